@@ -1,0 +1,29 @@
+import type { ParseArgsConfig } from 'node:util';
+
+/** What a command writes to: stdout for results (one JSON document with --json), stderr for messages. */
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** the whole of standard input (e.g. --password-stdin) */
+  readStdin: () => Promise<string>;
+  env: NodeJS.ProcessEnv;
+}
+
+export interface Command {
+  name: string;
+  summary: string;
+  /** full --help text */
+  usage: string;
+  options: NonNullable<ParseArgsConfig['options']>;
+  /** Returns the exit code. Throw CliError for a clear failure message. */
+  run(args: { values: Record<string, string | boolean | string[] | boolean[] | undefined>; positionals: string[] }, io: CliIo): Promise<number>;
+}
+
+export class CliError extends Error {
+  override name = 'CliError';
+}
+
+/** Writes a result: JSON on --json, else the human text. */
+export function output(io: CliIo, json: boolean, value: unknown, human: string): void {
+  io.stdout(json ? `${JSON.stringify(value, null, 2)}\n` : `${human}\n`);
+}

@@ -1,0 +1,28 @@
+import { STATUS_CODES } from 'node:http';
+
+/** An error whose status and message are safe to show to the caller. */
+export class HttpError extends Error {
+  override name = 'HttpError';
+  readonly headers: Record<string, string>;
+  constructor(readonly status: number, message: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.headers = headers;
+  }
+}
+
+/** The HTTP status name, e.g. 401 → "Unauthorized". */
+export const statusName = (status: number): string => STATUS_CODES[status] ?? 'Error';
+
+/**
+ * Status and safe message for any thrown value: our HttpError, koa/http-errors with `expose`
+ * (body parser 400/413/415), else 500 with a generic message.
+ */
+export function describeError(error: unknown): { status: number; message: string; headers: Record<string, string> } {
+  if (error instanceof HttpError) return { status: error.status, message: error.message, headers: error.headers };
+  const candidate = error as { status?: unknown; statusCode?: unknown; expose?: unknown; message?: unknown; headers?: unknown };
+  const status = Number(candidate.status ?? candidate.statusCode);
+  if (Number.isInteger(status) && status >= 400 && status < 500 && candidate.expose !== false) {
+    return { status, message: typeof candidate.message === 'string' ? candidate.message : statusName(status), headers: {} };
+  }
+  return { status: 500, message: 'An unexpected error occurred.', headers: {} };
+}

@@ -1,0 +1,74 @@
+import type { Middleware, Context } from 'koa';
+import {
+  RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type IRateLimiterOptions, type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
+import { isEmbedded, type Database } from '../store/database.js';
+import { HttpError } from './errors.js';
+
+export interface RateLimitPolicy {
+  /** unique name, part of the stored key */
+  name: string;
+  /** attempts allowed per window */
+  points: number;
+  /** window in seconds */
+  duration: number;
+  /** seconds blocked once the points are spent (default: rest of the window) */
+  blockDuration?: number;
+}
+
+export interface Limiter {
+  /** Spends one point for key; throws HttpError 429 with Retry-After when none is left. */
+  consume(key: string): Promise<void>;
+  /** Forgets a key (e.g. after a successful sign-in). */
+  reset(key: string): Promise<void>;
+}
+
+export interface RateLimits {
+  limiter(policy: RateLimitPolicy): Limiter;
+}
+
+/**
+ * Limits are stored where every instance sees them: PostgreSQL when the database is shared,
+ * process memory on the embedded database (one process owns it).
+ */
+export function createRateLimits(db: Database): RateLimits {
+  const shared = !isEmbedded(db);
+  const cache = new Map<string, Limiter>();
+  return {
+    limiter(policy) {
+      const existing = cache.get(policy.name);
+      if (existing) return existing;
+      const options: IRateLimiterOptions = {
+        keyPrefix: policy.name,
+        points: policy.points,
+        duration: policy.duration,
+        ...(policy.blockDuration ? { blockDuration: policy.blockDuration } : {}),
+      };
+      const store: RateLimiterAbstract = shared
+        ? new RateLimiterPostgres({ ...options, storeClient: db, storeType: 'knex', tableName: 'rate_limits', tableCreated: true })
+        : new RateLimiterMemory(options);
+      const limiter: Limiter = {
+        async consume(key) {
+          try {
+            await store.consume(key);
+          } catch (rejection) {
+            if (!(rejection instanceof RateLimiterRes)) throw rejection;
+            const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+            throw new HttpError(429, `Too many requests. Try again in ${retryAfter} seconds.`, { 'Retry-After': String(retryAfter) });
+          }
+        },
+        async reset(key) {
+          await store.delete(key);
+        },
+      };
+      cache.set(policy.name, limiter);
+      return limiter;
+    },
+  };
+}
+
+/** Middleware spending one point of `limiter` per request, keyed by `key(ctx)`. */
+export const rateLimit = (limiter: Limiter, key: (ctx: Context) => string): Middleware => async (ctx, next) => {
+  await limiter.consume(key(ctx));
+  await next();
+};

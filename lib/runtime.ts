@@ -1,0 +1,18 @@
+import type { Clock } from './clock.js';
+import type { Config } from './config/types.js';
+import type { RateLimits } from './http/rate-limit.js';
+import type { Logger } from './log.js';
+import type { Sealer } from './security/sealing.js';
+import type { Database } from './store/database.js';
+
+/** What every service and route needs, built once by createAgeProvider. */
+export interface Runtime {
+  config: Config;
+  db: Database;
+  sealer: Sealer;
+  clock: Clock;
+  log: Logger;
+  rateLimits: RateLimits;
+  /** Registers work for close(): timers to clear, connections to end. Runs in reverse order. */
+  onClose(task: () => Promise<void> | void): void;
+}

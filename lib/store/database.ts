@@ -1,0 +1,63 @@
+import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import knexFactory, { type Knex } from 'knex';
+import ClientPgLite from 'knex-pglite';
+import pg from 'pg';
+import { lockEmbedded } from './embedded-lock.js';
+
+export type Database = Knex;
+
+// bigint ids and counts come back as numbers on both drivers: website ids stay well below 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
+export const PGLITE_OPTIONS = { parsers: { 20: (value: string) => Number(value) } };
+
+export interface DatabaseOptions {
+  /** PostgreSQL URL; absent means the embedded database. */
+  databaseUrl?: string | undefined;
+  /** Folder of the embedded database files; absent means in memory (tests). */
+  dataDir?: string | undefined;
+  /** PostgreSQL pool size. */
+  poolMax?: number;
+}
+
+/** knex on PostgreSQL (pg) or on the embedded PGlite, which has one connection: every query in a transaction must use it. */
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.databaseUrl) {
+    return knexFactory({
+      client: 'pg',
+      connection: options.databaseUrl,
+      pool: { min: 0, max: options.poolMax ?? 10 },
+    });
+  }
+  if (!options.dataDir) return embedded(await PGlite.create(PGLITE_OPTIONS));
+  const folder = resolve(options.dataDir);
+  await mkdir(folder, { recursive: true });
+  const unlock = await lockEmbedded(folder);
+  try {
+    const db = embedded(await PGlite.create({ ...PGLITE_OPTIONS, dataDir: resolve(folder, 'pgdata') }));
+    const destroy = db.destroy.bind(db);
+    db.destroy = (async () => {
+      await destroy();
+      await unlock();
+    }) as typeof db.destroy;
+    return db;
+  } catch (error) {
+    await unlock();
+    throw error;
+  }
+}
+
+/** Wraps an existing PGlite instance (tests load one from a migrated template). */
+export function embedded(pglite: PGlite): Database {
+  return knexFactory({
+    client: ClientPgLite as unknown as typeof knexFactory.Client,
+    dialect: 'postgres',
+    connection: { pglite } as Knex.StaticConnectionConfig,
+  });
+}
+
+export function isEmbedded(db: Database): boolean {
+  return db.client.config.client !== 'pg';
+}
+

@@ -1,0 +1,12 @@
+import type { Knex } from 'knex';
+import * as initial from './001_initial.js';
+
+interface Migration {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+/** Every migration in order. Listed explicitly so they run the same from sources (tsx) and from dist. */
+export const migrations: ReadonlyArray<readonly [name: string, migration: Migration]> = [
+  ['001_initial', initial],
+];

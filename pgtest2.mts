@@ -1,0 +1,16 @@
+import { PGlite } from '@electric-sql/pglite';
+let t0 = Date.now();
+const a = await PGlite.create();
+console.log('a', Date.now() - t0); t0 = Date.now();
+const b = await PGlite.create();
+console.log('b', Date.now() - t0);
+await a.exec('create table t(x int); insert into t values (1)');
+await b.exec('create table t(x int); insert into t values (2)');
+console.log((await a.query('select * from t')).rows, (await b.query('select * from t')).rows);
+t0 = Date.now();
+const dump = await a.dumpDataDir('none');
+console.log('dump', Date.now() - t0, dump.size);
+t0 = Date.now();
+const c = await PGlite.create({ loadDataDir: dump });
+console.log('c', Date.now() - t0, (await c.query('select * from t')).rows);
+console.log(process.memoryUsage().rss/1e6);

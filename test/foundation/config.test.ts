@@ -1,0 +1,51 @@
+import { expect } from 'chai';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from '../../lib/config/load.js';
+
+describe('configuration', () => {
+  let dataDir: string;
+  beforeEach(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'age-provider-config-'));
+  });
+  afterEach(() => rm(dataDir, { recursive: true, force: true }));
+
+  it('has the documented defaults', async () => {
+    const { config } = await loadConfig({}, { DATA_DIR: dataDir });
+    expect(config).to.include({ port: 3000, host: '127.0.0.1', issuer: 'http://127.0.0.1:3000', trustProxy: false, verificationTtl: 3600, ageThreshold: 18 });
+    expect(config.databaseUrl).to.equal(undefined);
+  });
+
+  it('reads environment variables with types, and options win over them', async () => {
+    const { config } = await loadConfig({ host: '0.0.0.0' }, { DATA_DIR: dataDir, PORT: '8080', TRUST_PROXY: 'true', HOST: '127.0.0.2', ISSUER: 'https://age.example/' });
+    expect(config).to.include({ port: 8080, trustProxy: true, host: '0.0.0.0', issuer: 'https://age.example' });
+  });
+
+  it('names the bad key and refuses to start', async () => {
+    for (const [env, key] of [[{ PORT: 'eighty' }, 'PORT'], [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'], [{ JWKS: '{' }, 'JWKS'], [{ SEALING_KEY: 'short' }, 'SEALING_KEY']] as const) {
+      try {
+        await loadConfig({}, { DATA_DIR: dataDir, ...env });
+        expect.fail(`accepted ${key}`);
+      } catch (error) {
+        expect(error).to.be.instanceOf(ConfigError);
+        expect((error as Error).message).to.contain(key);
+      }
+    }
+  });
+
+  it('generates the secrets once into DATA_DIR (mode 600) and reuses them', async () => {
+    const first = await loadConfig({}, { DATA_DIR: dataDir });
+    const second = await loadConfig({}, { DATA_DIR: dataDir });
+    expect(second.config.cookieKeys).to.deep.equal(first.config.cookieKeys);
+    expect(second.config.sealingKey.equals(first.config.sealingKey)).to.equal(true);
+    expect(first.config.jwks.keys[0]).to.include({ kty: 'RSA', alg: 'RS256' });
+    expect((await stat(join(dataDir, 'secrets.json'))).mode & 0o777).to.equal(0o600);
+    expect(JSON.parse(await readFile(join(dataDir, 'secrets.json'), 'utf8'))).to.have.keys('cookieKeys', 'jwks', 'sealingKey');
+  });
+
+  it('warns when generated secrets back a shared PostgreSQL database', async () => {
+    const { warnings } = await loadConfig({}, { DATA_DIR: dataDir, DATABASE_URL: 'postgres://localhost/x' });
+    expect(warnings.join()).to.contain('COOKIE_KEYS');
+  });
+});

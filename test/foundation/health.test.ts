@@ -1,0 +1,48 @@
+import { expect } from 'chai';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+
+describe('operations endpoints and the HTML fallback', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp();
+  });
+  after(() => app.close());
+
+  it('answers /healthz and /readyz with no-store', async () => {
+    for (const path of ['/healthz', '/readyz']) {
+      const response = await fetch(app.url + path);
+      expect(response.status).to.equal(200);
+      expect(response.headers.get('cache-control')).to.equal('no-store');
+      expect((await response.json()) as object).to.have.property('status');
+    }
+  });
+
+  it('reports not ready when the database is gone', async () => {
+    const other = await startTestApp();
+    await other.database.db.destroy();
+    const response = await fetch(`${other.url}/readyz`);
+    expect(response.status).to.equal(503);
+    other.server.closeAllConnections();
+    other.server.close();
+  });
+
+  it('renders an unknown path as an HTML page in the browser language, with security headers and a strict CSP', async () => {
+    const response = await fetch(`${app.url}/no/such/page`, { headers: { 'Accept-Language': 'fr-CH, de;q=0.5' } });
+    expect(response.status).to.equal(404);
+    expect(response.headers.get('content-type')).to.match(/^text\/html/);
+    expect(response.headers.get('x-content-type-options')).to.equal('nosniff');
+    expect(response.headers.get('x-frame-options')).to.equal('DENY');
+    const csp = response.headers.get('content-security-policy') ?? '';
+    expect(csp).to.contain("default-src 'none'").and.contain("frame-ancestors 'none'").and.not.contain('unsafe-inline');
+    const html = await response.text();
+    expect(html).to.contain('<html lang="fr">').and.contain('Un problème est survenu');
+  });
+
+  it('serves the stylesheet from memory and nothing outside views/static', async () => {
+    const css = await fetch(`${app.url}/static/app.css`);
+    expect(css.status).to.equal(200);
+    expect(css.headers.get('content-type')).to.match(/^text\/css/);
+    const escape = await fetch(`${app.url}/static/..%2f..%2fpackage.json`);
+    expect(escape.status).to.equal(404);
+  });
+});

@@ -1,0 +1,64 @@
+import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { JWKS } from 'oidc-provider';
+import { createAgeProvider, type AgeProvider, type AgeProviderOptions } from '../../lib/app.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+
+const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+/** Shared by every app a test process starts (key generation is slow). */
+export const testSecrets = {
+  cookieKeys: [randomBytes(32).toString('base64url')],
+  jwks: { keys: [{ ...privateKey.export({ format: 'jwk' }), kid: randomUUID(), alg: 'RS256', use: 'sig' }] } as JWKS,
+  sealingKey: randomBytes(32).toString('base64'),
+};
+
+export interface TestApp {
+  /** base URL, e.g. http://127.0.0.1:41234 (also the issuer) */
+  url: string;
+  provider: AgeProvider;
+  database: TestDatabase;
+  server: Server;
+  close(): Promise<void>;
+}
+
+/**
+ * The real app on a real port with a database of its own. Options override the test defaults
+ * (silent log, generated secrets, a temporary data folder, no environment variables read).
+ */
+export async function startTestApp(options: AgeProviderOptions = {}): Promise<TestApp> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  const database = await createTestDatabase();
+  const dataDir = await mkdtemp(join(tmpdir(), 'age-provider-test-'));
+  const provider = await createAgeProvider({
+    env: {},
+    logLevel: 'silent',
+    issuer: url,
+    port,
+    dataDir,
+    ...testSecrets,
+    db: database.db,
+    ...(database.url ? { databaseUrl: database.url } : {}),
+    ...options,
+  });
+  server.on('request', provider.app.callback());
+  return {
+    url,
+    provider,
+    database,
+    server,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await provider.close();
+      await database.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
