@@ -1,0 +1,68 @@
+import type { Context } from 'koa';
+import type { Translate } from '../i18n/catalogue.js';
+import type { Language } from '../i18n/languages.js';
+import type { CspDirectives } from '../http/security-headers.js';
+import type { Runtime } from '../runtime.js';
+
+/** Every challenge the authorization endpoints accept (spec 4.1). */
+export const CHALLENGE_NAMES = ['selfie', 'email_age', 'credit_card', 'ticket', 'anonymage', 'pleenk', 'paypal', 'agego', 'agekey'] as const;
+export type ChallengeName = (typeof CHALLENGE_NAMES)[number];
+
+/** The challenges a website record may list (spec 2.4); paypal, agego and agekey load only when a request names them. */
+export const WEBSITE_CHALLENGES = ['selfie', 'email_age', 'credit_card', 'ticket', 'anonymage', 'pleenk'] as const satisfies readonly ChallengeName[];
+export type WebsiteChallenge = (typeof WEBSITE_CHALLENGES)[number];
+
+export const ASSURANCE_LEVELS = ['STANDARD', 'ENHANCED', 'STRICT'] as const;
+export type AssuranceLevel = (typeof ASSURANCE_LEVELS)[number];
+
+export type Environment = 'LIVE' | 'TEST';
+
+/** What a challenge knows about the authorization it runs in. */
+export interface ChallengeAttempt {
+  /** the oidc-provider interaction uid */
+  uid: string;
+  environment: Environment;
+  language: Language;
+  /** the age the visitor must prove (18 unless the operator maps the visitor's region to another) */
+  ageThreshold: number;
+  website: { id: number; name: string; domain: string };
+}
+
+export type ChallengeOutcome =
+  | { passed: true; assuranceLevel: AssuranceLevel }
+  | { passed: false; reason: 'refused' | 'failed' | 'cancelled' | 'unavailable' };
+
+/** Per-request tools a challenge step gets from the interaction router. */
+export interface StepContext {
+  koa: Context;
+  runtime: Runtime;
+  attempt: ChallengeAttempt;
+  t: Translate;
+  /** Challenge-private state for this interaction, kept between steps, sealed at rest, deleted when the challenge ends. */
+  state: {
+    get<T>(): Promise<T | undefined>;
+    set<T>(value: T): Promise<void>;
+  };
+  /** Absolute path of one of this challenge's steps: /v1/oauth2/interaction/:uid/challenge/<name>/<step>. */
+  stepUrl(step: string): string;
+  /** Renders a template from views/ in the attempt's language, with `t`, `lang` and `csrf`. */
+  render(template: string, variables?: Record<string, unknown>, status?: number): void;
+  /**
+   * Ends the challenge. A pass records the verification (its method is this challenge's name) and continues the
+   * OAuth2 flow; anything else deletes the state and brings the visitor back to the choice of challenges with a message.
+   */
+  finish(outcome: ChallengeOutcome): Promise<void>;
+}
+
+/** One age check. One module per challenge under lib/verification/challenges/, listed in the registry. */
+export interface Challenge {
+  name: ChallengeName;
+  /** part of a website's default challenge list */
+  free: boolean;
+  /** level recorded on a pass unless the outcome says otherwise */
+  assuranceLevel: AssuranceLevel;
+  /** Handles GET or POST of one step; the first step is "start". Unknown steps throw HttpError(404). */
+  handle(step: string, context: StepContext): Promise<void>;
+  /** Sources this challenge's pages add to the CSP (e.g. a payment processor's script). */
+  csp?: Partial<CspDirectives>;
+}
