@@ -53,6 +53,7 @@ export async function createAgeProvider(options: AgeProviderOptions = {}): Promi
     clock: clock ?? systemClock,
     log,
     rateLimits: createRateLimits(db),
+    env: env ?? process.env,
     onClose: (task) => closers.push(task),
   };
 

@@ -13,6 +13,8 @@ export interface Runtime {
   clock: Clock;
   log: Logger;
   rateLimits: RateLimits;
+  /** the environment settings were read from (features read their own keys from it) */
+  env: NodeJS.ProcessEnv;
   /** Registers work for close(): timers to clear, connections to end. Runs in reverse order. */
   onClose(task: () => Promise<void> | void): void;
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { viewsDir } from '../paths.js';
 import { LANGUAGES, type Language } from './languages.js';
@@ -6,10 +6,21 @@ import { LANGUAGES, type Language } from './languages.js';
 export type Messages = Record<string, string>;
 export type Translate = (key: string, params?: Record<string, string | number>) => string;
 
-/** Each language's flat catalogue from views/locales/<lang>.json, read once. */
-export const catalogues: Record<Language, Messages> = Object.fromEntries(
-  LANGUAGES.map((language) => [language, JSON.parse(readFileSync(join(viewsDir, 'locales', `${language}.json`), 'utf8')) as Messages]),
-) as Record<Language, Messages>;
+/** One language's messages: every views/locales/<lang>/<area>.json merged (one file per area, so areas never collide). */
+function load(language: Language): Messages {
+  const folder = join(viewsDir, 'locales', language);
+  const messages: Messages = {};
+  for (const file of readdirSync(folder).filter((name) => name.endsWith('.json')).sort()) {
+    for (const [key, value] of Object.entries(JSON.parse(readFileSync(join(folder, file), 'utf8')) as Messages)) {
+      if (key in messages) throw new Error(`duplicate translation key ${language}:${key} in ${file}`);
+      messages[key] = value;
+    }
+  }
+  return messages;
+}
+
+/** Each language's flat catalogue, read once. */
+export const catalogues = Object.fromEntries(LANGUAGES.map((language) => [language, load(language)])) as Record<Language, Messages>;
 
 /** `t(key, {name})` for one language; `{name}` placeholders are replaced. A missing key throws, so no page shows a raw key. */
 export function translator(language: Language): Translate {

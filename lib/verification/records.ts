@@ -1,0 +1,92 @@
+import { randomBytes } from 'node:crypto';
+import { addSeconds } from '../clock.js';
+import type { Database } from '../store/database.js';
+import type { AssuranceLevel, Environment } from './challenge.js';
+
+/** A verification shared with one website (spec 2.3), linked to the grant of the authorization that produced it. */
+export interface Verification {
+  uid: string;
+  websiteId: number;
+  environment: Environment;
+  method: string;
+  assuranceLevel: AssuranceLevel;
+  ageThreshold: number;
+  country: string;
+  countrySubdivision: string | null;
+  verified: boolean;
+  reused: boolean;
+  verifiedAt: Date;
+  expiresAt: Date;
+}
+
+export type NewVerification = Omit<Verification, 'uid' | 'expiresAt'> & { ttlSeconds: number };
+
+interface Row {
+  uid: string;
+  website_id: number;
+  environment: Environment;
+  method: string;
+  assurance_level: AssuranceLevel;
+  age_threshold: number;
+  country: string;
+  country_subdivision: string | null;
+  verified: boolean;
+  reused: boolean;
+  verified_at: Date;
+  expires_at: Date;
+}
+
+const fromRow = (row: Row): Verification => ({
+  uid: row.uid,
+  websiteId: row.website_id,
+  environment: row.environment,
+  method: row.method,
+  assuranceLevel: row.assurance_level,
+  ageThreshold: row.age_threshold,
+  country: row.country,
+  countrySubdivision: row.country_subdivision,
+  verified: row.verified,
+  reused: row.reused,
+  verifiedAt: new Date(row.verified_at),
+  expiresAt: new Date(row.expires_at),
+});
+
+/** Public uids are opaque; sandbox ones start with `test_` (ARCHITECTURE §6.1). */
+const newUid = (environment: Environment): string => `${environment === 'TEST' ? 'test_' : 'vrf_'}${randomBytes(16).toString('base64url')}`;
+
+export async function createVerification(db: Database, input: NewVerification): Promise<Verification> {
+  const uid = newUid(input.environment);
+  const [row] = await db<Row>('verifications')
+    .insert({
+      uid,
+      website_id: input.websiteId,
+      environment: input.environment,
+      method: input.method,
+      assurance_level: input.assuranceLevel,
+      age_threshold: input.ageThreshold,
+      country: input.country,
+      country_subdivision: input.countrySubdivision,
+      verified: input.verified,
+      reused: input.reused,
+      verified_at: input.verifiedAt,
+      expires_at: addSeconds(input.verifiedAt, input.ttlSeconds),
+    })
+    .returning('*');
+  return fromRow(row as Row);
+}
+
+/** Links the grant oidc-provider will issue tokens under; a verification serves exactly one grant. */
+export async function linkGrant(db: Database, uid: string, grantId: string): Promise<void> {
+  const updated: number = await db('verifications').where('uid', uid).whereNull('grant_id').update('grant_id', grantId);
+  if (updated !== 1) throw new Error(`verification ${uid} is missing or already linked`);
+}
+
+export async function findVerificationByGrant(db: Database, grantId: string): Promise<Verification | undefined> {
+  const row = await db<Row>('verifications').where('grant_id', grantId).first();
+  return row ? fromRow(row) : undefined;
+}
+
+export async function findVerificationByUid(db: Database, uid: string): Promise<Verification | undefined> {
+  const row = await db<Row>('verifications').where('uid', uid).first();
+  return row ? fromRow(row) : undefined;
+}
