@@ -7,6 +7,7 @@ import { healthRoutes } from './http/health.js';
 import { createRateLimits } from './http/rate-limit.js';
 import { securityHeaders } from './http/security-headers.js';
 import { staticAssets } from './http/static-assets.js';
+import { createGeoResolver } from './geo/resolver.js';
 import { createLogger, type Logger } from './log.js';
 import type { Runtime } from './runtime.js';
 import { createSealer } from './security/sealing.js';
@@ -46,7 +47,7 @@ export async function createAgeProvider(options: AgeProviderOptions = {}): Promi
     await migrate(db);
   }
 
-  const runtime: Runtime = {
+  const base = {
     config,
     db,
     sealer: createSealer(config.sealingKey),
@@ -54,8 +55,11 @@ export async function createAgeProvider(options: AgeProviderOptions = {}): Promi
     log,
     rateLimits: createRateLimits(db),
     env: env ?? process.env,
-    onClose: (task) => closers.push(task),
+    onClose: (task: () => Promise<void> | void) => {
+      closers.push(task);
+    },
   };
+  const runtime: Runtime = { ...base, geo: createGeoResolver(base) };
 
   const app = new Koa({ keys: config.cookieKeys, proxy: config.trustProxy });
   app.silent = true;
@@ -63,6 +67,7 @@ export async function createAgeProvider(options: AgeProviderOptions = {}): Promi
   app.use(fallbackErrors(log));
   app.use(staticAssets());
   app.use(healthRoutes(db).routes());
+  // Surfaces: each module mounts its own routes here (paths never collide; the provider goes last).
 
   return {
     app,

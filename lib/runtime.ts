@@ -1,5 +1,6 @@
 import type { Clock } from './clock.js';
 import type { Config } from './config/types.js';
+import type { GeoResolver } from './geo/location.js';
 import type { RateLimits } from './http/rate-limit.js';
 import type { Logger } from './log.js';
 import type { Sealer } from './security/sealing.js';
@@ -13,6 +14,7 @@ export interface Runtime {
   clock: Clock;
   log: Logger;
   rateLimits: RateLimits;
+  geo: GeoResolver;
   /** the environment settings were read from (features read their own keys from it) */
   env: NodeJS.ProcessEnv;
   /** Registers work for close(): timers to clear, connections to end. Runs in reverse order. */

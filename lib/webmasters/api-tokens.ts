@@ -1,0 +1,45 @@
+import type { Clock } from '../clock.js';
+import { randomToken, sha256 } from '../security/hashing.js';
+import type { Database } from '../store/database.js';
+
+/** Recognisable in logs and by secret scanners. */
+export const API_TOKEN_PREFIX = 'avk_';
+const TOKEN_SHAPE = /^avk_[A-Za-z0-9_-]{43}$/;
+
+/**
+ * Generates the webmaster's API token, revoking the previous one in the same transaction (one active token each).
+ * Only its SHA-256 is stored: the token is returned once, to be shown once.
+ */
+export async function issueApiToken(db: Database, clock: Clock, webmasterId: number): Promise<string> {
+  const token = randomToken(32, API_TOKEN_PREFIX);
+  await db.transaction(async (trx) => {
+    await trx('api_tokens').where('webmaster_id', webmasterId).whereNull('revoked_at').update('revoked_at', clock.now());
+    await trx('api_tokens').insert({ webmaster_id: webmasterId, token_hash: sha256(token), created_at: clock.now() });
+  });
+  return token;
+}
+
+/**
+ * The webmaster id an active token belongs to, recording its use. The lookup is by hash (an index equality on a
+ * digest, so the comparison leaks nothing about the token), and malformed tokens never reach the database.
+ */
+export async function authenticateApiToken(db: Database, clock: Clock, token: string): Promise<number | undefined> {
+  if (!TOKEN_SHAPE.test(token)) return undefined;
+  const [row] = await db('api_tokens')
+    .where('token_hash', sha256(token))
+    .whereNull('revoked_at')
+    .update('last_used_at', clock.now())
+    .returning('webmaster_id');
+  return (row as { webmaster_id: number } | undefined)?.webmaster_id;
+}
+
+export async function revokeApiTokens(db: Database, clock: Clock, webmasterId: number): Promise<void> {
+  await db('api_tokens').where('webmaster_id', webmasterId).whereNull('revoked_at').update('revoked_at', clock.now());
+}
+
+/** When the active token was generated and last used, for the account page (never the token itself). */
+export async function describeApiToken(db: Database, webmasterId: number): Promise<{ createdAt: Date; lastUsedAt: Date | null } | undefined> {
+  const row = await db('api_tokens').where('webmaster_id', webmasterId).whereNull('revoked_at')
+    .first<{ created_at: Date; last_used_at: Date | null } | undefined>('created_at', 'last_used_at');
+  return row ? { createdAt: new Date(row.created_at), lastUsedAt: row.last_used_at ? new Date(row.last_used_at) : null } : undefined;
+}
