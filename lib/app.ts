@@ -4,6 +4,7 @@ import { loadConfig } from './config/load.js';
 import type { Config, Settings } from './config/types.js';
 import { fallbackErrors } from './http/fallback.js';
 import { healthRoutes } from './http/health.js';
+import { createMetrics } from './http/metrics.js';
 import { createRateLimits } from './http/rate-limit.js';
 import { securityHeaders } from './http/security-headers.js';
 import { staticAssets } from './http/static-assets.js';
@@ -63,10 +64,13 @@ export async function createAgeProvider(options: AgeProviderOptions = {}): Promi
 
   const app = new Koa({ keys: config.cookieKeys, proxy: config.trustProxy });
   app.silent = true;
+  const metrics = createMetrics();
+  app.use(metrics.middleware);
   app.use(securityHeaders({ https: config.issuer.startsWith('https://') }));
   app.use(fallbackErrors(log));
   app.use(staticAssets());
   app.use(healthRoutes(db).routes());
+  app.use(metrics.routes.routes());
   // Surfaces: each module mounts its own routes here (paths never collide; the provider goes last).
 
   return {

@@ -46,3 +46,23 @@ describe('operations endpoints and the HTML fallback', () => {
     expect(escape.status).to.equal(404);
   });
 });
+
+describe('/metrics', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp();
+  });
+  after(() => app.close());
+
+  it('exposes request latency per surface in the Prometheus format, never raw paths', async () => {
+    await fetch(`${app.url}/healthz`);
+    await fetch(`${app.url}/external/website/12345`);
+    const response = await fetch(`${app.url}/metrics`);
+    expect(response.status).to.equal(200);
+    expect(response.headers.get('content-type')).to.match(/^text\/plain/);
+    const text = await response.text();
+    expect(text).to.match(/age_provider_http_request_duration_seconds_count\{surface="external",method="GET",status="[45]xx"\} 1/);
+    expect(text).to.contain('process_resident_memory_bytes');
+    expect(text).not.to.contain('12345');
+  });
+});
