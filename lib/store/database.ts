@@ -35,12 +35,16 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   await mkdir(folder, { recursive: true });
   const unlock = await lockEmbedded(folder);
   try {
-    const db = embedded(await PGlite.create({ ...PGLITE_OPTIONS, dataDir: resolve(folder, 'pgdata') }));
-    const destroy = db.destroy.bind(db);
-    db.destroy = (async () => {
-      await destroy();
+    const pglite = await PGlite.create({ ...PGLITE_OPTIONS, dataDir: resolve(folder, 'pgdata') });
+    // knex.destroy() closes the PGlite instance; the lock goes with it.
+    const close = pglite.close.bind(pglite);
+    pglite.close = async () => {
+      await close();
       await unlock();
-    }) as typeof db.destroy;
+    };
+    const db = embedded(pglite);
+    // knex connects lazily and only destroys connections it made: connect now so destroy() always closes PGlite.
+    await db.raw('select 1');
     return db;
   } catch (error) {
     await unlock();

@@ -28,7 +28,8 @@ export async function lockEmbedded(dataDir: string): Promise<() => Promise<void>
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     const owner = Number(await readFile(file, 'utf8').catch(() => ''));
-    if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && alive(owner)) {
+    // This very process counts too: two PGlite instances on one folder corrupt it just the same.
+    if (Number.isInteger(owner) && owner > 0 && alive(owner)) {
       throw new DatabaseInUseError(
         `the embedded database in ${dataDir} is in use by process ${owner} (a running age-provider). ` +
           'Stop that process first, or run the server and this command against PostgreSQL with DATABASE_URL.',
