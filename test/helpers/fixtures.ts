@@ -3,8 +3,7 @@ import type { Runtime } from '../../lib/runtime.js';
 import { issueApiToken } from '../../lib/webmasters/api-tokens.js';
 import { createWebmaster } from '../../lib/webmasters/accounts.js';
 import type { Environment } from '../../lib/verification/challenge.js';
-
-// Interim fixtures with direct inserts; they move onto lib/websites services (same signatures) once those exist.
+import { createOAuth2Config, createWebsite } from '../../lib/websites/index.js';
 
 export interface WebmasterFixture {
   id: number;
@@ -27,7 +26,7 @@ export interface ClientFixture {
   redirectUri: string;
 }
 
-/** A website owned by `webmasterId` with an ACTIVE OAuth2 configuration in `environment`. */
+/** A website owned by `webmasterId` with an ACTIVE OAuth2 configuration in `environment`, made by the same services as the API. */
 export async function createClientFixture(
   runtime: Runtime,
   webmasterId: number,
@@ -35,25 +34,13 @@ export async function createClientFixture(
 ): Promise<ClientFixture> {
   const environment = options.environment ?? 'TEST';
   const redirectUris = options.redirectUris ?? ['http://localhost:4000/callback'];
-  const [website] = await runtime.db('websites')
-    .insert({
-      webmaster_id: webmasterId,
-      name: options.name ?? 'Example Site',
-      domain: options.domain ?? 'example.test',
-      language: options.language ?? 'auto',
-      regions: JSON.stringify(options.regions ?? []),
-      challenges: JSON.stringify(options.challenges ?? ['selfie', 'email_age', 'ticket']),
-    })
-    .returning('id');
-  const websiteId = (website as { id: number }).id;
-  for (const env of ['LIVE', 'TEST']) {
-    await runtime.db('website_keys').insert({ website_id: websiteId, environment: env, public_key: `pk_${env.toLowerCase()}_${randomBytes(16).toString('base64url')}` });
-  }
-  const [config] = await runtime.db('oauth2_configs')
-    .insert({ website_id: websiteId, environment, status: 'ACTIVE', redirect_uris: JSON.stringify(redirectUris) })
-    .returning('id');
-  const clientId = `${environment.toLowerCase()}_${randomBytes(12).toString('base64url')}`;
-  const clientSecret = randomBytes(32).toString('base64url');
-  await runtime.db('oauth2_credentials').insert({ config_id: (config as { id: number }).id, client_id: clientId, secret_sealed: runtime.sealer.seal(clientSecret) });
-  return { websiteId, environment, clientId, clientSecret, redirectUri: redirectUris[0]! };
+  const website = await createWebsite(runtime, webmasterId, {
+    name: options.name ?? 'Example Site',
+    domain: options.domain ?? 'example.test',
+    ...(options.language !== undefined ? { language: options.language } : {}),
+    ...(options.challenges !== undefined ? { challenges: options.challenges } : {}),
+    ...(options.regions !== undefined ? { regions: options.regions } : {}),
+  });
+  const config = await createOAuth2Config(runtime, webmasterId, website.id, environment, { redirectUris });
+  return { websiteId: website.id, environment, clientId: config.clientId!, clientSecret: config.clientSecret!, redirectUri: redirectUris[0]! };
 }

@@ -1,0 +1,25 @@
+import type { Middleware } from 'koa';
+import { HttpError } from '../http/errors.js';
+import type { Runtime } from '../runtime.js';
+import { authenticateApiToken } from '../webmasters/api-tokens.js';
+
+/** What the authentication leaves on ctx.state for the handlers. */
+export interface ExternalState {
+  webmasterId: number;
+}
+
+const unauthorized = (message: string): HttpError => new HttpError(401, message, { 'WWW-Authenticate': 'Bearer' });
+
+/** Spec 5: `Authorization: Bearer <API token>` on every operation; the webmaster id goes to ctx.state. */
+export function authenticate(runtime: Runtime): Middleware<ExternalState> {
+  return async (ctx, next) => {
+    const header = ctx.get('Authorization');
+    if (!header) throw unauthorized('Missing API token: send the header "Authorization: Bearer <API token>".');
+    const token = /^Bearer +([^ ]+) *$/i.exec(header)?.[1];
+    if (!token) throw unauthorized('Malformed Authorization header: expected "Bearer <API token>".');
+    const webmasterId = await authenticateApiToken(runtime.db, runtime.clock, token);
+    if (webmasterId === undefined) throw unauthorized('Invalid or revoked API token.');
+    ctx.state.webmasterId = webmasterId;
+    await next();
+  };
+}

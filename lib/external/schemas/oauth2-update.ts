@@ -1,0 +1,13 @@
+import { redirectUrisField, statusField } from './fields.js';
+
+/** Body of PATCH /external/website/{website_id}/oauth2/{environment} (spec 4.2 #8): at least one field. */
+export const oauth2UpdateSchema = {
+  title: 'OAuth2Update',
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    redirectUris: redirectUrisField,
+    status: statusField,
+  },
+} as const;

@@ -1,0 +1,33 @@
+/**
+ * Path parameters as they arrive (strings). website_id has at most 15 digits, so it is always a safe integer;
+ * environment is lower case in paths (spec 4.2 rule 6).
+ */
+export const websiteIdParameter = {
+  type: 'string',
+  pattern: '^[1-9][0-9]{0,14}$',
+  description: 'A positive integer, the id of one of your websites.',
+} as const;
+
+export const ENVIRONMENT_PATH_VALUES = ['live', 'test'] as const;
+
+export const environmentParameter = {
+  type: 'string',
+  enum: [...ENVIRONMENT_PATH_VALUES],
+  description: 'live or test, in lower case.',
+} as const;
+
+export const websitePathSchema = {
+  title: 'WebsitePath',
+  type: 'object',
+  additionalProperties: false,
+  required: ['website_id'],
+  properties: { website_id: websiteIdParameter },
+} as const;
+
+export const environmentPathSchema = {
+  title: 'WebsiteEnvironmentPath',
+  type: 'object',
+  additionalProperties: false,
+  required: ['website_id', 'environment'],
+  properties: { website_id: websiteIdParameter, environment: environmentParameter },
+} as const;

@@ -1,0 +1,59 @@
+import { domainToASCII } from 'node:url';
+import { Ajv, type ErrorObject, type SchemaObject } from 'ajv';
+import { HttpError } from '../http/errors.js';
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
+// At least two labels; the last starts with a letter, which rules out IPv4 addresses.
+const HOST_NAME = new RegExp(`^(?:${LABEL}\\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$`);
+
+/** A lower-case host name; punycode labels must decode (domainToASCII returns them unchanged only then). */
+export function isWebsiteDomain(value: string): boolean {
+  return value.length <= 253 && HOST_NAME.test(value) && domainToASCII(value) === value;
+}
+
+/** ARCHITECTURE §6.10: absolute, https unless loopback, no fragment, no userinfo; printable ASCII only (compared exactly later). */
+export function isRedirectUri(value: string): boolean {
+  if (!/^[\x21-\x7e]+$/.test(value) || value.includes('#') || !URL.canParse(value)) return false;
+  // The authority (between "//" and the path) must exist and carry no userinfo.
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?]*)/i.exec(value)?.[1];
+  if (!authority || authority.includes('@')) return false;
+  const url = new URL(value);
+  return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname));
+}
+
+const ajv = new Ajv({ allErrors: false, verbose: true, strict: true });
+ajv.addFormat('website-domain', { type: 'string', validate: isWebsiteDomain });
+ajv.addFormat('redirect-uri', { type: 'string', validate: isRedirectUri });
+
+const pathOf = (instancePath: string): string =>
+  instancePath.split('/').slice(1).map((part, index) => (/^\d+$/.test(part) && index > 0 ? `[${part}]` : `${index > 0 ? '.' : ''}${part}`)).join('');
+
+/** One clear sentence for the first problem Ajv found. `what` names the input ("body", "path"). */
+function describeProblem(error: ErrorObject, what: string): string {
+  const params = error.params as { additionalProperty?: string; missingProperty?: string };
+  const parent = error.parentSchema as { description?: string; properties?: Record<string, unknown> } | undefined;
+  switch (error.keyword) {
+    case 'additionalProperties':
+      return `Unknown field "${params.additionalProperty ?? ''}" in the ${what}.`;
+    case 'required':
+      return `Missing required field "${params.missingProperty ?? ''}" in the ${what}.`;
+    case 'minProperties':
+      return `The ${what} must contain at least one of: ${Object.keys(parent?.properties ?? {}).join(', ')}.`;
+    default: {
+      const path = pathOf(error.instancePath);
+      if (!path) return `The ${what} must be a JSON object.`;
+      return `Invalid ${path}. ${parent?.description ?? `It ${error.message ?? 'is not allowed'}.`}`;
+    }
+  }
+}
+
+/** Compiles `schema` into a function returning its input typed as T, or throwing HttpError 400 with a clear message. */
+export function validator<T>(schema: SchemaObject, what: string): (value: unknown) => T {
+  const validate = ajv.compile<T>(schema);
+  return (value) => {
+    if (validate(value)) return value;
+    const [first] = validate.errors ?? [];
+    throw new HttpError(400, first ? describeProblem(first, what) : `The ${what} is invalid.`);
+  };
+}

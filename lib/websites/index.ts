@@ -1,0 +1,7 @@
+// The website services shared by the External API, the webmasters platform and the CLI, so their rules cannot diverge.
+export { createWebsite, getWebsite, listWebsites, updateWebsite } from './websites.js';
+export { getWebsiteKey, regenerateWebsiteKey } from './keys.js';
+export {
+  CREDENTIAL_GRACE_SECONDS, createOAuth2Config, getOAuth2Config, regenerateOAuth2Credentials, updateOAuth2Config,
+} from './oauth2.js';
+export * from './models.js';

@@ -1,0 +1,65 @@
+import type { LanguageChoice } from '../i18n/languages.js';
+import type { Environment, WebsiteChallenge } from '../verification/challenge.js';
+
+export type { Environment } from '../verification/challenge.js';
+export const ENVIRONMENTS = ['LIVE', 'TEST'] as const satisfies readonly Environment[];
+
+/**
+ * A website's challenges when its creator names none (spec 2.4 "all free challenges"): the ones an operator can run
+ * without a paid vendor contract per check.
+ */
+export const FREE_CHALLENGES = ['selfie', 'email_age', 'ticket'] as const satisfies readonly WebsiteChallenge[];
+
+export type OAuth2Status = 'ACTIVE' | 'DISABLED';
+
+/** Website key (spec 2.5). */
+export interface WebsiteKey {
+  environment: Environment;
+  publicKey: string;
+}
+
+/** Website (spec 2.4). */
+export interface Website {
+  id: number;
+  name: string;
+  domain: string;
+  language: LanguageChoice;
+  regions: string[];
+  challenges: WebsiteChallenge[];
+  keys: WebsiteKey[];
+}
+
+/** OAuth2 configuration (spec 2.6); the credentials appear only while ACTIVE. */
+export interface OAuth2Configuration {
+  environment: Environment;
+  redirectUris: string[];
+  status: OAuth2Status;
+  clientId?: string;
+  clientSecret?: string;
+}
+
+// Inputs as callers hold them (API bodies, platform forms); every service validates them with the API's schemas.
+
+export interface WebsiteCreateInput {
+  name: string;
+  domain: string;
+  language?: string;
+  challenges?: string[];
+  regions?: string[];
+}
+
+export interface WebsiteUpdateInput {
+  name?: string;
+  language?: string;
+  challenges?: string[];
+  regions?: string[];
+}
+
+export interface OAuth2CreateInput {
+  redirectUris: string[];
+}
+
+export interface OAuth2UpdateInput {
+  redirectUris?: string[];
+  status?: string;
+}

@@ -1,0 +1,130 @@
+import { addSeconds } from '../clock.js';
+import { oauth2CreateSchema } from '../external/schemas/oauth2-create.js';
+import { oauth2UpdateSchema } from '../external/schemas/oauth2-update.js';
+import { validator } from '../external/validation.js';
+import { HttpError } from '../http/errors.js';
+import type { Runtime } from '../runtime.js';
+import { newClientId, newClientSecret } from './credentials.js';
+import type { Environment, OAuth2Configuration, OAuth2CreateInput, OAuth2Status, OAuth2UpdateInput } from './models.js';
+import { checkWebsiteId, requireOwnedWebsite, type Queryable } from './ownership.js';
+
+/** How long the previous credentials stay valid after a regeneration (spec 8). */
+export const CREDENTIAL_GRACE_SECONDS = 24 * 3600;
+
+interface ConfigRow {
+  id: number;
+  environment: Environment;
+  status: OAuth2Status;
+  redirect_uris: string[];
+}
+
+const validateCreate = validator<OAuth2CreateInput>(oauth2CreateSchema, 'body');
+const validateUpdate = validator<OAuth2UpdateInput & { status?: OAuth2Status }>(oauth2UpdateSchema, 'body');
+
+/**
+ * The owner's configuration for the environment (joined on the website's owner), optionally locked FOR UPDATE so
+ * concurrent writes to it run one after the other. Missing website 404, another's 401, no configuration 404.
+ */
+async function ownedConfig(q: Queryable, webmasterId: number, websiteId: number, environment: Environment, lock: boolean): Promise<ConfigRow> {
+  checkWebsiteId(websiteId);
+  const query = q('oauth2_configs as c')
+    .join('websites as w', 'w.id', 'c.website_id')
+    .where({ 'w.id': websiteId, 'w.webmaster_id': webmasterId, 'c.environment': environment })
+    .first<ConfigRow | undefined>('c.id', 'c.environment', 'c.status', 'c.redirect_uris');
+  const row = await (lock ? query.forUpdate('c') : query);
+  if (row) return row;
+  await requireOwnedWebsite(q, webmasterId, websiteId);
+  throw new HttpError(404, `This website has no OAuth2 configuration for the ${environment} environment.`);
+}
+
+/** Spec 2.6: clientId and the unsealed clientSecret of the current pair only while ACTIVE (rule 5). */
+async function present(q: Queryable, runtime: Runtime, config: ConfigRow): Promise<OAuth2Configuration> {
+  const view: OAuth2Configuration = { environment: config.environment, redirectUris: config.redirect_uris, status: config.status };
+  if (config.status !== 'ACTIVE') return view;
+  const current = await q('oauth2_credentials')
+    .where('config_id', config.id)
+    .whereNull('superseded_at')
+    .first<{ client_id: string; secret_sealed: string }>('client_id', 'secret_sealed');
+  return { ...view, clientId: current.client_id, clientSecret: runtime.sealer.unseal(current.secret_sealed) };
+}
+
+async function insertCredentials(q: Queryable, runtime: Runtime, config: ConfigRow, now: Date): Promise<void> {
+  await q('oauth2_credentials').insert({
+    config_id: config.id,
+    client_id: newClientId(config.environment),
+    secret_sealed: runtime.sealer.seal(newClientSecret()),
+    created_at: now,
+  });
+}
+
+/** Spec 4.2 #7: an ACTIVE configuration with credentials at once; a second one for the environment is 400 (ARCHITECTURE §6.8). */
+export async function createOAuth2Config(
+  runtime: Runtime, webmasterId: number, websiteId: number, environment: Environment, input: OAuth2CreateInput,
+): Promise<OAuth2Configuration> {
+  const body = validateCreate(input);
+  checkWebsiteId(websiteId);
+  const now = runtime.clock.now();
+  return runtime.db.transaction(async (trx) => {
+    await requireOwnedWebsite(trx, webmasterId, websiteId);
+    const [config] = await trx('oauth2_configs')
+      .insert({
+        website_id: websiteId, environment, status: 'ACTIVE', redirect_uris: JSON.stringify(body.redirectUris), created_at: now, updated_at: now,
+      })
+      .onConflict(['website_id', 'environment'])
+      .ignore()
+      .returning<ConfigRow[]>(['id', 'environment', 'status', 'redirect_uris']);
+    if (!config) {
+      throw new HttpError(400, `This website already has an OAuth2 configuration for the ${environment} environment; update it instead.`);
+    }
+    await insertCredentials(trx, runtime, config, now);
+    return present(trx, runtime, config);
+  });
+}
+
+/** Spec 4.2 #10. */
+export async function getOAuth2Config(runtime: Runtime, webmasterId: number, websiteId: number, environment: Environment): Promise<OAuth2Configuration> {
+  const config = await ownedConfig(runtime.db, webmasterId, websiteId, environment, false);
+  return present(runtime.db, runtime, config);
+}
+
+/**
+ * Spec 4.2 #8 and §3: status is applied; redirectUris too unless the request sets status DISABLED (rule 3).
+ * Credentials are kept while DISABLED (the provider ignores a disabled client), so re-activating restores them.
+ */
+export async function updateOAuth2Config(
+  runtime: Runtime, webmasterId: number, websiteId: number, environment: Environment, input: OAuth2UpdateInput,
+): Promise<OAuth2Configuration> {
+  const body = validateUpdate(input);
+  return runtime.db.transaction(async (trx) => {
+    const config = await ownedConfig(trx, webmasterId, websiteId, environment, true);
+    const status = body.status ?? config.status;
+    const redirectUris = body.redirectUris && body.status !== 'DISABLED' ? body.redirectUris : config.redirect_uris;
+    await trx('oauth2_configs')
+      .where('id', config.id)
+      .update({ status, redirect_uris: JSON.stringify(redirectUris), updated_at: runtime.clock.now() });
+    return present(trx, runtime, { ...config, status, redirect_uris: redirectUris });
+  });
+}
+
+/**
+ * Spec 4.2 #9 and 8, ARCHITECTURE §6.9: new credentials valid at once; the current pair stays valid for 24 hours;
+ * an older pair still in its grace period ends now. The configuration row is locked, so two regenerations racing
+ * run one after the other and leave one current pair and at most one in grace. Only while ACTIVE (rule 4).
+ */
+export async function regenerateOAuth2Credentials(
+  runtime: Runtime, webmasterId: number, websiteId: number, environment: Environment,
+): Promise<OAuth2Configuration> {
+  return runtime.db.transaction(async (trx) => {
+    const config = await ownedConfig(trx, webmasterId, websiteId, environment, true);
+    if (config.status !== 'ACTIVE') {
+      throw new HttpError(400, 'Client credentials can only be regenerated while the OAuth2 configuration is ACTIVE.');
+    }
+    const now = runtime.clock.now();
+    await trx('oauth2_credentials').where('config_id', config.id).whereNotNull('superseded_at').where('valid_until', '>', now)
+      .update({ valid_until: now });
+    await trx('oauth2_credentials').where('config_id', config.id).whereNull('superseded_at')
+      .update({ superseded_at: now, valid_until: addSeconds(now, CREDENTIAL_GRACE_SECONDS) });
+    await insertCredentials(trx, runtime, config, now);
+    return present(trx, runtime, config);
+  });
+}

@@ -1,0 +1,108 @@
+import { websiteCreateSchema } from '../external/schemas/website-create.js';
+import { websiteUpdateSchema } from '../external/schemas/website-update.js';
+import { validator } from '../external/validation.js';
+import type { LanguageChoice } from '../i18n/languages.js';
+import type { Runtime } from '../runtime.js';
+import type { WebsiteChallenge } from '../verification/challenge.js';
+import { newPublicKey } from './credentials.js';
+import { ENVIRONMENTS, FREE_CHALLENGES, type Website, type WebsiteCreateInput, type WebsiteKey, type WebsiteUpdateInput } from './models.js';
+import { checkWebsiteId, websiteAccessError, type Queryable } from './ownership.js';
+
+interface WebsiteRow {
+  id: number;
+  name: string;
+  domain: string;
+  language: LanguageChoice;
+  regions: string[];
+  challenges: WebsiteChallenge[];
+}
+
+interface KeyRow {
+  website_id: number;
+  environment: WebsiteKey['environment'];
+  public_key: string;
+}
+
+const WEBSITE_COLUMNS = ['id', 'name', 'domain', 'language', 'regions', 'challenges'];
+
+const validateCreate = validator<WebsiteCreateInput>(websiteCreateSchema, 'body');
+const validateUpdate = validator<WebsiteUpdateInput>(websiteUpdateSchema, 'body');
+
+/** Websites with their keys (LIVE first), in the order of `rows`. */
+async function withKeys(q: Queryable, rows: WebsiteRow[]): Promise<Website[]> {
+  if (rows.length === 0) return [];
+  const keys = await q('website_keys')
+    .whereIn('website_id', rows.map((row) => row.id))
+    .orderBy('environment')
+    .select<KeyRow[]>('website_id', 'environment', 'public_key');
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    domain: row.domain,
+    language: row.language,
+    regions: row.regions,
+    challenges: row.challenges,
+    keys: keys.filter((key) => key.website_id === row.id).map((key) => ({ environment: key.environment, publicKey: key.public_key })),
+  }));
+}
+
+/** Spec 4.2 #1: the webmaster's websites, oldest first. */
+export async function listWebsites(runtime: Runtime, webmasterId: number): Promise<Website[]> {
+  const rows = await runtime.db('websites').where('webmaster_id', webmasterId).orderBy('id').select<WebsiteRow[]>(WEBSITE_COLUMNS);
+  return withKeys(runtime.db, rows);
+}
+
+/** Spec 4.2 #4. Another webmaster's website is 401, a missing one 404. */
+export async function getWebsite(runtime: Runtime, webmasterId: number, websiteId: number): Promise<Website> {
+  checkWebsiteId(websiteId);
+  const row = await runtime.db('websites').where({ id: websiteId, webmaster_id: webmasterId }).first<WebsiteRow | undefined>(WEBSITE_COLUMNS);
+  if (!row) throw await websiteAccessError(runtime.db, websiteId);
+  const [website] = await withKeys(runtime.db, [row]);
+  return website!;
+}
+
+/** Spec 4.2 #2: the website with its LIVE and TEST keys, in one transaction; omitted fields take the spec 2.4 defaults. */
+export async function createWebsite(runtime: Runtime, webmasterId: number, input: WebsiteCreateInput): Promise<Website> {
+  const body = validateCreate(input);
+  const now = runtime.clock.now();
+  return runtime.db.transaction(async (trx) => {
+    const [row] = await trx('websites')
+      .insert({
+        webmaster_id: webmasterId,
+        name: body.name.trim(),
+        domain: body.domain,
+        language: body.language ?? 'auto',
+        challenges: JSON.stringify(body.challenges ?? FREE_CHALLENGES),
+        regions: JSON.stringify(body.regions ?? []),
+        created_at: now,
+        updated_at: now,
+      })
+      .returning<WebsiteRow[]>(WEBSITE_COLUMNS);
+    await trx('website_keys').insert(ENVIRONMENTS.map((environment) => ({
+      website_id: row!.id, environment, public_key: newPublicKey(environment), created_at: now,
+    })));
+    const [website] = await withKeys(trx, [row!]);
+    return website!;
+  });
+}
+
+/** Spec 4.2 #3: changes the fields sent (never the domain); an empty update is 400. */
+export async function updateWebsite(runtime: Runtime, webmasterId: number, websiteId: number, input: WebsiteUpdateInput): Promise<Website> {
+  const body = validateUpdate(input);
+  checkWebsiteId(websiteId);
+  return runtime.db.transaction(async (trx) => {
+    const [row] = await trx('websites')
+      .where({ id: websiteId, webmaster_id: webmasterId })
+      .update({
+        ...(body.name !== undefined ? { name: body.name.trim() } : {}),
+        ...(body.language !== undefined ? { language: body.language } : {}),
+        ...(body.challenges !== undefined ? { challenges: JSON.stringify(body.challenges) } : {}),
+        ...(body.regions !== undefined ? { regions: JSON.stringify(body.regions) } : {}),
+        updated_at: runtime.clock.now(),
+      })
+      .returning<WebsiteRow[]>(WEBSITE_COLUMNS);
+    if (!row) throw await websiteAccessError(trx, websiteId);
+    const [website] = await withKeys(trx, [row]);
+    return website!;
+  });
+}

@@ -1,0 +1,111 @@
+import { expect } from 'chai';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { isRedirectUri, isWebsiteDomain } from '../../lib/external/validation.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { createClientFixture, createWebmasterFixture, type WebmasterFixture } from '../helpers/fixtures.js';
+import { everyOperation, request, send } from './api.js';
+
+interface OpenApiOperation {
+  operationId: string;
+  parameters: Array<{ name: string; in: string; required: boolean }>;
+  requestBody?: { content: Record<string, { schema: { $ref: string } }> };
+  responses: Record<string, { content: Record<string, { schema: { $ref: string } }> }>;
+}
+interface OpenApiDocument {
+  openapi: string;
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components: { schemas: Record<string, unknown>; securitySchemes: Record<string, { type: string; scheme: string }> };
+}
+
+/** Spec 4.2, as written there. */
+const SPEC_OPERATIONS = [
+  'get /external/website', 'post /external/website', 'patch /external/website/{website_id}', 'get /external/website/{website_id}',
+  'patch /external/website/{website_id}/key/{environment}/regenerate', 'get /external/website/{website_id}/key/{environment}',
+  'post /external/website/{website_id}/oauth2/{environment}', 'patch /external/website/{website_id}/oauth2/{environment}',
+  'patch /external/website/{website_id}/oauth2/{environment}/regenerate', 'get /external/website/{website_id}/oauth2/{environment}',
+];
+const METHODS = ['get', 'post', 'patch', 'put', 'delete'];
+
+describe('External API: openapi.json', () => {
+  let app: TestApp;
+  let webmaster: WebmasterFixture;
+  let document: OpenApiDocument;
+  let schemaOf: (ref: string) => (value: unknown) => boolean;
+
+  before(async () => {
+    app = await startTestApp();
+    webmaster = await createWebmasterFixture(app.provider.runtime);
+    document = (await request<OpenApiDocument>(app.url, 'GET', '/external/openapi.json')).body;
+    // OpenAPI 3.1 schemas are JSON Schema 2020-12; the document's own keys are not schema keywords, hence strict off.
+    const ajv = new Ajv2020({ strict: false });
+    ajv.addFormat('website-domain', isWebsiteDomain).addFormat('redirect-uri', isRedirectUri).addSchema(document, 'openapi.json');
+    schemaOf = (ref) => {
+      const validate = ajv.getSchema(`openapi.json${ref}`);
+      if (!validate) throw new Error(`unresolvable ${ref}`);
+      return (value) => validate(value) as boolean;
+    };
+  });
+  after(() => app.close());
+
+  it('describes exactly the ten operations of spec 4.2, all behind the bearer token', () => {
+    expect(document.openapi).to.equal('3.1.0');
+    const described = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method} ${path}`));
+    expect(described).to.have.members(SPEC_OPERATIONS);
+    expect(described).to.have.length(10);
+    expect(document.components.securitySchemes.apiToken).to.include({ type: 'http', scheme: 'bearer' });
+  });
+
+  it('declares every path parameter the path contains', () => {
+    for (const [path, operations] of Object.entries(document.paths)) {
+      const names = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
+      for (const operation of Object.values(operations)) {
+        expect(operation.parameters.map((parameter) => parameter.name), `${operation.operationId}`).to.deep.equal(names);
+        expect(operation.parameters.every((parameter) => parameter.in === 'path' && parameter.required)).to.equal(true);
+      }
+    }
+  });
+
+  it('answers every documented operation with a body its 200 schema accepts, and errors its error schema accepts', async () => {
+    const client = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'LIVE' });
+    for (const call of everyOperation(client.websiteId)) {
+      const operation = document.paths[`/external${call.path.replace(/\/website\/\d+/, '/website/{website_id}').replace(/\/(live|test)(?=\/|$)/, '/{environment}')}`]?.[call.method.toLowerCase()];
+      expect(operation, call.name).to.not.equal(undefined);
+      const response = await send(app.url, call, webmaster.apiToken);
+      expect(response.status, `${call.name}: ${JSON.stringify(response.body)}`).to.equal(200);
+      expect(schemaOf(operation!.responses['200']!.content['application/json']!.schema.$ref)(response.body), `${call.name} 200 body`).to.equal(true);
+      const unauthorized = await send(app.url, call, undefined);
+      expect(schemaOf(operation!.responses['401']!.content['application/json']!.schema.$ref)(unauthorized.body)).to.equal(true);
+    }
+  });
+
+  it('publishes request schemas that agree with the API on what is valid', async () => {
+    const { websiteId } = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'LIVE' });
+    const samples: Array<[string, string, unknown]> = [
+      ['post', '/website', { name: 'Ok', domain: 'ok.example.com' }],
+      ['post', '/website', { name: 'Ok', domain: 'https://ok.example.com' }],
+      ['post', '/website', { name: 'Ok', domain: 'ok.example.com', regions: ['US-TX', 'DE'] }],
+      ['post', '/website', { name: 'Ok', domain: 'ok.example.com', regions: ['US-ZZ'] }],
+      ['patch', `/website/${websiteId}`, {}],
+      ['patch', `/website/${websiteId}`, { language: 'pt' }],
+      ['patch', `/website/${websiteId}/oauth2/live`, { redirectUris: ['http://example.com/cb'] }],
+      ['patch', `/website/${websiteId}/oauth2/live`, { redirectUris: ['http://localhost/cb'], status: 'ACTIVE' }],
+    ];
+    for (const [method, path, body] of samples) {
+      const documented = document.paths[`/external${path.replace(/\/website\/\d+/, '/website/{website_id}').replace(/\/live$/, '/{environment}')}`]![method]!;
+      const valid = schemaOf(documented.requestBody!.content['application/json']!.schema.$ref)(body);
+      const response = await request(app.url, method.toUpperCase(), `/external${path}`, { token: webmaster.apiToken, json: body });
+      expect(response.status, `${method} ${path} ${JSON.stringify(body)}`).to.equal(valid ? 200 : 400);
+    }
+  });
+
+  it('answers 405 to every method a documented path does not list', async () => {
+    const { websiteId } = await createClientFixture(app.provider.runtime, webmaster.id);
+    for (const [path, operations] of Object.entries(document.paths)) {
+      const concrete = path.replace('{website_id}', String(websiteId)).replace('{environment}', 'test');
+      for (const method of METHODS.filter((candidate) => !(candidate in operations))) {
+        const response = await request(app.url, method.toUpperCase(), concrete, { token: webmaster.apiToken });
+        expect(response.status, `${method} ${path}`).to.equal(405);
+      }
+    }
+  });
+});
