@@ -1,0 +1,97 @@
+import type { AdapterPayload } from 'oidc-provider';
+import type { Clock } from '../clock.js';
+import type { Sealer } from '../security/sealing.js';
+import type { Database } from '../store/database.js';
+import type { Environment } from '../verification/challenge.js';
+import { SCOPE } from './scope.js';
+
+/** The website behind an OAuth2 client_id, as the visitor's pages need it. */
+export interface ClientWebsite {
+  clientId: string;
+  environment: Environment;
+  redirectUris: string[];
+  website: { id: number; name: string; domain: string; language: string; challenges: string[]; regions: string[] };
+}
+
+interface ClientRow {
+  client_id: string;
+  secret_sealed: string;
+  environment: Environment;
+  redirect_uris: string[] | string;
+  website_id: number;
+  name: string;
+  domain: string;
+  language: string;
+  challenges: string[] | string;
+  regions: string[] | string;
+}
+
+const jsonArray = (value: string[] | string): string[] => (typeof value === 'string' ? (JSON.parse(value) as string[]) : value);
+
+/**
+ * The one query deciding whether a client_id resolves: its configuration is ACTIVE and its credential pair is
+ * current, or superseded but still inside its grace period (ARCHITECTURE §6.9).
+ */
+async function findClientRow(db: Database, clock: Clock, clientId: string): Promise<ClientRow | undefined> {
+  return db('oauth2_credentials as credential')
+    .join('oauth2_configs as config', 'config.id', 'credential.config_id')
+    .join('websites as website', 'website.id', 'config.website_id')
+    .select(
+      'credential.client_id',
+      'credential.secret_sealed',
+      'config.environment',
+      'config.redirect_uris',
+      'website.id as website_id',
+      'website.name',
+      'website.domain',
+      'website.language',
+      'website.challenges',
+      'website.regions',
+    )
+    .where('credential.client_id', clientId)
+    .andWhere('config.status', 'ACTIVE')
+    .andWhere((query) => query.whereNull('credential.superseded_at').orWhere('credential.valid_until', '>', clock.now()))
+    .first<ClientRow | undefined>();
+}
+
+const toClientWebsite = (row: ClientRow): ClientWebsite => ({
+  clientId: row.client_id,
+  environment: row.environment,
+  redirectUris: jsonArray(row.redirect_uris),
+  website: {
+    id: row.website_id,
+    name: row.name,
+    domain: row.domain,
+    language: row.language,
+    challenges: jsonArray(row.challenges),
+    regions: jsonArray(row.regions),
+  },
+});
+
+export async function findClientWebsite(db: Database, clock: Clock, clientId: string): Promise<ClientWebsite | undefined> {
+  const row = await findClientRow(db, clock, clientId);
+  return row ? toClientWebsite(row) : undefined;
+}
+
+/**
+ * oidc-provider client metadata for a client_id, or undefined when it does not resolve. Looked up on every
+ * request (the provider caches only the built object by a hash of this metadata), so disabling or rotating
+ * takes effect at once.
+ */
+export async function findClientMetadata(db: Database, clock: Clock, sealer: Sealer, clientId: string): Promise<AdapterPayload | undefined> {
+  const row = await findClientRow(db, clock, clientId);
+  if (!row) return undefined;
+  const client = toClientWebsite(row);
+  return {
+    client_id: client.clientId,
+    client_secret: sealer.unseal(row.secret_sealed),
+    client_name: client.website.name,
+    redirect_uris: client.redirectUris,
+    grant_types: ['authorization_code'],
+    response_types: ['code'],
+    // Either secret method works for every client (client_auth accepts both for secret-based clients).
+    token_endpoint_auth_method: 'client_secret_basic',
+    scope: SCOPE,
+    environment: client.environment,
+  };
+}

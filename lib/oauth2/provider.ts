@@ -1,0 +1,98 @@
+import Provider, { type Configuration } from 'oidc-provider';
+import { knexAdapter } from '../../adapters/knex.js';
+import type { Runtime } from '../runtime.js';
+import { findClientMetadata } from './clients.js';
+import { loadGrantOfThisInteraction, verificationPolicy } from './interaction-policy.js';
+import { authorizationServerMetadata } from './metadata.js';
+import { OAUTH2_PATHS } from './paths.js';
+import { renderError } from './render-error.js';
+import { requestParameters } from './request-parameters.js';
+import { SCOPE } from './scope.js';
+import { verificationClaims } from './token-claims.js';
+import { tokenResponse } from './token-response.js';
+
+export { issueGrant } from './grants.js';
+
+/** Lifetimes in seconds (spec 2.1, 2.2, 8). */
+export const LIFETIMES = {
+  authorizationCode: 600,
+  accessToken: 3600,
+  interaction: 3600,
+  session: 24 * 3600,
+  /** a grant is saved when its interaction ends and must outlive the code and the token issued under it */
+  grant: 3600 + 600 + 3600,
+} as const;
+
+/** Everything we do not use is off (ARCHITECTURE §5): no ID tokens, no userinfo, no logout, no dynamic clients. */
+const FEATURES_OFF = [
+  'devInteractions', 'dPoP', 'rpInitiatedLogout', 'userinfo', 'pushedAuthorizationRequests', 'resourceIndicators',
+  'registration', 'registrationManagement', 'clientCredentials', 'deviceFlow', 'backchannelLogout', 'ciba', 'mTLS',
+  'claimsParameter', 'encryption', 'jwtIntrospection', 'jwtResponseModes', 'jwtUserinfo', 'requestObjects',
+  'richAuthorizationRequests', 'webMessageResponseMode', 'rpMetadataChoices', 'attestClientAuth',
+  'clientIdMetadataDocument', 'externalSigningSupport', 'openid4vci',
+] as const;
+
+function configuration(runtime: Runtime): Configuration {
+  const { db, clock, sealer, log, config } = runtime;
+  return {
+    adapter: knexAdapter({ db, clock, log, onClose: runtime.onClose, findClient: (id) => findClientMetadata(db, clock, sealer, id) }),
+    jwks: config.jwks,
+    cookies: { keys: config.cookieKeys },
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
+    extraClientMetadata: { properties: ['environment'] },
+    responseTypes: ['code'],
+    scopes: [SCOPE],
+    pkce: { required: () => false },
+    allowOmittingSingleRegisteredRedirectUri: false,
+    expiresWithSession: () => false,
+    extraParams: requestParameters(),
+    extraTokenClaims: verificationClaims(db),
+    loadExistingGrant: loadGrantOfThisInteraction,
+    findAccount: (_ctx, accountId) => ({ accountId, claims: () => ({ sub: accountId }) }),
+    interactions: {
+      policy: verificationPolicy(),
+      url: (_ctx, interaction) => OAUTH2_PATHS.interaction(interaction.uid),
+    },
+    renderError,
+    routes: {
+      authorization: OAUTH2_PATHS.authorization,
+      token: OAUTH2_PATHS.token,
+      introspection: OAUTH2_PATHS.introspection,
+      revocation: OAUTH2_PATHS.revocation,
+      jwks: OAUTH2_PATHS.jwks,
+      end_session: '/v1/oauth2/session/end',
+      userinfo: '/v1/oauth2/me',
+    },
+    ttl: {
+      AuthorizationCode: LIFETIMES.authorizationCode,
+      AccessToken: LIFETIMES.accessToken,
+      Interaction: LIFETIMES.interaction,
+      Session: LIFETIMES.session,
+      Grant: LIFETIMES.grant,
+    },
+    features: {
+      ...Object.fromEntries(FEATURES_OFF.map((feature) => [feature, { enabled: false }])),
+      introspection: {
+        enabled: true,
+        // A client sees only its own tokens; anything else is {active:false}.
+        allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId,
+      },
+      revocation: {
+        enabled: true,
+        // Another client's token is left alone, silently (RFC 7009 §2.2 answers 200 either way).
+        allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId,
+      },
+    },
+  };
+}
+
+/**
+ * The oidc-provider instance: authorization-code grant only, clients from our tables, every artifact in
+ * oidc_payloads. Its own middlewares (token response, metadata) are registered here, before anything mounts it.
+ */
+export function createProvider(runtime: Runtime): Provider {
+  const provider = new Provider(runtime.config.issuer, configuration(runtime));
+  provider.use(tokenResponse);
+  provider.use(authorizationServerMetadata);
+  return provider;
+}

@@ -1,0 +1,69 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import { errors, type Client, type KoaContextWithOIDC } from 'oidc-provider';
+import { LANGUAGE_CHOICES } from '../i18n/languages.js';
+import { ASSURANCE_LEVELS, CHALLENGE_NAMES } from '../verification/challenge.js';
+import { FLOWS } from './paths.js';
+import { SCOPE } from './scope.js';
+
+type Validator = (ctx: KoaContextWithOIDC, value: string | undefined, client: Client) => Promise<void>;
+
+const challengeName = `(?:${CHALLENGE_NAMES.join('|')})`;
+
+/** Our authorization request parameters (spec 4.1, ARCHITECTURE §6.1); the test_* ones drive the TEST sandbox. */
+const SCHEMAS = {
+  language: { type: 'string', enum: [...LANGUAGE_CHOICES] },
+  challenges: { type: 'string', pattern: `^${challengeName}(?:,${challengeName})*$` },
+  /** set by the entry rewrite only (entry.ts), never by the client */
+  flow: { type: 'string', enum: [...FLOWS] },
+  test_outcome: { type: 'string', enum: ['pass', 'refuse'] },
+  test_level: { type: 'string', enum: [...ASSURANCE_LEVELS] },
+  test_country: { type: 'string', pattern: '^[A-Z]{2}$' },
+  test_subdivision: { type: 'string', pattern: '^[A-Z]{2}-[A-Z0-9]{1,3}$' },
+} as const;
+
+export type RequestParameter = keyof typeof SCHEMAS;
+
+const ajv = new Ajv({ strict: true });
+const checks = Object.fromEntries(
+  Object.entries(SCHEMAS).map(([name, schema]) => [name, ajv.compile(schema)]),
+) as Record<RequestParameter, ValidateFunction>;
+
+const isSandboxParameter = (name: string) => name.startsWith('test_');
+
+/** Extra rules a value must meet beyond its schema. */
+const CROSS_CHECKS: Partial<Record<RequestParameter, (value: string, ctx: KoaContextWithOIDC) => string | undefined>> = {
+  challenges: (value) => (new Set(value.split(',')).size === value.split(',').length ? undefined : 'challenges must not repeat a name'),
+  test_subdivision: (value, ctx) => {
+    const country = ctx.oidc.params?.['test_country'];
+    return typeof country === 'string' && !value.startsWith(`${country}-`) ? 'test_subdivision must lie in test_country' : undefined;
+  },
+};
+
+function parameterValidator(name: RequestParameter): Validator {
+  return async (ctx, value, client) => {
+    if (value === undefined) return;
+    if (!checks[name](value)) throw new errors.InvalidRequest(`invalid ${name} parameter`);
+    const problem = CROSS_CHECKS[name]?.(value, ctx);
+    if (problem) throw new errors.InvalidRequest(problem);
+    if (isSandboxParameter(name) && client['environment'] !== 'TEST') {
+      throw new errors.InvalidRequest(`${name} is accepted only from TEST clients`);
+    }
+  };
+}
+
+/**
+ * Only `read`, nothing besides it (the provider would silently drop unknown scopes, so the request's own value is
+ * checked). Runs after the provider resolved the client and the redirect_uri, so the error goes back to the website.
+ */
+const scopeValidator: Validator = async (ctx) => {
+  const requested = String(ctx.query['scope'] ?? '').split(' ').filter(Boolean);
+  if (requested.length === 0 || requested.some((scope) => scope !== SCOPE)) {
+    throw new errors.InvalidScope(`only the ${SCOPE} scope is supported`, requested.join(' '));
+  }
+};
+
+/** oidc-provider's `extraParams`: each of our parameters with its validator, plus the rule on `scope`. */
+export function requestParameters(): Record<string, Validator> {
+  const ours = Object.fromEntries((Object.keys(SCHEMAS) as RequestParameter[]).map((name) => [name, parameterValidator(name)]));
+  return { ...ours, scope: scopeValidator };
+}

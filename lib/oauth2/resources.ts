@@ -1,0 +1,70 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type Provider from 'oidc-provider';
+import { epochSeconds } from '../clock.js';
+import type { Runtime } from '../runtime.js';
+import { findVerificationByUid } from '../verification/records.js';
+import { OAUTH2_PATHS } from './paths.js';
+import { VERIFICATION_CLAIM } from './token-claims.js';
+
+/** RFC 6750 §2.1 b64token. */
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
+
+/** RFC 6750 §3.1 error answer: JSON body plus the WWW-Authenticate challenge. */
+function bearerError(ctx: Context, realm: string, status: 400 | 401, error: 'invalid_request' | 'invalid_token', description: string): void {
+  ctx.status = status;
+  ctx.set('WWW-Authenticate', `Bearer realm="${realm}", error="${error}", error_description="${description}"`);
+  ctx.body = { error, error_description: description };
+}
+
+/**
+ * GET /v1/oauth2/resources (spec 2.3): the verification behind a bearer token. Two indexed reads: the token
+ * (AccessToken.find, then its strict isExpired because find tolerates clock skew) and the verification by uid.
+ */
+export function resourcesRoutes(runtime: Runtime, provider: Provider): Router {
+  const router = new Router();
+  const realm = runtime.config.issuer;
+
+  router.get(OAUTH2_PATHS.resources, async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('Pragma', 'no-cache');
+    const header = ctx.get('Authorization');
+    if (!header || !/^Bearer(\s|$)/i.test(header)) {
+      bearerError(ctx, realm, 401, 'invalid_token', 'a bearer access token is required');
+      return;
+    }
+    const value = BEARER.exec(header)?.[1];
+    if (!value) {
+      bearerError(ctx, realm, 400, 'invalid_request', 'the Authorization header is malformed');
+      return;
+    }
+    const token = await provider.AccessToken.find(value);
+    const uid = token?.extra?.[VERIFICATION_CLAIM];
+    // find() accepts a token up to clockTolerance past its exp; Resources does not.
+    if (!token || token.isExpired || typeof uid !== 'string') {
+      bearerError(ctx, realm, 401, 'invalid_token', 'the access token is invalid, expired or revoked');
+      return;
+    }
+    const verification = await findVerificationByUid(runtime.db, uid);
+    const now = epochSeconds(runtime.clock.now());
+    const expiresAt = verification ? epochSeconds(verification.expiresAt) : 0;
+    if (!verification || expiresAt <= now) {
+      bearerError(ctx, realm, 401, 'invalid_token', 'the verification behind this access token has expired');
+      return;
+    }
+    ctx.body = {
+      resources: {
+        verified: verification.verified,
+        uid: verification.uid,
+        country: verification.country,
+        country_subdivision: verification.countrySubdivision,
+        assurance_level: verification.assuranceLevel,
+        age_threshold: verification.ageThreshold,
+        reused: verification.reused,
+        expires_at: expiresAt,
+        expires_in: Math.max(0, expiresAt - now),
+      },
+    };
+  });
+  return router;
+}

@@ -1,0 +1,24 @@
+import { errors, type KoaContextWithOIDC } from 'oidc-provider';
+import type { Database } from '../store/database.js';
+import { findVerificationByGrant } from '../verification/records.js';
+
+/** Where the verification uid rides on an access token (its `extra` claims). */
+export const VERIFICATION_CLAIM = 'verification';
+
+interface IssuedToken {
+  kind: string;
+  grantId?: string | undefined;
+}
+
+/**
+ * oidc-provider's `extraTokenClaims`: the verification linked to the token's grant goes onto the access token,
+ * so Resources finds it. No verified verification, no token: a token must mean "verified".
+ */
+export function verificationClaims(db: Database) {
+  return async (_ctx: KoaContextWithOIDC | undefined, token: IssuedToken): Promise<Record<string, string> | undefined> => {
+    if (token.kind !== 'AccessToken') return undefined;
+    const verification = token.grantId ? await findVerificationByGrant(db, token.grantId) : undefined;
+    if (!verification?.verified) throw new errors.InvalidGrant('the authorization has no verification');
+    return { [VERIFICATION_CLAIM]: verification.uid };
+  };
+}

@@ -1,0 +1,137 @@
+import { expect } from 'chai';
+import { Browser, location } from './helpers/browser.js';
+import { authorizationQuery, authorize, interactionUid, startOAuth2App, type OAuth2TestApp } from './helpers/oauth2.js';
+
+describe('oauth2: authorization endpoints (spec 4.1)', () => {
+  let harness: OAuth2TestApp;
+  before(async () => {
+    harness = await startOAuth2App();
+  });
+  after(() => harness.app.close());
+
+  const get = (path: string, headers: Record<string, string> = {}) => fetch(`${harness.app.url}${path}`, { redirect: 'manual', headers });
+
+  /** The error the provider sends back to the website's redirect_uri. */
+  async function redirectedError(path: string): Promise<URLSearchParams> {
+    const response = await get(path);
+    expect(response.status).to.equal(303);
+    return location(response, harness.app.url).searchParams;
+  }
+
+  async function expectErrorPage(response: Response, text: RegExp, lang = 'en'): Promise<void> {
+    expect(response.status).to.equal(400);
+    expect(response.headers.get('location')).to.equal(null);
+    expect(response.headers.get('content-type')).to.match(/^text\/html/);
+    const html = await response.text();
+    expect(html).to.contain(`<html lang="${lang}"`);
+    expect(html).to.match(text);
+  }
+
+  it('sends every entry point to the interaction, with the trusted flow of that entry', async () => {
+    const client = await harness.client();
+    for (const [entry, flow] of [
+      ['/v1/oauth2/checker', 'checker'],
+      ['/v1/oauth2/login', 'login'],
+      ['/api/oauth2/checker', 'checker'],
+      ['/api/oauth2/login', 'login'],
+    ] as const) {
+      const sentFlow = flow === 'login' ? 'checker' : 'login';
+      const uid = interactionUid(await get(`${entry}?${authorizationQuery(client, { flow: sentFlow })}`), harness.app.url);
+      const interaction = await harness.app.provider.provider.Interaction.find(uid);
+      expect(interaction?.params['flow'], entry).to.equal(flow);
+    }
+  });
+
+  it('defaults scope to read and response_type to code', async () => {
+    const client = await harness.client();
+    const query = new URLSearchParams({ client_id: client.clientId, redirect_uri: client.redirectUri });
+    const uid = interactionUid(await get(`/v1/oauth2/checker?${query}`), harness.app.url);
+    const interaction = await harness.app.provider.provider.Interaction.find(uid);
+    expect(interaction?.params).to.include({ scope: 'read', response_type: 'code' });
+  });
+
+  it('refuses any scope but read, and any response_type but code, on the redirect_uri with the state', async () => {
+    const client = await harness.client();
+    for (const scope of ['write', 'read write', 'openid']) {
+      const params = await redirectedError(`/v1/oauth2/checker?${authorizationQuery(client, { scope, state: 'st' })}`);
+      expect(params.get('error'), scope).to.equal('invalid_scope');
+      expect(params.get('state')).to.equal('st');
+    }
+    // an implicit-style response type gets its error in the fragment, as OAuth 2.0 Multiple Response Types says
+    const response = await get(`/v1/oauth2/checker?${authorizationQuery(client, { response_type: 'token', state: 'st' })}`);
+    expect(response.status).to.equal(303);
+    const fragment = new URLSearchParams(location(response, harness.app.url).hash.slice(1));
+    expect(fragment.get('error')).to.equal('unsupported_response_type');
+    expect(fragment.get('state')).to.equal('st');
+  });
+
+  it('echoes the state exactly, whatever it holds', async () => {
+    const client = await harness.client();
+    const state = 'a b+c/d?e=f&g=h%20ü"<>';
+    const { state: echoed, callback } = await authorize(harness.app, client, { query: { state } });
+    expect(echoed).to.equal(state);
+    const withoutState = await authorize(harness.app, client);
+    expect(withoutState.callback.searchParams.has('state')).to.equal(false);
+    expect(callback.searchParams.get('code')).to.be.a('string');
+  });
+
+  it('validates language and challenges', async () => {
+    const client = await harness.client();
+    expect((await get(`/v1/oauth2/checker?${authorizationQuery(client, { language: 'fr', challenges: 'ticket,selfie,paypal' })}`)).status).to.equal(303);
+    for (const extra of <Record<string, string>[]>[{ language: 'nl' }, { challenges: 'ticket,ticket' }, { challenges: 'ticket,nope' }, { challenges: 'ticket,' }]) {
+      const params = await redirectedError(`/v1/oauth2/checker?${authorizationQuery(client, extra)}`);
+      expect(params.get('error'), JSON.stringify(extra)).to.equal('invalid_request');
+    }
+  });
+
+  it('accepts the test_* parameters from TEST clients only', async () => {
+    const sandbox = await harness.client({ environment: 'TEST' });
+    const live = await harness.client({ environment: 'LIVE', redirectUris: ['https://live.example/cb'] });
+    const sandboxParams = { test_outcome: 'pass', test_level: 'ENHANCED', test_country: 'US', test_subdivision: 'US-TX' };
+    expect((await get(`/v1/oauth2/checker?${authorizationQuery(sandbox, sandboxParams)}`)).status).to.equal(303);
+    const accepted = location(await get(`/v1/oauth2/checker?${authorizationQuery(sandbox, sandboxParams)}`), harness.app.url);
+    expect(accepted.pathname).to.match(/^\/v1\/oauth2\/interaction\//);
+    for (const [name, value] of Object.entries(sandboxParams)) {
+      const params = await redirectedError(`/v1/oauth2/checker?${authorizationQuery(live, { [name]: value })}`);
+      expect(params.get('error'), name).to.equal('invalid_request');
+      expect(params.get('error_description')).to.contain(name);
+    }
+    for (const extra of <Record<string, string>[]>[{ test_outcome: 'maybe' }, { test_level: 'HIGH' }, { test_country: 'usa' }, { test_country: 'US', test_subdivision: 'CA-ON' }]) {
+      const params = await redirectedError(`/v1/oauth2/checker?${authorizationQuery(sandbox, extra)}`);
+      expect(params.get('error'), JSON.stringify(extra)).to.equal('invalid_request');
+    }
+  });
+
+  it('renders an HTML page, never a redirect, for an unregistered redirect_uri', async () => {
+    const client = await harness.client();
+    const response = await get(`/v1/oauth2/checker?${authorizationQuery({ ...client, redirectUri: 'https://evil.example/cb' }, { state: 's' })}`);
+    await expectErrorPage(response, /return address/);
+  });
+
+  it('renders the error page in the visitor language (language parameter, then Accept-Language)', async () => {
+    const client = await harness.client();
+    const bad = authorizationQuery({ ...client, redirectUri: 'https://evil.example/cb' });
+    await expectErrorPage(await get(`/v1/oauth2/checker?${bad}&language=de`), /Rücksprungadresse/, 'de');
+    await expectErrorPage(await get(`/v1/oauth2/checker?${bad}`, { 'accept-language': 'it-IT,it;q=0.9,en;q=0.5' }), /indirizzo di ritorno/, 'it');
+  });
+
+  it('renders an HTML page for an unknown client and for a missing redirect_uri', async () => {
+    const client = await harness.client();
+    await expectErrorPage(await get(`/v1/oauth2/checker?${authorizationQuery({ ...client, clientId: 'nope' })}`), /not registered/);
+    await expectErrorPage(await get(`/v1/oauth2/checker?client_id=${client.clientId}`), /invalid verification request/);
+    await expectErrorPage(await get('/v1/oauth2/login'), /invalid verification request/);
+  });
+
+  it('asks for an interaction on every authorization, even in a browser that just completed one', async () => {
+    const client = await harness.client();
+    const { browser } = await authorize(harness.app, client);
+    interactionUid(await browser.get(`/v1/oauth2/checker?${authorizationQuery(client)}`), harness.app.url);
+  });
+
+  it('renders an expired-request page when the browser resumes without its interaction', async () => {
+    const client = await harness.client();
+    const browser = new Browser(harness.app.url);
+    const uid = interactionUid(await browser.get(`/v1/oauth2/checker?${authorizationQuery(client)}`), harness.app.url);
+    await expectErrorPage(await get(`/v1/oauth2/checker/${uid}`), /expired/);
+  });
+});

@@ -1,0 +1,146 @@
+import { randomBytes } from 'node:crypto';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
+import { expect } from 'chai';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../../helpers/fixtures.js';
+import { issueGrant } from '../../../lib/oauth2/provider.js';
+import { createVerification, linkGrant, type NewVerification } from '../../../lib/verification/records.js';
+import { Browser, location } from './browser.js';
+import { MovableClock } from './clock.js';
+
+export interface OAuth2TestApp {
+  app: TestApp;
+  clock: MovableClock;
+  webmasterId: number;
+  client(options?: Parameters<typeof createClientFixture>[2]): Promise<ClientFixture>;
+}
+
+export async function startOAuth2App(): Promise<OAuth2TestApp> {
+  const clock = new MovableClock();
+  const app = await startTestApp({ clock });
+  const webmaster = await createWebmasterFixture(app.provider.runtime);
+  return { app, clock, webmasterId: webmaster.id, client: (options) => createClientFixture(app.provider.runtime, webmaster.id, options) };
+}
+
+export const authorizationQuery = (client: ClientFixture, extra: Record<string, string> = {}): string =>
+  new URLSearchParams({ client_id: client.clientId, redirect_uri: client.redirectUri, response_type: 'code', scope: 'read', ...extra }).toString();
+
+/** The interaction uid from the provider's redirect to the interaction pages. */
+export function interactionUid(response: Response, base: string): string {
+  expect(response.status, 'authorization redirects to the interaction').to.equal(303);
+  const match = /^\/v1\/oauth2\/interaction\/([^/]+)$/.exec(location(response, base).pathname);
+  if (!match?.[1]) throw new Error(`not an interaction URL: ${response.headers.get('location')}`);
+  return match[1];
+}
+
+/**
+ * Test-only stand-in for the interaction pages: records a verification, links it to a fresh grant, and finishes the
+ * interaction exactly the way the pages do (issueGrant, linkGrant, interactionResult with login + consent),
+ * reading the interaction from the browser's own signed cookie. Returns where the browser goes next.
+ */
+export async function completeInteraction(
+  app: TestApp,
+  browser: Browser,
+  uid: string,
+  client: ClientFixture,
+  verification: Partial<NewVerification> = {},
+): Promise<string> {
+  const { provider, runtime } = app.provider;
+  const created = await createVerification(runtime.db, {
+    websiteId: client.websiteId,
+    environment: client.environment,
+    method: 'ticket',
+    assuranceLevel: 'STRICT',
+    ageThreshold: 18,
+    country: 'DE',
+    countrySubdivision: 'DE-BY',
+    verified: true,
+    reused: false,
+    verifiedAt: runtime.clock.now(),
+    ttlSeconds: 3600,
+    ...verification,
+  });
+  const accountId = `visitor_${randomBytes(8).toString('hex')}`;
+  const grantId = await issueGrant(provider, { accountId, clientId: client.clientId });
+  await linkGrant(runtime.db, created.uid, grantId);
+  const req = new IncomingMessage(new Socket());
+  req.url = `/v1/oauth2/interaction/${uid}`;
+  req.method = 'GET';
+  req.headers = { cookie: browser.cookieHeader, host: new URL(app.url).host };
+  const returnTo = await provider.interactionResult(req, new ServerResponse(req), { login: { accountId }, consent: { grantId } }, { mergeWithLastSubmission: false });
+  return returnTo;
+}
+
+export interface Authorized {
+  code: string;
+  state: string | null;
+  callback: URL;
+  browser: Browser;
+}
+
+export interface AuthorizeOptions {
+  /** authorization request parameters to add or override */
+  query?: Record<string, string>;
+  entry?: string;
+  verification?: Partial<NewVerification>;
+}
+
+/** A whole authorization: entry point, interaction (test completer), resume, back to the redirect_uri with a code. */
+export async function authorize(app: TestApp, client: ClientFixture, options: AuthorizeOptions = {}): Promise<Authorized> {
+  const browser = new Browser(app.url);
+  const uid = interactionUid(await browser.get(`${options.entry ?? '/v1/oauth2/checker'}?${authorizationQuery(client, options.query)}`), app.url);
+  const returnTo = await completeInteraction(app, browser, uid, client, options.verification);
+  const resumed = await browser.get(returnTo);
+  expect(resumed.status, 'resume redirects to the website').to.equal(303);
+  const callback = location(resumed, app.url);
+  expect(`${callback.origin}${callback.pathname}`).to.equal(client.redirectUri);
+  const code = callback.searchParams.get('code');
+  if (!code) throw new Error(`no code in ${callback.href}`);
+  return { code, state: callback.searchParams.get('state'), callback, browser };
+}
+
+export interface TokenRequest {
+  code: string;
+  client: Pick<ClientFixture, 'clientId' | 'clientSecret' | 'redirectUri'>;
+  auth?: 'basic' | 'post';
+  /** form fields to add or override; undefined removes one */
+  form?: Record<string, string | undefined>;
+  path?: string;
+}
+
+export async function requestToken(app: TestApp, request: TokenRequest): Promise<Response> {
+  const { client, auth = 'basic' } = request;
+  const fields: Record<string, string | undefined> = {
+    grant_type: 'authorization_code',
+    code: request.code,
+    redirect_uri: client.redirectUri,
+    ...(auth === 'post' ? { client_id: client.clientId, client_secret: client.clientSecret } : {}),
+    ...request.form,
+  };
+  const body = new URLSearchParams(Object.entries(fields).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+  if (auth === 'basic') {
+    const credentials = `${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`;
+    headers.authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
+  }
+  return fetch(`${app.url}${request.path ?? '/v1/oauth2/token'}`, { method: 'POST', headers, body });
+}
+
+export interface TokenBody {
+  token_type: string;
+  access_token: string;
+  expires_in: number;
+  expires_at: number;
+}
+
+export async function issueToken(app: TestApp, client: ClientFixture): Promise<TokenBody> {
+  const { code } = await authorize(app, client);
+  const response = await requestToken(app, { code, client });
+  expect(response.status).to.equal(200);
+  return (await response.json()) as TokenBody;
+}
+
+export function readResources(app: TestApp, accessToken: string | undefined, path = '/v1/oauth2/resources'): Promise<Response> {
+  return fetch(`${app.url}${path}`, accessToken === undefined ? {} : { headers: { authorization: `Bearer ${accessToken}` } });
+}

@@ -1,0 +1,68 @@
+import { expect } from 'chai';
+import { epochSeconds } from '../../lib/clock.js';
+import { authorize, issueToken, readResources, requestToken, startOAuth2App, type OAuth2TestApp, type TokenBody } from './helpers/oauth2.js';
+
+describe('oauth2: resources endpoint (spec 2.3, RFC 6750)', () => {
+  let harness: OAuth2TestApp;
+  before(async () => {
+    harness = await startOAuth2App();
+  });
+  after(() => harness.app.close());
+
+  async function expectInvalidToken(response: Response): Promise<void> {
+    expect(response.status).to.equal(401);
+    expect(response.headers.get('www-authenticate')).to.match(/^Bearer .*error="invalid_token"/);
+    expect(response.headers.get('cache-control')).to.equal('no-store');
+    const body = (await response.json()) as { error: string; error_description: string };
+    expect(body.error).to.equal('invalid_token');
+    expect(body.error_description).to.be.a('string');
+  }
+
+  it('answers 401 invalid_token without a token, with an unknown one, or with another scheme', async () => {
+    await expectInvalidToken(await readResources(harness.app, undefined));
+    await expectInvalidToken(await readResources(harness.app, 'unknown-token'));
+    await expectInvalidToken(await fetch(`${harness.app.url}/v1/oauth2/resources`, { headers: { authorization: 'Basic Zm9vOmJhcg==' } }));
+    await expectInvalidToken(await readResources(harness.app, 'unknown-token', '/api/oauth2/resources'));
+  });
+
+  it('answers 400 invalid_request to a malformed Bearer header', async () => {
+    for (const header of ['Bearer', 'Bearer a b', 'Bearer ä']) {
+      const response = await fetch(`${harness.app.url}/v1/oauth2/resources`, { headers: { authorization: header } });
+      expect(response.status, header).to.equal(400);
+      expect(response.headers.get('www-authenticate')).to.match(/^Bearer .*error="invalid_request"/);
+      expect(await response.json()).to.include({ error: 'invalid_request' });
+    }
+  });
+
+  it('answers 401 once the token is an hour old', async () => {
+    const client = await harness.client();
+    const token = await issueToken(harness.app, client);
+    harness.clock.advance(3590);
+    expect((await readResources(harness.app, token.access_token)).status).to.equal(200);
+    harness.clock.advance(11);
+    await expectInvalidToken(await readResources(harness.app, token.access_token));
+  });
+
+  it('answers 401 when the verification has expired, and never a negative expires_in', async () => {
+    const client = await harness.client();
+    const { code } = await authorize(harness.app, client, { verification: { ttlSeconds: 120, reused: true, countrySubdivision: null, country: 'ZZ' } });
+    const token = (await (await requestToken(harness.app, { code, client })).json()) as TokenBody;
+    const fresh = (await (await readResources(harness.app, token.access_token)).json()) as { resources: Record<string, unknown> };
+    expect(fresh.resources).to.include({ reused: true, country: 'ZZ', country_subdivision: null });
+    expect(fresh.resources['expires_in']).to.be.within(110, 120);
+    expect(fresh.resources['expires_at']).to.equal(epochSeconds(harness.clock.now()) + (fresh.resources['expires_in'] as number));
+    harness.clock.advance(121);
+    await expectInvalidToken(await readResources(harness.app, token.access_token));
+  });
+
+  it('reads the token and the verification in two queries', async () => {
+    const client = await harness.client();
+    const token = await issueToken(harness.app, client);
+    const queries: string[] = [];
+    const record = (query: { sql: string }) => queries.push(query.sql);
+    harness.app.provider.db.on('query', record);
+    expect((await readResources(harness.app, token.access_token)).status).to.equal(200);
+    harness.app.provider.db.off('query', record);
+    expect(queries).to.have.length(2);
+  });
+});
