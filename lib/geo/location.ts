@@ -11,4 +11,6 @@ export const UNKNOWN_LOCATION: Location = { country: 'ZZ', subdivision: null };
 /** Resolves a request's location; built once at start-up from the operator's geo settings. */
 export interface GeoResolver {
   locate(ctx: Context): Promise<Location>;
+  /** Request headers a location depends on (the trusted proxy's geo headers), for `Vary` on cacheable answers. */
+  readonly headers: readonly string[];
 }

@@ -10,12 +10,28 @@ export function negotiateLanguage(requested: string | undefined, website: string
   return fromAcceptLanguage(acceptLanguage ?? '') ?? FALLBACK_LANGUAGE;
 }
 
+/** RFC 9110 §12.5.4 weight: 0 to 1 with up to three decimals. */
+const WEIGHT = /^q=(0(\.\d{0,3})?|1(\.0{0,3})?)$/i;
+/** A language range: `*` or a primary subtag with optional subtags (`pt`, `pt-BR`, `zh-Hant-TW`). */
+const RANGE = /^(\*|[a-z]{1,8}(-[a-z0-9]{1,8})*)$/i;
+
+/**
+ * Our language the browser prefers most, matching on the primary subtag (`pt-BR` → pt). Malformed entries are
+ * skipped; `q=0` means "not this one"; `*` stands for any language not named, which we serve as English.
+ */
 function fromAcceptLanguage(header: string): Language | undefined {
-  const ranked = header.split(',').map((part, index) => {
-    const [range = '', ...params] = part.trim().split(';');
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    return { primary: range.trim().toLowerCase().split('-')[0] ?? '', q: q ? Number(q.slice(2)) : 1, index };
+  const entries = header.split(',').slice(0, 50).flatMap((part, index) => {
+    const [range = '', ...params] = part.split(';').map((item) => item.trim());
+    if (!RANGE.test(range)) return [];
+    const weight = params.find((param) => /^q=/i.test(param));
+    if (weight !== undefined && !WEIGHT.test(weight)) return [];
+    const primary = range.toLowerCase().split('-')[0]!;
+    return [{ primary, q: weight === undefined ? 1 : Number(weight.slice(2)), index }];
   });
-  ranked.sort((a, b) => b.q - a.q || a.index - b.index);
-  return ranked.find((entry) => entry.q > 0 && isLanguage(entry.primary))?.primary as Language | undefined;
+  const named = new Set(entries.map((entry) => entry.primary));
+  const candidates = entries
+    .map((entry) => ({ ...entry, language: entry.primary === '*' && !named.has(FALLBACK_LANGUAGE) ? FALLBACK_LANGUAGE : entry.primary }))
+    .filter((entry): entry is typeof entry & { language: Language } => entry.q > 0 && isLanguage(entry.language));
+  candidates.sort((a, b) => b.q - a.q || a.index - b.index);
+  return candidates[0]?.language;
 }

@@ -1,0 +1,106 @@
+import Router from '@koa/router';
+import { Ajv, type JSONSchemaType } from 'ajv';
+import type { Context } from 'koa';
+import { normaliseCountry, normaliseLocation } from '../geo/codes.js';
+import type { Location } from '../geo/location.js';
+import { isVerificationRequired } from '../geo/regions.js';
+import { ageThresholdFor } from '../geo/thresholds.js';
+import { describeError, HttpError } from '../http/errors.js';
+import type { Runtime } from '../runtime.js';
+import { findRegionsByPublicKey } from './website-regions.js';
+
+export const REQUIREMENT_PATH = '/v1/requirement';
+
+interface RequirementQuery {
+  key: string;
+  /** TEST keys only: answer for this country instead of the caller's (ARCHITECTURE §6.1 sandbox) */
+  test_country?: string;
+  /** TEST keys only, with test_country: `TX` or `US-TX` */
+  test_subdivision?: string;
+}
+
+// Extra query parameters (cache busters) are ignored; a repeated parameter arrives as an array and is rejected.
+const queryShape: JSONSchemaType<RequirementQuery> = {
+  type: 'object',
+  required: ['key'],
+  properties: {
+    key: { type: 'string', minLength: 1 },
+    test_country: { type: 'string', nullable: true, maxLength: 2 },
+    test_subdivision: { type: 'string', nullable: true, maxLength: 6 },
+  },
+};
+const validQuery = new Ajv({ allErrors: false }).compile(queryShape);
+/** Public keys are URL-safe tokens; anything else cannot be one, so it is not looked up. */
+const KEY_SHAPE = /^[A-Za-z0-9_-]{1,200}$/;
+
+/** RFC 6749-style JSON error; `not_found` (404) and `too_many_requests` (429) extend its vocabulary. */
+class RequirementError extends HttpError {
+  constructor(status: number, readonly code: string, description: string) {
+    super(status, description);
+  }
+}
+
+/** Any website's page may read the answer; no credentials are involved, so `*` is safe. */
+const allowAnyOrigin = (ctx: Context): void => {
+  ctx.set('Access-Control-Allow-Origin', '*');
+};
+
+async function resolveLocation(ctx: Context, runtime: Runtime, query: RequirementQuery, environment: 'LIVE' | 'TEST'): Promise<Location> {
+  if (query.test_country === undefined && query.test_subdivision === undefined) return runtime.geo.locate(ctx);
+  if (environment !== 'TEST') throw new RequirementError(400, 'invalid_request', 'test_country and test_subdivision are accepted with a TEST key only');
+  if (!normaliseCountry(query.test_country)) throw new RequirementError(400, 'invalid_request', 'test_country must be an ISO 3166-1 alpha-2 country code');
+  const location = normaliseLocation(query.test_country, query.test_subdivision);
+  if (query.test_subdivision !== undefined && location.subdivision === null) {
+    throw new RequirementError(400, 'invalid_request', `test_subdivision must be an ISO 3166-2 subdivision of ${location.country}`);
+  }
+  return location;
+}
+
+/**
+ * GET /v1/requirement?key=<website public key>: whether the website must verify the caller, where the caller is, and the
+ * age to prove there (ARCHITECTURE §6.2). Public, for a website's own page script: CORS for any origin without
+ * credentials, cached privately for a minute (the answer depends on the caller's location), rate-limited per IP.
+ */
+export function requirementRoutes(runtime: Runtime): Router {
+  const limiter = runtime.rateLimits.limiter({ name: 'requirement', points: 300, duration: 60 });
+  const router = new Router();
+
+  router.options(REQUIREMENT_PATH, (ctx) => {
+    allowAnyOrigin(ctx);
+    ctx.set('Access-Control-Allow-Methods', 'GET');
+    ctx.set('Access-Control-Max-Age', '86400');
+    ctx.status = 204;
+  });
+
+  router.get(REQUIREMENT_PATH, async (ctx) => {
+    allowAnyOrigin(ctx);
+    try {
+      await limiter.consume(ctx.ip);
+      const query = { ...ctx.query };
+      if (!validQuery(query)) {
+        const field = validQuery.errors?.[0]?.instancePath.slice(1) || 'key';
+        throw new RequirementError(400, 'invalid_request', field === 'key' ? 'the query must carry exactly one key parameter' : `${field} is malformed`);
+      }
+      const website = KEY_SHAPE.test(query.key) ? await findRegionsByPublicKey(runtime.db, query.key) : undefined;
+      if (!website) throw new RequirementError(404, 'not_found', 'no website has this public key');
+      const location = await resolveLocation(ctx, runtime, query, website.environment);
+      ctx.set('Cache-Control', 'private, max-age=60');
+      if (runtime.geo.headers.length > 0) ctx.vary(runtime.geo.headers.join(', '));
+      ctx.body = {
+        required: isVerificationRequired(website.regions, location),
+        country: location.country,
+        country_subdivision: location.subdivision,
+        age_threshold: ageThresholdFor(runtime.config, location),
+      };
+    } catch (error) {
+      const { status, message, headers } = describeError(error);
+      if (status >= 500) runtime.log.error('requirement failed', { error: (error as Error).stack ?? String(error) });
+      const code = error instanceof RequirementError ? error.code : status === 429 ? 'too_many_requests' : 'server_error';
+      ctx.set(headers);
+      ctx.set('Cache-Control', 'no-store');
+      ctx.status = status;
+      ctx.body = { error: code, error_description: message };
+    }
+  });
+  return router;
+}

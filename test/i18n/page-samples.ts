@@ -1,0 +1,99 @@
+import { catalogues } from '../../lib/i18n/catalogue.js';
+import { LANGUAGE_CHOICES } from '../../lib/i18n/languages.js';
+import { ASSURANCE_LEVELS, CHALLENGE_NAMES, WEBSITE_CHALLENGES } from '../../lib/verification/challenge.js';
+
+// Plausible variables for rendering each full page (views/<name>) in the i18n test. A page not listed renders with
+// none (nunjucks prints undefined as empty); listing a page makes its branches render too, one variable set each.
+// Where a page builds a key from a variable (t('interaction.error.' + kind + '.title')), every value the English
+// catalogue knows for it is rendered, so a gap in any language shows.
+
+/** Every `x` for which `prefix + x + suffix` is an English key (x without dots). */
+function keyParts(prefix: string, suffix = ''): string[] {
+  return Object.keys(catalogues.en)
+    .filter((key) => key.startsWith(prefix) && key.endsWith(suffix) && key.length > prefix.length + suffix.length)
+    .map((key) => key.slice(prefix.length, key.length - suffix.length))
+    .filter((part) => !part.includes('.'));
+}
+
+/** One variable set per value of `name`, each on top of `base` (at least one set, even with no values). */
+const each = (base: Record<string, unknown>, name: string, values: unknown[]): Array<Record<string, unknown>> =>
+  values.length > 0 ? values.map((value) => ({ ...base, [name]: value })) : [base];
+
+const interactionPaths = {
+  choose: '/v1/oauth2/interaction/uid/choose', cancel: '/v1/oauth2/interaction/uid/cancel', reuse: '/v1/oauth2/interaction/uid/reuse',
+  signIn: '/v1/oauth2/interaction/uid/sign-in', consent: '/v1/oauth2/interaction/uid/consent',
+  continueResult: '/v1/oauth2/interaction/uid/continue', saveResult: '/v1/oauth2/interaction/uid/save',
+};
+const visitor = { paths: interactionPaths, sandbox: true, error: 'Sample error', proof: { method: 'selfie' }, username: 'visitor' };
+const notices = keyParts('interaction.notice.');
+
+const website = {
+  id: 1, name: 'Example Shop', domain: 'shop.example', language: 'auto', regions: ['US-TX', 'DE'], challenges: ['selfie', 'ticket'],
+  keys: [{ environment: 'LIVE', publicKey: 'pk_live_sample' }, { environment: 'TEST', publicKey: 'pk_test_sample' }],
+};
+const activeConfig = { status: 'ACTIVE', redirectUris: ['https://shop.example/callback'], clientId: 'live_sample', clientSecret: 'secret_sample' };
+const overview = { website, oauth2: { LIVE: activeConfig, TEST: { ...activeConfig, status: 'DISABLED' } } };
+const platform = {
+  webmaster: { id: 1, email: 'webmaster@example.test' },
+  languages: LANGUAGE_CHOICES, challenges: WEBSITE_CHALLENGES, freeChallenges: WEBSITE_CHALLENGES.slice(0, 3), environments: ['LIVE', 'TEST'],
+};
+const fieldError = { key: Object.keys(catalogues.en).find((key) => key.startsWith('platform.error.')) ?? 'platform.form.fixErrors', params: {} };
+const failedForm = (form: string) => ({
+  form, message: '', values: { ...website, status: 'ACTIVE', redirectUris: ['http://bad'] },
+  fields: { name: fieldError, domain: fieldError, language: fieldError, challenges: fieldError, regions: fieldError, status: fieldError, redirectUris: fieldError },
+});
+
+export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
+  'error.njk': [{ message: 'Not Found', backUrl: '/back' }],
+
+  'interaction/error.njk': each({ retryAfter: 30, returnTo: 'https://shop.example/callback?error=access_denied', backUrl: '/back' }, 'kind', keyParts('interaction.error.', '.title')),
+  'interaction/choose.njk': each({
+    ...visitor, signedIn: true,
+    challenges: keyParts('interaction.challenge.', '.about').map((name) => ({ name, url: `/v1/oauth2/interaction/uid/challenge/${name}/start` })),
+  }, 'notice', notices),
+  'interaction/prompt.njk': [{ ...visitor, website }],
+  'interaction/sign-in.njk': each(visitor, 'notice', notices),
+  'interaction/result.njk': ASSURANCE_LEVELS.map((level, index) => ({
+    ...visitor, minPasswordLength: 10,
+    verification: { country: 'US', countrySubdivision: 'US-TX', assuranceLevel: level, ageThreshold: 18, reused: index % 2 === 0 },
+  })),
+
+  'challenges/sandbox.njk': [
+    ...each({ ...visitor, action: '/step', levels: ASSURANCE_LEVELS, simulated: 'selfie', choice: { outcome: 'pass', level: 'STANDARD', country: 'US', subdivision: 'US-TX' } }, 'notice', notices),
+    ...each({ ...visitor, action: '/step', levels: ASSURANCE_LEVELS, choice: { outcome: 'refuse' } }, 'simulated', [...CHALLENGE_NAMES]),
+  ],
+  'challenges/ticket.njk': [{ ...visitor, action: '/step' }],
+  'challenges/selfie.njk': [{ ...visitor, captureUrl: '/capture' }],
+  'challenges/email-age.njk': [{ ...visitor, sendUrl: '/send' }],
+  'challenges/email-age-code.njk': [{ ...visitor, verifyUrl: '/verify', restartUrl: '/restart', key: 'k' }],
+  'challenges/credit-card-stripe.njk': [{ ...visitor, checkUrl: '/check', publishableKey: 'pk_test_stripe', clientSecret: 'pi_secret' }],
+  'challenges/federated.njk': [{ ...visitor, authorizationUrl: 'https://idp.example/authorize', leaveUrl: '/leave' }],
+  // the problems lib/verification/challenges/federated renders
+  'challenges/federated-problem.njk': ['invalid', 'used', 'unknown'].map((problem) => ({ problem, provider: 'AgeKey', leaveUrl: '/leave' })),
+  'challenges/federated-relay.njk': [{ action: '/relay' }],
+
+  'platform/base.njk': [platform],
+  'platform/signin.njk': [{ ...platform, webmaster: undefined, email: 'webmaster@example.test', failed: true }],
+  'platform/register.njk': [
+    { ...platform, webmaster: undefined, minLength: 12, maxLength: 128 },
+    // as lib/platform/routes/auth-routes.ts fills them
+    ...each({ ...platform, webmaster: undefined, email: 'webmaster@example.test', minLength: 12, maxLength: 128 }, 'errors', [
+      { email: 'platform.register.error.email', password: 'platform.register.error.password' },
+      { email: 'platform.register.error.taken', confirm: 'platform.register.error.confirm' },
+    ]),
+  ],
+  'platform/account.njk': [
+    { ...platform, newToken: 'avk_sample', token: { createdAt: '2026-01-01', lastUsedAt: '2026-01-02' } },
+    { ...platform, token: { createdAt: '2026-01-01', lastUsedAt: null } },
+    { ...platform, token: null },
+  ],
+  'platform/websites.njk': [
+    { ...platform, overviews: [overview], secrets: true, showSecrets: true, failed: failedForm('create') },
+    { ...platform, overviews: [], secrets: false, showSecrets: false },
+  ],
+  'platform/website.njk': [
+    ...each({ ...platform, overview, secrets: true, showSecrets: true }, 'notice', keyParts('platform.notice.')),
+    { ...platform, overview, secrets: true, showSecrets: false, failed: failedForm('website') },
+    { ...platform, overview: { website, oauth2: {} }, secrets: false, failed: failedForm('oauth2-LIVE') },
+  ],
+};

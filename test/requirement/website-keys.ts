@@ -1,0 +1,32 @@
+import type { TestApp } from '../helpers/app.js';
+import { createClientFixture, createWebmasterFixture } from '../helpers/fixtures.js';
+
+export interface WebsiteKeys {
+  webmasterId: number;
+  websiteId: number;
+  live: string;
+  test: string;
+}
+
+/** A website listing `regions`, with its LIVE and TEST public keys. */
+export async function createWebsiteWithKeys(app: TestApp, regions: string[]): Promise<WebsiteKeys> {
+  const { runtime } = app.provider;
+  const webmaster = await createWebmasterFixture(runtime);
+  const { websiteId } = await createClientFixture(runtime, webmaster.id, { regions });
+  const rows = await runtime.db('website_keys').where('website_id', websiteId).select<{ environment: string; public_key: string }[]>('environment', 'public_key');
+  const key = (environment: string) => rows.find((row) => row.environment === environment)!.public_key;
+  return { webmasterId: webmaster.id, websiteId, live: key('LIVE'), test: key('TEST') };
+}
+
+export interface Requirement {
+  required: boolean;
+  country: string;
+  country_subdivision: string | null;
+  age_threshold: number;
+}
+
+/** GET /v1/requirement for `key` with extra request headers; the parsed JSON and the response. */
+export async function fetchRequirement(app: TestApp, key: string, headers: Record<string, string> = {}, extraQuery = ''): Promise<{ response: Response; body: Requirement }> {
+  const response = await fetch(`${app.url}/v1/requirement?key=${encodeURIComponent(key)}${extraQuery}`, { headers });
+  return { response, body: (await response.json()) as Requirement };
+}
