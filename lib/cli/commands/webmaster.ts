@@ -1,0 +1,93 @@
+import { systemClock } from '../../clock.js';
+import { checkNewCredentials, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../platform/credentials.js';
+import { randomToken } from '../../security/hashing.js';
+import { issueApiToken } from '../../webmasters/api-tokens.js';
+import { createWebmaster, EmailTakenError, findWebmasterByEmail } from '../../webmasters/accounts.js';
+import { CliError, output, type CliIo, type Command } from '../command.js';
+import { withConfiguredDatabase } from '../configured-database.js';
+
+const USAGE = `Usage:
+  age-provider webmaster create --email E [--password-stdin] [--json]
+  age-provider webmaster token --email E [--json]
+
+Subcommands:
+  create   Registers a webmaster who can then sign in to the platform at /platform.
+           With --password-stdin the password is read from standard input (${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters,
+           one trailing newline removed); without it a strong password is generated and printed once.
+  token    Issues a new API token for the External API (Authorization: Bearer <token>) and prints it once.
+           The webmaster's previous token stops working at once.
+
+Options:
+  --email E          the webmaster's email address
+  --password-stdin   read the new password from standard input (create only)
+  --json             print one JSON document on stdout:
+                       create: {"id", "email", "createdAt", "password" (only when generated)}
+                       token:  {"webmasterId", "email", "token"}
+
+Works against DATABASE_URL while the server runs. The embedded database (no DATABASE_URL) belongs to the one
+process that opened it: stop the server first, or run both against PostgreSQL.`;
+
+type Values = Record<string, string | boolean | string[] | boolean[] | undefined>;
+
+function emailOf(values: Values): string {
+  const email = typeof values.email === 'string' ? values.email.trim() : '';
+  if (!email) throw new CliError('--email is required (run "age-provider webmaster --help")');
+  return email;
+}
+
+/** The password from standard input without the newline `echo` or a here-string adds. */
+async function passwordFromStdin(io: CliIo): Promise<string> {
+  return (await io.readStdin()).replace(/\r?\n$/, '');
+}
+
+async function create(values: Values, io: CliIo): Promise<number> {
+  const email = emailOf(values);
+  const generated = values['password-stdin'] === true ? undefined : randomToken(18);
+  const password = generated ?? (await passwordFromStdin(io));
+  const problems = checkNewCredentials({ email, password });
+  if (problems.includes('email')) throw new CliError(`"${email}" is not a valid email address`);
+  if (problems.includes('password')) {
+    throw new CliError(`the password must have between ${MIN_PASSWORD_LENGTH} and ${MAX_PASSWORD_LENGTH} characters`);
+  }
+  const webmaster = await withConfiguredDatabase(io, async ({ db }) => {
+    try {
+      return await createWebmaster(db, { email, password });
+    } catch (error) {
+      if (error instanceof EmailTakenError) throw new CliError(`a webmaster with the email ${email} already exists`);
+      throw error;
+    }
+  });
+  output(io, values.json === true,
+    { id: webmaster.id, email: webmaster.email, createdAt: webmaster.createdAt.toISOString(), ...(generated ? { password: generated } : {}) },
+    `Created webmaster ${webmaster.email} (id ${webmaster.id}).${generated ? `\nGenerated password (shown only this once): ${generated}` : ''}`);
+  return 0;
+}
+
+async function token(values: Values, io: CliIo): Promise<number> {
+  if (values['password-stdin'] !== undefined) throw new CliError('--password-stdin applies to "webmaster create" only');
+  const email = emailOf(values);
+  const issued = await withConfiguredDatabase(io, async ({ db }) => {
+    const webmaster = await findWebmasterByEmail(db, email);
+    if (!webmaster) throw new CliError(`no webmaster has the email ${email} (create one with "age-provider webmaster create")`);
+    return { webmasterId: webmaster.id, email: webmaster.email, token: await issueApiToken(db, systemClock, webmaster.id) };
+  });
+  output(io, values.json === true, issued,
+    `New API token for ${issued.email} (shown only this once; the previous token no longer works):\n${issued.token}`);
+  return 0;
+}
+
+export const webmasterCommand: Command = {
+  name: 'webmaster',
+  summary: 'create a webmaster account, or issue its API token',
+  usage: USAGE,
+  options: { email: { type: 'string' }, 'password-stdin': { type: 'boolean' }, json: { type: 'boolean' } },
+  async run({ values, positionals }, io) {
+    const [subcommand, ...extra] = positionals;
+    if (extra.length > 0) throw new CliError(`unexpected argument "${extra[0]}" (run "age-provider webmaster --help")`);
+    if (subcommand === 'create') return create(values, io);
+    if (subcommand === 'token') return token(values, io);
+    throw new CliError(subcommand
+      ? `unknown subcommand "${subcommand}": use "create" or "token"`
+      : 'a subcommand is required: "create" or "token" (run "age-provider webmaster --help")');
+  },
+};

@@ -1,0 +1,26 @@
+import { loadConfig } from '../config/load.js';
+import type { Config } from '../config/types.js';
+import { openDatabase, type Database } from '../store/database.js';
+import { migrate } from '../store/migrate.js';
+import type { CliIo } from './command.js';
+
+export interface ConfiguredDatabase {
+  config: Config;
+  db: Database;
+  /** migrations applied on opening (none when it was up to date) */
+  applied: string[];
+}
+
+/**
+ * Runs `work` on the database the configuration names (DATABASE_URL, else the embedded one in DATA_DIR), brought up
+ * to date first so a command works on a fresh database, and closed afterwards (releasing the embedded lock).
+ */
+export async function withConfiguredDatabase<T>(io: CliIo, work: (database: ConfiguredDatabase) => Promise<T>): Promise<T> {
+  const { config } = await loadConfig({}, io.env);
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    return await work({ config, db, applied: await migrate(db) });
+  } finally {
+    await db.destroy();
+  }
+}

@@ -1,0 +1,46 @@
+import type { Context, Middleware } from 'koa';
+import type { Runtime } from '../runtime.js';
+import { seeOther } from './see-other.js';
+import { closeSession, openSession, resumeSession, type SignedInWebmaster } from './sessions.js';
+
+const COOKIE = 'ap_platform';
+export const PLATFORM_PATH = '/platform';
+
+const cookieOptions = (ctx: Context) =>
+  ({ httpOnly: true, sameSite: 'lax', secure: ctx.secure, path: PLATFORM_PATH, overwrite: true }) as const;
+
+interface PlatformState {
+  webmaster?: SignedInWebmaster;
+}
+
+export const webmasterOf = (ctx: Context): SignedInWebmaster | undefined => (ctx.state as PlatformState).webmaster;
+
+/** Loads the signed-in webmaster (if any) from the session cookie into ctx.state. */
+export const loadSession = (runtime: Runtime): Middleware => async (ctx, next) => {
+  const id = ctx.cookies.get(COOKIE);
+  if (id) {
+    const webmaster = await resumeSession(runtime, id);
+    if (webmaster) (ctx.state as PlatformState).webmaster = webmaster;
+    else ctx.cookies.set(COOKIE, null, cookieOptions(ctx));
+  }
+  await next();
+};
+
+/** Pages behind sign-in send strangers to the sign-in page. */
+export const requireWebmaster: Middleware = async (ctx, next) => {
+  if (webmasterOf(ctx)) await next();
+  else seeOther(ctx, `${PLATFORM_PATH}/signin`);
+};
+
+/** Signs the browser in with a new session id (any previous session of this browser is closed: no fixation). */
+export async function startSession(ctx: Context, runtime: Runtime, webmasterId: number): Promise<void> {
+  await endSession(ctx, runtime);
+  ctx.cookies.set(COOKIE, await openSession(runtime, webmasterId), cookieOptions(ctx));
+}
+
+export async function endSession(ctx: Context, runtime: Runtime): Promise<void> {
+  const id = ctx.cookies.get(COOKIE);
+  if (id) await closeSession(runtime, id);
+  ctx.cookies.set(COOKIE, null, cookieOptions(ctx));
+  delete (ctx.state as PlatformState).webmaster;
+}

@@ -1,0 +1,20 @@
+import Router from '@koa/router';
+import { formBody } from '../http/body.js';
+import { requireCsrf } from '../http/csrf.js';
+import type { Runtime } from '../runtime.js';
+import { loadSession, PLATFORM_PATH, requireWebmaster } from './authentication.js';
+import { accountRoutes } from './routes/account-routes.js';
+import { authRoutes } from './routes/auth-routes.js';
+import { websiteRoutes } from './routes/website-routes.js';
+
+/** The webmasters platform at /platform: server-rendered pages, every post behind CSRF, sessions in platform_sessions. */
+export function platformRouter(runtime: Runtime): Router {
+  const router = new Router({ prefix: PLATFORM_PATH });
+  router.use(formBody(), requireCsrf, loadSession(runtime));
+  router.use(authRoutes(runtime).routes());
+  const signedIn = new Router();
+  signedIn.use(requireWebmaster);
+  signedIn.use(accountRoutes(runtime).routes(), websiteRoutes(runtime).routes());
+  router.use(signedIn.routes());
+  return router;
+}

@@ -1,0 +1,35 @@
+import Router from '@koa/router';
+import type { Runtime } from '../../runtime.js';
+import { describeApiToken, issueApiToken } from '../../webmasters/api-tokens.js';
+import { PLATFORM_PATH, webmasterOf } from '../authentication.js';
+import { formatTimestamp } from '../format.js';
+import { renderPage } from '../page.js';
+import { seeOther } from '../see-other.js';
+import { holdTokenForDisplay, takeTokenForDisplay } from '../token-display.js';
+
+/** The Account page and its "Authorization Token" section (spec 5: Account, Authorization Token, Generate). */
+export function accountRoutes(runtime: Runtime): Router {
+  const router = new Router();
+
+  router.get('/account', async (ctx) => {
+    const webmasterId = webmasterOf(ctx)!.id;
+    const newToken = takeTokenForDisplay(ctx, runtime, webmasterId);
+    const active = await describeApiToken(runtime.db, webmasterId);
+    renderPage(ctx, 'account.njk', {
+      newToken,
+      token: active && {
+        createdAt: formatTimestamp(active.createdAt),
+        lastUsedAt: active.lastUsedAt && formatTimestamp(active.lastUsedAt),
+      },
+    });
+  });
+
+  // Generating revokes the previous token (issueApiToken); only its hash is stored, so this is the one chance to show it.
+  router.post('/account/token', async (ctx) => {
+    const webmasterId = webmasterOf(ctx)!.id;
+    holdTokenForDisplay(ctx, runtime, webmasterId, await issueApiToken(runtime.db, runtime.clock, webmasterId));
+    seeOther(ctx, `${PLATFORM_PATH}/account`);
+  });
+
+  return router;
+}

@@ -1,0 +1,76 @@
+import Router from '@koa/router';
+import type { Runtime } from '../../runtime.js';
+import { sha256 } from '../../security/hashing.js';
+import { authenticateWebmaster, createWebmaster, EmailTakenError } from '../../webmasters/accounts.js';
+import { endSession, PLATFORM_PATH, startSession, webmasterOf } from '../authentication.js';
+import { checkNewCredentials, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../credentials.js';
+import { textField } from '../form-fields.js';
+import { renderPage } from '../page.js';
+import { seeOther } from '../see-other.js';
+
+// Sign-in guesses are limited per email (one account under attack) and per IP (one attacker, many accounts).
+const SIGN_IN_PER_EMAIL = { name: 'platform-signin-email', points: 10, duration: 15 * 60 };
+const SIGN_IN_PER_IP = { name: 'platform-signin-ip', points: 50, duration: 15 * 60 };
+const REGISTER_PER_EMAIL = { name: 'platform-register-email', points: 5, duration: 3600 };
+const REGISTER_PER_IP = { name: 'platform-register-ip', points: 20, duration: 3600 };
+
+const PASSWORD_LIMITS = { minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH };
+
+// Limiter keys hold a digest, not the address itself, so the shared rate_limits table stores no emails.
+const emailKey = (email: string): string => sha256(email.trim().toLowerCase());
+
+/** Register, sign in, sign out. */
+export function authRoutes(runtime: Runtime): Router {
+  const router = new Router();
+  const limits = {
+    signInPerEmail: runtime.rateLimits.limiter(SIGN_IN_PER_EMAIL),
+    signInPerIp: runtime.rateLimits.limiter(SIGN_IN_PER_IP),
+    registerPerEmail: runtime.rateLimits.limiter(REGISTER_PER_EMAIL),
+    registerPerIp: runtime.rateLimits.limiter(REGISTER_PER_IP),
+  };
+
+  router.get('/', (ctx) => seeOther(ctx, `${PLATFORM_PATH}/${webmasterOf(ctx) ? 'account' : 'signin'}`));
+
+  router.get('/register', (ctx) => renderPage(ctx, 'register.njk', PASSWORD_LIMITS));
+  router.post('/register', async (ctx) => {
+    const email = textField(ctx.request.body, 'email').trim();
+    const password = textField(ctx.request.body, 'password');
+    await limits.registerPerIp.consume(ctx.ip);
+    await limits.registerPerEmail.consume(emailKey(email));
+    const errors: Record<string, string> = {};
+    for (const field of checkNewCredentials({ email, password })) errors[field] = `platform.register.error.${field}`;
+    if (!errors.password && password !== textField(ctx.request.body, 'confirm')) errors.confirm = 'platform.register.error.confirm';
+    if (Object.keys(errors).length === 0) {
+      try {
+        const webmaster = await createWebmaster(runtime.db, { email, password });
+        await startSession(ctx, runtime, webmaster.id);
+        return seeOther(ctx, `${PLATFORM_PATH}/account`);
+      } catch (error) {
+        if (!(error instanceof EmailTakenError)) throw error;
+        errors.email = 'platform.register.error.taken';
+      }
+    }
+    renderPage(ctx, 'register.njk', { ...PASSWORD_LIMITS, email, errors }, 400);
+  });
+
+  router.get('/signin', (ctx) => renderPage(ctx, 'signin.njk'));
+  router.post('/signin', async (ctx) => {
+    const email = textField(ctx.request.body, 'email').trim();
+    const password = textField(ctx.request.body, 'password');
+    await limits.signInPerIp.consume(ctx.ip);
+    await limits.signInPerEmail.consume(emailKey(email));
+    // One message for an unknown email and a wrong password, so the form does not tell which emails have accounts.
+    const webmaster = email && password ? await authenticateWebmaster(runtime.db, email, password) : undefined;
+    if (!webmaster) return renderPage(ctx, 'signin.njk', { email, failed: true }, 400);
+    await limits.signInPerEmail.reset(emailKey(email));
+    await startSession(ctx, runtime, webmaster.id);
+    seeOther(ctx, `${PLATFORM_PATH}/account`);
+  });
+
+  router.post('/signout', async (ctx) => {
+    await endSession(ctx, runtime);
+    seeOther(ctx, `${PLATFORM_PATH}/signin`);
+  });
+
+  return router;
+}

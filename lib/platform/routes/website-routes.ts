@@ -1,0 +1,132 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { environmentPathSchema, websitePathSchema } from '../../external/schemas/path-parameters.js';
+import { validator } from '../../external/validation.js';
+import { HttpError } from '../../http/errors.js';
+import { LANGUAGE_CHOICES } from '../../i18n/languages.js';
+import type { Runtime } from '../../runtime.js';
+import { WEBSITE_CHALLENGES } from '../../verification/challenge.js';
+import {
+  createOAuth2Config, createWebsite, ENVIRONMENTS, FREE_CHALLENGES, getWebsite, listWebsites, regenerateOAuth2Credentials,
+  regenerateWebsiteKey, updateOAuth2Config, updateWebsite, type Environment,
+} from '../../websites/index.js';
+import { PLATFORM_PATH, webmasterOf } from '../authentication.js';
+import { renderPage } from '../page.js';
+import { seeOther } from '../see-other.js';
+import {
+  oauth2CreateForm, oauth2UpdateForm, websiteCreateForm, websiteUpdateForm, type FieldErrors, type ParsedForm,
+} from '../website-forms.js';
+import { hasSecrets, overviewOf } from '../website-view.js';
+
+const validateWebsitePath = validator<{ website_id: string }>(websitePathSchema, 'path');
+const validateEnvironmentPath = validator<{ website_id: string; environment: 'live' | 'test' }>(environmentPathSchema, 'path');
+
+/** What the page says after a successful change (?saved=...), from a fixed list so the query cannot inject text. */
+const NOTICES = ['created', 'website', 'key', 'oauth2', 'credentials'] as const;
+
+/** A form that failed: which one, the values to show again, and the problems (per field, or one for the whole form). */
+interface FailedForm {
+  form: string;
+  values: object;
+  fields: FieldErrors;
+  message?: string;
+}
+
+const OPTIONS = { languages: LANGUAGE_CHOICES, challenges: WEBSITE_CHALLENGES, environments: ENVIRONMENTS, freeChallenges: FREE_CHALLENGES };
+
+/** The websites overview and each website's page: keys, OAuth2 configurations, and the forms that change them. */
+export function websiteRoutes(runtime: Runtime): Router {
+  const router = new Router();
+  const ownerOf = (ctx: Context): number => webmasterOf(ctx)!.id;
+  const websitePath = (id: number, saved?: (typeof NOTICES)[number]) => `${PLATFORM_PATH}/websites/${id}${saved ? `?saved=${saved}` : ''}`;
+
+  const pageOptions = (ctx: Context) => ({
+    ...OPTIONS,
+    showSecrets: ctx.query.secrets === 'shown',
+    notice: NOTICES.find((notice) => notice === ctx.query.saved),
+  });
+
+  async function showList(ctx: Context, failed?: FailedForm, status = 200): Promise<void> {
+    const websites = await listWebsites(runtime, ownerOf(ctx));
+    const overviews = await Promise.all(websites.map((website) => overviewOf(runtime, ownerOf(ctx), website)));
+    renderPage(ctx, 'websites.njk', { ...pageOptions(ctx), overviews, secrets: hasSecrets(overviews), failed }, status);
+  }
+
+  async function showWebsite(ctx: Context, websiteId: number, failed?: FailedForm, status = 200): Promise<void> {
+    const overview = await overviewOf(runtime, ownerOf(ctx), await getWebsite(runtime, ownerOf(ctx), websiteId));
+    renderPage(ctx, 'website.njk', { ...pageOptions(ctx), overview, secrets: hasSecrets([overview]), failed }, status);
+  }
+
+  /**
+   * Runs a form's change: field problems re-render the page with them (400); a refusal from the service (a rule the
+   * fields alone cannot show, e.g. a second configuration for an environment) is shown above the form. Refusals that
+   * are about the website itself (another webmaster's: 401, missing: 404) end on the error page.
+   */
+  async function submit<T>(
+    ctx: Context, form: string, parsed: ParsedForm<T>, change: (input: T) => Promise<string>,
+    show: (failed: FailedForm, status: number) => Promise<void>,
+  ): Promise<void> {
+    if (Object.keys(parsed.errors).length > 0) return show({ form, values: parsed.input as object, fields: parsed.errors }, 400);
+    let location: string;
+    try {
+      location = await change(parsed.input);
+    } catch (error) {
+      if (!(error instanceof HttpError) || error.status !== 400) throw error;
+      return show({ form, values: parsed.input as object, fields: {}, message: error.message }, 400);
+    }
+    seeOther(ctx, location);
+  }
+
+  const websiteIdOf = (ctx: Context): number => Number(validateWebsitePath({ website_id: ctx.params.id }).website_id);
+  const environmentOf = (ctx: Context): { websiteId: number; environment: Environment } => {
+    const path = validateEnvironmentPath({ website_id: ctx.params.id, environment: ctx.params.environment });
+    return { websiteId: Number(path.website_id), environment: path.environment.toUpperCase() as Environment };
+  };
+
+  router.get('/websites', (ctx) => showList(ctx));
+
+  router.post('/websites', (ctx) =>
+    submit(ctx, 'create', websiteCreateForm(ctx.request.body), async (input) => websitePath((await createWebsite(runtime, ownerOf(ctx), input)).id, 'created'),
+      (failed, status) => showList(ctx, failed, status)));
+
+  router.get('/websites/:id', (ctx) => showWebsite(ctx, websiteIdOf(ctx)));
+
+  router.post('/websites/:id', async (ctx) => {
+    const websiteId = websiteIdOf(ctx);
+    await submit(ctx, 'website', websiteUpdateForm(ctx.request.body),
+      async (input) => websitePath((await updateWebsite(runtime, ownerOf(ctx), websiteId, input)).id, 'website'),
+      (failed, status) => showWebsite(ctx, websiteId, failed, status));
+  });
+
+  router.post('/websites/:id/keys/:environment/regenerate', async (ctx) => {
+    const { websiteId, environment } = environmentOf(ctx);
+    await regenerateWebsiteKey(runtime, ownerOf(ctx), websiteId, environment);
+    seeOther(ctx, websitePath(websiteId, 'key'));
+  });
+
+  router.post('/websites/:id/oauth2/:environment', async (ctx) => {
+    const { websiteId, environment } = environmentOf(ctx);
+    await submit(ctx, `oauth2-${environment}`, oauth2CreateForm(ctx.request.body), async (input) => {
+      await createOAuth2Config(runtime, ownerOf(ctx), websiteId, environment, input);
+      return websitePath(websiteId, 'oauth2');
+    }, (failed, status) => showWebsite(ctx, websiteId, failed, status));
+  });
+
+  router.post('/websites/:id/oauth2/:environment/update', async (ctx) => {
+    const { websiteId, environment } = environmentOf(ctx);
+    await submit(ctx, `oauth2-${environment}`, oauth2UpdateForm(ctx.request.body), async (input) => {
+      await updateOAuth2Config(runtime, ownerOf(ctx), websiteId, environment, input);
+      return websitePath(websiteId, 'oauth2');
+    }, (failed, status) => showWebsite(ctx, websiteId, failed, status));
+  });
+
+  router.post('/websites/:id/oauth2/:environment/regenerate', async (ctx) => {
+    const { websiteId, environment } = environmentOf(ctx);
+    await submit(ctx, `credentials-${environment}`, { input: {}, errors: {} }, async () => {
+      await regenerateOAuth2Credentials(runtime, ownerOf(ctx), websiteId, environment);
+      return websitePath(websiteId, 'credentials');
+    }, (failed, status) => showWebsite(ctx, websiteId, failed, status));
+  });
+
+  return router;
+}

@@ -1,0 +1,52 @@
+import { addSeconds } from '../clock.js';
+import type { Runtime } from '../runtime.js';
+import { randomToken, sha256 } from '../security/hashing.js';
+
+/** A session ends after this long without a request... */
+export const SESSION_IDLE_SECONDS = 2 * 3600;
+/** ...and at the latest this long after sign-in, however active. */
+export const SESSION_ABSOLUTE_SECONDS = 12 * 3600;
+
+export interface SignedInWebmaster {
+  id: number;
+  email: string;
+}
+
+/**
+ * Opens a session for the webmaster and returns its id, which only the browser's cookie holds (the table keeps
+ * its SHA-256). Expired sessions are swept here, so the table never grows beyond the live ones.
+ */
+export async function openSession(runtime: Pick<Runtime, 'db' | 'clock'>, webmasterId: number): Promise<string> {
+  const id = randomToken(32);
+  const now = runtime.clock.now();
+  await runtime.db('platform_sessions').where('expires_at', '<=', now).delete();
+  await runtime.db('platform_sessions').insert({
+    id_hash: sha256(id),
+    webmaster_id: webmasterId,
+    created_at: now,
+    expires_at: addSeconds(now, SESSION_IDLE_SECONDS),
+  });
+  return id;
+}
+
+/** The session's webmaster when it is alive, extending its idle expiry (never past the absolute one). */
+export async function resumeSession(runtime: Pick<Runtime, 'db' | 'clock'>, id: string): Promise<SignedInWebmaster | undefined> {
+  const now = runtime.clock.now();
+  const row = await runtime.db('platform_sessions')
+    .join('webmasters', 'webmasters.id', 'platform_sessions.webmaster_id')
+    .where('platform_sessions.id_hash', sha256(id))
+    .where('platform_sessions.expires_at', '>', now)
+    .first<{ webmaster_id: number; email: string; created_at: Date } | undefined>(
+      'platform_sessions.webmaster_id', 'webmasters.email', 'platform_sessions.created_at',
+    );
+  if (!row) return undefined;
+  const absolute = addSeconds(new Date(row.created_at), SESSION_ABSOLUTE_SECONDS);
+  if (absolute <= now) return undefined;
+  const idle = addSeconds(now, SESSION_IDLE_SECONDS);
+  await runtime.db('platform_sessions').where('id_hash', sha256(id)).update('expires_at', idle < absolute ? idle : absolute);
+  return { id: row.webmaster_id, email: row.email };
+}
+
+export async function closeSession(runtime: Pick<Runtime, 'db'>, id: string): Promise<void> {
+  await runtime.db('platform_sessions').where('id_hash', sha256(id)).delete();
+}

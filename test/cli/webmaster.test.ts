@@ -1,0 +1,181 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import type { CliIo } from '../../lib/cli/command.js';
+import { main } from '../../lib/cli/main.js';
+import { packageRoot } from '../../lib/paths.js';
+import { openDatabase, type Database } from '../../lib/store/database.js';
+import { systemClock } from '../../lib/clock.js';
+import { authenticateApiToken } from '../../lib/webmasters/api-tokens.js';
+import { authenticateWebmaster } from '../../lib/webmasters/accounts.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI in-process with captured output, the given stdin, and only the test's environment. */
+async function cli(env: NodeJS.ProcessEnv, args: string[], stdin = ''): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    stdout: (text) => { stdout += text; },
+    stderr: (text) => { stderr += text; },
+    readStdin: async () => stdin,
+    env,
+  };
+  const code = await main(args, io);
+  return { code, stdout, stderr };
+}
+
+let counter = 0;
+const newEmail = () => `cli-${Date.now()}-${counter++}@example.test`;
+const STRONG = 'a long enough passphrase';
+
+describe('age-provider webmaster (operator CLI)', function () {
+  this.timeout(120_000);
+  let dataDir: string;
+  let database: TestDatabase | undefined;
+  let env: NodeJS.ProcessEnv;
+
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'age-provider-cli-'));
+    // PostgreSQL when DATABASE_URL is set (a fresh database of its own), else the embedded database in DATA_DIR.
+    database = process.env.DATABASE_URL ? await createTestDatabase() : undefined;
+    env = { DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...(database?.url ? { DATABASE_URL: database.url } : {}) };
+  });
+  after(async () => {
+    await database?.drop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  /** The database the CLI wrote to, opened after the command released it. */
+  async function inspect<T>(work: (db: Database) => Promise<T>): Promise<T> {
+    if (database) return work(database.db);
+    const db = await openDatabase({ dataDir });
+    try {
+      return await work(db);
+    } finally {
+      await db.destroy();
+    }
+  }
+
+  it('explains itself with --help and is listed in the overview', async () => {
+    const help = await cli(env, ['webmaster', '--help']);
+    expect(help.code).to.equal(0);
+    expect(help.stdout).to.contain('age-provider webmaster create --email E [--password-stdin] [--json]')
+      .and.contain('age-provider webmaster token --email E [--json]');
+    expect((await cli(env, ['webmaster', 'create', '--help'])).stdout).to.equal(help.stdout);
+    expect((await cli(env, ['--help'])).stdout).to.match(/webmaster\s+create a webmaster account/);
+  });
+
+  it('creates a webmaster with a password from stdin (--json: one document, no password echoed)', async () => {
+    const email = newEmail();
+    const run = await cli(env, ['webmaster', 'create', '--email', email, '--password-stdin', '--json'], `${STRONG}\n`);
+    expect(run.code, run.stderr).to.equal(0);
+    const result = JSON.parse(run.stdout) as Record<string, unknown>;
+    expect(Object.keys(result).sort()).to.deep.equal(['createdAt', 'email', 'id']);
+    expect(result.email).to.equal(email);
+    expect(result.id).to.be.a('number');
+    expect(new Date(result.createdAt as string).getTime()).to.be.closeTo(Date.now(), 60_000);
+    expect(await inspect((db) => authenticateWebmaster(db, email, STRONG))).to.deep.include({ id: result.id, email });
+  });
+
+  it('generates a strong password when none is given and prints it once', async () => {
+    const email = newEmail();
+    const human = await cli(env, ['webmaster', 'create', '--email', email]);
+    expect(human.code, human.stderr).to.equal(0);
+    expect(human.stdout).to.contain(`Created webmaster ${email}`);
+    const password = /Generated password \(shown only this once\): (\S+)/.exec(human.stdout)?.[1];
+    expect(password).to.be.a('string').with.length.of.at.least(20);
+    expect(await inspect((db) => authenticateWebmaster(db, email, password!))).to.deep.include({ email });
+
+    const json = JSON.parse((await cli(env, ['webmaster', 'create', '--email', newEmail(), '--json'])).stdout) as { password: string };
+    expect(json.password).to.be.a('string').with.length.of.at.least(20).and.not.equal(password);
+  });
+
+  it('prints a new API token once and revokes the previous one', async () => {
+    const email = newEmail();
+    expect((await cli(env, ['webmaster', 'create', '--email', email, '--password-stdin'], STRONG)).code).to.equal(0);
+    const first = await cli(env, ['webmaster', 'token', '--email', email, '--json']);
+    expect(first.code, first.stderr).to.equal(0);
+    const issued = JSON.parse(first.stdout) as { webmasterId: number; email: string; token: string };
+    expect(Object.keys(issued).sort()).to.deep.equal(['email', 'token', 'webmasterId']);
+    expect(issued.token).to.match(/^avk_[A-Za-z0-9_-]{43}$/);
+    expect(issued.email).to.equal(email);
+
+    const second = await cli(env, ['webmaster', 'token', '--email', email.toUpperCase()]);
+    expect(second.code).to.equal(0);
+    const token = /^(avk_\S+)$/m.exec(second.stdout)?.[1];
+    expect(second.stdout).to.contain('shown only this once; the previous token no longer works');
+    expect(token).to.be.a('string').and.not.equal(issued.token);
+    await inspect(async (db) => {
+      expect(await authenticateApiToken(db, systemClock, issued.token)).to.equal(undefined);
+      expect(await authenticateApiToken(db, systemClock, token!)).to.equal(issued.webmasterId);
+    });
+  });
+
+  it('fails clearly, with a non-zero exit, on an unknown email, a taken email, a bad email and a weak password', async () => {
+    const email = newEmail();
+    await cli(env, ['webmaster', 'create', '--email', email, '--password-stdin'], STRONG);
+    const cases: Array<[string[], string, RegExp]> = [
+      [['webmaster', 'token', '--email', 'nobody@example.test'], '', /no webmaster has the email nobody@example\.test/],
+      [['webmaster', 'create', '--email', email, '--password-stdin'], STRONG, /already exists/],
+      [['webmaster', 'create', '--email', 'not an email', '--password-stdin'], STRONG, /"not an email" is not a valid email address/],
+      [['webmaster', 'create', '--email', newEmail(), '--password-stdin'], 'short\n', /between 12 and 256 characters/],
+      [['webmaster', 'create'], '', /--email is required/],
+      [['webmaster', 'delete', '--email', email], '', /unknown subcommand "delete"/],
+      [['webmaster'], '', /a subcommand is required/],
+    ];
+    for (const [args, stdin, message] of cases) {
+      const human = await cli(env, args, stdin);
+      expect(human.code, args.join(' ')).to.equal(1);
+      expect(human.stdout, args.join(' ')).to.equal('');
+      expect(human.stderr, args.join(' ')).to.match(message).and.match(/^age-provider webmaster: /);
+      const json = await cli(env, [...args, '--json'], stdin);
+      expect(json.code).to.equal(1);
+      expect(JSON.parse(json.stdout)).to.have.property('error').that.matches(message);
+    }
+    expect((await cli(env, ['webmaster', 'token', '--email', email, '--bogus'])).code).to.equal(2);
+    expect(await inspect((db) => db('webmasters').where('email', 'not an email').first())).to.equal(undefined);
+  });
+});
+
+describe('age-provider webmaster on an embedded database a server holds', function () {
+  this.timeout(120_000);
+  let dataDir: string;
+  let server: ChildProcess | undefined;
+
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'age-provider-cli-lock-'));
+  });
+  after(async () => {
+    server?.kill('SIGTERM');
+    if (server && server.exitCode === null) await new Promise((resolve) => server!.once('exit', resolve));
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('tells the operator which process holds it and what to do instead', async () => {
+    // A real server process on the embedded database in dataDir.
+    const script = `import { main } from ${JSON.stringify(join(packageRoot, 'lib/cli/main.ts'))}; process.exitCode = await main(process.argv.slice(1));`;
+    server = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, 'serve', '--json'], {
+      cwd: packageRoot,
+      env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await new Promise<void>((resolve, reject) => {
+      server!.stdout!.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('listening')) resolve();
+      });
+      server!.once('exit', (code) => reject(new Error(`the server exited early (${code})`)));
+    });
+    const run = await cli({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, ['webmaster', 'token', '--email', 'someone@example.test']);
+    expect(run.code).to.equal(1);
+    expect(run.stderr).to.contain(`in use by process ${server.pid}`)
+      .and.contain('Stop that process first, or run the server and this command against PostgreSQL with DATABASE_URL');
+  });
+});

@@ -1,0 +1,271 @@
+import { expect } from 'chai';
+import { LANGUAGES } from '../../lib/i18n/languages.js';
+import { sha256 } from '../../lib/security/hashing.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { decode, PlatformClient } from './platform-client.js';
+
+const TOKEN = /avk_[A-Za-z0-9_-]{43}/g;
+let counter = 0;
+const newEmail = () => `platform-${Date.now()}-${counter++}@example.test`;
+const PASSWORD = 'correct horse battery';
+
+async function register(app: TestApp, email = newEmail()): Promise<{ client: PlatformClient; email: string }> {
+  const client = new PlatformClient(app.url);
+  await client.get('/platform/register');
+  const page = await client.post('/platform/register', { email, password: PASSWORD, confirm: PASSWORD });
+  expect(page.redirects).to.deep.equal(['/platform/account']);
+  return { client, email };
+}
+
+/** Registers through a raw request (no redirect following) and returns the Set-Cookie line of the session. */
+async function sessionCookieOfRegistration(app: TestApp, headers: Record<string, string> = {}): Promise<string> {
+  const client = new PlatformClient(app.url, headers);
+  const form = await client.get('/platform/register');
+  const response = await fetch(`${app.url}/platform/register`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: {
+      ...headers,
+      cookie: [...client.cookies].map(([name, value]) => `${name}=${value}`).join('; '),
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: new URLSearchParams({ _csrf: /name="_csrf" value="([^"]+)"/.exec(form.html)![1]!, email: newEmail(), password: PASSWORD, confirm: PASSWORD }),
+  });
+  expect(response.status).to.equal(303);
+  return response.headers.getSetCookie().find((line) => line.startsWith('ap_platform='))!;
+}
+
+describe('webmasters platform: accounts, sessions and the Authorization Token', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp();
+  });
+  after(() => app.close());
+
+  it('registers a webmaster, who lands signed in on the Account page', async () => {
+    const { client, email } = await register(app);
+    const page = await client.get('/platform/account');
+    expect(page.status).to.equal(200);
+    expect(page.html).to.contain('Authorization Token').and.contain(`Signed in as ${email}`).and.contain('You have no active token.');
+    expect(page.headers.get('cache-control')).to.equal('no-store');
+    const csp = page.headers.get('content-security-policy') ?? '';
+    expect(csp).to.contain("script-src 'self'").and.contain("style-src 'self'").and.not.contain('unsafe-inline');
+    expect(page.html).not.to.match(/<script>|style="/);
+  });
+
+  it('sets the session cookie HttpOnly, SameSite=Lax, on /platform, and stores only its SHA-256', async () => {
+    const cookie = await sessionCookieOfRegistration(app);
+    expect(cookie).to.match(/; path=\/platform/i).and.match(/samesite=lax/i).and.match(/httponly/i).and.not.match(/secure/i);
+    const id = /^ap_platform=([^;]+)/.exec(cookie)![1]!;
+    const rows = await app.provider.db('platform_sessions').select('id_hash');
+    expect(rows.map((row: { id_hash: string }) => row.id_hash)).not.to.include(id);
+    expect(rows.map((row: { id_hash: string }) => row.id_hash)).to.include(sha256(id));
+  });
+
+  it('refuses a short password, a mismatched confirmation, a bad email and a taken email, next to the fields', async () => {
+    const { email: taken } = await register(app);
+    const client = new PlatformClient(app.url);
+    await client.get('/platform/register');
+    let page = await client.post('/platform/register', { email: 'not-an-email', password: 'short', confirm: 'short' });
+    expect(page.status).to.equal(400);
+    expect(page.html).to.contain('id="email-error"').and.contain('Enter a valid email address.');
+    expect(page.html).to.contain('id="password-error"').and.contain('The password must have between 12 and 256 characters.');
+    expect(page.html).to.match(/id="password"[^>]*aria-invalid="true"/);
+    page = await client.post('/platform/register', { email: newEmail(), password: PASSWORD, confirm: `${PASSWORD}!` });
+    expect(page.status).to.equal(400);
+    expect(page.html).to.contain('id="confirm-error"').and.contain('The two passwords do not match.');
+    page = await client.post('/platform/register', { email: taken.toUpperCase(), password: PASSWORD, confirm: PASSWORD });
+    expect(page.status).to.equal(400);
+    expect(page.html).to.contain('An account with this email already exists.');
+    expect(await app.provider.db('webmasters').where('email', 'not-an-email').first()).to.equal(undefined);
+  });
+
+  it('signs in with the right password; a wrong password and an unknown email get the same answer', async () => {
+    const { email } = await register(app);
+    const client = new PlatformClient(app.url);
+    await client.get('/platform/signin');
+    const wrongPassword = await client.post('/platform/signin', { email, password: 'wrong password 123' });
+    const unknownEmail = await client.post('/platform/signin', { email: newEmail(), password: 'wrong password 123' });
+    for (const page of [wrongPassword, unknownEmail]) {
+      expect(page.status).to.equal(400);
+      expect(page.html).to.contain('Email or password is incorrect.');
+    }
+    expect(wrongPassword.html.replace(/value="[^"]*"/g, '')).to.equal(unknownEmail.html.replace(/value="[^"]*"/g, ''));
+    expect((await client.get('/platform/account')).redirects).to.deep.equal(['/platform/signin']);
+    const signedIn = await client.post('/platform/signin', { email, password: PASSWORD });
+    expect(signedIn.redirects).to.deep.equal(['/platform/account']);
+    expect(signedIn.html).to.contain(`Signed in as ${email}`);
+  });
+
+  it('rotates the session id at sign-in and ends the session at sign-out (POST with CSRF)', async () => {
+    const { client, email } = await register(app);
+    const first = client.cookies.get('ap_platform');
+    await client.post('/platform/signin', { email, password: PASSWORD });
+    const second = client.cookies.get('ap_platform');
+    expect(second).to.be.a('string').and.not.equal(first);
+    const stale = new PlatformClient(app.url);
+    stale.cookies.set('ap_platform', first!);
+    expect((await stale.get('/platform/account')).redirects).to.deep.equal(['/platform/signin']);
+
+    const signedOut = await client.post('/platform/signout');
+    expect(signedOut.redirects).to.deep.equal(['/platform/signin']);
+    expect(client.cookies.has('ap_platform')).to.equal(false);
+    const replay = new PlatformClient(app.url);
+    replay.cookies.set('ap_platform', second!);
+    expect((await replay.get('/platform/account')).redirects).to.deep.equal(['/platform/signin']);
+  });
+
+  it('refuses every form post without the CSRF token (403), changing nothing', async () => {
+    const { client, email } = await register(app);
+    const before = await app.provider.db('api_tokens').count<{ count: number }[]>('* as count');
+    for (const [path, fields] of [
+      ['/platform/account/token', {}],
+      ['/platform/signout', {}],
+      ['/platform/signin', { email, password: PASSWORD }],
+      ['/platform/register', { email: newEmail(), password: PASSWORD, confirm: PASSWORD }],
+    ] as const) {
+      const page = await client.post(path, fields, null);
+      expect(page.status, path).to.equal(403);
+      expect(page.html).to.contain('This form has expired.');
+      const forged = await client.post(path, fields, 'forged-token');
+      expect(forged.status, path).to.equal(403);
+    }
+    expect(await app.provider.db('api_tokens').count<{ count: number }[]>('* as count')).to.deep.equal(before);
+    expect((await client.get('/platform/account')).status).to.equal(200);
+  });
+
+  it('generates the API token, shows it once, records its use, and generating again revokes the previous one', async () => {
+    const { client } = await register(app);
+    const generated = await client.post('/platform/account/token');
+    expect(generated.status).to.equal(200);
+    expect(generated.headers.get('cache-control')).to.equal('no-store');
+    const [token] = generated.html.match(TOKEN) ?? [];
+    expect(token).to.be.a('string');
+    expect(decode(generated.html)).to.contain('it is shown only this once').and.contain('Not used yet.');
+    const stored = await app.provider.db('api_tokens').select('token_hash');
+    expect(JSON.stringify(stored)).not.to.contain(token);
+
+    const later = await client.get('/platform/account');
+    expect(later.html.match(TOKEN)).to.equal(null);
+    expect(later.html).to.match(/Your active token was generated on \d{4}-\d\d-\d\d \d\d:\d\d UTC\./);
+
+    const api = (bearer: string) => fetch(`${app.url}/external/website`, { headers: { authorization: `Bearer ${bearer}` } });
+    const listed = await api(token!);
+    expect(listed.status).to.equal(200);
+    expect(await listed.json()).to.deep.equal([]);
+    expect((await client.get('/platform/account')).html).to.match(/Last used on \d{4}-\d\d-\d\d \d\d:\d\d UTC\./);
+
+    const again = await client.post('/platform/account/token');
+    const [second] = again.html.match(TOKEN) ?? [];
+    expect(second).to.be.a('string').and.not.equal(token);
+    expect(again.html).to.contain('Not used yet.');
+    const revoked = await api(token!);
+    expect(revoked.status).to.equal(401);
+    expect(await revoked.json()).to.deep.include({ statusCode: 401, error: 'Unauthorized' });
+    expect((await api(second!)).status).to.equal(200);
+  });
+
+  it('sends strangers from the signed-in pages to the sign-in page, and /platform to the right place', async () => {
+    const stranger = new PlatformClient(app.url);
+    for (const path of ['/platform/account', '/platform/websites', '/platform']) {
+      const page = await stranger.get(path);
+      expect(page.redirects, path).to.deep.equal(['/platform/signin']);
+      expect(page.html).to.contain('Sign in to the webmasters platform');
+    }
+    const { client } = await register(app);
+    expect((await client.get('/platform')).redirects).to.deep.equal(['/platform/account']);
+  });
+});
+
+describe('webmasters platform: languages', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp();
+  });
+  after(() => app.close());
+
+  it('renders every page in each of the six languages, following Accept-Language', async () => {
+    const signInWords: Record<string, string> = { de: 'Anmelden', en: 'Sign in', es: 'Iniciar sesión', fr: 'Se connecter', it: 'Accedi', pt: 'Iniciar sessão' };
+    for (const language of LANGUAGES) {
+      const client = new PlatformClient(app.url, { 'Accept-Language': `${language};q=0.9, en;q=0.1` });
+      const signIn = await client.get('/platform/signin');
+      expect(signIn.html).to.contain(`<html lang="${language}">`).and.contain(signInWords[language]);
+      await client.get('/platform/register');
+      const account = await client.post('/platform/register', { email: newEmail(), password: PASSWORD, confirm: PASSWORD });
+      expect(account.status, language).to.equal(200);
+      expect((await client.post('/platform/account/token')).status, language).to.equal(200);
+      await client.get('/platform/websites');
+      const website = await client.post('/platform/websites', { name: 'Site', domain: 'site.example.com', language: 'auto', challenges: 'selfie', regions: '' });
+      expect(website.status, language).to.equal(200);
+      const invalid = await client.post(`${new URL(website.url).pathname}/oauth2/live`, { redirectUris: 'ftp://x' });
+      expect(invalid.status, language).to.equal(400);
+      expect(invalid.html).to.contain(`<html lang="${language}">`);
+    }
+  });
+});
+
+describe('webmasters platform: rate limits', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp();
+  });
+  after(() => app.close());
+
+  it('limits sign-in attempts per email (429 with Retry-After), even with the right password', async () => {
+    const { email } = await register(app);
+    const client = new PlatformClient(app.url);
+    await client.get('/platform/signin');
+    for (let attempt = 0; attempt < 10; attempt += 1) {
+      expect((await client.post('/platform/signin', { email, password: `wrong password ${attempt}` })).status).to.equal(400);
+    }
+    const blocked = await client.post('/platform/signin', { email, password: PASSWORD });
+    expect(blocked.status).to.equal(429);
+    expect(Number(blocked.headers.get('retry-after'))).to.be.greaterThan(0);
+    expect(blocked.html).to.contain('Too many requests.');
+    expect(client.cookies.has('ap_platform')).to.equal(false);
+  });
+
+  it('limits registrations per IP', async () => {
+    const client = new PlatformClient(app.url);
+    await client.get('/platform/register');
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 21; attempt += 1) {
+      statuses.push((await client.post('/platform/register', { email: newEmail(), password: 'short', confirm: 'short' })).status);
+    }
+    // register() above spent one point of this IP's 20.
+    expect(statuses.filter((status) => status === 400)).to.have.length(19);
+    expect(statuses.slice(19)).to.deep.equal([429, 429]);
+  });
+});
+
+describe('webmasters platform: session expiry and https', () => {
+  let app: TestApp;
+  let offsetSeconds = 0;
+  before(async () => {
+    // Behind a TLS-terminating proxy (X-Forwarded-Proto), with a clock the test moves.
+    app = await startTestApp({ trustProxy: true, clock: { now: () => new Date(Date.now() + offsetSeconds * 1000) } });
+  });
+  after(() => app.close());
+
+  it('ends a session after 2 hours without a request, and after 12 hours however active', async () => {
+    offsetSeconds = 0;
+    const { client: idle } = await register(app);
+    const { client: busy } = await register(app);
+    offsetSeconds = 2 * 3600 - 60;
+    expect((await idle.get('/platform/account')).status).to.equal(200);
+    offsetSeconds += 2 * 3600 + 1;
+    expect((await idle.get('/platform/account')).redirects).to.deep.equal(['/platform/signin']);
+
+    for (offsetSeconds = 3600; offsetSeconds < 12 * 3600; offsetSeconds += 3600) {
+      expect((await busy.get('/platform/account')).status, `${offsetSeconds} s`).to.equal(200);
+    }
+    offsetSeconds = 12 * 3600 + 1;
+    expect((await busy.get('/platform/account')).redirects).to.deep.equal(['/platform/signin']);
+  });
+
+  it('marks the session cookie Secure when the request came over https', async () => {
+    offsetSeconds = 0;
+    const cookie = await sessionCookieOfRegistration(app, { 'X-Forwarded-Proto': 'https' });
+    expect(cookie).to.match(/; secure/i).and.match(/httponly/i).and.match(/samesite=lax/i);
+  });
+});
