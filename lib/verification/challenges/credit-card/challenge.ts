@@ -1,0 +1,66 @@
+import type { Runtime } from '../../../runtime.js';
+import type { Challenge, StepContext } from '../../challenge.js';
+import type { ChallengeModule } from '../../registry.js';
+import { attemptLimit } from '../vendors/attempts.js';
+import { formFields, formSchema } from '../vendors/forms.js';
+import { announce, finishWith, orUnavailable, unknownStep } from '../vendors/steps.js';
+import type { CardProcessor } from './processor.js';
+import { loadCreditCardSettings, type CreditCardSettings } from './settings.js';
+
+const validateCheck = formSchema<{ setup_intent: string }>({
+  type: 'object',
+  required: ['setup_intent'],
+  properties: { setup_intent: { type: 'string', pattern: '^[A-Za-z0-9_]{1,255}$' } },
+});
+
+/** A card check without a charge: only an authenticated credit card passes (debit and prepaid prove nothing about age). */
+export const creditCardModule: ChallengeModule = {
+  name: 'credit_card',
+  configure(runtime) {
+    const loaded = loadCreditCardSettings(runtime);
+    if (!loaded) return undefined;
+    announce(runtime, 'credit_card', loaded.processor.vendor, loaded.settings);
+    return creditCardChallenge(runtime, loaded.settings, loaded.processor);
+  },
+};
+
+export function creditCardChallenge(runtime: Runtime, settings: CreditCardSettings, processor: CardProcessor): Challenge {
+  const attempts = attemptLimit(runtime, { name: 'credit-card', perInteraction: 10, perIp: 30, windowSeconds: 3600 });
+
+  async function start(context: StepContext): Promise<void> {
+    await attempts.spend(context);
+    const check = await orUnavailable(context, () => processor.begin(context.attempt.uid));
+    if (!check) return;
+    context.render(processor.template, {
+      ...processor.browser,
+      clientSecret: check.clientSecret,
+      checkUrl: context.stepUrl('check'),
+      vendor: processor.label,
+    });
+  }
+
+  async function check(context: StepContext): Promise<void> {
+    const fields = formFields(context.koa);
+    // The browser only says which check it finished; the result is read from the processor, bound to this uid.
+    if (!validateCheck(fields)) return finishWith(context, 'credit_card', { passed: false, reason: 'failed' });
+    await attempts.spend(context);
+    const result = await orUnavailable(context, () => processor.result(fields.setup_intent, context.attempt.uid));
+    if (!result) return;
+    await finishWith(context, 'credit_card', result === 'credit'
+      ? { passed: true, assuranceLevel: settings.assuranceLevel }
+      : { passed: false, reason: result === 'not-credit' ? 'refused' : 'failed' });
+  }
+
+  return {
+    name: 'credit_card',
+    free: settings.free,
+    assuranceLevel: settings.assuranceLevel,
+    csp: processor.csp,
+    async handle(step, context) {
+      const method = context.koa.method;
+      if (step === 'start' && method === 'GET') return start(context);
+      if (step === 'check' && method === 'POST') return check(context);
+      throw unknownStep();
+    },
+  };
+}

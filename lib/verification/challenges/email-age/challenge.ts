@@ -1,0 +1,149 @@
+import { randomBytes } from 'node:crypto';
+import { MailUnavailableError } from '../../../mail/mailer.js';
+import type { Runtime } from '../../../runtime.js';
+import { createSealer } from '../../../security/sealing.js';
+import type { Challenge, StepContext } from '../../challenge.js';
+import type { ChallengeModule } from '../../registry.js';
+import { attemptLimit } from '../vendors/attempts.js';
+import { formFields, formSchema } from '../vendors/forms.js';
+import { announce, finishWith, orUnavailable, unknownStep } from '../vendors/steps.js';
+import { CODE_TTL_SECONDS, codeMatches, newCode, storeCode, type StoredCode } from './codes.js';
+import { loadEmailAgeSettings, type EmailAgeSetup } from './settings.js';
+
+/**
+ * Between "send" and "verify" the challenge keeps the salted code hash and the address sealed with a key that only
+ * the visitor's browser holds (a hidden field of the code form): the stored state alone never reveals the address.
+ */
+interface PendingCheck {
+  code: StoredCode;
+  sealedAddress: string;
+  country: string;
+}
+
+const validateSend = formSchema<{ email: string }>({
+  type: 'object',
+  required: ['email'],
+  properties: { email: { type: 'string', format: 'email', maxLength: 254 } },
+});
+const validateVerify = formSchema<{ code: string; key: string }>({
+  type: 'object',
+  required: ['code', 'key'],
+  properties: {
+    code: { type: 'string', pattern: '^\\s*\\d{3}\\s?\\d{3}\\s*$' },
+    key: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' },
+  },
+});
+
+/** Proves the visitor owns an address (one-time code by mail), then asks the vendor how old its owner is. */
+export const emailAgeModule: ChallengeModule = {
+  name: 'email_age',
+  configure(runtime) {
+    const setup = loadEmailAgeSettings(runtime);
+    if (!setup) return undefined;
+    announce(runtime, 'email_age', setup.estimator.vendor, setup.settings);
+    return emailAgeChallenge(runtime, setup);
+  },
+};
+
+export function emailAgeChallenge(runtime: Runtime, { settings, estimator, mailer }: EmailAgeSetup): Challenge {
+  const sends = attemptLimit(runtime, { name: 'email-age-send', perInteraction: 3, perIp: 10, windowSeconds: 3600 });
+  const guesses = attemptLimit(runtime, { name: 'email-age-code', perInteraction: 10, perIp: 30, windowSeconds: 3600 });
+
+  const addressPage = (context: StepContext, error?: string, status = 200): void =>
+    context.render('challenges/email-age.njk', {
+      sendUrl: context.stepUrl('send'),
+      vendor: estimator.label,
+      error: error ? context.t(error) : undefined,
+    }, status);
+
+  const codePage = (context: StepContext, key: string, error?: string, status = 200): void =>
+    context.render('challenges/email-age-code.njk', {
+      verifyUrl: context.stepUrl('verify'),
+      restartUrl: context.stepUrl('start'),
+      key,
+      minutes: CODE_TTL_SECONDS / 60,
+      error,
+    }, status);
+
+  /** The country the vendor needs, or undefined when neither the geo resolver nor the operator's default gives one. */
+  async function countryOf(context: StepContext): Promise<string | undefined> {
+    if (!estimator.needsCountry) return 'ZZ';
+    const { country } = await context.runtime.geo.locate(context.koa);
+    return country !== 'ZZ' ? country : settings.defaultCountry;
+  }
+
+  async function start(context: StepContext): Promise<void> {
+    // The vendor cannot vouch for a higher threshold, or cannot work without a country: offer another method.
+    if (context.attempt.ageThreshold > estimator.maxThreshold || !(await countryOf(context))) {
+      return finishWith(context, 'email_age', { passed: false, reason: 'unavailable' });
+    }
+    addressPage(context);
+  }
+
+  async function send(context: StepContext): Promise<void> {
+    const fields = formFields(context.koa);
+    if (typeof fields.email === 'string') fields.email = fields.email.trim();
+    if (!validateSend(fields)) return addressPage(context, 'challenges.emailAge.error.address', 400);
+    const country = await countryOf(context);
+    if (!country) return finishWith(context, 'email_age', { passed: false, reason: 'unavailable' });
+    await sends.spend(context);
+    const code = newCode();
+    const key = randomBytes(32).toString('base64url');
+    const pending: PendingCheck = {
+      code: storeCode(code, context.runtime.clock.now()),
+      sealedAddress: createSealer(Buffer.from(key, 'base64url')).seal(fields.email),
+      country,
+    };
+    await context.state.set(pending);
+    try {
+      await mailer.send({
+        to: fields.email,
+        subject: context.t('challenges.emailAge.mail.subject', { website: context.attempt.website.name }),
+        text: context.t('challenges.emailAge.mail.text', { code, minutes: CODE_TTL_SECONDS / 60, website: context.attempt.website.name }),
+      });
+    } catch (error) {
+      if (!(error instanceof MailUnavailableError)) throw error;
+      return finishWith(context, 'email_age', { passed: false, reason: 'unavailable' });
+    }
+    codePage(context, key);
+  }
+
+  async function verify(context: StepContext): Promise<void> {
+    const fields = formFields(context.koa);
+    const pending = await context.state.get<PendingCheck>();
+    if (!pending || !validateVerify(fields) || pending.code.expiresAt <= context.runtime.clock.now().getTime()) {
+      return addressPage(context, pending ? 'challenges.emailAge.error.expired' : 'challenges.emailAge.error.restart', 400);
+    }
+    await guesses.spend(context);
+    if (!codeMatches(pending.code, fields.code.replace(/\s/g, ''))) {
+      const attemptsLeft = pending.code.attemptsLeft - 1;
+      if (attemptsLeft <= 0) return finishWith(context, 'email_age', { passed: false, reason: 'failed' });
+      await context.state.set<PendingCheck>({ ...pending, code: { ...pending.code, attemptsLeft } });
+      return codePage(context, fields.key, context.t('challenges.emailAge.error.code', { left: attemptsLeft }), 422);
+    }
+    let address: string;
+    try {
+      address = createSealer(Buffer.from(fields.key, 'base64url')).unseal(pending.sealedAddress);
+    } catch {
+      return addressPage(context, 'challenges.emailAge.error.restart', 400);
+    }
+    const answer = await orUnavailable(context, () => estimator.check({ address, country: pending.country }));
+    if (!answer) return;
+    await finishWith(context, 'email_age', answer === 'over'
+      ? { passed: true, assuranceLevel: settings.assuranceLevel }
+      : { passed: false, reason: 'refused' });
+  }
+
+  return {
+    name: 'email_age',
+    free: settings.free,
+    assuranceLevel: settings.assuranceLevel,
+    async handle(step, context) {
+      const method = context.koa.method;
+      if (step === 'start' && method === 'GET') return start(context);
+      if (step === 'send' && method === 'POST') return send(context);
+      if (step === 'verify' && method === 'POST') return verify(context);
+      throw unknownStep();
+    },
+  };
+}

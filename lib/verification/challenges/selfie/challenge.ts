@@ -1,0 +1,70 @@
+import type { Runtime } from '../../../runtime.js';
+import type { Challenge, StepContext } from '../../challenge.js';
+import type { ChallengeModule } from '../../registry.js';
+import { attemptLimit } from '../vendors/attempts.js';
+import { announce, checkCsrf, finishWith, orUnavailable, unknownStep } from '../vendors/steps.js';
+import type { FaceAgeEstimator, FaceEstimate } from './estimator.js';
+import { loadSelfieSettings, type SelfieSettings } from './settings.js';
+import { MAX_IMAGE_BYTES, readSelfieForm } from './upload.js';
+
+type Verdict = 'pass' | 'under-age' | 'spoof' | 'retake';
+
+/** Challenge 25: only a confident estimate of a live face at least `threshold + buffer` passes. */
+export function judge(estimate: FaceEstimate, threshold: number, settings: SelfieSettings): Verdict {
+  if (estimate.kind === 'unusable') return 'retake';
+  if (estimate.liveness === 'fake') return 'spoof';
+  if (estimate.liveness === 'undetermined' || estimate.stDev > settings.maxStDev) return 'retake';
+  return estimate.age >= threshold + settings.ageBuffer ? 'pass' : 'under-age';
+}
+
+/** Facial age estimation: one still image, sent to the vendor and dropped. Loads when a selfie vendor is configured. */
+export const selfieModule: ChallengeModule = {
+  name: 'selfie',
+  configure(runtime) {
+    const loaded = loadSelfieSettings(runtime);
+    if (!loaded) return undefined;
+    announce(runtime, 'selfie', loaded.estimator.vendor, loaded.settings);
+    return selfieChallenge(runtime, loaded.settings, loaded.estimator);
+  },
+};
+
+export function selfieChallenge(runtime: Runtime, settings: SelfieSettings, estimator: FaceAgeEstimator): Challenge {
+  const attempts = attemptLimit(runtime, { name: 'selfie', perInteraction: 5, perIp: 20, windowSeconds: 3600 });
+
+  const page = (context: StepContext, error?: string, status = 200): void =>
+    context.render('challenges/selfie.njk', {
+      captureUrl: context.stepUrl('capture'),
+      vendor: estimator.label,
+      minimumAge: context.attempt.ageThreshold + settings.ageBuffer,
+      maxMegabytes: (MAX_IMAGE_BYTES / 1_000_000).toFixed(1),
+      error: error ? context.t(error) : undefined,
+    }, status);
+
+  async function capture(context: StepContext): Promise<void> {
+    const form = await readSelfieForm(context.koa, context.t('challenges.selfie.error.tooLarge'));
+    await checkCsrf(context.koa, form.fields);
+    if (form.fields.consent !== 'yes') return page(context, 'challenges.selfie.error.consent', 400);
+    if (!form.image) return page(context, 'challenges.selfie.error.noImage', 400);
+    await attempts.spend(context);
+    const image = form.image;
+    const estimate = await orUnavailable(context, () => estimator.estimate(image));
+    if (!estimate) return;
+    const verdict = judge(estimate, context.attempt.ageThreshold, settings);
+    if (verdict === 'retake') return page(context, 'challenges.selfie.error.retake', 422);
+    await finishWith(context, 'selfie', verdict === 'pass'
+      ? { passed: true, assuranceLevel: settings.assuranceLevel }
+      : { passed: false, reason: 'refused' });
+  }
+
+  return {
+    name: 'selfie',
+    free: settings.free,
+    assuranceLevel: settings.assuranceLevel,
+    async handle(step, context) {
+      const method = context.koa.method;
+      if (step === 'start' && method === 'GET') return page(context);
+      if (step === 'capture' && method === 'POST') return capture(context);
+      throw unknownStep();
+    },
+  };
+}
