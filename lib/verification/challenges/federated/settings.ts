@@ -1,0 +1,232 @@
+import { Ajv } from 'ajv';
+import { ConfigError } from '../../../config/load.js';
+import { ASSURANCE_LEVELS, type AssuranceLevel, type ChallengeName } from '../../challenge.js';
+
+/** The challenges answered by a third-party OpenID Connect provider the visitor is sent to. */
+export const FEDERATED_NAMES = ['anonymage', 'pleenk', 'paypal', 'agego', 'agekey'] as const satisfies readonly ChallengeName[];
+export type FederatedName = (typeof FEDERATED_NAMES)[number];
+
+export const isFederatedName = (value: unknown): value is FederatedName => (FEDERATED_NAMES as readonly unknown[]).includes(value);
+
+/** One provider's settings, read from `<NAME>_*` environment variables (see docs/challenges-federated.md). */
+export interface FederatedSettings {
+  name: FederatedName;
+  /** the provider's Issuer Identifier: the `iss` its ID tokens carry */
+  issuer: string;
+  /** where its metadata is read from; absent when the endpoints are given explicitly */
+  discoveryUrl?: string;
+  /** explicit endpoints, for a provider that publishes no discovery document */
+  endpoints?: { authorization: string; jwks: string; token?: string; userinfo?: string };
+  clientId: string;
+  clientSecret?: string;
+  tokenAuthMethod: 'client_secret_basic' | 'client_secret_post' | 'none';
+  /** space-separated; `{threshold}` is replaced by the attempt's age threshold */
+  scopes: string;
+  /** `code` (with PKCE) or `id_token` (the implicit flow AgeKey documents) */
+  responseType: 'code' | 'id_token';
+  /** how the answer comes back; `fragment` needs our small relay script */
+  responseMode: 'query' | 'fragment';
+  /** where the age claim is read */
+  claimsSource: 'id_token' | 'userinfo';
+  /** claim path (dots descend into objects); `{threshold}` is replaced by the attempt's age threshold */
+  ageClaim: string;
+  levelClaim?: string;
+  /** provider level value → our level */
+  levelMap: Record<string, AssuranceLevel>;
+  /** recorded on a pass unless the level claim says otherwise */
+  assuranceLevel: AssuranceLevel;
+  /** part of a website's default challenge list (only anonymage and pleenk can be) */
+  free: boolean;
+  /** extra authorization request parameters; `{threshold}` in a value is replaced */
+  authorizationParameters: Record<string, string>;
+  /** AgeKey only: filters merged into its `claims` request beside `age_thresholds` */
+  ageKeyClaims?: Record<string, unknown>;
+  /** the JWS algorithm of its ID tokens when its metadata does not list one (openid-client assumes RS256) */
+  idTokenAlg?: string;
+  /** seconds for each call to the provider */
+  timeout: number;
+}
+
+/** ARCHITECTURE §6.6: the double-anonymity providers are STRICT; the others say less about their evidence. */
+const DEFAULT_LEVEL: Record<FederatedName, AssuranceLevel> = {
+  anonymage: 'STRICT',
+  pleenk: 'STRICT',
+  paypal: 'STANDARD',
+  agego: 'STANDARD',
+  agekey: 'STANDARD',
+};
+
+/** Only these may join a website's default list (the others are request-only, spec 4.1). */
+const WEBSITE_LISTABLE = new Set<FederatedName>(['anonymage', 'pleenk']);
+
+/** The variables read for each provider, after the `<NAME>_` prefix. */
+const SUFFIXES = [
+  'ISSUER', 'DISCOVERY_URL', 'AUTHORIZATION_ENDPOINT', 'TOKEN_ENDPOINT', 'JWKS_URI', 'USERINFO_ENDPOINT',
+  'CLIENT_ID', 'CLIENT_SECRET', 'TOKEN_AUTH_METHOD', 'SCOPES', 'RESPONSE_TYPE', 'RESPONSE_MODE', 'CLAIMS_SOURCE',
+  'AGE_CLAIM', 'LEVEL_CLAIM', 'LEVEL_MAP', 'ASSURANCE_LEVEL', 'FREE', 'AUTHORIZATION_PARAMS', 'CLAIMS', 'ID_TOKEN_ALG', 'TIMEOUT',
+] as const;
+type Suffix = (typeof SUFFIXES)[number];
+const JSON_SUFFIXES = new Set<Suffix>(['LEVEL_MAP', 'AUTHORIZATION_PARAMS', 'CLAIMS']);
+const ENDPOINT_SUFFIXES = new Set<string>(['ISSUER', 'DISCOVERY_URL', 'AUTHORIZATION_ENDPOINT', 'TOKEN_ENDPOINT', 'JWKS_URI', 'USERINFO_ENDPOINT']);
+
+interface Raw {
+  ISSUER: string;
+  DISCOVERY_URL?: string;
+  AUTHORIZATION_ENDPOINT?: string;
+  TOKEN_ENDPOINT?: string;
+  JWKS_URI?: string;
+  USERINFO_ENDPOINT?: string;
+  CLIENT_ID: string;
+  CLIENT_SECRET?: string;
+  TOKEN_AUTH_METHOD?: FederatedSettings['tokenAuthMethod'];
+  SCOPES?: string;
+  RESPONSE_TYPE?: FederatedSettings['responseType'];
+  RESPONSE_MODE?: FederatedSettings['responseMode'];
+  CLAIMS_SOURCE?: FederatedSettings['claimsSource'];
+  AGE_CLAIM?: string;
+  LEVEL_CLAIM?: string;
+  LEVEL_MAP?: Record<string, AssuranceLevel>;
+  ASSURANCE_LEVEL?: AssuranceLevel;
+  FREE?: boolean;
+  AUTHORIZATION_PARAMS?: Record<string, string>;
+  CLAIMS?: Record<string, unknown>;
+  ID_TOKEN_ALG?: string;
+  TIMEOUT?: number;
+}
+
+/** https, or http on a loopback host (ARCHITECTURE §6.10): a provider's endpoints. */
+const ENDPOINT = { type: 'string', pattern: '^(https://[^/?#\\s]+|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]+)?)(/[^?#\\s]*)?(\\?[^#\\s]*)?$' } as const;
+const TEXT = { type: 'string', minLength: 1, maxLength: 2000 } as const;
+const CLAIM_PATH = { type: 'string', pattern: '^[^\\s]{1,200}$' } as const;
+const LEVEL = { type: 'string', enum: [...ASSURANCE_LEVELS] } as const;
+
+const schema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['ISSUER', 'CLIENT_ID'],
+  properties: {
+    ISSUER: ENDPOINT,
+    DISCOVERY_URL: ENDPOINT,
+    AUTHORIZATION_ENDPOINT: ENDPOINT,
+    TOKEN_ENDPOINT: ENDPOINT,
+    JWKS_URI: ENDPOINT,
+    USERINFO_ENDPOINT: ENDPOINT,
+    CLIENT_ID: TEXT,
+    CLIENT_SECRET: TEXT,
+    TOKEN_AUTH_METHOD: { type: 'string', enum: ['client_secret_basic', 'client_secret_post', 'none'] },
+    SCOPES: { type: 'string', pattern: '(^|\\s)openid(\\s|$)', maxLength: 1000 },
+    RESPONSE_TYPE: { type: 'string', enum: ['code', 'id_token'] },
+    RESPONSE_MODE: { type: 'string', enum: ['query', 'fragment'] },
+    CLAIMS_SOURCE: { type: 'string', enum: ['id_token', 'userinfo'] },
+    AGE_CLAIM: CLAIM_PATH,
+    LEVEL_CLAIM: CLAIM_PATH,
+    LEVEL_MAP: { type: 'object', additionalProperties: { type: 'string', enum: [...ASSURANCE_LEVELS] } },
+    ASSURANCE_LEVEL: LEVEL,
+    FREE: { type: 'boolean' },
+    AUTHORIZATION_PARAMS: { type: 'object', additionalProperties: { type: 'string' } },
+    CLAIMS: { type: 'object' },
+    ID_TOKEN_ALG: { type: 'string', enum: ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] },
+    TIMEOUT: { type: 'integer', minimum: 1, maximum: 60 },
+  },
+  dependencies: {
+    AUTHORIZATION_ENDPOINT: ['JWKS_URI'],
+    JWKS_URI: ['AUTHORIZATION_ENDPOINT'],
+    TOKEN_ENDPOINT: ['AUTHORIZATION_ENDPOINT'],
+    USERINFO_ENDPOINT: ['AUTHORIZATION_ENDPOINT'],
+    LEVEL_CLAIM: ['LEVEL_MAP'],
+    LEVEL_MAP: ['LEVEL_CLAIM'],
+  },
+} as const;
+const validate = new Ajv({ allErrors: true, coerceTypes: true }).compile<Raw>(schema);
+
+const envName = (name: FederatedName, suffix: string): string => `${name.toUpperCase()}_${suffix}`;
+
+/** The provider's variables present in env, or undefined when none is set (the provider is not configured). */
+function rawOf(name: FederatedName, env: NodeJS.ProcessEnv): Record<string, unknown> | undefined {
+  const raw: Record<string, unknown> = {};
+  for (const suffix of SUFFIXES) {
+    const value = env[envName(name, suffix)]?.trim();
+    if (value === undefined || value === '') continue;
+    if (JSON_SUFFIXES.has(suffix)) {
+      try {
+        raw[suffix] = JSON.parse(value);
+      } catch {
+        throw new ConfigError(`invalid configuration ${envName(name, suffix)}: not valid JSON`);
+      }
+    } else {
+      raw[suffix] = value;
+    }
+  }
+  return Object.keys(raw).length > 0 ? raw : undefined;
+}
+
+function fail(name: FederatedName, suffix: string, message: string): never {
+  throw new ConfigError(`invalid configuration ${envName(name, suffix)} ${message}`);
+}
+
+function settingsOf(name: FederatedName, raw: Record<string, unknown>): FederatedSettings {
+  if (!validate(raw)) {
+    const problems = (validate.errors ?? []).map((error) => {
+      const params = error.params as { missingProperty?: string; property?: string };
+      if (error.keyword === 'required') return `${envName(name, params.missingProperty ?? '')} is required`;
+      if (error.keyword === 'dependencies') {
+        return `${envName(name, params.missingProperty ?? '')} is required with ${envName(name, params.property ?? '')}`;
+      }
+      const suffix = error.instancePath.split('/')[1] ?? '';
+      if (error.keyword === 'pattern' && ENDPOINT_SUFFIXES.has(suffix)) return `${envName(name, suffix)} must be an https URL (http only on a loopback host)`;
+      return `${envName(name, suffix)} ${error.message ?? 'is invalid'}`;
+    });
+    throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+  }
+  const agekey = name === 'agekey';
+  if (raw.DISCOVERY_URL && raw.AUTHORIZATION_ENDPOINT) fail(name, 'DISCOVERY_URL', `cannot be combined with ${envName(name, 'AUTHORIZATION_ENDPOINT')}`);
+  if (raw.FREE !== undefined && !WEBSITE_LISTABLE.has(name)) fail(name, 'FREE', 'is not accepted: this challenge is only loaded when a request names it');
+  if (raw.CLAIMS !== undefined && !agekey) fail(name, 'CLAIMS', 'is only read for agekey');
+  const responseType = raw.RESPONSE_TYPE ?? (agekey ? 'id_token' : 'code');
+  const claimsSource = raw.CLAIMS_SOURCE ?? 'id_token';
+  if (responseType === 'id_token' && claimsSource === 'userinfo') fail(name, 'CLAIMS_SOURCE', 'must be id_token when the response type is id_token (no access token is issued)');
+  if (responseType === 'code' && raw.AUTHORIZATION_ENDPOINT && !raw.TOKEN_ENDPOINT) fail(name, 'TOKEN_ENDPOINT', 'is required with explicit endpoints and the code response type');
+  if (claimsSource === 'userinfo' && raw.AUTHORIZATION_ENDPOINT && !raw.USERINFO_ENDPOINT) fail(name, 'USERINFO_ENDPOINT', 'is required with explicit endpoints when claims come from userinfo');
+  // AgeKey documents its answer as age_thresholds: {"<age>": true|false} in the ID token.
+  const ageClaim = raw.AGE_CLAIM ?? (agekey ? 'age_thresholds.{threshold}' : fail(name, 'AGE_CLAIM', 'is required: the claim carrying the age answer'));
+  const tokenAuthMethod = raw.TOKEN_AUTH_METHOD ?? (raw.CLIENT_SECRET ? 'client_secret_basic' : 'none');
+  if (tokenAuthMethod !== 'none' && !raw.CLIENT_SECRET) fail(name, 'CLIENT_SECRET', `is required with ${envName(name, 'TOKEN_AUTH_METHOD')}=${tokenAuthMethod}`);
+  return {
+    name,
+    issuer: raw.ISSUER,
+    ...(raw.AUTHORIZATION_ENDPOINT
+      ? {
+          endpoints: {
+            authorization: raw.AUTHORIZATION_ENDPOINT,
+            jwks: raw.JWKS_URI!,
+            ...(raw.TOKEN_ENDPOINT ? { token: raw.TOKEN_ENDPOINT } : {}),
+            ...(raw.USERINFO_ENDPOINT ? { userinfo: raw.USERINFO_ENDPOINT } : {}),
+          },
+        }
+      : { discoveryUrl: raw.DISCOVERY_URL ?? `${raw.ISSUER.replace(/\/$/, '')}/.well-known/openid-configuration` }),
+    clientId: raw.CLIENT_ID,
+    ...(raw.CLIENT_SECRET ? { clientSecret: raw.CLIENT_SECRET } : {}),
+    tokenAuthMethod,
+    scopes: raw.SCOPES ?? 'openid',
+    responseType,
+    responseMode: raw.RESPONSE_MODE ?? (responseType === 'id_token' ? 'fragment' : 'query'),
+    claimsSource,
+    ageClaim,
+    ...(raw.LEVEL_CLAIM ? { levelClaim: raw.LEVEL_CLAIM } : {}),
+    levelMap: raw.LEVEL_MAP ?? {},
+    assuranceLevel: raw.ASSURANCE_LEVEL ?? DEFAULT_LEVEL[name],
+    free: raw.FREE ?? false,
+    authorizationParameters: raw.AUTHORIZATION_PARAMS ?? {},
+    ...(agekey ? { ageKeyClaims: raw.CLAIMS ?? {} } : {}),
+    ...(raw.ID_TOKEN_ALG ? { idTokenAlg: raw.ID_TOKEN_ALG } : {}),
+    timeout: raw.TIMEOUT ?? 10,
+  };
+}
+
+/** Settings of every provider the operator configured; throws ConfigError naming the variable at fault. */
+export function loadFederatedSettings(env: NodeJS.ProcessEnv): FederatedSettings[] {
+  return FEDERATED_NAMES.flatMap((name) => {
+    const raw = rawOf(name, env);
+    return raw ? [settingsOf(name, raw)] : [];
+  });
+}
