@@ -9,11 +9,20 @@ import { createRateLimits } from './http/rate-limit.js';
 import { securityHeaders } from './http/security-headers.js';
 import { staticAssets } from './http/static-assets.js';
 import { createGeoResolver } from './geo/resolver.js';
+import { federatedCallbackRoutes } from './verification/challenges/federated/index.js';
+import type { GeoOptions } from './geo/settings.js';
+import { externalApi } from './external/router.js';
 import { createLogger, type Logger } from './log.js';
+import { platformRouter } from './platform/router.js';
+import { requirementRoutes } from './requirement/routes.js';
 import type { Runtime } from './runtime.js';
+import { interactionRouter } from './oauth2/interactions/router.js';
 import { createSealer } from './security/sealing.js';
 import { openDatabase, type Database } from './store/database.js';
 import { migrate } from './store/migrate.js';
+import { createProvider } from './oauth2/provider.js';
+import { mountOAuth2 } from './oauth2/surface.js';
+import type Provider from 'oidc-provider';
 
 export interface AgeProviderOptions extends Partial<Settings> {
   /** Environment to read settings from (default process.env); options win over it. */
@@ -22,6 +31,8 @@ export interface AgeProviderOptions extends Partial<Settings> {
   logger?: Logger;
   /** An open, migrated database to use instead of opening one (it is not closed by close()). */
   db?: Database;
+  /** Geo sources and per-region age thresholds (else GEO_COUNTRY_HEADER, GEO_SUBDIVISION_HEADER, GEOIP_DATABASE, AGE_THRESHOLDS). */
+  geo?: GeoOptions;
 }
 
 export interface AgeProvider {
@@ -30,13 +41,15 @@ export interface AgeProvider {
   db: Database;
   config: Config;
   runtime: Runtime;
+  /** The oidc-provider instance behind the OAuth2 surface. */
+  provider: Provider;
   /** Stops timers and closes the database the provider opened. */
   close(): Promise<void>;
 }
 
 /** Builds the whole service: configuration, storage (migrated), and the Koa app with every surface mounted. */
 export async function createAgeProvider(options: AgeProviderOptions = {}): Promise<AgeProvider> {
-  const { env, clock, logger, db: givenDb, ...settings } = options;
+  const { env, clock, logger, db: givenDb, geo, ...settings } = options;
   const { config, warnings } = await loadConfig(settings, env ?? process.env);
   const log = logger ?? createLogger(config.logLevel);
   for (const warning of warnings) log.warn(warning);
@@ -48,21 +61,42 @@ export async function createAgeProvider(options: AgeProviderOptions = {}): Promi
     await migrate(db);
   }
 
+  try {
+    return await assemble({ config, db, clock: clock ?? systemClock, log, env: env ?? process.env, geo, closers });
+  } catch (error) {
+    // A feature's bad setting fails after the database opened: release it (and the embedded lock) before throwing.
+    for (const task of closers.reverse()) await task();
+    throw error;
+  }
+}
+
+interface AssemblyInput {
+  config: Config;
+  db: Database;
+  clock: Clock;
+  log: Logger;
+  env: NodeJS.ProcessEnv;
+  geo: GeoOptions | undefined;
+  closers: Array<() => Promise<void> | void>;
+}
+
+async function assemble({ config, db, clock, log, env, geo, closers }: AssemblyInput): Promise<AgeProvider> {
   const base = {
     config,
     db,
     sealer: createSealer(config.sealingKey),
-    clock: clock ?? systemClock,
+    clock,
     log,
     rateLimits: createRateLimits(db),
-    env: env ?? process.env,
+    env,
     onClose: (task: () => Promise<void> | void) => {
       closers.push(task);
     },
   };
-  const runtime: Runtime = { ...base, geo: createGeoResolver(base) };
+  const runtime: Runtime = { ...base, geo: createGeoResolver(base, geo) };
 
-  const app = new Koa({ keys: config.cookieKeys, proxy: config.trustProxy });
+  // Behind a proxy only the address it appended is trusted: earlier X-Forwarded-For entries are the client's to forge.
+  const app = new Koa({ keys: config.cookieKeys, proxy: config.trustProxy, maxIpsCount: config.trustProxy ? 1 : 0 });
   app.silent = true;
   const metrics = createMetrics();
   app.use(metrics.middleware);
@@ -72,12 +106,20 @@ export async function createAgeProvider(options: AgeProviderOptions = {}): Promi
   app.use(healthRoutes(db).routes());
   app.use(metrics.routes.routes());
   // Surfaces: each module mounts its own routes here (paths never collide; the provider goes last).
+  app.use(externalApi(runtime));
+  const provider = createProvider(runtime);
+  app.use(requirementRoutes(runtime).routes());
+  app.use(platformRouter(runtime).routes());
+  app.use(federatedCallbackRoutes(runtime).routes());
+  app.use((await interactionRouter(runtime, provider)).routes());
+  mountOAuth2(app, runtime, provider);
 
   return {
     app,
     db,
     config,
     runtime,
+    provider,
     async close() {
       for (const task of closers.reverse()) await task();
     },

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as initial from './001_initial.js';
+import * as interactionProgress from './002_interaction_progress.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -9,4 +10,5 @@ interface Migration {
 /** Every migration in order. Listed explicitly so they run the same from sources (tsx) and from dist. */
 export const migrations: ReadonlyArray<readonly [name: string, migration: Migration]> = [
   ['001_initial', initial],
+  ['002_interaction_progress', interactionProgress],
 ];

@@ -5,8 +5,10 @@ import { DatabaseInUseError } from '../store/embedded-lock.js';
 import { CliError, type CliIo, type Command } from './command.js';
 import { migrateCommand } from './commands/migrate.js';
 import { serveCommand } from './commands/serve.js';
+import { ticketsCommand } from './commands/tickets.js';
+import { webmasterCommand } from './commands/webmaster.js';
 
-const COMMANDS: Command[] = [serveCommand, migrateCommand];
+const COMMANDS: Command[] = [serveCommand, migrateCommand, webmasterCommand, ticketsCommand];
 
 const overview = (): string => `Usage: age-provider <command> [options]
 

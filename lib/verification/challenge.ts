@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { Translate } from '../i18n/catalogue.js';
 import type { Language } from '../i18n/languages.js';
 import type { CspDirectives } from '../http/security-headers.js';
+import type { Location } from '../geo/location.js';
 import type { Runtime } from '../runtime.js';
 
 /** Every challenge the authorization endpoints accept (spec 4.1). */
@@ -29,7 +30,8 @@ export interface ChallengeAttempt {
 }
 
 export type ChallengeOutcome =
-  | { passed: true; assuranceLevel: AssuranceLevel }
+  /** `location`: where the evidence places the visitor (the sandbox's choice); absent means the geo resolver's answer. */
+  | { passed: true; assuranceLevel: AssuranceLevel; location?: Location }
   | { passed: false; reason: 'refused' | 'failed' | 'cancelled' | 'unavailable' };
 
 /** Per-request tools a challenge step gets from the interaction router. */
@@ -61,7 +63,11 @@ export interface Challenge {
   free: boolean;
   /** level recorded on a pass unless the outcome says otherwise */
   assuranceLevel: AssuranceLevel;
-  /** Handles GET or POST of one step; the first step is "start". Unknown steps throw HttpError(404). */
+  /**
+   * Handles GET or POST of one step; the first step is "start". Unknown steps throw HttpError(404).
+   * A urlencoded POST arrives parsed in koa.request.body with its `_csrf` already checked; a multipart/form-data POST
+   * (a file) arrives unread, and the challenge must check `_csrf` itself (requireCsrf) once it has read the fields.
+   */
   handle(step: string, context: StepContext): Promise<void>;
   /** Sources this challenge's pages add to the CSP (e.g. a payment processor's script). */
   csp?: Partial<CspDirectives>;

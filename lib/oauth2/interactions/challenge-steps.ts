@@ -1,0 +1,72 @@
+import type { Context } from 'koa';
+import { cspOf } from '../../http/security-headers.js';
+import { translator } from '../../i18n/catalogue.js';
+import type { Challenge, ChallengeName, ChallengeOutcome, StepContext } from '../../verification/challenge.js';
+import { completeChallenge, locateVisitor, seeOther } from './outcome.js';
+import { readyToVerify, renderPage } from './page.js';
+import { challengeState } from './progress.js';
+import type { InteractionServices, Visit } from './visit.js';
+import { VisitorError } from './visitor-errors.js';
+
+const STEP_NAME = /^[a-z0-9_-]{1,40}$/;
+
+/** Adds a challenge's own sources (e.g. a payment processor's script) to this response's CSP. */
+function widenCsp(ctx: Context, challenge: Challenge): void {
+  const csp = cspOf(ctx);
+  for (const [directive, sources] of Object.entries(challenge.csp ?? {})) {
+    csp[directive] = [...new Set([...(csp[directive] ?? []), ...(sources ?? [])])];
+  }
+}
+
+/** Outcomes that count against the visitor's failed attempts; a cancelled or unavailable check does not. */
+const FAILURES: ReadonlySet<string> = new Set(['refused', 'failed']);
+
+async function stepContext(services: InteractionServices, ctx: Context, visit: Visit, challenge: Challenge): Promise<StepContext> {
+  const { runtime, limits } = services;
+  const name = challenge.name;
+  const state = challengeState(runtime, visit, name);
+  const { ageThreshold } = await locateVisitor(services, ctx);
+  const attempt = {
+    uid: visit.uid,
+    environment: visit.environment,
+    language: visit.language,
+    ageThreshold,
+    website: { id: visit.client.website.id, name: visit.client.website.name, domain: visit.client.website.domain },
+  };
+  return {
+    koa: ctx,
+    runtime,
+    attempt,
+    t: translator(visit.language),
+    state,
+    stepUrl: (step) => visit.paths.step(name, step),
+    render(template, variables = {}, status = 200) {
+      widenCsp(ctx, challenge);
+      renderPage(ctx, visit, template, { attempt, challengeName: name, ...variables }, status);
+    },
+    async finish(outcome: ChallengeOutcome) {
+      await state.clear();
+      if (outcome.passed) {
+        return completeChallenge(services, ctx, visit, { method: name, assuranceLevel: outcome.assuranceLevel, location: outcome.location });
+      }
+      if (FAILURES.has(outcome.reason)) {
+        await limits.challengeFailuresPerInteraction.consume(visit.uid);
+        await limits.challengeFailuresPerIp.consume(ctx.ip);
+      }
+      seeOther(ctx, `${visit.paths.choose}?notice=${outcome.reason}`);
+    },
+  };
+}
+
+/**
+ * GET|POST /v1/oauth2/interaction/:uid/challenge/:name/:step: runs one step of a challenge the visitor may take
+ * here (the sandbox for TEST clients), with the StepContext of lib/verification/challenge.ts.
+ */
+export async function runChallengeStep(services: InteractionServices, ctx: Context, visit: Visit): Promise<void> {
+  if (!readyToVerify(ctx, visit)) return;
+  const name = String(ctx.params['name']) as ChallengeName;
+  const step = String(ctx.params['step']);
+  const challenge = visit.challenges.includes(name) && STEP_NAME.test(step) ? services.registry.resolve(visit.environment, name) : undefined;
+  if (!challenge) throw new VisitorError('not_found', 404, { backUrl: visit.paths.choose });
+  await challenge.handle(step, await stepContext(services, ctx, visit, challenge));
+}

@@ -1,0 +1,50 @@
+import type { Context } from 'koa';
+import { compileSchema, CSRF_FIELD, readForm } from '../../verification/form.js';
+import { endWithError, failUnavailable, seeOther } from './outcome.js';
+import { landingOf, renderPage } from './page.js';
+import { updateProgress } from './progress.js';
+import { browserProof } from './reuse.js';
+import { runTestOutcome } from './test-outcome.js';
+import type { InteractionServices, Visit } from './visit.js';
+import { VisitorError } from './visitor-errors.js';
+
+/**
+ * Where oidc-provider sends the visitor. A TEST client's test_outcome skips every page; otherwise the authorization
+ * prompt until the visitor accepts, then the landing page of the flow (or the result waiting to be handed over).
+ */
+export async function showEntry(services: InteractionServices, ctx: Context, visit: Visit): Promise<void> {
+  if (visit.environment === 'TEST' && visit.params.test_outcome) return runTestOutcome(services, ctx, visit);
+  if (visit.progress.verificationUid) return seeOther(ctx, visit.paths.result);
+  if (visit.progress.acceptedAt) return seeOther(ctx, landingOf(visit));
+  // The checker entry can only end in a challenge or a reuse: with neither, say so before asking for consent.
+  if (visit.flow === 'checker' && !visit.challenges.length && !(await browserProof(services, ctx, visit))) {
+    return failUnavailable(services, ctx, visit);
+  }
+  renderPage(ctx, visit, 'interaction/prompt.njk');
+}
+
+interface ConsentForm {
+  _csrf: string;
+  decision: 'accept' | 'decline';
+}
+
+const validateConsent = compileSchema<ConsentForm>({
+  type: 'object',
+  additionalProperties: false,
+  required: ['_csrf', 'decision'],
+  properties: { ...CSRF_FIELD, decision: { type: 'string', enum: ['accept', 'decline'] } },
+});
+
+/** The prompt's answer: accept leads to the flow's landing page; decline returns access_denied to the website. */
+export async function answerPrompt(services: InteractionServices, ctx: Context, visit: Visit): Promise<void> {
+  const form = readForm(ctx, validateConsent);
+  if (!form) throw new VisitorError('bad_request', 400, { backUrl: visit.paths.root });
+  if (form.decision === 'decline') return endWithError(services, ctx, visit, 'access_denied', 'the visitor declined the authorization');
+  await updateProgress(services.runtime.db, visit.uid, visit.expiresAt, { accepted_at: services.runtime.clock.now() });
+  seeOther(ctx, landingOf(visit));
+}
+
+/** "Cancel" on the landing pages: the visitor gives up; the website gets access_denied. */
+export async function cancel(services: InteractionServices, ctx: Context, visit: Visit): Promise<void> {
+  await endWithError(services, ctx, visit, 'access_denied', 'the visitor cancelled the verification');
+}

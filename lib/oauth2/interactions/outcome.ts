@@ -1,0 +1,120 @@
+import type { Context } from 'koa';
+import { addSeconds } from '../../clock.js';
+import type { Location } from '../../geo/location.js';
+import { ageThresholdFor } from '../../geo/thresholds.js';
+import type { AssuranceLevel } from '../../verification/challenge.js';
+import { accountSubject, saveProof, type AgeProof } from '../../verification/proofs.js';
+import { createVerification, linkGrant, type Verification } from '../../verification/records.js';
+import { issueGrant } from '../grants.js';
+import { browserVisitor } from './browser-visitor.js';
+import { forgetProgress, updateProgress } from './progress.js';
+import { VisitorError } from './visitor-errors.js';
+import type { InteractionServices, Visit } from './visit.js';
+
+/** A browser session rarely outlives a day; the anonymous proof's cookie dies with the session anyway. */
+const BROWSER_PROOF_MAX_SECONDS = 86400;
+
+export function seeOther(ctx: Context, url: string): void {
+  ctx.status = 303;
+  ctx.redirect(url);
+}
+
+/** Where the visitor is (the challenge's evidence wins over the geo resolver) and the age they must prove there. */
+export async function locateVisitor(services: InteractionServices, ctx: Context, evidence?: Location): Promise<{ location: Location; ageThreshold: number }> {
+  const location = evidence ?? (await services.runtime.geo.locate(ctx));
+  return { location, ageThreshold: ageThresholdFor(services.runtime.config, location) };
+}
+
+interface Evidence {
+  method: string;
+  assuranceLevel: AssuranceLevel;
+  location?: Location;
+}
+
+/** Records a verification for this authorization; not yet linked to a grant. */
+export async function recordVerification(services: InteractionServices, ctx: Context, visit: Visit, evidence: Evidence & { reused: boolean }): Promise<Verification> {
+  const { runtime } = services;
+  const { location, ageThreshold } = await locateVisitor(services, ctx, evidence.location);
+  return createVerification(runtime.db, {
+    websiteId: visit.client.website.id,
+    environment: visit.environment,
+    method: evidence.method,
+    assuranceLevel: evidence.assuranceLevel,
+    ageThreshold,
+    country: location.country,
+    countrySubdivision: location.subdivision,
+    verified: true,
+    reused: evidence.reused,
+    verifiedAt: runtime.clock.now(),
+    ttlSeconds: runtime.config.verificationTtl,
+  });
+}
+
+/**
+ * A challenge passed: the verification is recorded, this browser may reuse it for the session, and a signed-in
+ * account keeps it. A signed-in visitor goes straight back to the website; others are offered to save the result.
+ */
+export async function completeChallenge(services: InteractionServices, ctx: Context, visit: Visit, evidence: Evidence): Promise<void> {
+  const { runtime } = services;
+  const verification = await recordVerification(services, ctx, visit, { ...evidence, reused: false });
+  const proof = (subject: string, reusableSeconds: number): AgeProof => ({
+    subject,
+    method: verification.method,
+    assuranceLevel: verification.assuranceLevel,
+    ageThreshold: verification.ageThreshold,
+    environment: verification.environment,
+    provenAt: verification.verifiedAt,
+    reusableUntil: addSeconds(verification.verifiedAt, reusableSeconds),
+  });
+  const { proofReuseTtl } = runtime.config;
+  await saveProof(runtime.db, proof(browserVisitor(ctx, true), Math.min(proofReuseTtl, BROWSER_PROOF_MAX_SECONDS)));
+  if (visit.progress.accountId !== null) {
+    await saveProof(runtime.db, proof(accountSubject(visit.progress.accountId), proofReuseTtl));
+    return handOver(services, ctx, visit, verification.uid);
+  }
+  await updateProgress(runtime.db, visit.uid, visit.expiresAt, { verification_uid: verification.uid, challenge: null, challenge_state_sealed: null });
+  seeOther(ctx, visit.paths.result);
+}
+
+/**
+ * The id oidc-provider records for the visitor. It must stay the same within one browser (a different one makes the
+ * provider ask to log out first), so a session the provider already has wins; else the signed-in account, else
+ * the anonymous visitor of this browser. Never the verification uid.
+ */
+function providerAccountId(ctx: Context, visit: Visit): string {
+  return visit.interaction.session?.accountId
+    ?? (visit.progress.accountId !== null ? accountSubject(visit.progress.accountId) : browserVisitor(ctx, true));
+}
+
+/** Ends the interaction with the verification: a fresh grant linked to it, and the visitor goes back to the website with a code. */
+export async function handOver(services: InteractionServices, ctx: Context, visit: Visit, verificationUid: string): Promise<void> {
+  const { runtime, provider } = services;
+  const accountId = providerAccountId(ctx, visit);
+  const grantId = await issueGrant(provider, { accountId, clientId: visit.client.clientId });
+  await linkGrant(runtime.db, verificationUid, grantId);
+  await forgetProgress(runtime.db, visit.uid);
+  // Not remembered: the provider's session lasts as long as the browser session, like the anonymous visitor.
+  const returnTo = await provider.interactionResult(ctx.req, ctx.res, { login: { accountId, remember: false }, consent: { grantId } }, { mergeWithLastSubmission: false });
+  seeOther(ctx, returnTo);
+}
+
+/** Ends the interaction with an OAuth2 error the website receives with its state (e.g. access_denied). */
+export async function endWithError(services: InteractionServices, ctx: Context, visit: Visit, error: string, description: string): Promise<void> {
+  await forgetProgress(services.runtime.db, visit.uid);
+  const returnTo = await services.provider.interactionResult(ctx.req, ctx.res, { error, error_description: description }, { mergeWithLastSubmission: false });
+  seeOther(ctx, returnTo);
+}
+
+/**
+ * No challenge can run for this request: the visitor reads why in their language, and the link back gives the
+ * website `error=temporarily_unavailable` (ARCHITECTURE §6.3).
+ */
+export async function failUnavailable(services: InteractionServices, ctx: Context, visit: Visit): Promise<never> {
+  await forgetProgress(services.runtime.db, visit.uid);
+  const returnTo = await services.provider.interactionResult(
+    ctx.req, ctx.res,
+    { error: 'temporarily_unavailable', error_description: 'no age verification method is available for this request' },
+    { mergeWithLastSubmission: false },
+  );
+  throw new VisitorError('unavailable', 503, { returnTo });
+}

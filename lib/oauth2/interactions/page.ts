@@ -1,0 +1,34 @@
+import type { Context } from 'koa';
+import { render } from '../../http/render.js';
+import { seeOther } from './outcome.js';
+import type { Visit } from './visit.js';
+
+/** Renders an interaction page in the visit's language with what every page shows (the website, the sandbox banner, sign-in state, the paths). */
+export function renderPage(ctx: Context, visit: Visit, template: string, variables: Record<string, unknown> = {}, status = 200): void {
+  render(ctx, template, visit.language, {
+    website: visit.client.website,
+    sandbox: visit.environment === 'TEST',
+    signedIn: visit.progress.accountId !== null,
+    paths: visit.paths,
+    ...variables,
+  }, status);
+}
+
+/** Where an accepted authorization starts: the challenge choice (checker) or visitor sign-in (login). */
+export const landingOf = (visit: Visit): string => (visit.flow === 'login' ? visit.paths.signIn : visit.paths.choose);
+
+/**
+ * Pages between the prompt and the hand-over: without consent the visitor goes back to the prompt; with a
+ * verification already recorded, on to its result page. Returns false when it redirected.
+ */
+export function readyToVerify(ctx: Context, visit: Visit): boolean {
+  if (!visit.progress.acceptedAt) {
+    seeOther(ctx, visit.paths.root);
+    return false;
+  }
+  if (visit.progress.verificationUid) {
+    seeOther(ctx, visit.paths.result);
+    return false;
+  }
+  return true;
+}

@@ -1,0 +1,71 @@
+import type { Clock } from '../../clock.js';
+import type { Sealer } from '../../security/sealing.js';
+import type { Database } from '../../store/database.js';
+import type { StepContext } from '../../verification/challenge.js';
+
+/** Where the visitor is in one interaction (table interaction_progress; rows die with the interaction). */
+export interface Progress {
+  acceptedAt: Date | null;
+  /** the visitor account signed in during this interaction */
+  accountId: number | null;
+  /** the verification recorded by a pass, waiting for the visitor to continue to the website */
+  verificationUid: string | null;
+}
+
+const NOTHING_YET: Progress = { acceptedAt: null, accountId: null, verificationUid: null };
+
+interface Row {
+  accepted_at: Date | null;
+  account_id: number | null;
+  verification_uid: string | null;
+  challenge: string | null;
+  challenge_state_sealed: string | null;
+}
+
+export async function readProgress(db: Database, clock: Clock, uid: string): Promise<Progress> {
+  const row = await db<Row>('interaction_progress').where('uid', uid).where('expires_at', '>', clock.now()).first();
+  return row
+    ? { acceptedAt: row.accepted_at ? new Date(row.accepted_at) : null, accountId: row.account_id, verificationUid: row.verification_uid }
+    : NOTHING_YET;
+}
+
+type Changes = Partial<Pick<Row, 'accepted_at' | 'account_id' | 'verification_uid' | 'challenge' | 'challenge_state_sealed'>>;
+
+/** Creates or updates the interaction's row; `expiresAt` is the interaction's own expiry. */
+export async function updateProgress(db: Database, uid: string, expiresAt: Date, changes: Changes): Promise<void> {
+  await db('interaction_progress')
+    .insert({ uid, expires_at: expiresAt, ...changes })
+    .onConflict('uid')
+    .merge(Object.keys(changes));
+}
+
+/** The interaction is over (handed to the website or declined): nothing of it is kept. */
+export async function forgetProgress(db: Database, uid: string): Promise<void> {
+  await db('interaction_progress').where('uid', uid).delete();
+}
+
+export async function sweepExpiredProgress(db: Database, clock: Clock): Promise<void> {
+  await db('interaction_progress').where('expires_at', '<=', clock.now()).delete();
+}
+
+export type ChallengeState = StepContext['state'] & { clear(): Promise<void> };
+
+/** One challenge's private state in this interaction, sealed at rest; starting another challenge replaces it. */
+export function challengeState(
+  runtime: { db: Database; sealer: Sealer }, interaction: { uid: string; expiresAt: Date }, challenge: string,
+): ChallengeState {
+  const { db, sealer } = runtime;
+  return {
+    async get<T>() {
+      const row = await db<Row>('interaction_progress').where('uid', interaction.uid).first('challenge', 'challenge_state_sealed');
+      if (!row || row.challenge !== challenge || !row.challenge_state_sealed) return undefined;
+      return JSON.parse(sealer.unseal(row.challenge_state_sealed)) as T;
+    },
+    async set<T>(value: T) {
+      await updateProgress(db, interaction.uid, interaction.expiresAt, { challenge, challenge_state_sealed: sealer.seal(JSON.stringify(value)) });
+    },
+    async clear() {
+      await db('interaction_progress').where('uid', interaction.uid).update({ challenge: null, challenge_state_sealed: null });
+    },
+  };
+}

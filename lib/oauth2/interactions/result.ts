@@ -1,0 +1,87 @@
+import type { Context } from 'koa';
+import { addSeconds } from '../../clock.js';
+import { translator } from '../../i18n/catalogue.js';
+import { createVisitorAccount, MIN_PASSWORD_LENGTH, USERNAME_PATTERN, UsernameTakenError } from '../../accounts/visitor-accounts.js';
+import { compileSchema, CSRF_FIELD, readForm } from '../../verification/form.js';
+import { accountSubject, saveProof } from '../../verification/proofs.js';
+import { findVerificationByUid, type Verification } from '../../verification/records.js';
+import { handOver, seeOther } from './outcome.js';
+import { renderPage } from './page.js';
+import type { InteractionServices, Visit } from './visit.js';
+
+/** The verification this visit recorded; without one the visitor goes back to the start (undefined). */
+async function recordedVerification(services: InteractionServices, ctx: Context, visit: Visit): Promise<Verification | undefined> {
+  const verification = visit.progress.verificationUid ? await findVerificationByUid(services.runtime.db, visit.progress.verificationUid) : undefined;
+  if (!verification) seeOther(ctx, visit.paths.root);
+  return verification;
+}
+
+const showResult = (ctx: Context, visit: Visit, verification: Verification, extra: { error?: string; username?: string } = {}, status = 200): void =>
+  renderPage(ctx, visit, 'interaction/result.njk', { verification, minPasswordLength: MIN_PASSWORD_LENGTH, ...extra }, status);
+
+/** After a pass: what the website will receive, with "save this result to an account" or "continue". */
+export async function showVerificationResult(services: InteractionServices, ctx: Context, visit: Visit): Promise<void> {
+  const verification = await recordedVerification(services, ctx, visit);
+  if (verification) showResult(ctx, visit, verification);
+}
+
+export async function continueToWebsite(services: InteractionServices, ctx: Context, visit: Visit): Promise<void> {
+  const verification = await recordedVerification(services, ctx, visit);
+  if (verification) await handOver(services, ctx, visit, verification.uid);
+}
+
+interface SaveForm {
+  _csrf: string;
+  username: string;
+  password: string;
+  password_confirmation: string;
+}
+
+const validateSave = compileSchema<SaveForm>({
+  type: 'object',
+  additionalProperties: false,
+  required: ['_csrf', 'username', 'password', 'password_confirmation'],
+  properties: {
+    ...CSRF_FIELD,
+    username: { type: 'string', pattern: USERNAME_PATTERN },
+    password: { type: 'string', minLength: MIN_PASSWORD_LENGTH, maxLength: 1024 },
+    password_confirmation: { type: 'string', maxLength: 1024 },
+  },
+});
+
+/** Creates a visitor account holding this result (reusable for PROOF_REUSE_TTL), then continues to the website. */
+export async function saveToAccount(services: InteractionServices, ctx: Context, visit: Visit): Promise<void> {
+  const verification = await recordedVerification(services, ctx, visit);
+  if (!verification) return;
+  const { runtime, limits } = services;
+  const t = translator(visit.language);
+  const body = ctx.request.body as Record<string, unknown> | undefined;
+  const typedUsername = typeof body?.['username'] === 'string' ? body['username'].slice(0, 64) : '';
+  const form = readForm(ctx, validateSave);
+  if (!form) {
+    const problem = validateSave.errors?.[0]?.instancePath === '/password' ? 'password' : 'username';
+    return showResult(ctx, visit, verification, { error: t(`interaction.result.error.${problem}`, { min: MIN_PASSWORD_LENGTH }), username: typedUsername }, 422);
+  }
+  if (form.password !== form.password_confirmation) {
+    return showResult(ctx, visit, verification, { error: t('interaction.result.error.confirmation'), username: typedUsername }, 422);
+  }
+  await limits.accountCreationPerIp.consume(ctx.ip);
+  let accountId: number;
+  try {
+    accountId = (await createVisitorAccount(runtime.db, { username: form.username, password: form.password })).id;
+  } catch (error) {
+    if (!(error instanceof UsernameTakenError)) throw error;
+    return showResult(ctx, visit, verification, { error: t('interaction.result.error.taken'), username: typedUsername }, 409);
+  }
+  await saveProof(runtime.db, {
+    subject: accountSubject(accountId),
+    method: verification.method,
+    assuranceLevel: verification.assuranceLevel,
+    ageThreshold: verification.ageThreshold,
+    environment: verification.environment,
+    provenAt: verification.verifiedAt,
+    reusableUntil: addSeconds(verification.verifiedAt, runtime.config.proofReuseTtl),
+  });
+  visit.progress = { ...visit.progress, accountId };
+  await handOver(services, ctx, visit, verification.uid);
+}

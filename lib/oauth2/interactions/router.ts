@@ -1,0 +1,67 @@
+import Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import type Provider from 'oidc-provider';
+import { formBody } from '../../http/body.js';
+import { requireCsrf } from '../../http/csrf.js';
+import type { Runtime } from '../../runtime.js';
+import { buildRegistry } from '../../verification/registry.js';
+import { OAUTH2_PATHS } from '../paths.js';
+import { runChallengeStep } from './challenge-steps.js';
+import { showChoice } from './choose.js';
+import { answerPrompt, cancel, showEntry } from './entry.js';
+import { interactionLimits } from './limits.js';
+import { sweepExpiredProgress } from './progress.js';
+import { continueToWebsite, saveToAccount, showVerificationResult } from './result.js';
+import { reuseBrowserProof } from './reuse.js';
+import { showSignIn, signIn } from './sign-in.js';
+import { loadVisit, type InteractionServices, type Visit } from './visit.js';
+import { visitorErrors } from './visitor-errors.js';
+
+const SWEEP_EVERY_MS = 10 * 60 * 1000;
+
+/**
+ * A challenge step may take a file (multipart/form-data, e.g. a selfie): the body parser leaves that stream to the
+ * challenge, which checks `_csrf` itself once it has read the fields (see Challenge.handle). Every other POST is checked here.
+ */
+const csrfUnlessUpload: Middleware = (ctx, next) => (ctx.is('multipart/form-data') ? next() : requireCsrf(ctx, next));
+
+/**
+ * The visitor's pages of an authorization, under the path oidc-provider sends the visitor to: prompt, challenge
+ * choice, sign-in, challenge steps, result. Mount it before the provider. The operator's challenges are built here,
+ * at start-up.
+ */
+export async function interactionRouter(runtime: Runtime, provider: Provider): Promise<Router> {
+  const services: InteractionServices = {
+    runtime,
+    provider,
+    registry: await buildRegistry(runtime),
+    limits: interactionLimits(runtime),
+  };
+  const sweeper = setInterval(() => {
+    sweepExpiredProgress(runtime.db, runtime.clock).catch((error: unknown) => runtime.log.warn('sweeping interaction progress failed', { error: String(error) }));
+  }, SWEEP_EVERY_MS);
+  sweeper.unref();
+  runtime.onClose(() => clearInterval(sweeper));
+
+  type Handler = (services: InteractionServices, ctx: Context, visit: Visit) => Promise<void>;
+  const page = (handler: Handler) => (ctx: Context) => handler(services, ctx, (ctx.state as { visit: Visit }).visit);
+  const router = new Router({ prefix: OAUTH2_PATHS.interaction(':uid') });
+  // The visit is loaded before the CSRF check so that even a refused form is answered in the visitor's language.
+  router.use(visitorErrors(runtime.log), formBody(), async (ctx, next) => {
+    (ctx.state as { visit: Visit }).visit = await loadVisit(ctx, services);
+    await next();
+  });
+  router.get('/', page(showEntry));
+  router.post('/consent', requireCsrf, page(answerPrompt));
+  router.get('/choose', page(showChoice));
+  router.get('/sign-in', page(showSignIn));
+  router.post('/sign-in', requireCsrf, page(signIn));
+  router.post('/reuse', requireCsrf, page(reuseBrowserProof));
+  router.post('/cancel', requireCsrf, page(cancel));
+  router.get('/result', page(showVerificationResult));
+  router.post('/result/save', requireCsrf, page(saveToAccount));
+  router.post('/result/continue', requireCsrf, page(continueToWebsite));
+  router.get('/challenge/:name/:step', page(runChallengeStep));
+  router.post('/challenge/:name/:step', csrfUnlessUpload, page(runChallengeStep));
+  return router;
+}

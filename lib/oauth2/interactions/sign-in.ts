@@ -1,0 +1,60 @@
+import type { Context } from 'koa';
+import { translator } from '../../i18n/catalogue.js';
+import { authenticateVisitor, normalizeUsername } from '../../accounts/visitor-accounts.js';
+import { compileSchema, CSRF_FIELD, readForm } from '../../verification/form.js';
+import { accountSubject } from '../../verification/proofs.js';
+import { seeOther } from './outcome.js';
+import { noticeOf } from './notices.js';
+import { readyToVerify, renderPage } from './page.js';
+import { updateProgress } from './progress.js';
+import { browserProof, reusableProof, reuseProof } from './reuse.js';
+import type { InteractionServices, Visit } from './visit.js';
+
+async function showForm(services: InteractionServices, ctx: Context, visit: Visit, error?: string, username = '', status = 200): Promise<void> {
+  renderPage(ctx, visit, 'interaction/sign-in.njk', { proof: await browserProof(services, ctx, visit), notice: noticeOf(ctx), error, username }, status);
+}
+
+/** The login landing (and "sign in" from the challenge choice): visitor sign-in, with a way to verify instead. */
+export async function showSignIn(services: InteractionServices, ctx: Context, visit: Visit): Promise<void> {
+  if (!readyToVerify(ctx, visit)) return;
+  await showForm(services, ctx, visit);
+}
+
+interface SignInForm {
+  _csrf: string;
+  username: string;
+  password: string;
+}
+
+const validateSignIn = compileSchema<SignInForm>({
+  type: 'object',
+  additionalProperties: false,
+  required: ['_csrf', 'username', 'password'],
+  properties: { ...CSRF_FIELD, username: { type: 'string', minLength: 1, maxLength: 64 }, password: { type: 'string', minLength: 1, maxLength: 1024 } },
+});
+
+/**
+ * Signs a visitor in. With a reusable proof on the account the challenge is skipped (a new verification marked
+ * `reused`); without one the visitor verifies now and the result is saved to the account. A wrong username and a
+ * wrong password get the same answer.
+ */
+export async function signIn(services: InteractionServices, ctx: Context, visit: Visit): Promise<void> {
+  if (!readyToVerify(ctx, visit)) return;
+  const t = translator(visit.language);
+  const form = readForm(ctx, validateSignIn);
+  if (!form) return showForm(services, ctx, visit, t('interaction.signIn.error.missing'), '', 422);
+
+  const { limits, runtime } = services;
+  const accountKey = normalizeUsername(form.username).toLowerCase();
+  await limits.signInPerIp.consume(ctx.ip);
+  await limits.signInPerAccount.consume(accountKey);
+  const account = await authenticateVisitor(runtime.db, form.username, form.password);
+  if (!account) return showForm(services, ctx, visit, t('interaction.signIn.error.wrong'), form.username, 401);
+  await limits.signInPerAccount.reset(accountKey);
+
+  await updateProgress(runtime.db, visit.uid, visit.expiresAt, { account_id: account.id });
+  visit.progress = { ...visit.progress, accountId: account.id };
+  const proof = await reusableProof(services, ctx, visit, accountSubject(account.id));
+  if (proof) return reuseProof(services, ctx, visit, proof);
+  seeOther(ctx, `${visit.paths.choose}?notice=no_saved_result`);
+}

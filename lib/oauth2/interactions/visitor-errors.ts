@@ -1,0 +1,58 @@
+import type { Context, Middleware } from 'koa';
+import { describeError } from '../../http/errors.js';
+import { render } from '../../http/render.js';
+import type { Language } from '../../i18n/languages.js';
+import { negotiateLanguage } from '../../i18n/negotiate.js';
+import type { Logger } from '../../log.js';
+
+/** The problems a visitor can meet on the interaction pages; each has a title and an explanation in every language. */
+export type VisitorErrorKind = 'expired' | 'website' | 'unavailable' | 'too_many' | 'form_expired' | 'not_found' | 'bad_request' | 'server';
+
+export class VisitorError extends Error {
+  override name = 'VisitorError';
+  constructor(
+    readonly kind: VisitorErrorKind,
+    readonly status: number,
+    /** returnTo: where the visitor goes back to the website (the interaction already carries the error for it) */
+    readonly options: { returnTo?: string; backUrl?: string } = {},
+  ) {
+    super(kind);
+  }
+}
+
+/** Remembers the negotiated page language so an error page later in the request speaks it too. */
+export function setVisitorLanguage(ctx: Context, language: Language): void {
+  (ctx.state as { visitorLanguage?: Language }).visitorLanguage = language;
+}
+
+const visitorLanguage = (ctx: Context): Language =>
+  (ctx.state as { visitorLanguage?: Language }).visitorLanguage ?? negotiateLanguage(undefined, undefined, ctx.get('Accept-Language'));
+
+const KIND_OF_STATUS: Record<number, VisitorErrorKind> = { 400: 'bad_request', 403: 'form_expired', 404: 'not_found', 413: 'bad_request', 415: 'bad_request', 429: 'too_many' };
+
+/**
+ * Every error on the interaction pages becomes an HTML page in the visitor's language (never JSON): ours, a failed
+ * CSRF check (403), a rate limit (429, keeping Retry-After), a body the parser refused, or an unexpected failure.
+ */
+export function visitorErrors(log: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      let kind: VisitorErrorKind;
+      let status: number;
+      let options: VisitorError['options'] = {};
+      if (error instanceof VisitorError) {
+        ({ kind, status, options } = error);
+      } else {
+        const described = describeError(error);
+        status = described.status;
+        kind = KIND_OF_STATUS[status] ?? (status >= 500 ? 'server' : 'bad_request');
+        ctx.set(described.headers);
+        if (status >= 500) log.error('interaction page failed', { path: ctx.path, error: (error as Error).stack ?? String(error) });
+      }
+      const retryAfter = ctx.response.get('Retry-After');
+      render(ctx, 'interaction/error.njk', visitorLanguage(ctx), { kind, retryAfter, ...options }, status);
+    }
+  };
+}

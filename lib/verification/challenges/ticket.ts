@@ -1,0 +1,54 @@
+import { HttpError } from '../../http/errors.js';
+import type { Challenge, StepContext } from '../challenge.js';
+import { CSRF_FIELD, compileSchema, readForm } from '../form.js';
+import type { ChallengeModule } from '../registry.js';
+import { normalizeTicketCode, redeemTicket } from '../tickets.js';
+
+interface TicketForm {
+  _csrf: string;
+  code: string;
+}
+
+const validateTicketForm = compileSchema<TicketForm>({
+  type: 'object',
+  additionalProperties: false,
+  required: ['_csrf', 'code'],
+  properties: { ...CSRF_FIELD, code: { type: 'string', maxLength: 100 } },
+});
+
+/**
+ * The visitor types a single-use code from a ticket batch the operator issued (`age-provider tickets issue`).
+ * Built in: it needs no third party, so it is always configured.
+ */
+export const ticketModule: ChallengeModule = {
+  name: 'ticket',
+  configure(runtime) {
+    // Guessing is hopeless against 100-bit codes; these limits also keep the database out of reach of a flood.
+    const perInteraction = runtime.rateLimits.limiter({ name: 'ticket-guess-interaction', points: 5, duration: 600 });
+    const perIp = runtime.rateLimits.limiter({ name: 'ticket-guess-ip', points: 30, duration: 600 });
+
+    const showForm = (context: StepContext, error?: string, status = 200): void =>
+      context.render('challenges/ticket.njk', { action: context.stepUrl('redeem'), error }, status);
+
+    const challenge: Challenge = {
+      name: 'ticket',
+      free: true,
+      assuranceLevel: 'STRICT',
+      async handle(step, context) {
+        const { koa } = context;
+        if (step === 'start' && koa.method === 'GET') return showForm(context);
+        if (step !== 'redeem' || koa.method !== 'POST') throw new HttpError(404, 'Not Found');
+
+        const form = readForm(koa, validateTicketForm);
+        const code = form && normalizeTicketCode(form.code);
+        if (!code) return showForm(context, context.t('challenges.ticket.error.format'), 422);
+        await perInteraction.consume(context.attempt.uid);
+        await perIp.consume(koa.ip);
+        const level = await redeemTicket(runtime.db, runtime.clock, code);
+        if (!level) return showForm(context, context.t('challenges.ticket.error.invalid'), 422);
+        await context.finish({ passed: true, assuranceLevel: level });
+      },
+    };
+    return challenge;
+  },
+};

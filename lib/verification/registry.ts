@@ -1,0 +1,58 @@
+import type { Runtime } from '../runtime.js';
+import type { Challenge, ChallengeName, Environment } from './challenge.js';
+import { sandboxChallenge } from './challenges/sandbox.js';
+import { ticketModule } from './challenges/ticket.js';
+import { federatedModules } from './challenges/federated/index.js';
+import { VENDOR_CHALLENGE_MODULES } from './challenges/vendors/modules.js';
+
+/** One challenge's entry in the registry: builds it from the operator's settings at start-up. */
+export interface ChallengeModule {
+  name: ChallengeName;
+  /**
+   * The challenge, or undefined when the operator has not configured it (then it never loads). Reads its own
+   * settings from runtime.env and throws ConfigError (lib/config/load.ts) naming the bad variable.
+   */
+  configure(runtime: Runtime): Challenge | undefined | Promise<Challenge | undefined>;
+}
+
+/**
+ * Every challenge this service knows. To add one: write lib/verification/challenges/<name>.ts exporting a
+ * ChallengeModule, import it above and add it here. Nothing else changes: the choice page, the step router
+ * (/v1/oauth2/interaction/:uid/challenge/<name>/<step>), TEST sandboxing and rate limits come with the registry.
+ */
+export const CHALLENGE_MODULES: readonly ChallengeModule[] = [
+  ticketModule,
+  ...VENDOR_CHALLENGE_MODULES,
+  ...federatedModules,
+];
+
+export interface ChallengeRegistry {
+  /** Whether `name` can load in this environment: configured for LIVE; any name in TEST (the sandbox runs it). */
+  offers(environment: Environment, name: ChallengeName): boolean;
+  /** The challenge that runs `name`: the configured one for LIVE, the sandbox simulating it for TEST. */
+  resolve(environment: Environment, name: ChallengeName): Challenge | undefined;
+}
+
+/** Builds the configured challenges once, at start-up (ARCHITECTURE §6.1, §6.3). */
+export async function buildRegistry(runtime: Runtime, modules: readonly ChallengeModule[] = CHALLENGE_MODULES): Promise<ChallengeRegistry> {
+  const live = new Map<ChallengeName, Challenge>();
+  for (const module of modules) {
+    if (live.has(module.name)) throw new Error(`challenge ${module.name} is registered twice`);
+    const challenge = await module.configure(runtime);
+    if (challenge) live.set(module.name, challenge);
+  }
+  const sandboxes = new Map<ChallengeName, Challenge>();
+  const sandboxFor = (name: ChallengeName): Challenge => {
+    let sandbox = sandboxes.get(name);
+    if (!sandbox) {
+      // The sandbox proposes the level the real challenge would record, so a test run looks like a live one.
+      sandbox = sandboxChallenge(name, live.get(name)?.assuranceLevel ?? 'STANDARD');
+      sandboxes.set(name, sandbox);
+    }
+    return sandbox;
+  };
+  return {
+    offers: (environment, name) => environment === 'TEST' || live.has(name),
+    resolve: (environment, name) => (environment === 'TEST' ? sandboxFor(name) : live.get(name)),
+  };
+}

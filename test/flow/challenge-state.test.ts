@@ -1,0 +1,36 @@
+import { expect } from 'chai';
+import { challengeState, readProgress, sweepExpiredProgress, updateProgress } from '../../lib/oauth2/interactions/progress.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+
+describe('challenge state kept between steps', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp();
+  });
+  after(() => app.close());
+
+  it('is sealed at rest, private to one challenge, and gone once cleared', async () => {
+    const { runtime } = app.provider;
+    const interaction = { uid: 'uid-state-1', expiresAt: new Date(Date.now() + 3600_000) };
+    const selfie = challengeState(runtime, interaction, 'selfie');
+    await selfie.set({ session: 'vendor-session-secret', attempts: 2 });
+    expect(await selfie.get()).to.deep.equal({ session: 'vendor-session-secret', attempts: 2 });
+
+    const row = await runtime.db('interaction_progress').where('uid', interaction.uid).first();
+    expect(row.challenge_state_sealed).to.match(/^v1\./).and.not.contain('vendor-session-secret');
+    expect(await challengeState(runtime, interaction, 'email_age').get()).to.equal(undefined);
+
+    await selfie.clear();
+    expect(await selfie.get()).to.equal(undefined);
+  });
+
+  it('dies with its interaction: unread once expired, then swept', async () => {
+    const { runtime } = app.provider;
+    const expired = { uid: 'uid-state-2', expiresAt: new Date(Date.now() - 1000) };
+    await updateProgress(runtime.db, expired.uid, expired.expiresAt, { accepted_at: new Date() });
+    expect((await readProgress(runtime.db, runtime.clock, expired.uid)).acceptedAt).to.equal(null);
+    expect(await runtime.db('interaction_progress').where('uid', expired.uid).first()).to.not.equal(undefined);
+    await sweepExpiredProgress(runtime.db, runtime.clock);
+    expect(await runtime.db('interaction_progress').where('uid', expired.uid).first()).to.equal(undefined);
+  });
+});
