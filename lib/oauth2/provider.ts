@@ -3,6 +3,7 @@ import { knexAdapter } from '../../adapters/knex.js';
 import type { Runtime } from '../runtime.js';
 import { findClientMetadata } from './clients.js';
 import { loadGrantOfThisInteraction, verificationPolicy } from './interaction-policy.js';
+import { introspectionResponse } from './introspection-response.js';
 import { authorizationServerMetadata } from './metadata.js';
 import { OAUTH2_PATHS } from './paths.js';
 import { renderError } from './render-error.js';
@@ -93,6 +94,7 @@ function configuration(runtime: Runtime): Configuration {
 export function createProvider(runtime: Runtime): Provider {
   const provider = new Provider(runtime.config.issuer, configuration(runtime));
   provider.use(tokenResponse);
+  provider.use(introspectionResponse);
   provider.use(authorizationServerMetadata);
   return provider;
 }
