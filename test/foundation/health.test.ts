@@ -35,7 +35,8 @@ describe('operations endpoints and the HTML fallback', () => {
     const csp = response.headers.get('content-security-policy') ?? '';
     expect(csp).to.contain("default-src 'none'").and.contain("frame-ancestors 'none'").and.not.contain('unsafe-inline');
     const html = await response.text();
-    expect(html).to.contain('<html lang="fr">').and.contain('Un problème est survenu');
+    expect(html).to.contain('<html lang="fr">').and.not.contain('Not Found');
+    expect(html).to.match(/<h1>[^<]*introuvable[^<]*<\/h1>/i);
   });
 
   it('serves the stylesheet from memory and nothing outside views/static', async () => {

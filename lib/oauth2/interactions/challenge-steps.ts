@@ -6,7 +6,7 @@ import { completeChallenge, locateVisitor, seeOther } from './outcome.js';
 import { readyToVerify, renderPage } from './page.js';
 import { challengeState } from './progress.js';
 import type { InteractionServices, Visit } from './visit.js';
-import { VisitorError } from './visitor-errors.js';
+import { VisitorError } from '../../http/visitor-errors.js';
 
 const STEP_NAME = /^[a-z0-9_-]{1,40}$/;
 

@@ -6,7 +6,7 @@ import { updateProgress } from './progress.js';
 import { browserProof } from './reuse.js';
 import { runTestOutcome } from './test-outcome.js';
 import type { InteractionServices, Visit } from './visit.js';
-import { VisitorError } from './visitor-errors.js';
+import { VisitorError } from '../../http/visitor-errors.js';
 
 /**
  * Where oidc-provider sends the visitor. A TEST client's test_outcome skips every page; otherwise the authorization

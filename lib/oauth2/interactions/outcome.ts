@@ -8,7 +8,7 @@ import { createVerification, linkGrant, type Verification } from '../../verifica
 import { issueGrant } from '../grants.js';
 import { browserVisitor } from './browser-visitor.js';
 import { forgetProgress, updateProgress } from './progress.js';
-import { VisitorError } from './visitor-errors.js';
+import { VisitorError } from '../../http/visitor-errors.js';
 import type { InteractionServices, Visit } from './visit.js';
 
 /** A browser session rarely outlives a day; the anonymous proof's cookie dies with the session anyway. */

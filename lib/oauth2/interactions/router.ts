@@ -15,7 +15,7 @@ import { continueToWebsite, saveToAccount, showVerificationResult } from './resu
 import { reuseBrowserProof } from './reuse.js';
 import { showSignIn, signIn } from './sign-in.js';
 import { loadVisit, type InteractionServices, type Visit } from './visit.js';
-import { visitorErrors } from './visitor-errors.js';
+import { visitorErrors } from '../../http/visitor-errors.js';
 
 const SWEEP_EVERY_MS = 10 * 60 * 1000;
 

@@ -14,7 +14,7 @@ import type { Flow } from '../paths.js';
 import type { InteractionLimits } from './limits.js';
 import { interactionPaths, type InteractionPaths } from './paths.js';
 import { readProgress, type Progress } from './progress.js';
-import { setVisitorLanguage, VisitorError } from './visitor-errors.js';
+import { setVisitorLanguage, VisitorError } from '../../http/visitor-errors.js';
 
 /** What the interaction pages share: built once when the router is mounted. */
 export interface InteractionServices {

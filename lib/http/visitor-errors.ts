@@ -1,11 +1,11 @@
 import type { Context, Middleware } from 'koa';
-import { describeError } from '../../http/errors.js';
-import { render } from '../../http/render.js';
-import type { Language } from '../../i18n/languages.js';
-import { negotiateLanguage } from '../../i18n/negotiate.js';
-import type { Logger } from '../../log.js';
+import { describeError } from './errors.js';
+import { render } from './render.js';
+import type { Language } from '../i18n/languages.js';
+import { negotiateLanguage } from '../i18n/negotiate.js';
+import type { Logger } from '../log.js';
 
-/** The problems a visitor can meet on the interaction pages; each has a title and an explanation in every language. */
+/** The problems a visitor can meet on our pages; each has a title and an explanation in every language. */
 export type VisitorErrorKind = 'expired' | 'website' | 'unavailable' | 'too_many' | 'form_expired' | 'not_found' | 'bad_request' | 'server';
 
 export class VisitorError extends Error {
@@ -31,8 +31,8 @@ const visitorLanguage = (ctx: Context): Language =>
 const KIND_OF_STATUS: Record<number, VisitorErrorKind> = { 400: 'bad_request', 403: 'form_expired', 404: 'not_found', 413: 'bad_request', 415: 'bad_request', 429: 'too_many' };
 
 /**
- * Every error on the interaction pages becomes an HTML page in the visitor's language (never JSON): ours, a failed
- * CSRF check (403), a rate limit (429, keeping Retry-After), a body the parser refused, or an unexpected failure.
+ * Every error on a visitor's page becomes an HTML page in the visitor's language (never JSON, never a stack): ours, a
+ * failed CSRF check (403), a rate limit (429, keeping Retry-After), a body the parser refused, or an unexpected failure.
  */
 export function visitorErrors(log: Logger): Middleware {
   return async (ctx, next) => {
@@ -49,7 +49,7 @@ export function visitorErrors(log: Logger): Middleware {
         status = described.status;
         kind = KIND_OF_STATUS[status] ?? (status >= 500 ? 'server' : 'bad_request');
         ctx.set(described.headers);
-        if (status >= 500) log.error('interaction page failed', { path: ctx.path, error: (error as Error).stack ?? String(error) });
+        if (status >= 500) log.error('request failed', { path: ctx.path, error: (error as Error).stack ?? String(error) });
       }
       const retryAfter = ctx.response.get('Retry-After');
       render(ctx, 'interaction/error.njk', visitorLanguage(ctx), { kind, retryAfter, ...options }, status);
