@@ -1,0 +1,53 @@
+/**
+ * The benchmarked service, in a process of its own (so the load generator does not share its event loop):
+ * the real app on a loopback port with a fresh database (embedded, or a new PostgreSQL database when DATABASE_URL
+ * is set), a seeded TEST client, and a count of SQL statements per endpoint. Driven over IPC by bench/run.ts.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createOAuth2Config, createWebsite } from '../lib/websites/index.js';
+import { createWebmaster } from '../lib/webmasters/accounts.js';
+import { startTestApp } from '../test/helpers/app.js';
+import { endpointOf, type FromServer, type ToServer } from './protocol.js';
+
+const send = (message: FromServer): void => void process.send!(message);
+
+const REDIRECT_URI = 'http://127.0.0.1:9/callback'; // never contacted: the flows stop at the redirect
+
+const app = await startTestApp({ trustProxy: true, env: {} });
+const { runtime } = app.provider;
+const webmaster = await createWebmaster(runtime.db, { email: 'bench@example.com', password: 'bench-password-not-secret' });
+const website = await createWebsite(runtime, webmaster.id, { name: 'Bench shop', domain: 'bench.example.com' });
+const oauth2 = await createOAuth2Config(runtime, webmaster.id, website.id, 'TEST', { redirectUris: [REDIRECT_URI] });
+
+// SQL statements are attributed to the request whose handling issued them (async context), else to "background".
+const requestEndpoint = new AsyncLocalStorage<string>();
+let counts: Record<string, number> | undefined;
+runtime.db.on('query', () => {
+  if (!counts) return;
+  const endpoint = requestEndpoint.getStore() ?? 'background';
+  counts[endpoint] = (counts[endpoint] ?? 0) + 1;
+});
+const handle = app.provider.app.callback();
+app.server.removeAllListeners('request');
+app.server.on('request', (request: IncomingMessage, response: ServerResponse) => requestEndpoint.run(endpointOf(request.url ?? '/'), () => handle(request, response)));
+
+process.on('message', async (message: ToServer) => {
+  if (message.type === 'count-sql') counts = {};
+  if (message.type === 'report-sql') send({ type: 'sql', counts: counts ?? {} });
+  if (message.type === 'stop') {
+    await app.close();
+    process.disconnect();
+  }
+});
+
+send({
+  type: 'ready',
+  target: {
+    url: app.url,
+    clientId: oauth2.clientId!,
+    clientSecret: oauth2.clientSecret!,
+    redirectUri: REDIRECT_URI,
+    publicKey: website.keys.find((key) => key.environment === 'TEST')!.publicKey,
+  },
+});

@@ -1,0 +1,49 @@
+/**
+ * `npm start`: age-provider on the embedded database (or DATABASE_URL) plus the demo relying party, seeded and wired.
+ * Settings as for `age-provider serve` (docs/configuration.md); SITE_LANGUAGE sets the demo shop's language.
+ */
+import { ConfigError } from '../../lib/config/load.js';
+import { HttpError } from '../../lib/http/errors.js';
+import { DatabaseInUseError } from '../../lib/store/embedded-lock.js';
+import { RelyingPartySettingsError } from '../relying-party/settings.js';
+import { startDemo, type Demo } from './demo.js';
+
+function instructions(demo: Demo): string {
+  const { webmaster, website, oauth2 } = demo.seed;
+  const password = webmaster.password
+    ? `password ${webmaster.password}${webmaster.created ? ' (generated now, kept in DATA_DIR/demo.json)' : ' (from DATA_DIR/demo.json)'}`
+    : 'password unknown (the account predates DATA_DIR/demo.json)';
+  return `
+age-provider demo is running (started in ${demo.startupMs} ms)
+
+  age-provider          ${demo.providerUrl}
+  demo relying party    ${demo.relyingPartyUrl}   ("${website.name}", TEST client ${oauth2.clientId})
+  webmaster platform    ${demo.providerUrl}/platform   sign in as ${webmaster.email}, ${password}
+
+Next steps:
+  1. Open ${demo.relyingPartyUrl} and click "Verify my age with Age Provider".
+  2. In the window that opens, accept the prompt; in the TEST sandbox choose "pass".
+  3. The demo shop shows the verification result it read from the Resources endpoint.
+
+Press Ctrl-C to stop both.
+`;
+}
+
+try {
+  const demo = await startDemo();
+  process.stdout.write(instructions(demo));
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  process.stdout.write('stopping...\n');
+  await demo.close();
+} catch (error) {
+  const portTaken = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
+  // HttpError: the seeding services refused a demo record, e.g. a callback on a non-loopback HOST over http.
+  const explained = error instanceof ConfigError || error instanceof DatabaseInUseError || error instanceof RelyingPartySettingsError || error instanceof HttpError;
+  if (!portTaken && !explained) throw error;
+  const hint = portTaken ? '; choose other ports with PORT (the demo shop takes PORT + 1)' : '';
+  process.stderr.write(`age-provider demo: ${(error as Error).message}${hint}\n`);
+  process.exitCode = 1;
+}

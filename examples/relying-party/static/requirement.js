@@ -1,0 +1,34 @@
+// Shows the age gate only where the website's regions require verification: asks the age provider's
+// public requirement endpoint (CORS) about this visitor. If it cannot answer, the gate stays (the safe side).
+(function () {
+  'use strict';
+  var gate = document.getElementById('gate');
+  if (!gate || !window.fetch) return;
+
+  var fill = function (template, answer) {
+    var where = answer.country_subdivision || answer.country;
+    return template.replace('{country}', where).replace('{age}', String(answer.age_threshold));
+  };
+
+  fetch(gate.getAttribute('data-requirement-url'), { credentials: 'omit', headers: { accept: 'application/json' } })
+    .then(function (response) {
+      if (!response.ok) throw new Error('requirement endpoint answered ' + response.status);
+      return response.json();
+    })
+    .then(function (answer) {
+      if (typeof answer.required !== 'boolean') return;
+      if (answer.required) {
+        var status = document.getElementById('requirement');
+        status.textContent = fill(gate.getAttribute('data-text-required'), answer);
+        status.hidden = false;
+        return;
+      }
+      var shop = document.getElementById('open-shop');
+      document.getElementById('not-required').textContent = fill(shop.getAttribute('data-text-not-required'), answer);
+      gate.hidden = true;
+      shop.hidden = false;
+    })
+    .catch(function () {
+      // Keep the gate: without an answer we must assume verification is required.
+    });
+})();
