@@ -126,7 +126,7 @@ describe('webmasters platform: accounts, sessions and the Authorization Token', 
     ] as const) {
       const page = await client.post(path, fields, null);
       expect(page.status, path).to.equal(403);
-      expect(page.html).to.contain('This form has expired.');
+      expect(page.html).to.contain('<h1>This form has expired</h1>');
       const forged = await client.post(path, fields, 'forged-token');
       expect(forged.status, path).to.equal(403);
     }
@@ -221,7 +221,7 @@ describe('webmasters platform: rate limits', () => {
     const blocked = await client.post('/platform/signin', { email, password: PASSWORD });
     expect(blocked.status).to.equal(429);
     expect(Number(blocked.headers.get('retry-after'))).to.be.greaterThan(0);
-    expect(blocked.html).to.contain('Too many requests.');
+    expect(blocked.html).to.contain('<h1>Too many attempts</h1>');
     expect(client.cookies.has('ap_platform')).to.equal(false);
   });
 
