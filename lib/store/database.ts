@@ -10,7 +10,11 @@ export type Database = Knex;
 
 // bigint ids and counts come back as numbers on both drivers: website ids stay well below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
-export const PGLITE_OPTIONS = { parsers: { 20: (value: string) => Number(value) } };
+/**
+ * PGlite settings: int8 as numbers, and 32 MB of shared buffers instead of PostgreSQL's 128 MB (measured: RSS of a
+ * warm embedded server 361 → 253 MB; one process and small tables do not need more).
+ */
+export const PGLITE_OPTIONS = { parsers: { 20: (value: string) => Number(value) }, postgresqlconf: 'shared_buffers = 32MB' };
 
 export interface DatabaseOptions {
   /** PostgreSQL URL; absent means the embedded database. */
