@@ -1,6 +1,7 @@
 import { errors, type Adapter, type AdapterConstructor, type AdapterPayload } from 'oidc-provider';
 import { addSeconds, epochSeconds, type Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/log.js';
+import { sha256 } from '../lib/security/hashing.js';
 import type { Database } from '../lib/store/database.js';
 
 const TABLE = 'oidc_payloads';
@@ -26,6 +27,12 @@ interface Row {
 const DEFAULT_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
 /**
+ * Bearer secrets (their id is the value a client presents) are only ever checked, never looked up by uid: the table
+ * keeps their SHA-256 and no `jti`, so a leaked database holds no usable code or token. find() puts the jti back.
+ */
+const HASHED_TYPES = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken']);
+
+/**
  * oidc-provider's storage on Knex: every model but Client in one table keyed by (type, id).
  * Single statements only, so nothing here ever holds the embedded database's one connection across awaits.
  */
@@ -46,15 +53,23 @@ export function knexAdapter(options: KnexAdapterOptions): AdapterConstructor {
   };
 
   return class KnexAdapter implements Adapter {
-    constructor(private readonly type: string) {}
+    private readonly hashed: boolean;
+    constructor(private readonly type: string) {
+      this.hashed = HASHED_TYPES.has(type);
+    }
+
+    private key(id: string): string {
+      return this.hashed ? sha256(id) : id;
+    }
 
     async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
       if (this.type === 'Client') throw new Error('clients are managed through the External API, not oidc-provider');
+      const { jti: _jti, ...withoutJti } = payload;
       await db(TABLE)
         .insert({
           type: this.type,
-          id,
-          payload: JSON.stringify(payload),
+          id: this.key(id),
+          payload: JSON.stringify(this.hashed ? withoutJti : payload),
           grant_id: payload.grantId ?? null,
           uid: payload.uid ?? null,
           user_code: payload.userCode ?? null,
@@ -66,7 +81,8 @@ export function knexAdapter(options: KnexAdapterOptions): AdapterConstructor {
 
     async find(id: string): Promise<AdapterPayload | undefined> {
       if (this.type === 'Client') return findClient(id);
-      return toPayload(await live(this.type).andWhere('id', id).first());
+      const payload = toPayload(await live(this.type).andWhere('id', this.key(id)).first());
+      return payload && this.hashed ? { ...payload, jti: id } : payload;
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
@@ -78,7 +94,7 @@ export function knexAdapter(options: KnexAdapterOptions): AdapterConstructor {
     }
 
     async destroy(id: string): Promise<void> {
-      await db(TABLE).where({ type: this.type, id }).delete();
+      await db(TABLE).where({ type: this.type, id: this.key(id) }).delete();
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
@@ -92,11 +108,11 @@ export function knexAdapter(options: KnexAdapterOptions): AdapterConstructor {
      */
     async consume(id: string): Promise<void> {
       const changed: number = await db(TABLE)
-        .where({ type: this.type, id })
+        .where({ type: this.type, id: this.key(id) })
         .whereNull('consumed_at')
         .update({ consumed_at: clock.now() });
       if (changed === 1) return;
-      const grantOf = db(TABLE).select('grant_id').where({ type: this.type, id });
+      const grantOf = db(TABLE).select('grant_id').where({ type: this.type, id: this.key(id) });
       await db(TABLE)
         .whereIn('grant_id', grantOf)
         .orWhere((query) => query.where('type', 'Grant').whereIn('id', grantOf))

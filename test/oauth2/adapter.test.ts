@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { errors, type AdapterPayload } from 'oidc-provider';
 import { knexAdapter } from '../../adapters/knex.js';
 import { createLogger } from '../../lib/log.js';
+import { sha256 } from '../../lib/security/hashing.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { MovableClock } from './helpers/clock.js';
 
@@ -83,7 +84,7 @@ describe('adapters/knex: oidc-provider storage', () => {
     });
     expect(thrown).to.be.instanceOf(errors.InvalidGrant);
     expect(await rows()).to.deep.equal([
-      { type: 'AccessToken', id: 't2' },
+      { type: 'AccessToken', id: sha256('t2') },
       { type: 'Grant', id: 'g2' },
     ]);
   });
@@ -93,7 +94,7 @@ describe('adapters/knex: oidc-provider storage', () => {
     await new Adapter('AccessToken').upsert('t1', { grantId: 'g1' }, 600);
     await new Adapter('AuthorizationCode').upsert('c1', { grantId: 'g1' }, 600);
     await new Adapter('AccessToken').revokeByGrantId('g1');
-    expect(await rows()).to.deep.equal([{ type: 'AuthorizationCode', id: 'c1' }]);
+    expect(await rows(), 'bearer secrets are keyed by their SHA-256').to.deep.equal([{ type: 'AuthorizationCode', id: sha256('c1') }]);
   });
 
   it('sweeps expired rows periodically until closed', async () => {
