@@ -14,6 +14,11 @@ export interface RateLimitPolicy {
   duration: number;
   /** seconds blocked once the points are spent (default: rest of the window) */
   blockDuration?: number;
+  /**
+   * Count in this process only, even on a shared database: for generous ceilings on hot paths (token, Resources),
+   * where a shared store would add a write to every call. Each instance then allows `points` on its own.
+   */
+  local?: boolean;
 }
 
 export interface Limiter {
@@ -44,7 +49,7 @@ export function createRateLimits(db: Database): RateLimits {
         duration: policy.duration,
         ...(policy.blockDuration ? { blockDuration: policy.blockDuration } : {}),
       };
-      const store: RateLimiterAbstract = shared
+      const store: RateLimiterAbstract = shared && !policy.local
         ? new RateLimiterPostgres({ ...options, storeClient: db, storeType: 'knex', tableName: 'rate_limits', tableCreated: true })
         : new RateLimiterMemory(options);
       const limiter: Limiter = {

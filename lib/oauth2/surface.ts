@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import compose from 'koa-compose';
 import type Provider from 'oidc-provider';
+import { HttpError } from '../http/errors.js';
 import type { Runtime } from '../runtime.js';
 import { rewriteEntryPoints } from './entry.js';
 import { OAUTH2_PATHS } from './paths.js';
@@ -16,6 +17,33 @@ const RESUME = new RegExp(`^${OAUTH2_PATHS.authorization}/[A-Za-z0-9_-]+$`, 'i')
 
 const isProviderPath = (path: string) => PROVIDER_PATHS.has(path.toLowerCase()) || RESUME.test(path);
 
+/** The back-channel paths a stranger can call without a browser (each costs a client or token lookup). */
+const BACK_CHANNEL = new Set<string>([OAUTH2_PATHS.token, OAUTH2_PATHS.resources, OAUTH2_PATHS.introspection, OAUTH2_PATHS.revocation]);
+/**
+ * Per address and minute; as generous as the External API's, since one website's server sends all its calls.
+ * Counted per process: a shared store would add a write to every token and Resources call.
+ */
+const BACK_CHANNEL_PER_IP = { name: 'oauth2-back-channel-ip', points: 3000, duration: 60, local: true };
+
+/** Spends a point per back-channel call (after the legacy rewrite); over the limit is a JSON 429 with Retry-After. */
+function limitBackChannel(runtime: Runtime): Koa.Middleware {
+  const limiter = runtime.rateLimits.limiter(BACK_CHANNEL_PER_IP);
+  return async (ctx, next) => {
+    // Routers match case-insensitively and ignore a trailing slash: so does the limit.
+    if (!BACK_CHANNEL.has(ctx.path.toLowerCase().replace(/\/$/, ''))) return next();
+    try {
+      await limiter.consume(ctx.ip);
+    } catch (error) {
+      if (!(error instanceof HttpError) || error.status !== 429) throw error;
+      ctx.status = 429;
+      ctx.set(error.headers);
+      ctx.body = { error: 'too_many_requests', error_description: error.message };
+      return;
+    }
+    await next();
+  };
+}
+
 /**
  * Mounts the OAuth2 surface on the parent app: entry rewrites, Resources, then oidc-provider itself running on the
  * parent's context (so the parent's `proxy` and cookie keys apply). Mount it last: its middlewares are composed
@@ -24,6 +52,7 @@ const isProviderPath = (path: string) => PROVIDER_PATHS.has(path.toLowerCase()) 
 export function mountOAuth2(app: Koa, runtime: Runtime, provider: Provider): void {
   const runProvider = compose(provider.middleware);
   app.use(rewriteEntryPoints(runtime));
+  app.use(limitBackChannel(runtime));
   app.use(resourcesRoutes(runtime, provider).routes());
   app.use((ctx, next) => (isProviderPath(ctx.path) ? runProvider(ctx, next) : next()));
 }
