@@ -1,7 +1,7 @@
 import { authorizationUrl, exchangeCode, newAttempt, readVerification, stateMatches } from '../examples/relying-party/oauth2-client.js';
 import type { RelyingPartySettings } from '../examples/relying-party/settings.js';
 import { walkSandbox } from '../test/demo/sandbox-walk.js';
-import { Visitor, type Page } from '../test/demo/visitor.js';
+import { Browser, type Page } from '../test/helpers/browser.js';
 import type { BenchTarget } from './protocol.js';
 
 /** The demo relying party's OAuth2 client pointed at the benchmarked service (its callback is never contacted). */
@@ -24,13 +24,14 @@ export async function obtainToken(target: BenchTarget, kind: FlowKind): Promise<
   const attempt = newAttempt();
   const url = new URL(authorizationUrl(settings, attempt));
   if (kind === 'test_outcome') url.searchParams.set('test_outcome', 'pass');
-  const visitor = new Visitor({ stopBefore: settings.siteUrl });
-  let page: Page = await visitor.get(url);
+  const visitor = new Browser(undefined, { stopAt: settings.siteUrl });
+  let page: Page = await visitor.open(url);
   if (kind === 'pages') page = await walkSandbox(visitor, page, settings.siteUrl);
-  const code = page.url.searchParams.get('code');
-  const state = page.url.searchParams.get('state') ?? '';
-  if (page.url.origin !== settings.siteUrl || !code || !stateMatches(attempt.state, state)) {
-    throw new Error(`the flow did not end with a code:\n${visitor.trail.join('\n')}`);
+  const website = page.location;
+  const code = website?.searchParams.get('code');
+  const state = website?.searchParams.get('state') ?? '';
+  if (website?.origin !== settings.siteUrl || !code || !stateMatches(attempt.state, state)) {
+    throw new Error(`the flow did not end with a code:\n${visitor.trail()}`);
   }
   return exchangeCode(settings, attempt, code);
 }

@@ -3,7 +3,7 @@ import nock from 'nock';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
 import { onlyVendorsFaked, recordingLogger, restoreNetwork } from './helpers/vendors.js';
-import { resourcesAfterPass, startChallenge } from './helpers/visitor.js';
+import { resourcesAfterPass, startChallenge } from './helpers/flow.js';
 
 const created = (id: string, uid: string) => ({ id, object: 'setup_intent', client_secret: `${id}_secret_abc`, status: 'requires_payment_method', usage: 'on_session', metadata: { interaction: uid } });
 const confirmed = (id: string, uid: string, funding: string, status = 'succeeded') => ({
@@ -55,7 +55,7 @@ describe('credit_card challenge (LIVE, Stripe faked at its host)', () => {
   it('passes an authenticated credit card read back from Stripe, and Resources says STANDARD', async () => {
     const { visitor, uid } = await cardPage();
     nock('https://api.stripe.com').get('/v1/setup_intents/seti_1Abc').query({ 'expand[]': 'payment_method' }).reply(200, confirmed('seti_1Abc', uid, 'credit'));
-    const response = await visitor.post(`/v1/oauth2/interaction/${uid}/challenge/credit_card/check`, { setup_intent: 'seti_1Abc' });
+    const response = await visitor.request(`/v1/oauth2/interaction/${uid}/challenge/credit_card/check`, { body: { setup_intent: 'seti_1Abc' } });
     expect(response.headers.get('location')).to.match(/\/result$/);
     await visitor.follow(response);
     expect(await resourcesAfterPass(app, live, visitor, uid)).to.include({ verified: true, assurance_level: 'STANDARD' });
@@ -73,7 +73,7 @@ describe('credit_card challenge (LIVE, Stripe faked at its host)', () => {
     ] as const) {
       const { visitor, uid } = await cardPage();
       nock('https://api.stripe.com').get('/v1/setup_intents/seti_1Abc').query(true).reply(200, make(uid));
-      const response = await visitor.post(`/v1/oauth2/interaction/${uid}/challenge/credit_card/check`, { setup_intent: 'seti_1Abc' });
+      const response = await visitor.request(`/v1/oauth2/interaction/${uid}/challenge/credit_card/check`, { body: { setup_intent: 'seti_1Abc' } });
       expect(response.headers.get('location')).to.match(new RegExp(`/choose\\?notice=${notice}$`));
     }
     expect(await count()).to.equal(before);
@@ -83,7 +83,7 @@ describe('credit_card challenge (LIVE, Stripe faked at its host)', () => {
     nock('https://api.stripe.com').post('/v1/setup_intents').times(3).reply(503);
     const { page } = await startChallenge(app, live, 'credit_card');
     expect(page.status).to.equal(200);
-    expect(page.url).to.match(/\/choose\?notice=unavailable$/);
+    expect(page.url.href).to.match(/\/choose\?notice=unavailable$/);
   });
 
   it('never logs a Stripe identifier or key', () => {

@@ -4,7 +4,8 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
 import { startSmtpSink } from './helpers/smtp-sink.js';
 import { onlyVendorsFaked, recordingLogger, restoreNetwork, YOTI_SDK_ID } from './helpers/vendors.js';
-import { resourcesAfterPass, startChallenge, type Visitor } from './helpers/visitor.js';
+import { resourcesAfterPass, startChallenge } from './helpers/flow.js';
+import type { Browser } from '../helpers/browser.js';
 
 const yoti = () => nock('https://age.yoti.com').post('/api/v2/non-interactive');
 const answer = (status: string, result: boolean) => ({ evidence_id: '6c1f7e0a-2b3d-4c5e-8f9a-0b1c2d3e4f5a', method: 'EMAIL', created_at: '2026-11-21T04:00:00Z', attempts: 1, status, result, age: 18, type: 'OVER' });
@@ -43,9 +44,9 @@ describe('email_age challenge (LIVE, real SMTP to a local sink, Yoti faked at it
     return JSON.stringify(dumps);
   }
 
-  async function sendCode(visitor: Visitor, uid: string, email: string): Promise<string> {
+  async function sendCode(visitor: Browser, uid: string, email: string): Promise<string> {
     const sent = smtp.mails.length;
-    const response = await visitor.post(`/v1/oauth2/interaction/${uid}/challenge/email_age/send`, { email });
+    const response = await visitor.request(`/v1/oauth2/interaction/${uid}/challenge/email_age/send`, { body: { email } });
     expect(response.status).to.equal(200);
     expect(visitor.html).to.contain('Enter the code we sent you');
     expect(smtp.mails.length).to.equal(sent + 1);
@@ -57,9 +58,9 @@ describe('email_age challenge (LIVE, real SMTP to a local sink, Yoti faked at it
     return code;
   }
 
-  const key = (visitor: Visitor): string => /name="key" value="([^"]+)"/.exec(visitor.html)![1]!;
-  const verify = (visitor: Visitor, uid: string, code: string, keyValue = key(visitor), token = visitor.csrf) =>
-    visitor.post(`/v1/oauth2/interaction/${uid}/challenge/email_age/verify`, { code, key: keyValue }, token);
+  const key = (visitor: Browser): string => /name="key" value="([^"]+)"/.exec(visitor.html)![1]!;
+  const verify = (visitor: Browser, uid: string, code: string, keyValue = key(visitor), token = visitor.csrf) =>
+    visitor.request(`/v1/oauth2/interaction/${uid}/challenge/email_age/verify`, { body: { code, key: keyValue }, csrf: token });
 
   it('proves the address with a mailed code, asks Yoti, passes at STANDARD, and forgets the address', async () => {
     const { visitor, uid, page } = await startChallenge(app, live, 'email_age');
@@ -111,7 +112,7 @@ describe('email_age challenge (LIVE, real SMTP to a local sink, Yoti faked at it
     const call = yoti().reply(200, answer('COMPLETE', true));
     const { visitor, uid } = await startChallenge(app, live, 'email_age');
     const sent = smtp.mails.length;
-    expect((await visitor.post(`/v1/oauth2/interaction/${uid}/challenge/email_age/send`, { email: 'not-an-address' })).status).to.equal(400);
+    expect((await visitor.request(`/v1/oauth2/interaction/${uid}/challenge/email_age/send`, { body: { email: 'not-an-address' } })).status).to.equal(400);
     expect(smtp.mails.length).to.equal(sent);
     const code = await sendCode(visitor, uid, 'dan@example.org');
     expect((await verify(visitor, uid, code, 'A'.repeat(43))).status).to.equal(400);

@@ -3,7 +3,8 @@ import nock from 'nock';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
 import { fakeJpeg, onlyVendorsFaked, recordingLogger, restoreNetwork, YOTI_SDK_ID, yotiKeyPair } from './helpers/vendors.js';
-import { resourcesAfterPass, startChallenge, type Visitor } from './helpers/visitor.js';
+import { resourcesAfterPass, startChallenge } from './helpers/flow.js';
+import type { Browser } from '../helpers/browser.js';
 
 const yoti = () => nock('https://api.yoti.com').post(/^\/ai\/v1\/age-antispoofing\?/);
 const estimate = (age: number, prediction = 'real', stDev = 2) => ({ antispoofing: { prediction }, age: { age, st_dev: stDev } });
@@ -29,8 +30,12 @@ describe('selfie challenge (LIVE, Yoti faked at its host)', () => {
 
   const verifications = () => app.provider.db('verifications').select('method', 'assurance_level', 'environment');
 
-  async function capture(visitor: Visitor, uid: string, fields: Record<string, string> = { consent: 'yes' }, bytes: Buffer | null = image): Promise<Response> {
-    return visitor.postMultipart(`/v1/oauth2/interaction/${uid}/challenge/selfie/capture`, fields, bytes ? { image: { bytes, type: 'image/jpeg', name: 'selfie.jpg' } } : {});
+  /** Posts the capture form as a browser does without JavaScript: multipart, with the photo as a file. */
+  async function capture(visitor: Browser, uid: string, fields: Record<string, string> = { consent: 'yes' }, bytes: Buffer | null = image, csrf?: string): Promise<Response> {
+    const form = new FormData();
+    for (const [name, value] of Object.entries(fields)) form.set(name, value);
+    if (bytes) form.set('image', new Blob([bytes], { type: 'image/jpeg' }), 'selfie.jpg');
+    return visitor.request(`/v1/oauth2/interaction/${uid}/challenge/selfie/capture`, { body: form, ...(csrf ? { csrf } : {}) });
   }
 
   it('logs at start-up that the selfie challenge is active', () => {
@@ -104,7 +109,7 @@ describe('selfie challenge (LIVE, Yoti faked at its host)', () => {
     expect(visitor.html).to.contain('tick the box');
     expect((await capture(visitor, uid, { consent: 'yes' }, null)).status).to.equal(400);
     expect((await capture(visitor, uid, { consent: 'yes' }, Buffer.from('GIF89a not a photo'))).status).to.equal(400);
-    const forged = await visitor.postMultipart(`/v1/oauth2/interaction/${uid}/challenge/selfie/capture`, { consent: 'yes' }, { image: { bytes: image, type: 'image/jpeg', name: 'selfie.jpg' } }, 'forged-token');
+    const forged = await capture(visitor, uid, { consent: 'yes' }, image, 'forged-token');
     expect(forged.status).to.equal(403);
     expect(call.isDone()).to.equal(false);
   });

@@ -9,7 +9,7 @@ import { authenticateWebmaster } from '../../lib/webmasters/accounts.js';
 import { testSecrets } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { walkSandbox } from './sandbox-walk.js';
-import { Visitor } from './visitor.js';
+import { Browser } from '../helpers/browser.js';
 
 describe('the demo (npm start): age-provider, seeded records and the relying party', () => {
   let database: TestDatabase | undefined;
@@ -50,7 +50,7 @@ describe('the demo (npm start): age-provider, seeded records and the relying par
   });
 
   it('shows the "Verify my age" button: a link that starts the flow, labelled with the service name, with the logo', async () => {
-    const page = await new Visitor().get(demo.relyingPartyUrl);
+    const page = await new Browser().open(demo.relyingPartyUrl);
     expect(page.status).to.equal(200);
     expect(page.html).to.contain('<html lang="en">');
     expect(page.html).to.match(/<a class="age-button" id="verify-button" href="\/verify">/);
@@ -63,7 +63,7 @@ describe('the demo (npm start): age-provider, seeded records and the relying par
   });
 
   it("the gate's requirement URL answers the browser script (CORS) for the website's TEST key", async () => {
-    const page = await new Visitor().get(demo.relyingPartyUrl);
+    const page = await new Browser().open(demo.relyingPartyUrl);
     const url = /data-requirement-url="([^"]+)"/.exec(page.html)?.[1]?.replace(/&amp;/g, '&');
     expect(url).to.equal(`${demo.providerUrl}/v1/requirement?key=${demo.seed.publicKey}`);
     const response = await fetch(url!, { headers: { origin: demo.relyingPartyUrl } });
@@ -73,11 +73,11 @@ describe('the demo (npm start): age-provider, seeded records and the relying par
   });
 
   it('a visitor clicks the button, passes the TEST sandbox, and the relying party shows the verification it read', async () => {
-    const visitor = new Visitor();
-    const start = await visitor.get(`${demo.relyingPartyUrl}/verify`);
+    const visitor = new Browser();
+    const start = await visitor.open(`${demo.relyingPartyUrl}/verify`);
     expect(start.url.origin).to.equal(demo.providerUrl);
     const page = await walkSandbox(visitor, start, demo.relyingPartyUrl);
-    expect(page.status, visitor.trail.join('\n')).to.equal(200);
+    expect(page.status, visitor.trail()).to.equal(200);
     expect(page.url.pathname).to.equal('/');
     expect(page.html).to.contain('Your age is verified');
     expect(page.html).to.match(/<dt>Verified<\/dt><dd>yes<\/dd>/);
@@ -87,37 +87,37 @@ describe('the demo (npm start): age-provider, seeded records and the relying par
     expect(page.html).to.contain('<dt>Reused from an earlier verification</dt><dd>no</dd>');
     expect(page.html).not.to.contain('id="gate"');
 
-    const again = await visitor.get(demo.relyingPartyUrl);
+    const again = await visitor.open(demo.relyingPartyUrl);
     expect(again.html, 'the result is remembered by the shop').to.contain('Your age is verified');
   });
 
   it('a visitor who declines the prompt comes back to the shop unverified', async () => {
-    const visitor = new Visitor();
-    const page = await walkSandbox(visitor, await visitor.get(`${demo.relyingPartyUrl}/verify`), demo.relyingPartyUrl, 'decline');
+    const visitor = new Browser();
+    const page = await walkSandbox(visitor, await visitor.open(`${demo.relyingPartyUrl}/verify`), demo.relyingPartyUrl, 'decline');
     expect(page.url.pathname).to.equal('/callback');
     expect(page.html).to.contain('You declined the age verification');
     expect(page.html).not.to.contain('Your age is verified');
   });
 
   it('the callback refuses an answer whose state was not issued to this browser', async () => {
-    const victim = new Visitor();
-    const start = await victim.get(`${demo.relyingPartyUrl}/verify`);
-    const state = new URL(victim.trail[1]!.split(' ')[1]!).searchParams.get('state');
+    const victim = new Browser();
+    const start = await victim.open(`${demo.relyingPartyUrl}/verify`);
+    const state = new URL(victim.history[1]!.url.href).searchParams.get('state');
     expect(state).to.be.a('string');
     // Another browser (no attempt cookie) and this browser with a forged state both get the error page.
-    const stranger = await new Visitor().get(`${demo.relyingPartyUrl}/callback?code=abc&state=${state}`);
+    const stranger = await new Browser().open(`${demo.relyingPartyUrl}/callback?code=abc&state=${state}`);
     expect(stranger.status).to.equal(400);
     expect(stranger.html).to.contain('does not belong to a request from this browser');
-    const forged = await victim.get(`${demo.relyingPartyUrl}/callback?code=abc&state=${state}x`);
+    const forged = await victim.open(`${demo.relyingPartyUrl}/callback?code=abc&state=${state}x`);
     expect(forged.status).to.equal(400);
     expect(start.url.origin).to.equal(demo.providerUrl);
   });
 
   it('the callback refuses an answer that names another issuer (RFC 9207), even with the right state', async () => {
-    const visitor = new Visitor();
-    await visitor.get(`${demo.relyingPartyUrl}/verify`);
-    const state = new URL(visitor.trail[1]!.split(' ')[1]!).searchParams.get('state')!;
-    const page = await visitor.get(`${demo.relyingPartyUrl}/callback?code=abc&state=${encodeURIComponent(state)}&iss=${encodeURIComponent('https://attacker.example')}`);
+    const visitor = new Browser();
+    await visitor.open(`${demo.relyingPartyUrl}/verify`);
+    const state = new URL(visitor.history[1]!.url.href).searchParams.get('state')!;
+    const page = await visitor.open(`${demo.relyingPartyUrl}/callback?code=abc&state=${encodeURIComponent(state)}&iss=${encodeURIComponent('https://attacker.example')}`);
     expect(page.status).to.equal(502);
     expect(page.html).to.contain('could not be reached or refused the answer');
   });
@@ -136,8 +136,8 @@ describe('the demo (npm start): age-provider, seeded records and the relying par
     await demo.close();
     demo = await startDemo({ ...options, sealingKey: randomBytes(32).toString('base64') });
     expect(demo.seed.oauth2.clientId).not.to.equal(before);
-    const visitor = new Visitor();
-    const page = await walkSandbox(visitor, await visitor.get(`${demo.relyingPartyUrl}/verify`), demo.relyingPartyUrl);
-    expect(page.html, visitor.trail.join('\n')).to.contain('Your age is verified');
+    const visitor = new Browser();
+    const page = await walkSandbox(visitor, await visitor.open(`${demo.relyingPartyUrl}/verify`), demo.relyingPartyUrl);
+    expect(page.html, visitor.trail()).to.contain('Your age is verified');
   });
 });

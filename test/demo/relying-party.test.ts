@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startRelyingParty, type RunningRelyingParty } from '../../examples/relying-party/server.js';
 import { relyingPartySettings, RelyingPartySettingsError, SITE_LANGUAGES } from '../../examples/relying-party/settings.js';
-import { Visitor } from './visitor.js';
+import { Browser } from '../helpers/browser.js';
 
 const BUTTON_LABELS = {
   de: 'Mein Alter mit Age Provider bestätigen',
@@ -29,7 +29,7 @@ describe('examples/relying-party: settings and the button in the site language',
       const port = (server.address() as AddressInfo).port;
       const site = await startRelyingParty(relyingPartySettings({ ...baseEnv, SITE_LANGUAGE: language, PORT: String(port) }), server);
       sites.push(site);
-      const page = await new Visitor().get(site.url);
+      const page = await new Browser().open(site.url);
       expect(page.html).to.contain(`<html lang="${language}">`);
       expect(page.html).to.contain(`<span>${BUTTON_LABELS[language]}</span>`);
       expect(page.html).to.contain('src="http://127.0.0.1:3000/static/logo-on-dark.svg"');

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
-import { Browser, formWithAction, linkWithText, type Landing, type Page } from './helpers/browser.js';
+import { Browser, formOf, linkWithText, type Page } from '../helpers/browser.js';
 import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage, redeem, submitSandbox } from './helpers/flow.js';
 
 const newUsername = (): string => `visitor.${randomBytes(4).toString('hex')}`;
@@ -32,8 +32,8 @@ describe('visitor accounts and reuse', () => {
     return result;
   }
 
-  const save = (browser: Browser, result: Page, values: Record<string, string>): Promise<Landing> =>
-    browser.submit(formWithAction(result, '/result/save'), values);
+  const save = (browser: Browser, result: Page, values: Record<string, string>): Promise<Page> =>
+    browser.submit(formOf(result, { action: '/result/save' }), values);
 
   async function saveAccount(username: string): Promise<void> {
     const browser = new Browser(app.url);
@@ -45,8 +45,8 @@ describe('visitor accounts and reuse', () => {
   async function signInPage(browser: Browser, target: ClientFixture = client): Promise<Page> {
     return expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, target, 'login'))));
   }
-  const signIn = (browser: Browser, page: Page, username: string, password: string): Promise<Landing> =>
-    browser.submit(formWithAction(page, '/sign-in'), { username, password });
+  const signIn = (browser: Browser, page: Page, username: string, password: string): Promise<Page> =>
+    browser.submit(formOf(page, { action: '/sign-in' }), { username, password });
 
   it('saves a result to an account; signing in on the login entry then skips the challenge with reused: true', async () => {
     const username = newUsername();
@@ -123,7 +123,7 @@ describe('visitor accounts and reuse', () => {
 
     const choice = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));
     expect(choice.html).to.contain('You already proved your age');
-    const resources = await redeem(app.url, client, callbackOf(await browser.submit(formWithAction(choice, '/reuse')), client).get('code')!);
+    const resources = await redeem(app.url, client, callbackOf(await browser.submit(formOf(choice, { action: '/reuse' })), client).get('code')!);
     expect(resources).to.include({ reused: true, assurance_level: 'STRICT' });
 
     // The login entry offers it too.

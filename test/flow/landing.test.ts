@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
 import type { Environment } from '../../lib/verification/challenge.js';
-import { Browser, linkWithText, type Page } from './helpers/browser.js';
+import { Browser, linkWithText, type Page } from '../helpers/browser.js';
 import { accept, authorizeUrl, callbackOf, expectPage, htmlLang } from './helpers/flow.js';
 
 /** The challenge links a choice page offers, in order. */
@@ -95,7 +95,7 @@ describe('landing pages and the challenges a visitor may take', () => {
       const client = await clientWith('TEST', ['selfie', 'ticket']);
       const { browser, landing } = await landAfterAccept(client, 'checker', { challenges: 'selfie,ticket' });
       const choice = expectPage(landing);
-      const forbidden = await browser.open(choice.url.replace(/\/choose$/, '/challenge/email_age/start'));
+      const forbidden = await browser.open(choice.url.href.replace(/\/choose$/, '/challenge/email_age/start'));
       expect(forbidden.status).to.equal(404);
       expect(forbidden.html).to.contain('Page not found');
     });

@@ -10,7 +10,7 @@ import { sha256 } from '../../lib/security/hashing.js';
 import { redeemTicket } from '../../lib/verification/tickets.js';
 import { startTestApp, testSecrets, type TestApp } from '../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
-import { Browser, formWithAction, type Page } from './helpers/browser.js';
+import { Browser, formOf, type Page } from '../helpers/browser.js';
 import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage, redeem } from './helpers/flow.js';
 
 interface Run {
@@ -141,7 +141,7 @@ describe('ticket challenge and `age-provider tickets`', () => {
       expect(page.url).to.match(/\/challenge\/ticket\/start$/);
       return page;
     }
-    const typeCode = (browser: Browser, page: Page, code: string) => browser.submit(formWithAction(page, '/challenge/ticket/redeem'), { code });
+    const typeCode = (browser: Browser, page: Page, code: string) => browser.submit(formOf(page, { action: '/challenge/ticket/redeem' }), { code });
 
     it('accepts a code typed loosely, records the batch level, and refuses it the second time', async () => {
       const code = batch.codes[0]!;

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Browser, location } from './helpers/browser.js';
+import { Browser, locationOf } from '../helpers/browser.js';
 import { authorizationQuery, authorize, interactionUid, startOAuth2App, type OAuth2TestApp } from './helpers/oauth2.js';
 
 describe('oauth2: authorization endpoints (spec 4.1)', () => {
@@ -15,7 +15,7 @@ describe('oauth2: authorization endpoints (spec 4.1)', () => {
   async function redirectedError(path: string): Promise<URLSearchParams> {
     const response = await get(path);
     expect(response.status).to.equal(303);
-    return location(response, harness.app.url).searchParams;
+    return locationOf(response).searchParams;
   }
 
   async function expectErrorPage(response: Response, text: RegExp, lang = 'en'): Promise<void> {
@@ -36,7 +36,7 @@ describe('oauth2: authorization endpoints (spec 4.1)', () => {
       ['/api/oauth2/login', 'login'],
     ] as const) {
       const sentFlow = flow === 'login' ? 'checker' : 'login';
-      const uid = interactionUid(await get(`${entry}?${authorizationQuery(client, { flow: sentFlow })}`), harness.app.url);
+      const uid = interactionUid(await get(`${entry}?${authorizationQuery(client, { flow: sentFlow })}`));
       const interaction = await harness.app.provider.provider.Interaction.find(uid);
       expect(interaction?.params['flow'], entry).to.equal(flow);
     }
@@ -45,7 +45,7 @@ describe('oauth2: authorization endpoints (spec 4.1)', () => {
   it('defaults scope to read and response_type to code', async () => {
     const client = await harness.client();
     const query = new URLSearchParams({ client_id: client.clientId, redirect_uri: client.redirectUri });
-    const uid = interactionUid(await get(`/v1/oauth2/checker?${query}`), harness.app.url);
+    const uid = interactionUid(await get(`/v1/oauth2/checker?${query}`));
     const interaction = await harness.app.provider.provider.Interaction.find(uid);
     expect(interaction?.params).to.include({ scope: 'read', response_type: 'code' });
   });
@@ -60,7 +60,7 @@ describe('oauth2: authorization endpoints (spec 4.1)', () => {
     // an implicit-style response type gets its error in the fragment, as OAuth 2.0 Multiple Response Types says
     const response = await get(`/v1/oauth2/checker?${authorizationQuery(client, { response_type: 'token', state: 'st' })}`);
     expect(response.status).to.equal(303);
-    const fragment = new URLSearchParams(location(response, harness.app.url).hash.slice(1));
+    const fragment = new URLSearchParams(locationOf(response).hash.slice(1));
     expect(fragment.get('error')).to.equal('unsupported_response_type');
     expect(fragment.get('state')).to.equal('st');
   });
@@ -89,7 +89,7 @@ describe('oauth2: authorization endpoints (spec 4.1)', () => {
     const live = await harness.client({ environment: 'LIVE', redirectUris: ['https://live.example/cb'] });
     const sandboxParams = { test_outcome: 'pass', test_level: 'ENHANCED', test_country: 'US', test_subdivision: 'US-TX' };
     expect((await get(`/v1/oauth2/checker?${authorizationQuery(sandbox, sandboxParams)}`)).status).to.equal(303);
-    const accepted = location(await get(`/v1/oauth2/checker?${authorizationQuery(sandbox, sandboxParams)}`), harness.app.url);
+    const accepted = locationOf(await get(`/v1/oauth2/checker?${authorizationQuery(sandbox, sandboxParams)}`));
     expect(accepted.pathname).to.match(/^\/v1\/oauth2\/interaction\//);
     for (const [name, value] of Object.entries(sandboxParams)) {
       const params = await redirectedError(`/v1/oauth2/checker?${authorizationQuery(live, { [name]: value })}`);
@@ -125,13 +125,13 @@ describe('oauth2: authorization endpoints (spec 4.1)', () => {
   it('asks for an interaction on every authorization, even in a browser that just completed one', async () => {
     const client = await harness.client();
     const { browser } = await authorize(harness.app, client);
-    interactionUid(await browser.get(`/v1/oauth2/checker?${authorizationQuery(client)}`), harness.app.url);
+    interactionUid(await browser.request(`/v1/oauth2/checker?${authorizationQuery(client)}`));
   });
 
   it('renders an expired-request page when the browser resumes without its interaction', async () => {
     const client = await harness.client();
     const browser = new Browser(harness.app.url);
-    const uid = interactionUid(await browser.get(`/v1/oauth2/checker?${authorizationQuery(client)}`), harness.app.url);
+    const uid = interactionUid(await browser.request(`/v1/oauth2/checker?${authorizationQuery(client)}`));
     await expectErrorPage(await get(`/v1/oauth2/checker/${uid}`), /expired/);
   });
 });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { epochSeconds } from '../../lib/clock.js';
-import { Browser, location } from './helpers/browser.js';
+import { Browser, locationOf } from '../helpers/browser.js';
 import { authorizationQuery, authorize, issueToken, readResources, requestToken, startOAuth2App, type OAuth2TestApp, type TokenBody } from './helpers/oauth2.js';
 
 describe('oauth2: code → token → resources', () => {
@@ -69,11 +69,11 @@ describe('oauth2: code → token → resources', () => {
     const client = await harness.client();
     const browser = new Browser(harness.app.url);
     const query = authorizationQuery(client, { test_outcome: 'pass', test_level: 'ENHANCED', test_country: 'US', test_subdivision: 'US-TX', state: 'q' });
-    let response = await browser.get(`/v1/oauth2/checker?${query}`);
-    while (response.status === 303 && location(response, harness.app.url).origin === harness.app.url) {
-      response = await browser.get(location(response, harness.app.url).href);
+    let response = await browser.request(`/v1/oauth2/checker?${query}`);
+    while (response.status === 303 && locationOf(response).origin === harness.app.url) {
+      response = await browser.request(locationOf(response).href);
     }
-    const callback = location(response, harness.app.url);
+    const callback = locationOf(response);
     expect(`${callback.origin}${callback.pathname}`).to.equal(client.redirectUri);
     expect(callback.searchParams.get('state')).to.equal('q');
     const token = (await (await requestToken(harness.app, { code: callback.searchParams.get('code') ?? '', client })).json()) as TokenBody;

@@ -2,35 +2,26 @@ import { expect } from 'chai';
 import { LANGUAGES } from '../../lib/i18n/languages.js';
 import { sha256 } from '../../lib/security/hashing.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { decode, PlatformClient } from './platform-client.js';
+import { Browser, decodeHtml, redirectPaths } from '../helpers/browser.js';
 
 const TOKEN = /avk_[A-Za-z0-9_-]{43}/g;
 let counter = 0;
 const newEmail = () => `platform-${Date.now()}-${counter++}@example.test`;
 const PASSWORD = 'correct horse battery';
 
-async function register(app: TestApp, email = newEmail()): Promise<{ client: PlatformClient; email: string }> {
-  const client = new PlatformClient(app.url);
-  await client.get('/platform/register');
+async function register(app: TestApp, email = newEmail()): Promise<{ client: Browser; email: string }> {
+  const client = new Browser(app.url);
+  await client.open('/platform/register');
   const page = await client.post('/platform/register', { email, password: PASSWORD, confirm: PASSWORD });
-  expect(page.redirects).to.deep.equal(['/platform/account']);
+  expect(redirectPaths(page)).to.deep.equal(['/platform/account']);
   return { client, email };
 }
 
 /** Registers through a raw request (no redirect following) and returns the Set-Cookie line of the session. */
 async function sessionCookieOfRegistration(app: TestApp, headers: Record<string, string> = {}): Promise<string> {
-  const client = new PlatformClient(app.url, headers);
-  const form = await client.get('/platform/register');
-  const response = await fetch(`${app.url}/platform/register`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: {
-      ...headers,
-      cookie: [...client.cookies].map(([name, value]) => `${name}=${value}`).join('; '),
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    body: new URLSearchParams({ _csrf: /name="_csrf" value="([^"]+)"/.exec(form.html)![1]!, email: newEmail(), password: PASSWORD, confirm: PASSWORD }),
-  });
+  const client = new Browser(app.url, { headers });
+  await client.open('/platform/register');
+  const response = await client.request('/platform/register', { body: { email: newEmail(), password: PASSWORD, confirm: PASSWORD } });
   expect(response.status).to.equal(303);
   return response.headers.getSetCookie().find((line) => line.startsWith('ap_platform='))!;
 }
@@ -44,7 +35,7 @@ describe('webmasters platform: accounts, sessions and the Authorization Token', 
 
   it('registers a webmaster, who lands signed in on the Account page', async () => {
     const { client, email } = await register(app);
-    const page = await client.get('/platform/account');
+    const page = await client.open('/platform/account');
     expect(page.status).to.equal(200);
     expect(page.html).to.contain('Authorization Token').and.contain(`Signed in as ${email}`).and.contain('You have no active token.');
     expect(page.headers.get('cache-control')).to.equal('no-store');
@@ -64,8 +55,8 @@ describe('webmasters platform: accounts, sessions and the Authorization Token', 
 
   it('refuses a short password, a mismatched confirmation, a bad email and a taken email, next to the fields', async () => {
     const { email: taken } = await register(app);
-    const client = new PlatformClient(app.url);
-    await client.get('/platform/register');
+    const client = new Browser(app.url);
+    await client.open('/platform/register');
     let page = await client.post('/platform/register', { email: 'not-an-email', password: 'short', confirm: 'short' });
     expect(page.status).to.equal(400);
     expect(page.html).to.contain('id="email-error"').and.contain('Enter a valid email address.');
@@ -82,8 +73,8 @@ describe('webmasters platform: accounts, sessions and the Authorization Token', 
 
   it('signs in with the right password; a wrong password and an unknown email get the same answer', async () => {
     const { email } = await register(app);
-    const client = new PlatformClient(app.url);
-    await client.get('/platform/signin');
+    const client = new Browser(app.url);
+    await client.open('/platform/signin');
     const wrongPassword = await client.post('/platform/signin', { email, password: 'wrong password 123' });
     const unknownEmail = await client.post('/platform/signin', { email: newEmail(), password: 'wrong password 123' });
     for (const page of [wrongPassword, unknownEmail]) {
@@ -91,9 +82,9 @@ describe('webmasters platform: accounts, sessions and the Authorization Token', 
       expect(page.html).to.contain('Email or password is incorrect.');
     }
     expect(wrongPassword.html.replace(/value="[^"]*"/g, '')).to.equal(unknownEmail.html.replace(/value="[^"]*"/g, ''));
-    expect((await client.get('/platform/account')).redirects).to.deep.equal(['/platform/signin']);
+    expect(redirectPaths(await client.open('/platform/account'))).to.deep.equal(['/platform/signin']);
     const signedIn = await client.post('/platform/signin', { email, password: PASSWORD });
-    expect(signedIn.redirects).to.deep.equal(['/platform/account']);
+    expect(redirectPaths(signedIn)).to.deep.equal(['/platform/account']);
     expect(signedIn.html).to.contain(`Signed in as ${email}`);
   });
 
@@ -103,16 +94,16 @@ describe('webmasters platform: accounts, sessions and the Authorization Token', 
     await client.post('/platform/signin', { email, password: PASSWORD });
     const second = client.cookies.get('ap_platform');
     expect(second).to.be.a('string').and.not.equal(first);
-    const stale = new PlatformClient(app.url);
-    stale.cookies.set('ap_platform', first!);
-    expect((await stale.get('/platform/account')).redirects).to.deep.equal(['/platform/signin']);
+    const stale = new Browser(app.url);
+    stale.cookies.set('ap_platform', first!, app.url);
+    expect(redirectPaths(await stale.open('/platform/account'))).to.deep.equal(['/platform/signin']);
 
     const signedOut = await client.post('/platform/signout');
-    expect(signedOut.redirects).to.deep.equal(['/platform/signin']);
+    expect(redirectPaths(signedOut)).to.deep.equal(['/platform/signin']);
     expect(client.cookies.has('ap_platform')).to.equal(false);
-    const replay = new PlatformClient(app.url);
-    replay.cookies.set('ap_platform', second!);
-    expect((await replay.get('/platform/account')).redirects).to.deep.equal(['/platform/signin']);
+    const replay = new Browser(app.url);
+    replay.cookies.set('ap_platform', second!, app.url);
+    expect(redirectPaths(await replay.open('/platform/account'))).to.deep.equal(['/platform/signin']);
   });
 
   it('refuses every form post without the CSRF token (403), changing nothing', async () => {
@@ -124,14 +115,14 @@ describe('webmasters platform: accounts, sessions and the Authorization Token', 
       ['/platform/signin', { email, password: PASSWORD }],
       ['/platform/register', { email: newEmail(), password: PASSWORD, confirm: PASSWORD }],
     ] as const) {
-      const page = await client.post(path, fields, null);
+      const page = await client.post(path, fields, { csrf: null });
       expect(page.status, path).to.equal(403);
       expect(page.html).to.contain('<h1>This form has expired</h1>');
-      const forged = await client.post(path, fields, 'forged-token');
+      const forged = await client.post(path, fields, { csrf: 'forged-token' });
       expect(forged.status, path).to.equal(403);
     }
     expect(await app.provider.db('api_tokens').count<{ count: number }[]>('* as count')).to.deep.equal(before);
-    expect((await client.get('/platform/account')).status).to.equal(200);
+    expect((await client.open('/platform/account')).status).to.equal(200);
   });
 
   it('generates the API token, shows it once, records its use, and generating again revokes the previous one', async () => {
@@ -141,11 +132,11 @@ describe('webmasters platform: accounts, sessions and the Authorization Token', 
     expect(generated.headers.get('cache-control')).to.equal('no-store');
     const [token] = generated.html.match(TOKEN) ?? [];
     expect(token).to.be.a('string');
-    expect(decode(generated.html)).to.contain('it is shown only this once').and.contain('Not used yet.');
+    expect(decodeHtml(generated.html)).to.contain('it is shown only this once').and.contain('Not used yet.');
     const stored = await app.provider.db('api_tokens').select('token_hash');
     expect(JSON.stringify(stored)).not.to.contain(token);
 
-    const later = await client.get('/platform/account');
+    const later = await client.open('/platform/account');
     expect(later.html.match(TOKEN)).to.equal(null);
     expect(later.html).to.match(/Your active token was generated on \d{4}-\d\d-\d\d \d\d:\d\d UTC\./);
 
@@ -153,7 +144,7 @@ describe('webmasters platform: accounts, sessions and the Authorization Token', 
     const listed = await api(token!);
     expect(listed.status).to.equal(200);
     expect(await listed.json()).to.deep.equal([]);
-    expect((await client.get('/platform/account')).html).to.match(/Last used on \d{4}-\d\d-\d\d \d\d:\d\d UTC\./);
+    expect((await client.open('/platform/account')).html).to.match(/Last used on \d{4}-\d\d-\d\d \d\d:\d\d UTC\./);
 
     const again = await client.post('/platform/account/token');
     const [second] = again.html.match(TOKEN) ?? [];
@@ -166,14 +157,14 @@ describe('webmasters platform: accounts, sessions and the Authorization Token', 
   });
 
   it('sends strangers from the signed-in pages to the sign-in page, and /platform to the right place', async () => {
-    const stranger = new PlatformClient(app.url);
+    const stranger = new Browser(app.url);
     for (const path of ['/platform/account', '/platform/websites', '/platform']) {
-      const page = await stranger.get(path);
-      expect(page.redirects, path).to.deep.equal(['/platform/signin']);
+      const page = await stranger.open(path);
+      expect(redirectPaths(page), path).to.deep.equal(['/platform/signin']);
       expect(page.html).to.contain('Sign in to the webmasters platform');
     }
     const { client } = await register(app);
-    expect((await client.get('/platform')).redirects).to.deep.equal(['/platform/account']);
+    expect(redirectPaths(await client.open('/platform'))).to.deep.equal(['/platform/account']);
   });
 });
 
@@ -187,17 +178,17 @@ describe('webmasters platform: languages', () => {
   it('renders every page in each of the six languages, following Accept-Language', async () => {
     const signInWords: Record<string, string> = { de: 'Anmelden', en: 'Sign in', es: 'Iniciar sesión', fr: 'Se connecter', it: 'Accedi', pt: 'Iniciar sessão' };
     for (const language of LANGUAGES) {
-      const client = new PlatformClient(app.url, { 'Accept-Language': `${language};q=0.9, en;q=0.1` });
-      const signIn = await client.get('/platform/signin');
+      const client = new Browser(app.url, { headers: { 'Accept-Language': `${language};q=0.9, en;q=0.1` } });
+      const signIn = await client.open('/platform/signin');
       expect(signIn.html).to.contain(`<html lang="${language}">`).and.contain(signInWords[language]);
-      await client.get('/platform/register');
+      await client.open('/platform/register');
       const account = await client.post('/platform/register', { email: newEmail(), password: PASSWORD, confirm: PASSWORD });
       expect(account.status, language).to.equal(200);
       expect((await client.post('/platform/account/token')).status, language).to.equal(200);
-      await client.get('/platform/websites');
+      await client.open('/platform/websites');
       const website = await client.post('/platform/websites', { name: 'Site', domain: 'site.example.com', language: 'auto', challenges: 'selfie', regions: '' });
       expect(website.status, language).to.equal(200);
-      const invalid = await client.post(`${new URL(website.url).pathname}/oauth2/live`, { redirectUris: 'ftp://x' });
+      const invalid = await client.post(`${website.url.pathname}/oauth2/live`, { redirectUris: 'ftp://x' });
       expect(invalid.status, language).to.equal(400);
       expect(invalid.html).to.contain(`<html lang="${language}">`);
     }
@@ -213,8 +204,8 @@ describe('webmasters platform: rate limits', () => {
 
   it('limits sign-in attempts per email (429 with Retry-After), even with the right password', async () => {
     const { email } = await register(app);
-    const client = new PlatformClient(app.url);
-    await client.get('/platform/signin');
+    const client = new Browser(app.url);
+    await client.open('/platform/signin');
     for (let attempt = 0; attempt < 10; attempt += 1) {
       expect((await client.post('/platform/signin', { email, password: `wrong password ${attempt}` })).status).to.equal(400);
     }
@@ -226,8 +217,8 @@ describe('webmasters platform: rate limits', () => {
   });
 
   it('limits registrations per IP', async () => {
-    const client = new PlatformClient(app.url);
-    await client.get('/platform/register');
+    const client = new Browser(app.url);
+    await client.open('/platform/register');
     const statuses: number[] = [];
     for (let attempt = 0; attempt < 21; attempt += 1) {
       statuses.push((await client.post('/platform/register', { email: newEmail(), password: 'short', confirm: 'short' })).status);
@@ -252,15 +243,15 @@ describe('webmasters platform: session expiry and https', () => {
     const { client: idle } = await register(app);
     const { client: busy } = await register(app);
     offsetSeconds = 2 * 3600 - 60;
-    expect((await idle.get('/platform/account')).status).to.equal(200);
+    expect((await idle.open('/platform/account')).status).to.equal(200);
     offsetSeconds += 2 * 3600 + 1;
-    expect((await idle.get('/platform/account')).redirects).to.deep.equal(['/platform/signin']);
+    expect(redirectPaths(await idle.open('/platform/account'))).to.deep.equal(['/platform/signin']);
 
     for (offsetSeconds = 3600; offsetSeconds < 12 * 3600; offsetSeconds += 3600) {
-      expect((await busy.get('/platform/account')).status, `${offsetSeconds} s`).to.equal(200);
+      expect((await busy.open('/platform/account')).status, `${offsetSeconds} s`).to.equal(200);
     }
     offsetSeconds = 12 * 3600 + 1;
-    expect((await busy.get('/platform/account')).redirects).to.deep.equal(['/platform/signin']);
+    expect(redirectPaths(await busy.open('/platform/account'))).to.deep.equal(['/platform/signin']);
   });
 
   it('marks the session cookie Secure when the request came over https', async () => {

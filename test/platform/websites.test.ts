@@ -2,19 +2,19 @@ import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createWebmasterFixture } from '../helpers/fixtures.js';
 import { getOAuth2Config, getWebsite, listWebsites } from '../../lib/websites/index.js';
-import { decode, PlatformClient, type Page } from './platform-client.js';
+import { Browser, decodeHtml, redirectPaths, type Page } from '../helpers/browser.js';
 
-async function signedIn(app: TestApp): Promise<{ client: PlatformClient; webmasterId: number }> {
+async function signedIn(app: TestApp): Promise<{ client: Browser; webmasterId: number }> {
   const webmaster = await createWebmasterFixture(app.provider.runtime);
-  const client = new PlatformClient(app.url);
-  await client.get('/platform/signin');
+  const client = new Browser(app.url);
+  await client.open('/platform/signin');
   const page = await client.post('/platform/signin', { email: webmaster.email, password: webmaster.password });
-  expect(page.redirects).to.deep.equal(['/platform/account']);
+  expect(redirectPaths(page)).to.deep.equal(['/platform/account']);
   return { client, webmasterId: webmaster.id };
 }
 
-const websiteIdOf = (page: Page): number => Number(/\/platform\/websites\/(\d+)/.exec(page.url)?.[1]);
-const text = (page: Page): string => decode(page.html);
+const websiteIdOf = (page: Page): number => Number(/\/platform\/websites\/(\d+)/.exec(page.url.pathname)?.[1]);
+const text = (page: Page): string => decodeHtml(page.html);
 
 describe('webmasters platform: websites, keys and OAuth2 through the website services', () => {
   let app: TestApp;
@@ -25,27 +25,27 @@ describe('webmasters platform: websites, keys and OAuth2 through the website ser
 
   it('creates a website through the form, with the default challenges preselected and both public keys', async () => {
     const { client, webmasterId } = await signedIn(app);
-    const empty = await client.get('/platform/websites');
+    const empty = await client.open('/platform/websites');
     expect(empty.html).to.contain('You have no websites yet.');
     expect(empty.html).to.match(/value="selfie"\s+checked/).and.match(/value="credit_card">/);
     const created = await client.post('/platform/websites', {
       name: 'My Shop', domain: 'shop.example.com', language: 'fr', challenges: ['selfie', 'ticket'], regions: 'DE, US-TX',
     });
     expect(created.status).to.equal(200);
-    expect(created.redirects[0]).to.match(/^\/platform\/websites\/\d+$/);
+    expect(redirectPaths(created)[0]).to.match(/^\/platform\/websites\/\d+$/);
     expect(created.html).to.contain('The website was added');
     const [website] = await listWebsites(app.provider.runtime, webmasterId);
     expect(website).to.deep.include({ name: 'My Shop', domain: 'shop.example.com', language: 'fr', challenges: ['selfie', 'ticket'], regions: ['DE', 'US-TX'] });
     for (const key of website!.keys) expect(created.html).to.contain(key.publicKey);
 
-    const list = await client.get('/platform/websites');
+    const list = await client.open('/platform/websites');
     expect(list.html).to.contain('My Shop').and.contain(website!.keys[0]!.publicKey).and.contain(website!.keys[1]!.publicKey);
     expect(list.headers.get('cache-control')).to.equal('no-store');
   });
 
   it('shows every validation error next to its field, keeps what was typed, and stores nothing', async () => {
     const { client, webmasterId } = await signedIn(app);
-    await client.get('/platform/websites');
+    await client.open('/platform/websites');
     const page = await client.post('/platform/websites', {
       name: '', domain: 'https://Shop.example.com/path', language: 'xx', regions: 'DE, ZZ',
     });
@@ -63,11 +63,11 @@ describe('webmasters platform: websites, keys and OAuth2 through the website ser
 
   it('edits a website (never its domain) and refuses an invalid edit without changing anything', async () => {
     const { client, webmasterId } = await signedIn(app);
-    await client.get('/platform/websites');
+    await client.open('/platform/websites');
     const created = await client.post('/platform/websites', { name: 'Blog', domain: 'blog.example.com', language: 'auto', challenges: ['selfie'], regions: '' });
     const id = websiteIdOf(created);
     const edited = await client.post(`/platform/websites/${id}`, { name: 'Blog 2', language: 'de', challenges: ['email_age', 'credit_card'], regions: 'IT', domain: 'evil.example.com' });
-    expect(edited.redirects).to.deep.equal([`/platform/websites/${id}`]);
+    expect(redirectPaths(edited)).to.deep.equal([`/platform/websites/${id}`]);
     expect(edited.html).to.contain('The settings were saved.');
     const saved = await getWebsite(app.provider.runtime, webmasterId, id);
     expect(saved).to.deep.include({ name: 'Blog 2', domain: 'blog.example.com', language: 'de', challenges: ['email_age', 'credit_card'], regions: ['IT'] });
@@ -80,7 +80,7 @@ describe('webmasters platform: websites, keys and OAuth2 through the website ser
 
   it('creates and updates OAuth2 per environment, masks the secret until asked, regenerates credentials and keys', async () => {
     const { client, webmasterId } = await signedIn(app);
-    await client.get('/platform/websites');
+    await client.open('/platform/websites');
     const id = websiteIdOf(await client.post('/platform/websites', { name: 'App', domain: 'app.example.com', language: 'auto', challenges: ['selfie'], regions: '' }));
 
     const invalid = await client.post(`/platform/websites/${id}/oauth2/test`, { redirectUris: 'http://app.example.com/callback' });
@@ -93,10 +93,10 @@ describe('webmasters platform: websites, keys and OAuth2 through the website ser
     const config = await getOAuth2Config(app.provider.runtime, webmasterId, id, 'TEST');
     expect(config).to.deep.include({ status: 'ACTIVE', redirectUris: ['https://app.example.com/callback', 'http://localhost:3000/cb'] });
     expect(created.html).to.contain(config.clientId).and.not.contain(config.clientSecret);
-    const revealed = await client.get(`/platform/websites/${id}?secrets=shown`);
+    const revealed = await client.open(`/platform/websites/${id}?secrets=shown`);
     expect(revealed.html).to.contain(config.clientSecret);
-    expect((await client.get('/platform/websites')).html).to.contain(config.clientId).and.not.contain(config.clientSecret);
-    expect((await client.get('/platform/websites?secrets=shown')).html).to.contain(config.clientSecret);
+    expect((await client.open('/platform/websites')).html).to.contain(config.clientId).and.not.contain(config.clientSecret);
+    expect((await client.open('/platform/websites?secrets=shown')).html).to.contain(config.clientSecret);
 
     const again = await client.post(`/platform/websites/${id}/oauth2/test`, { redirectUris: 'https://app.example.com/other' });
     expect(again.status).to.equal(400);
@@ -132,7 +132,7 @@ describe('webmasters platform: websites, keys and OAuth2 through the website ser
 
   it("refuses another webmaster's website in every form and page, changing nothing", async () => {
     const owner = await signedIn(app);
-    await owner.client.get('/platform/websites');
+    await owner.client.open('/platform/websites');
     const id = websiteIdOf(await owner.client.post('/platform/websites', { name: 'Mine', domain: 'mine.example.com', language: 'auto', challenges: ['selfie'], regions: '' }));
     await owner.client.post(`/platform/websites/${id}/oauth2/live`, { redirectUris: 'https://mine.example.com/cb' });
     const snapshot = async () => ({
@@ -142,7 +142,7 @@ describe('webmasters platform: websites, keys and OAuth2 through the website ser
     const before = await snapshot();
 
     const intruder = await signedIn(app);
-    await intruder.client.get('/platform/websites');
+    await intruder.client.open('/platform/websites');
     const attempts: Array<[string, Record<string, string>]> = [
       [`/platform/websites/${id}`, { name: 'Hacked', language: 'de', challenges: 'selfie', regions: '' }],
       [`/platform/websites/${id}/keys/live/regenerate`, {}],
@@ -155,18 +155,18 @@ describe('webmasters platform: websites, keys and OAuth2 through the website ser
       expect(page.status, path).to.equal(401);
       expect(page.html, path).not.to.contain(before.oauth2.clientId!);
     }
-    const view = await intruder.client.get(`/platform/websites/${id}?secrets=shown`);
+    const view = await intruder.client.open(`/platform/websites/${id}?secrets=shown`);
     expect(view.status).to.equal(401);
     expect(view.html).not.to.contain('Mine').and.not.to.contain(before.oauth2.clientSecret!);
-    expect((await intruder.client.get('/platform/websites')).html).not.to.contain('mine.example.com');
+    expect((await intruder.client.open('/platform/websites')).html).not.to.contain('mine.example.com');
     expect(await snapshot()).to.deep.equal(before);
   });
 
   it('answers 404 for a website that does not exist and 400 for a malformed id or environment', async () => {
     const { client } = await signedIn(app);
-    expect((await client.get('/platform/websites/999999')).status).to.equal(404);
-    expect((await client.get('/platform/websites/abc')).status).to.equal(400);
-    await client.get('/platform/websites');
+    expect((await client.open('/platform/websites/999999')).status).to.equal(404);
+    expect((await client.open('/platform/websites/abc')).status).to.equal(400);
+    await client.open('/platform/websites');
     expect((await client.post('/platform/websites/1/keys/prod/regenerate')).status).to.equal(400);
   });
 });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { ClientFixture } from '../../helpers/fixtures.js';
-import { Browser, formWithAction, type Landing, type Page } from './browser.js';
+import { formOf, locationOf, type Browser, type Page } from '../../helpers/browser.js';
 
 /** The authorization request a website sends its visitor to (checker or login entry). */
 export function authorizeUrl(base: string, client: ClientFixture, entry: 'checker' | 'login' = 'checker', extra: Record<string, string> = {}): string {
@@ -8,22 +8,22 @@ export function authorizeUrl(base: string, client: ClientFixture, entry: 'checke
   return `${base}/v1/oauth2/${entry}?${params.toString()}`;
 }
 
-export const expectPage = (landing: Landing): Page => {
-  if (!landing.page) throw new Error(`expected a page, left for ${landing.left.toString()}`);
-  return landing.page;
+export const expectPage = (page: Page): Page => {
+  if (page.location) throw new Error(`expected a page, left for ${page.location.href}`);
+  return page;
 };
 
 /** The website's callback: the redirect that left the service, checked against the client's redirect_uri and state. */
-export function callbackOf(landing: Landing, client: ClientFixture): URLSearchParams {
-  if (!landing.left) throw new Error(`expected a redirect to the website, got page ${landing.page.url} (${landing.page.status}):\n${landing.page.html.slice(0, 2000)}`);
-  expect(`${landing.left.origin}${landing.left.pathname}`).to.equal(client.redirectUri);
-  expect(landing.left.searchParams.get('state')).to.equal('st-42');
-  return landing.left.searchParams;
+export function callbackOf(landing: Page, client: ClientFixture): URLSearchParams {
+  const website = locationOf(landing);
+  expect(`${website.origin}${website.pathname}`).to.equal(client.redirectUri);
+  expect(website.searchParams.get('state')).to.equal('st-42');
+  return website.searchParams;
 }
 
 /** Accepts the authorization prompt. */
-export async function accept(browser: Browser, prompt: Page): Promise<Landing> {
-  const form = formWithAction(prompt, '/consent');
+export async function accept(browser: Browser, prompt: Page): Promise<Page> {
+  const form = formOf(prompt, { action: '/consent' });
   return browser.submit(form, {}, { name: 'decision', value: 'accept' });
 }
 
@@ -45,13 +45,13 @@ export async function redeem(base: string, client: ClientFixture, code: string):
 }
 
 /** Submits the sandbox page of the current challenge. */
-export async function submitSandbox(browser: Browser, page: Page, choice: Record<string, string> = {}): Promise<Landing> {
-  return browser.submit(formWithAction(page, '/submit'), choice);
+export async function submitSandbox(browser: Browser, page: Page, choice: Record<string, string> = {}): Promise<Page> {
+  return browser.submit(formOf(page, { action: '/submit' }), choice);
 }
 
 /** From the result page (after a pass): continue to the website without saving. */
-export async function continueWithoutSaving(browser: Browser, result: Page): Promise<Landing> {
-  return browser.submit(formWithAction(result, '/result/continue'));
+export async function continueWithoutSaving(browser: Browser, result: Page): Promise<Page> {
+  return browser.submit(formOf(result, { action: '/result/continue' }));
 }
 
 /** The `lang` of a page's <html> element. */

@@ -6,7 +6,7 @@ import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../../helpers/fixtures.js';
 import { issueGrant } from '../../../lib/oauth2/provider.js';
 import { createVerification, linkGrant, type NewVerification } from '../../../lib/verification/records.js';
-import { Browser, location } from './browser.js';
+import { Browser, locationOf } from '../../helpers/browser.js';
 import { MovableClock } from './clock.js';
 
 export interface OAuth2TestApp {
@@ -27,9 +27,9 @@ export const authorizationQuery = (client: ClientFixture, extra: Record<string, 
   new URLSearchParams({ client_id: client.clientId, redirect_uri: client.redirectUri, response_type: 'code', scope: 'read', ...extra }).toString();
 
 /** The interaction uid from the provider's redirect to the interaction pages. */
-export function interactionUid(response: Response, base: string): string {
+export function interactionUid(response: Response): string {
   expect(response.status, 'authorization redirects to the interaction').to.equal(303);
-  const match = /^\/v1\/oauth2\/interaction\/([^/]+)$/.exec(location(response, base).pathname);
+  const match = /^\/v1\/oauth2\/interaction\/([^/]+)$/.exec(locationOf(response).pathname);
   if (!match?.[1]) throw new Error(`not an interaction URL: ${response.headers.get('location')}`);
   return match[1];
 }
@@ -67,7 +67,7 @@ export async function completeInteraction(
   const req = new IncomingMessage(new Socket());
   req.url = `/v1/oauth2/interaction/${uid}`;
   req.method = 'GET';
-  req.headers = { cookie: browser.cookieHeader, host: new URL(app.url).host };
+  req.headers = { cookie: browser.cookies.header(new URL(req.url, app.url)), host: new URL(app.url).host };
   const returnTo = await provider.interactionResult(req, new ServerResponse(req), { login: { accountId }, consent: { grantId } }, { mergeWithLastSubmission: false });
   return returnTo;
 }
@@ -89,11 +89,11 @@ export interface AuthorizeOptions {
 /** A whole authorization: entry point, interaction (test completer), resume, back to the redirect_uri with a code. */
 export async function authorize(app: TestApp, client: ClientFixture, options: AuthorizeOptions = {}): Promise<Authorized> {
   const browser = new Browser(app.url);
-  const uid = interactionUid(await browser.get(`${options.entry ?? '/v1/oauth2/checker'}?${authorizationQuery(client, options.query)}`), app.url);
+  const uid = interactionUid(await browser.request(`${options.entry ?? '/v1/oauth2/checker'}?${authorizationQuery(client, options.query)}`));
   const returnTo = await completeInteraction(app, browser, uid, client, options.verification);
-  const resumed = await browser.get(returnTo);
+  const resumed = await browser.request(returnTo);
   expect(resumed.status, 'resume redirects to the website').to.equal(303);
-  const callback = location(resumed, app.url);
+  const callback = locationOf(resumed);
   expect(`${callback.origin}${callback.pathname}`).to.equal(client.redirectUri);
   const code = callback.searchParams.get('code');
   if (!code) throw new Error(`no code in ${callback.href}`);
