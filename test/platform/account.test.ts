@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { LANGUAGES } from '../../lib/i18n/languages.js';
 import { sha256 } from '../../lib/security/hashing.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { Browser, decodeHtml, redirectPaths } from '../helpers/browser.js';
+import { Browser, decodeHtml, redirectPaths, type Fields } from '../helpers/browser.js';
 
 const TOKEN = /avk_[A-Za-z0-9_-]{43}/g;
 let counter = 0;
@@ -86,6 +86,19 @@ describe('webmasters platform: accounts, sessions and the Authorization Token', 
     const signedIn = await client.post('/platform/signin', { email, password: PASSWORD });
     expect(redirectPaths(signedIn)).to.deep.equal(['/platform/account']);
     expect(signedIn.html).to.contain(`Signed in as ${email}`);
+  });
+
+  it('answers a malformed sign-in form (a repeated field, an oversized password, an extra field) like a wrong password', async () => {
+    const { email } = await register(app);
+    const client = new Browser(app.url);
+    await client.open('/platform/signin');
+    const malformed: Fields[] = [{ email: [email, email], password: PASSWORD }, { email, password: 'x'.repeat(300) }, { email, password: PASSWORD, admin: 'true' }];
+    for (const fields of malformed) {
+      const page = await client.post('/platform/signin', fields);
+      expect(page.status).to.equal(400);
+      expect(page.html).to.contain('Email or password is incorrect.');
+    }
+    expect(client.cookies.get('ap_platform')).to.equal(undefined);
   });
 
   it('rotates the session id at sign-in and ends the session at sign-out (POST with CSRF)', async () => {

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { compileSchema, CSRF_FIELD, readForm } from '../../verification/form.js';
+import { compileSchema, CSRF_FIELD, readForm } from '../../http/form.js';
 import { endWithError, failUnavailable, seeOther } from './outcome.js';
 import { landingOf, renderPage } from './page.js';
 import { updateProgress } from './progress.js';

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import { addSeconds } from '../../clock.js';
 import { translator } from '../../i18n/catalogue.js';
 import { createVisitorAccount, MIN_PASSWORD_LENGTH, USERNAME_PATTERN, UsernameTakenError } from '../../accounts/visitor-accounts.js';
-import { compileSchema, CSRF_FIELD, readForm } from '../../verification/form.js';
+import { compileSchema, CSRF_FIELD, readForm } from '../../http/form.js';
 import { accountSubject, saveProof } from '../../verification/proofs.js';
 import { findVerificationByUid, type Verification } from '../../verification/records.js';
 import { handOver, seeOther } from './outcome.js';

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { translator } from '../../i18n/catalogue.js';
 import { authenticateVisitor, normalizeUsername } from '../../accounts/visitor-accounts.js';
-import { compileSchema, CSRF_FIELD, readForm } from '../../verification/form.js';
+import { compileSchema, CSRF_FIELD, readForm } from '../../http/form.js';
 import { accountSubject } from '../../verification/proofs.js';
 import { seeOther } from './outcome.js';
 import { noticeOf } from './notices.js';

@@ -7,7 +7,7 @@ import { negotiateLanguage } from '../../i18n/negotiate.js';
 import type { Runtime } from '../../runtime.js';
 import { ASSURANCE_LEVELS, type AssuranceLevel, type ChallengeName, type Environment } from '../../verification/challenge.js';
 import { availableChallenges, parseRequestedChallenges } from '../../verification/availability.js';
-import { compileSchema } from '../../verification/form.js';
+import { compileSchema } from '../../http/form.js';
 import type { ChallengeRegistry } from '../../verification/registry.js';
 import { findClientWebsite, type ClientWebsite } from '../clients.js';
 import type { Flow } from '../paths.js';

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { compileSchema, CSRF_FIELD, readForm } from '../../http/form.js';
 import type { Runtime } from '../../runtime.js';
 import { sha256 } from '../../security/hashing.js';
 import { authenticateWebmaster, createWebmaster, EmailTakenError } from '../../webmasters/accounts.js';
@@ -15,6 +16,17 @@ const REGISTER_PER_EMAIL = { name: 'platform-register-email', points: 5, duratio
 const REGISTER_PER_IP = { name: 'platform-register-ip', points: 20, duration: 3600 };
 
 const PASSWORD_LIMITS = { minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH };
+
+const validSignIn = compileSchema<{ email: string; password: string; _csrf: string }>({
+  type: 'object',
+  required: ['email', 'password', '_csrf'],
+  additionalProperties: false,
+  properties: {
+    email: { type: 'string', minLength: 1, maxLength: 254 },
+    password: { type: 'string', minLength: 1, maxLength: MAX_PASSWORD_LENGTH },
+    ...CSRF_FIELD,
+  },
+});
 
 // Limiter keys hold a digest, not the address itself, so the shared rate_limits table stores no emails.
 const emailKey = (email: string): string => sha256(email.trim().toLowerCase());
@@ -55,12 +67,12 @@ export function authRoutes(runtime: Runtime): Router {
 
   router.get('/signin', (ctx) => renderPage(ctx, 'signin.njk'));
   router.post('/signin', async (ctx) => {
-    const email = textField(ctx.request.body, 'email').trim();
-    const password = textField(ctx.request.body, 'password');
+    const form = readForm(ctx, validSignIn);
+    const email = form?.email.trim() ?? textField(ctx.request.body, 'email').trim();
     await limits.signInPerIp.consume(ctx.ip);
     await limits.signInPerEmail.consume(emailKey(email));
-    // One message for an unknown email and a wrong password, so the form does not tell which emails have accounts.
-    const webmaster = email && password ? await authenticateWebmaster(runtime.db, email, password) : undefined;
+    // One message for an unknown email, a wrong password and a malformed form: the form tells nobody which emails exist.
+    const webmaster = form ? await authenticateWebmaster(runtime.db, email, form.password) : undefined;
     if (!webmaster) return renderPage(ctx, 'signin.njk', { email, failed: true }, 400);
     await limits.signInPerEmail.reset(emailKey(email));
     await startSession(ctx, runtime, webmaster.id);

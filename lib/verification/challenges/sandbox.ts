@@ -1,6 +1,6 @@
 import { HttpError } from '../../http/errors.js';
 import { ASSURANCE_LEVELS, type AssuranceLevel, type Challenge, type ChallengeName, type StepContext } from '../challenge.js';
-import { CSRF_FIELD, compileSchema, readForm } from '../form.js';
+import { CSRF_FIELD, compileSchema, readForm } from '../../http/form.js';
 
 /** What the visitor picks on the sandbox page; the same fields a TEST client may send as test_* parameters. */
 export interface SandboxChoice {

@@ -1,6 +1,6 @@
 import { HttpError } from '../../http/errors.js';
 import type { Challenge, StepContext } from '../challenge.js';
-import { CSRF_FIELD, compileSchema, readForm } from '../form.js';
+import { CSRF_FIELD, compileSchema, readForm } from '../../http/form.js';
 import type { ChallengeModule } from '../registry.js';
 import { normalizeTicketCode, redeemTicket } from '../tickets.js';
 
