@@ -1,21 +1,11 @@
-import { Ajv } from 'ajv';
-import { ConfigError } from '../config/load.js';
-import type { Limiter } from '../http/rate-limit.js';
+import { perMinuteSetting, type Limiter } from '../http/rate-limit.js';
 import type { Runtime } from '../runtime.js';
 
 /** Requests per minute, configurable through the environment; generous for scripts, low enough to stop hammering. */
 export const EXTERNAL_RATE_LIMIT_DEFAULTS = { perToken: 1200, perIp: 3000 } as const;
 const ENV = { perToken: 'EXTERNAL_API_RATE_LIMIT_PER_TOKEN', perIp: 'EXTERNAL_API_RATE_LIMIT_PER_IP' } as const;
 
-const isLimit = new Ajv().compile<number>({ type: 'integer', minimum: 1, maximum: 1_000_000 });
-
-function perMinute(runtime: Runtime, key: keyof typeof ENV): number {
-  const raw = runtime.env[ENV[key]];
-  if (raw === undefined || raw === '') return EXTERNAL_RATE_LIMIT_DEFAULTS[key];
-  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!isLimit(value)) throw new ConfigError(`invalid configuration ${ENV[key]}: requests per minute, an integer from 1 to 1000000`);
-  return value;
-}
+const perMinute = (runtime: Runtime, key: keyof typeof ENV): number => perMinuteSetting(runtime.env, ENV[key], EXTERNAL_RATE_LIMIT_DEFAULTS[key]);
 
 export interface ExternalLimiters {
   /** spent by every request from the client's address, before authentication */

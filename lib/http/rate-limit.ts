@@ -1,7 +1,9 @@
+import { Ajv } from 'ajv';
 import type { Middleware, Context } from 'koa';
 import {
   RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type IRateLimiterOptions, type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
+import { ConfigError } from '../config/load.js';
 import { isEmbedded, type Database } from '../store/database.js';
 import { HttpError } from './errors.js';
 
@@ -77,3 +79,14 @@ export const rateLimit = (limiter: Limiter, key: (ctx: Context) => string): Midd
   await limiter.consume(key(ctx));
   await next();
 };
+
+const isPerMinute = new Ajv().compile<number>({ type: 'integer', minimum: 1, maximum: 1_000_000 });
+
+/** A "requests per minute" setting from the environment, or its default; a bad value stops start-up naming the variable. */
+export function perMinuteSetting(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!isPerMinute(value)) throw new ConfigError(`invalid configuration ${name}: requests per minute, an integer from 1 to 1000000`);
+  return value;
+}

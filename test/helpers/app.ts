@@ -36,17 +36,29 @@ export async function startTestApp(options: AgeProviderOptions = {}): Promise<Te
   const url = `http://127.0.0.1:${port}`;
   const database = await createTestDatabase();
   const dataDir = await mkdtemp(join(tmpdir(), 'age-provider-test-'));
-  const provider = await createAgeProvider({
-    env: {},
-    logLevel: 'silent',
-    issuer: url,
-    port,
-    dataDir,
-    ...testSecrets,
-    db: database.db,
-    ...(database.url ? { databaseUrl: database.url } : {}),
-    ...options,
-  });
+  const cleanUp = async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await database.drop();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  let provider: AgeProvider;
+  try {
+    provider = await createAgeProvider({
+      env: {},
+      logLevel: 'silent',
+      issuer: url,
+      port,
+      dataDir,
+      ...testSecrets,
+      db: database.db,
+      ...(database.url ? { databaseUrl: database.url } : {}),
+      ...options,
+    });
+  } catch (error) {
+    await cleanUp();
+    throw error;
+  }
   server.on('request', provider.app.callback());
   return {
     url,
@@ -54,11 +66,8 @@ export async function startTestApp(options: AgeProviderOptions = {}): Promise<Te
     database,
     server,
     async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
       await provider.close();
-      await database.drop();
-      await rm(dataDir, { recursive: true, force: true });
+      await cleanUp();
     },
   };
 }

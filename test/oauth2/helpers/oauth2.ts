@@ -16,9 +16,9 @@ export interface OAuth2TestApp {
   client(options?: Parameters<typeof createClientFixture>[2]): Promise<ClientFixture>;
 }
 
-export async function startOAuth2App(): Promise<OAuth2TestApp> {
+export async function startOAuth2App(env: NodeJS.ProcessEnv = {}): Promise<OAuth2TestApp> {
   const clock = new MovableClock();
-  const app = await startTestApp({ clock });
+  const app = await startTestApp({ clock, env });
   const webmaster = await createWebmasterFixture(app.provider.runtime);
   return { app, clock, webmasterId: webmaster.id, client: (options) => createClientFixture(app.provider.runtime, webmaster.id, options) };
 }
