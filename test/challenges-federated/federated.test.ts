@@ -3,8 +3,8 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
 import { readResources, requestToken } from '../oauth2/helpers/oauth2.js';
 import { createLogger } from '../../lib/log.js';
-import { Browser } from './browser.js';
-import { continueToWebsite, linkToProvider, relayFragment, startVisit, visitProvider, type Hop } from './flow.js';
+import { linkWithText, locationOf, type Browser, type Page } from '../helpers/browser.js';
+import { continueToWebsite, linkToProvider, relayFragment, startVisit, visitorBrowser, visitProvider } from './flow.js';
 import { NAMES, operatorEnv, upstreamClients, type Name } from './operator.js';
 import { UPSTREAM_SUBJECTS, UpstreamProvider } from './upstream.js';
 
@@ -37,11 +37,11 @@ describe('federated challenges (a real OpenID provider upstream)', function () {
   async function toProvider(client: ClientFixture, name: Name, browser?: Browser): Promise<{ browser: Browser; url: URL }> {
     const visit = await startVisit(app, client, name, upstream.issuer, browser);
     expect(visit.hop.url.pathname).to.match(new RegExp(`/challenge/${name}/start$`));
-    return { browser: visit.browser, url: await linkToProvider(visit.hop) };
+    return { browser: visit.browser, url: linkToProvider(visit.hop) };
   }
 
   /** Provider and back; a fragment answer goes through the relay page as our script would send it. */
-  async function backFromProvider(browser: Browser, url: URL, client: ClientFixture, name: Name): Promise<Hop> {
+  async function backFromProvider(browser: Browser, url: URL, client: ClientFixture, name: Name): Promise<Page> {
     const back = await visitProvider(browser, url, client.redirectUri);
     return name === 'agekey' && back.url.hash ? relayFragment(browser, back, client.redirectUri) : back;
   }
@@ -84,7 +84,7 @@ describe('federated challenges (a real OpenID provider upstream)', function () {
     const back = await visitProvider(browser, url, client.redirectUri);
     expect(back.url.pathname).to.match(/\/choose$/);
     expect(back.url.searchParams.get('notice')).to.equal('failed');
-    expect(await back.response.text()).to.include('The check did not work');
+    expect(back.html).to.include('The check did not work');
     expect(await verifications(client.websiteId)).to.equal(0);
   });
 
@@ -111,20 +111,19 @@ describe('federated challenges (a real OpenID provider upstream)', function () {
     upstream.next = 'cancel';
     const { browser, url } = await toProvider(client, 'anonymage');
     const back = await visitProvider(browser, url, client.redirectUri);
-    expect(back.response.status).to.equal(200);
+    expect(back.status).to.equal(200);
     expect(back.url.searchParams.get('notice')).to.equal('cancelled');
-    const page = await back.response.text();
-    expect(page).to.include('The check was cancelled');
-    expect(page).to.include('/challenge/anonymage/start');
+    expect(back.html).to.include('The check was cancelled');
+    expect(back.html).to.include('/challenge/anonymage/start');
     expect(await verifications(client.websiteId)).to.equal(0);
   });
 
   /** The provider's redirect back to our fixed callback, not yet followed. */
   async function providerAnswer(client: ClientFixture, name: Name, browser?: Browser): Promise<{ browser: Browser; callback: URL }> {
     const started = await toProvider(client, name, browser);
-    const answer = await started.browser.follow(await started.browser.request(started.url), started.url, app.url);
-    expect(answer.url.pathname).to.equal(`/v1/oauth2/federated/${name}/callback`);
-    return { browser: started.browser, callback: answer.url };
+    const callback = locationOf(await started.browser.open(started.url, { stopAt: app.url }));
+    expect(callback.pathname).to.equal(`/v1/oauth2/federated/${name}/callback`);
+    return { browser: started.browser, callback };
   }
 
   it('a tampered state is refused and nothing is recorded', async () => {
@@ -148,12 +147,12 @@ describe('federated challenges (a real OpenID provider upstream)', function () {
     upstream.next = 'adult';
     const first = await providerAnswer(client, 'anonymage');
     // The visitor starts again: a new state and nonce replace the first ones.
-    const restart = new URL(`${first.callback.origin}${[...first.browser.visited].reverse().find((url) => url.pathname.endsWith('/challenge/anonymage/start'))!.pathname}`);
+    const restart = new URL(`${first.callback.origin}${[...first.browser.history].reverse().find(({ url }) => url.pathname.endsWith('/challenge/anonymage/start'))!.url.pathname}`);
     const again = await first.browser.request(restart);
     expect(again.status).to.equal(200);
-    const stale = await first.browser.follow(await first.browser.request(first.callback), first.callback, client.redirectUri);
-    expect(stale.response.status).to.equal(400);
-    expect(await stale.response.text()).to.include('does not belong to this age check');
+    const stale = await first.browser.open(first.callback, { stopAt: client.redirectUri });
+    expect(stale.status).to.equal(400);
+    expect(stale.html).to.include('does not belong to this age check');
     expect(await verifications(client.websiteId)).to.equal(0);
   });
 
@@ -161,9 +160,9 @@ describe('federated challenges (a real OpenID provider upstream)', function () {
     const client = await liveClient();
     upstream.next = 'adult';
     const { callback } = await providerAnswer(client, 'anonymage');
-    const stranger = new Browser();
-    const refused = await stranger.follow(await stranger.request(callback), callback, client.redirectUri);
-    expect(refused.response.status).to.equal(400);
+    const stranger = visitorBrowser();
+    const refused = await stranger.open(callback, { stopAt: client.redirectUri });
+    expect(refused.status).to.equal(400);
     expect(await verifications(client.websiteId)).to.equal(0);
   });
 
@@ -171,16 +170,16 @@ describe('federated challenges (a real OpenID provider upstream)', function () {
     const client = await liveClient();
     upstream.next = 'adult';
     const { browser, callback } = await providerAnswer(client, 'anonymage');
-    const result = await browser.follow(await browser.request(callback), callback, client.redirectUri);
+    const result = await browser.open(callback, { stopAt: client.redirectUri });
     expect(result.url.pathname).to.match(/\/result$/);
     // Replayed while the result waits: no second exchange, the visitor stays on the one result.
-    const replay = await browser.follow(await browser.request(callback), callback, client.redirectUri);
+    const replay = await browser.open(callback, { stopAt: client.redirectUri });
     expect(replay.url.pathname).to.match(/\/result$/);
     expect(await verifications(client.websiteId)).to.equal(1);
     await continueToWebsite(browser, replay, client.redirectUri);
     // Replayed after the website got its code: the interaction is over.
-    const late = await browser.follow(await browser.request(callback), callback, client.redirectUri);
-    expect(late.response.status).to.equal(400);
+    const late = await browser.open(callback, { stopAt: client.redirectUri });
+    expect(late.status).to.equal(400);
     expect(await verifications(client.websiteId)).to.equal(1);
   });
 
@@ -188,10 +187,10 @@ describe('federated challenges (a real OpenID provider upstream)', function () {
     const client = await liveClient();
     upstream.next = 'minor';
     const { browser, callback } = await providerAnswer(client, 'anonymage');
-    await browser.follow(await browser.request(callback), callback, client.redirectUri);
-    const replay = await browser.follow(await browser.request(callback), callback, client.redirectUri);
-    expect(replay.response.status).to.equal(400);
-    expect(await replay.response.text()).to.include('already used');
+    await browser.open(callback, { stopAt: client.redirectUri });
+    const replay = await browser.open(callback, { stopAt: client.redirectUri });
+    expect(replay.status).to.equal(400);
+    expect(replay.html).to.include('already used');
     expect(await verifications(client.websiteId)).to.equal(0);
   });
 
@@ -213,9 +212,9 @@ describe('federated challenges (a real OpenID provider upstream)', function () {
     const client = await createClientFixture(app.provider.runtime, webmasterId, { environment: 'TEST', challenges: ['anonymage'] });
     const before = upstream.requests.length;
     const visit = await startVisit(app, client, 'anonymage', upstream.issuer);
-    expect(visit.hop.response.status).to.equal(200);
+    expect(visit.hop.status).to.equal(200);
     expect(visit.hop.url.pathname).to.match(/\/challenge\/anonymage\/start$/);
-    expect(await visit.hop.response.text()).to.include('name="outcome"');
+    expect(visit.hop.html).to.include('name="outcome"');
     expect(upstream.requests.length).to.equal(before);
   });
 
@@ -244,9 +243,9 @@ describe('federated challenges when the provider is down', function () {
       const { id } = await createWebmasterFixture(app.provider.runtime);
       const client = await createClientFixture(app.provider.runtime, id, { environment: 'LIVE', challenges: ['anonymage'] });
       const { hop } = await startVisit(app, client, 'anonymage', issuer);
-      expect(hop.response.status).to.equal(200);
+      expect(hop.status).to.equal(200);
       expect(hop.url.searchParams.get('notice')).to.equal('unavailable');
-      expect(await hop.response.text()).to.include('That method is not available right now');
+      expect(hop.html).to.include('That method is not available right now');
     } finally {
       await app.close();
     }
@@ -260,10 +259,9 @@ describe('federated challenges when the provider is down', function () {
       const { id } = await createWebmasterFixture(app.provider.runtime);
       const client = await createClientFixture(app.provider.runtime, id, { environment: 'LIVE', challenges: ['anonymage'] });
       const { browser, hop } = await startVisit(app, client, 'anonymage', upstream.issuer);
-      const toProvider = await linkToProvider(hop);
-      const answer = await browser.follow(await browser.request(toProvider), toProvider, app.url);
+      const callback = locationOf(await browser.open(linkToProvider(hop), { stopAt: app.url }));
       await upstream.close();
-      const back = await browser.follow(await browser.request(answer.url), answer.url, client.redirectUri);
+      const back = await browser.open(callback, { stopAt: client.redirectUri });
       expect(back.url.searchParams.get('notice')).to.equal('unavailable');
       const [{ count } = { count: -1 }] = await app.provider.db('verifications').count<{ count: string }[]>('* as count');
       expect(Number(count)).to.equal(0);
@@ -304,10 +302,9 @@ describe('federated challenge settings', () => {
       const { id } = await createWebmasterFixture(app.provider.runtime);
       const client = await createClientFixture(app.provider.runtime, id, { environment: 'LIVE', challenges: ['anonymage'] });
       const { browser, hop } = await startVisit(app, client, 'anonymage', 'http://127.0.0.1:1');
-      expect(hop.response.status, 'the visitor sees an error page').to.equal(503);
-      const back = /href="([^"]+)"/.exec((await hop.response.text()).split('<main')[1] ?? '')?.[1]?.replaceAll('&amp;', '&');
-      const website = await browser.follow(await browser.request(new URL(back ?? '', hop.url)), new URL(back ?? '', hop.url), client.redirectUri);
-      expect(website.url.searchParams.get('error')).to.equal('temporarily_unavailable');
+      expect(hop.status, 'the visitor sees an error page').to.equal(503);
+      const website = await browser.open(linkWithText(hop, 'Return to the website'), { stopAt: client.redirectUri });
+      expect(locationOf(website).searchParams.get('error')).to.equal('temporarily_unavailable');
     } finally {
       await app.close();
     }
