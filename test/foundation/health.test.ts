@@ -37,6 +37,8 @@ describe('operations endpoints and the HTML fallback', () => {
     const html = await response.text();
     expect(html).to.contain('<html lang="fr">').and.not.contain('Not Found');
     expect(html).to.match(/<h1>[^<]*introuvable[^<]*<\/h1>/i);
+    // Stylesheets and the icon belong in <head> (no stray /favicon.ico request, no restyling flash).
+    expect(html.slice(0, html.indexOf('</head>'))).to.contain('rel="icon" href="/static/logo-on-light.svg"').and.contain('href="/static/app.css"');
   });
 
   it('serves the stylesheet from memory and nothing outside views/static', async () => {
