@@ -19,11 +19,13 @@ describe('operations endpoints and the HTML fallback', () => {
 
   it('reports not ready when the database is gone', async () => {
     const other = await startTestApp();
-    await other.database.db.destroy();
-    const response = await fetch(`${other.url}/readyz`);
-    expect(response.status).to.equal(503);
-    other.server.closeAllConnections();
-    other.server.close();
+    try {
+      await other.database.db.destroy();
+      const response = await fetch(`${other.url}/readyz`);
+      expect(response.status).to.equal(503);
+    } finally {
+      await other.close();
+    }
   });
 
   it('renders an unknown path as an HTML page in the browser language, with security headers and a strict CSP', async () => {
