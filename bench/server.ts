@@ -5,9 +5,8 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createOAuth2Config, createWebsite } from '../lib/websites/index.js';
-import { createWebmaster } from '../lib/webmasters/accounts.js';
 import { startTestApp } from '../test/helpers/app.js';
+import { createClientFixture, createWebmasterFixture } from '../test/helpers/fixtures.js';
 import { endpointOf, type FromServer, type ToServer } from './protocol.js';
 
 const send = (message: FromServer): void => void process.send!(message);
@@ -16,9 +15,8 @@ const REDIRECT_URI = 'http://127.0.0.1:9/callback'; // never contacted: the flow
 
 const app = await startTestApp({ trustProxy: true, env: {} });
 const { runtime } = app.provider;
-const webmaster = await createWebmaster(runtime.db, { email: 'bench@example.com', password: 'bench-password-not-secret' });
-const website = await createWebsite(runtime, webmaster.id, { name: 'Bench shop', domain: 'bench.example.com' });
-const oauth2 = await createOAuth2Config(runtime, webmaster.id, website.id, 'TEST', { redirectUris: [REDIRECT_URI] });
+const webmaster = await createWebmasterFixture(runtime);
+const client = await createClientFixture(runtime, webmaster.id, { environment: 'TEST', name: 'Bench shop', domain: 'bench.example.com', redirectUris: [REDIRECT_URI] });
 
 // SQL statements are attributed to the request whose handling issued them (async context), else to "background".
 const requestEndpoint = new AsyncLocalStorage<string>();
@@ -45,9 +43,9 @@ send({
   type: 'ready',
   target: {
     url: app.url,
-    clientId: oauth2.clientId!,
-    clientSecret: oauth2.clientSecret!,
-    redirectUri: REDIRECT_URI,
-    publicKey: website.keys.find((key) => key.environment === 'TEST')!.publicKey,
+    clientId: client.clientId,
+    clientSecret: client.clientSecret,
+    redirectUri: client.redirectUri,
+    publicKey: client.keys.TEST,
   },
 });

@@ -81,19 +81,19 @@ interface AssemblyInput {
 }
 
 async function assemble({ config, db, clock, log, env, geo, closers }: AssemblyInput): Promise<AgeProvider> {
-  const base = {
+  const runtime: Runtime = {
     config,
     db,
     sealer: createSealer(config.sealingKey),
     clock,
     log,
     rateLimits: createRateLimits(db),
+    geo: createGeoResolver({ config, env, log }, geo),
     env,
     onClose: (task: () => Promise<void> | void) => {
       closers.push(task);
     },
   };
-  const runtime: Runtime = { ...base, geo: createGeoResolver(base, geo) };
 
   // Behind a proxy only the address it appended is trusted: earlier X-Forwarded-For entries are the client's to forge.
   const app = new Koa({ keys: config.cookieKeys, proxy: config.trustProxy, maxIpsCount: config.trustProxy ? 1 : 0 });

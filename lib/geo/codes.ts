@@ -18,7 +18,7 @@ export function normaliseCountry(value: unknown): string | null {
  * The ISO 3166-2 code of a subdivision of `country`, given as `TX` or `US-TX`, or null when it is malformed,
  * belongs to another country, or (for the US, whose list we know) does not exist.
  */
-export function normaliseSubdivision(country: string, value: unknown): string | null {
+function normaliseSubdivision(country: string, value: unknown): string | null {
   if (typeof value !== 'string') return null;
   const raw = value.trim().toUpperCase();
   const code = raw.includes('-') ? raw : `${country}-${raw}`;

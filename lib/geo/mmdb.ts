@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Reader, type CityResponse } from 'maxmind';
 import { ConfigError } from '../config/load.js';
 import { normaliseLocation } from './codes.js';
-import type { Location } from './location.js';
+import { knownLocation, type Location } from './location.js';
 
 export type IpLookup = (ip: string) => Location | undefined;
 
@@ -29,7 +29,6 @@ export function openGeoDatabase(path: string): IpLookup {
     }
     if (!record?.country) return undefined;
     // subdivisions are ordered from largest to smallest; the first is the ISO 3166-2 level we report
-    const location = normaliseLocation(record.country.iso_code, record.subdivisions?.[0]?.iso_code);
-    return location.country === 'ZZ' ? undefined : location;
+    return knownLocation(normaliseLocation(record.country.iso_code, record.subdivisions?.[0]?.iso_code));
   };
 }

@@ -1,32 +1,44 @@
+import type { Context } from 'koa';
 import type { Runtime } from '../runtime.js';
 import { locationFromHeaders } from './headers.js';
-import { UNKNOWN_LOCATION, type GeoResolver } from './location.js';
+import { UNKNOWN_LOCATION, type GeoResolver, type Location } from './location.js';
 import { openGeoDatabase } from './mmdb.js';
 import { loadGeoSettings, type GeoOptions } from './settings.js';
-import { bindAgeThresholds } from './thresholds.js';
+import { ageThresholds } from './thresholds.js';
 
 /**
  * The operator's geo sources, in order: the trusted proxy's headers (only with TRUST_PROXY), then the MaxMind
- * database by client IP (ctx.ip, which honours X-Forwarded-For only with TRUST_PROXY), else `ZZ` (ARCHITECTURE §6.7).
- * Also binds the per-region age thresholds to the configuration. Throws ConfigError on bad settings.
+ * database by client IP (ctx.ip, which honours X-Forwarded-For only with TRUST_PROXY), else `ZZ` (ARCHITECTURE §6.7),
+ * and the per-region age thresholds. Throws ConfigError on bad settings.
  */
-export function createGeoResolver(runtime: Omit<Runtime, 'geo'>, options?: GeoOptions): GeoResolver {
-  const settings = loadGeoSettings(runtime.env, options);
-  bindAgeThresholds(runtime.config, settings.ageThresholds);
+export function createGeoResolver({ config, env, log }: Pick<Runtime, 'config' | 'env' | 'log'>, options?: GeoOptions): GeoResolver {
+  const settings = loadGeoSettings(env, options);
   const { countryHeader, subdivisionHeader } = settings;
-  const trustHeaders = countryHeader !== undefined && runtime.config.trustProxy;
-  if (countryHeader && !trustHeaders) runtime.log.warn('GEO_COUNTRY_HEADER and GEO_SUBDIVISION_HEADER are ignored while TRUST_PROXY is off');
-  const lookup = settings.database ? openGeoDatabase(settings.database) : undefined;
+  const trustHeaders = countryHeader !== undefined && config.trustProxy;
+  if (countryHeader && !trustHeaders) log.warn('GEO_COUNTRY_HEADER and GEO_SUBDIVISION_HEADER are ignored while TRUST_PROXY is off');
+  const byIp = settings.database ? openGeoDatabase(settings.database) : undefined;
+
+  const resolve = (ctx: Context): Location => {
+    const fromHeaders = trustHeaders ? locationFromHeaders(ctx, countryHeader, subdivisionHeader) : undefined;
+    if (fromHeaders?.subdivision) return fromHeaders;
+    const fromDatabase = byIp?.(ctx.ip);
+    if (!fromHeaders) return fromDatabase ?? UNKNOWN_LOCATION;
+    // A proxy that sends only the country: the database may add the subdivision, never contradict the country.
+    return fromDatabase?.country === fromHeaders.country ? fromDatabase : fromHeaders;
+  };
+  // Several steps of one request ask where the visitor is (challenge, threshold, record): one lookup answers them all.
+  const byRequest = new WeakMap<Context, Promise<Location>>();
 
   return {
     headers: trustHeaders ? [countryHeader, ...(subdivisionHeader ? [subdivisionHeader] : [])] : [],
-    async locate(ctx) {
-      const fromHeaders = trustHeaders ? locationFromHeaders(ctx, countryHeader, subdivisionHeader) : undefined;
-      if (fromHeaders?.subdivision) return fromHeaders;
-      const fromDatabase = lookup?.(ctx.ip);
-      if (!fromHeaders) return fromDatabase ?? UNKNOWN_LOCATION;
-      // A proxy that sends only the country: the database may add the subdivision, never contradict the country.
-      return fromDatabase?.country === fromHeaders.country ? fromDatabase : fromHeaders;
+    locate(ctx) {
+      let location = byRequest.get(ctx);
+      if (!location) {
+        location = Promise.resolve(resolve(ctx));
+        byRequest.set(ctx, location);
+      }
+      return location;
     },
+    ageThresholdFor: ageThresholds(settings.ageThresholds, config.ageThreshold),
   };
 }

@@ -1,13 +1,21 @@
 import { STATUS_CODES } from 'node:http';
+import type { Context } from 'koa';
 
-/** An error whose status and message are safe to show to the caller. */
+/** An error whose status and message are safe to show to the caller; `code` is its `error` field in a JSON answer. */
 export class HttpError extends Error {
   override name = 'HttpError';
   readonly headers: Record<string, string>;
-  constructor(readonly status: number, message: string, headers: Record<string, string> = {}) {
+  constructor(readonly status: number, message: string, headers: Record<string, string> = {}, readonly code?: string) {
     super(message);
     this.headers = headers;
   }
+}
+
+/** An RFC 6749 §5.2-style JSON error answer (`error`, `error_description`) with its status and headers (Retry-After, WWW-Authenticate...). */
+export function oauthJsonError(ctx: Context, status: number, code: string, description: string, headers: Record<string, string> = {}): void {
+  ctx.status = status;
+  ctx.set(headers);
+  ctx.body = { error: code, error_description: description };
 }
 
 /** The HTTP status name, e.g. 401 → "Unauthorized". */

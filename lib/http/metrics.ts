@@ -3,7 +3,7 @@ import type { Middleware } from 'koa';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
 /** The surface a path belongs to: a bounded label set, never raw paths (ids and codes would explode cardinality). */
-export function surfaceOf(path: string): string {
+function surfaceOf(path: string): string {
   if (path.startsWith('/external/')) return 'external';
   if (path.startsWith('/platform')) return 'platform';
   if (path.startsWith('/v1/oauth2/token') || path.startsWith('/api/oauth2/token')) return 'token';

@@ -2,7 +2,7 @@ import type { Context, Middleware } from 'koa';
 import { describeError } from './errors.js';
 import { render } from './render.js';
 import type { Language } from '../i18n/languages.js';
-import { negotiateLanguage } from '../i18n/negotiate.js';
+import { browserLanguage } from '../i18n/negotiate.js';
 import type { Logger } from '../log.js';
 
 /** The problems a visitor can meet on our pages; each has a title and an explanation in every language. */
@@ -26,7 +26,7 @@ export function setVisitorLanguage(ctx: Context, language: Language): void {
 }
 
 const visitorLanguage = (ctx: Context): Language =>
-  (ctx.state as { visitorLanguage?: Language }).visitorLanguage ?? negotiateLanguage(undefined, undefined, ctx.get('Accept-Language'));
+  (ctx.state as { visitorLanguage?: Language }).visitorLanguage ?? browserLanguage(ctx);
 
 const KIND_OF_STATUS: Record<number, VisitorErrorKind> = { 400: 'bad_request', 403: 'form_expired', 404: 'not_found', 413: 'bad_request', 415: 'bad_request', 429: 'too_many' };
 

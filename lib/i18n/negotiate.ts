@@ -1,3 +1,4 @@
+import type { Context } from 'koa';
 import { FALLBACK_LANGUAGE, isLanguage, type Language } from './languages.js';
 
 /**
@@ -9,6 +10,9 @@ export function negotiateLanguage(requested: string | undefined, website: string
   if (isLanguage(website)) return website;
   return fromAcceptLanguage(acceptLanguage ?? '') ?? FALLBACK_LANGUAGE;
 }
+
+/** The browser's language (Accept-Language), for pages no request or website chose a language for. */
+export const browserLanguage = (ctx: Context): Language => negotiateLanguage(undefined, undefined, ctx.get('Accept-Language'));
 
 /** RFC 9110 §12.5.4 weight: 0 to 1 with up to three decimals. */
 const WEIGHT = /^q=(0(\.\d{0,3})?|1(\.0{0,3})?)$/i;

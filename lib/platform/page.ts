@@ -1,10 +1,10 @@
 import type { Context } from 'koa';
-import { negotiateLanguage } from '../i18n/negotiate.js';
+import { browserLanguage } from '../i18n/negotiate.js';
 import { render } from '../http/render.js';
 import { webmasterOf } from './authentication.js';
 
 /** Renders views/platform/<template> in the browser's language, with the signed-in webmaster for the navigation. */
 export function renderPage(ctx: Context, template: string, variables: Record<string, unknown> = {}, status = 200): void {
-  const language = negotiateLanguage(undefined, undefined, ctx.get('Accept-Language'));
+  const language = browserLanguage(ctx);
   render(ctx, `platform/${template}`, language, { ...variables, webmaster: webmasterOf(ctx) }, status);
 }

@@ -4,12 +4,12 @@ import type { Context } from 'koa';
 import { normaliseCountry, normaliseLocation } from '../geo/codes.js';
 import type { Location } from '../geo/location.js';
 import { isVerificationRequired } from '../geo/regions.js';
-import { ageThresholdFor } from '../geo/thresholds.js';
-import { describeError, HttpError } from '../http/errors.js';
+import { describeError, HttpError, oauthJsonError } from '../http/errors.js';
+import { perMinuteSetting } from '../http/rate-limit.js';
 import type { Runtime } from '../runtime.js';
 import { findRegionsByPublicKey } from './website-regions.js';
 
-export const REQUIREMENT_PATH = '/v1/requirement';
+const REQUIREMENT_PATH = '/v1/requirement';
 
 interface RequirementQuery {
   key: string;
@@ -33,12 +33,8 @@ const validQuery = new Ajv({ allErrors: false }).compile(queryShape);
 /** Public keys are URL-safe tokens; anything else cannot be one, so it is not looked up. */
 const KEY_SHAPE = /^[A-Za-z0-9_-]{1,200}$/;
 
-/** RFC 6749-style JSON error; `not_found` (404) and `too_many_requests` (429) extend its vocabulary. */
-class RequirementError extends HttpError {
-  constructor(status: number, readonly code: string, description: string) {
-    super(status, description);
-  }
-}
+/** Errors are RFC 6749-style JSON; `not_found` (404) and `too_many_requests` (429) extend its vocabulary. */
+const invalidRequest = (description: string): HttpError => new HttpError(400, description, {}, 'invalid_request');
 
 /** Any website's page may read the answer; no credentials are involved, so `*` is safe. */
 const allowAnyOrigin = (ctx: Context): void => {
@@ -47,11 +43,11 @@ const allowAnyOrigin = (ctx: Context): void => {
 
 async function resolveLocation(ctx: Context, runtime: Runtime, query: RequirementQuery, environment: 'LIVE' | 'TEST'): Promise<Location> {
   if (query.test_country === undefined && query.test_subdivision === undefined) return runtime.geo.locate(ctx);
-  if (environment !== 'TEST') throw new RequirementError(400, 'invalid_request', 'test_country and test_subdivision are accepted with a TEST key only');
-  if (!normaliseCountry(query.test_country)) throw new RequirementError(400, 'invalid_request', 'test_country must be an ISO 3166-1 alpha-2 country code');
+  if (environment !== 'TEST') throw invalidRequest('test_country and test_subdivision are accepted with a TEST key only');
+  if (!normaliseCountry(query.test_country)) throw invalidRequest('test_country must be an ISO 3166-1 alpha-2 country code');
   const location = normaliseLocation(query.test_country, query.test_subdivision);
   if (query.test_subdivision !== undefined && location.subdivision === null) {
-    throw new RequirementError(400, 'invalid_request', `test_subdivision must be an ISO 3166-2 subdivision of ${location.country}`);
+    throw invalidRequest(`test_subdivision must be an ISO 3166-2 subdivision of ${location.country}`);
   }
   return location;
 }
@@ -62,7 +58,7 @@ async function resolveLocation(ctx: Context, runtime: Runtime, query: Requiremen
  * credentials, cached privately for a minute (the answer depends on the caller's location), rate-limited per IP.
  */
 export function requirementRoutes(runtime: Runtime): Router {
-  const limiter = runtime.rateLimits.limiter({ name: 'requirement', points: 300, duration: 60 });
+  const limiter = runtime.rateLimits.limiter({ name: 'requirement', points: perMinuteSetting(runtime.env, 'REQUIREMENT_RATE_LIMIT_PER_IP', 300), duration: 60 });
   const router = new Router();
 
   router.options(REQUIREMENT_PATH, (ctx) => {
@@ -79,10 +75,10 @@ export function requirementRoutes(runtime: Runtime): Router {
       const query = { ...ctx.query };
       if (!validQuery(query)) {
         const field = validQuery.errors?.[0]?.instancePath.slice(1) || 'key';
-        throw new RequirementError(400, 'invalid_request', field === 'key' ? 'the query must carry exactly one key parameter' : `${field} is malformed`);
+        throw invalidRequest(field === 'key' ? 'the query must carry exactly one key parameter' : `${field} is malformed`);
       }
       const website = KEY_SHAPE.test(query.key) ? await findRegionsByPublicKey(runtime.db, query.key) : undefined;
-      if (!website) throw new RequirementError(404, 'not_found', 'no website has this public key');
+      if (!website) throw new HttpError(404, 'no website has this public key', {}, 'not_found');
       const location = await resolveLocation(ctx, runtime, query, website.environment);
       ctx.set('Cache-Control', 'private, max-age=60');
       if (runtime.geo.headers.length > 0) ctx.vary(runtime.geo.headers.join(', '));
@@ -90,16 +86,13 @@ export function requirementRoutes(runtime: Runtime): Router {
         required: isVerificationRequired(website.regions, location),
         country: location.country,
         country_subdivision: location.subdivision,
-        age_threshold: ageThresholdFor(runtime.config, location),
+        age_threshold: runtime.geo.ageThresholdFor(location),
       };
     } catch (error) {
       const { status, message, headers } = describeError(error);
       if (status >= 500) runtime.log.error('requirement failed', { error: (error as Error).stack ?? String(error) });
-      const code = error instanceof RequirementError ? error.code : status === 429 ? 'too_many_requests' : 'server_error';
-      ctx.set(headers);
-      ctx.set('Cache-Control', 'no-store');
-      ctx.status = status;
-      ctx.body = { error: code, error_description: message };
+      const code = (error instanceof HttpError ? error.code : undefined) ?? (status === 429 ? 'too_many_requests' : 'server_error');
+      oauthJsonError(ctx, status, code, message, { ...headers, 'Cache-Control': 'no-store' });
     }
   });
   return router;

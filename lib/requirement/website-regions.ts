@@ -2,11 +2,8 @@ import type { Database } from '../store/database.js';
 
 /** The regions of the website owning public key `key` (LIVE or TEST) and the key's environment; undefined for an unknown key. */
 export async function findRegionsByPublicKey(db: Database, key: string): Promise<{ regions: string[]; environment: 'LIVE' | 'TEST' } | undefined> {
-  const row = await db('website_keys')
+  return db('website_keys')
     .join('websites', 'websites.id', 'website_keys.website_id')
     .where('website_keys.public_key', key)
-    .first<{ regions: unknown; environment: 'LIVE' | 'TEST' } | undefined>('websites.regions', 'website_keys.environment');
-  if (!row) return undefined;
-  const regions = typeof row.regions === 'string' ? (JSON.parse(row.regions) as unknown) : row.regions;
-  return { regions: Array.isArray(regions) ? regions.filter((region): region is string => typeof region === 'string') : [], environment: row.environment };
+    .first<{ regions: string[]; environment: 'LIVE' | 'TEST' } | undefined>('websites.regions', 'website_keys.environment');
 }

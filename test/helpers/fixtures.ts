@@ -24,6 +24,8 @@ export interface ClientFixture {
   clientId: string;
   clientSecret: string;
   redirectUri: string;
+  /** the website's public keys (for GET /v1/requirement) */
+  keys: Record<Environment, string>;
 }
 
 /** A website owned by `webmasterId` with an ACTIVE OAuth2 configuration in `environment`, made by the same services as the API. */
@@ -42,5 +44,6 @@ export async function createClientFixture(
     ...(options.regions !== undefined ? { regions: options.regions } : {}),
   });
   const config = await createOAuth2Config(runtime, webmasterId, website.id, environment, { redirectUris });
-  return { websiteId: website.id, environment, clientId: config.clientId!, clientSecret: config.clientSecret!, redirectUri: redirectUris[0]! };
+  const keys = Object.fromEntries(website.keys.map((key) => [key.environment, key.publicKey])) as Record<Environment, string>;
+  return { websiteId: website.id, environment, clientId: config.clientId!, clientSecret: config.clientSecret!, redirectUri: redirectUris[0]!, keys };
 }

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { ConfigError } from '../../lib/config/load.js';
 import { regenerateWebsiteKey } from '../../lib/websites/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createWebsiteWithKeys, fetchRequirement, type WebsiteKeys } from './website-keys.js';
@@ -170,6 +171,27 @@ describe('the public requirement endpoint', () => {
       } finally {
         await other.close();
       }
+    });
+
+    it('follows REQUIREMENT_RATE_LIMIT_PER_IP', async () => {
+      const other = await startTestApp({ env: { REQUIREMENT_RATE_LIMIT_PER_IP: '3' } });
+      try {
+        const { live } = await createWebsiteWithKeys(other, []);
+        const statuses: number[] = [];
+        for (let request = 0; request < 4; request += 1) statuses.push((await fetchRequirement(other, live)).response.status);
+        expect(statuses).to.deep.equal([200, 200, 200, 429]);
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('refuses to start with a REQUIREMENT_RATE_LIMIT_PER_IP that is not a count', async () => {
+      const error = await startTestApp({ env: { REQUIREMENT_RATE_LIMIT_PER_IP: 'lots' } }).then(async (started) => {
+        await started.close();
+        return undefined;
+      }, (failure: unknown) => failure);
+      expect(error).to.be.instanceOf(ConfigError);
+      expect((error as Error).message).to.contain('REQUIREMENT_RATE_LIMIT_PER_IP');
     });
   });
 });

@@ -12,10 +12,8 @@ export interface WebsiteKeys {
 export async function createWebsiteWithKeys(app: TestApp, regions: string[]): Promise<WebsiteKeys> {
   const { runtime } = app.provider;
   const webmaster = await createWebmasterFixture(runtime);
-  const { websiteId } = await createClientFixture(runtime, webmaster.id, { regions });
-  const rows = await runtime.db('website_keys').where('website_id', websiteId).select<{ environment: string; public_key: string }[]>('environment', 'public_key');
-  const key = (environment: string) => rows.find((row) => row.environment === environment)!.public_key;
-  return { webmasterId: webmaster.id, websiteId, live: key('LIVE'), test: key('TEST') };
+  const { websiteId, keys } = await createClientFixture(runtime, webmaster.id, { regions });
+  return { webmasterId: webmaster.id, websiteId, live: keys.LIVE, test: keys.TEST };
 }
 
 export interface Requirement {
