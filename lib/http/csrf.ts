@@ -14,14 +14,16 @@ export function csrfToken(ctx: Context): string {
   return token;
 }
 
+/** Throws 403 unless `sent` (the form's `_csrf` field) matches this browser's token; for a body parsed by its handler. */
+export function checkCsrfToken(ctx: Context, sent: unknown): void {
+  const expected = ctx.cookies.get(COOKIE, { signed: true });
+  if (typeof sent !== 'string' || !expected || !safeEqual(sent, expected)) {
+    throw new HttpError(403, 'This form has expired. Go back, reload the page and try again.');
+  }
+}
+
 /** Rejects a state-changing request whose `_csrf` field does not match the cookie (403). Run after the body parser. */
 export const requireCsrf: Middleware = async (ctx, next) => {
-  if (ctx.method === 'POST') {
-    const sent = (ctx.request.body as Record<string, unknown> | undefined)?._csrf;
-    const expected = ctx.cookies.get(COOKIE, { signed: true });
-    if (typeof sent !== 'string' || !expected || !safeEqual(sent, expected)) {
-      throw new HttpError(403, 'This form has expired. Go back, reload the page and try again.');
-    }
-  }
+  if (ctx.method === 'POST') checkCsrfToken(ctx, (ctx.request.body as Record<string, unknown> | undefined)?._csrf);
   await next();
 };

@@ -1,9 +1,8 @@
-import { Ajv } from 'ajv';
 import type { Middleware, Context } from 'koa';
 import {
   RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type IRateLimiterOptions, type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
-import { ConfigError } from '../config/load.js';
+import { readSettings } from '../config/env-settings.js';
 import { isEmbedded, type Database } from '../store/database.js';
 import { HttpError } from './errors.js';
 
@@ -80,13 +79,9 @@ export const rateLimit = (limiter: Limiter, key: (ctx: Context) => string): Midd
   await next();
 };
 
-const isPerMinute = new Ajv().compile<number>({ type: 'integer', minimum: 1, maximum: 1_000_000 });
-
 /** A "requests per minute" setting from the environment, or its default; a bad value stops start-up naming the variable. */
 export function perMinuteSetting(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!isPerMinute(value)) throw new ConfigError(`invalid configuration ${name}: requests per minute, an integer from 1 to 1000000`);
-  return value;
+  return readSettings<{ perMinute: number }>(env, {
+    perMinute: { env: name, schema: { type: 'integer', minimum: 1, maximum: 1_000_000 }, default: fallback, expected: 'must be requests per minute, an integer from 1 to 1000000' },
+  }).perMinute;
 }

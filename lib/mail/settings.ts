@@ -1,4 +1,4 @@
-import { readSettings, timeoutSpec } from '../verification/challenges/vendors/settings.js';
+import { outboundTimeoutSetting, readSettings } from '../config/env-settings.js';
 import type { MailSettings } from './mailer.js';
 
 /** SMTP_URL and MAIL_FROM (both required by whatever sends mail), and VENDOR_TIMEOUT_MS for the SMTP timeouts. */
@@ -6,6 +6,6 @@ export function readMailSettings(env: NodeJS.ProcessEnv): MailSettings {
   return readSettings<MailSettings>(env, {
     smtpUrl: { env: 'SMTP_URL', schema: { type: 'string', pattern: '^(console|smtps?://[^\\s/]+/?(\\?\\S*)?)$' } },
     from: { env: 'MAIL_FROM', schema: { type: 'string', minLength: 3, maxLength: 254, pattern: '^[^\\r\\n]*@[^\\r\\n]*$' } },
-    timeoutMs: timeoutSpec,
+    timeoutMs: outboundTimeoutSetting,
   });
 }

@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { HttpError } from '../http/errors.js';
 import type { Translate } from '../i18n/catalogue.js';
 import type { Language } from '../i18n/languages.js';
 import type { CspDirectives } from '../http/security-headers.js';
@@ -34,6 +35,13 @@ export type ChallengeOutcome =
   | { passed: true; assuranceLevel: AssuranceLevel; location?: Location }
   | { passed: false; reason: 'refused' | 'failed' | 'cancelled' | 'unavailable' };
 
+/** The ending of a check that reached a verdict: a pass at `assuranceLevel`, or `reason`. */
+export const verdict = (passed: boolean, assuranceLevel: AssuranceLevel, reason: 'refused' | 'failed' = 'refused'): ChallengeOutcome =>
+  (passed ? { passed: true, assuranceLevel } : { passed: false, reason });
+
+/** An unknown step, or a known step with the wrong method (Challenge.handle: unknown steps are 404). */
+export const unknownStep = (): HttpError => new HttpError(404, 'Not Found');
+
 /** Per-request tools a challenge step gets from the interaction router. */
 export interface StepContext {
   koa: Context;
@@ -50,7 +58,7 @@ export interface StepContext {
   /** Renders a template from views/ in the attempt's language, with `t`, `lang` and `csrf`. */
   render(template: string, variables?: Record<string, unknown>, status?: number): void;
   /**
-   * Ends the challenge. A pass records the verification (its method is this challenge's name) and continues the
+   * Ends the challenge and logs how (challenge, interaction, result: nothing else about the visitor). A pass records the verification (its method is this challenge's name) and continues the
    * OAuth2 flow; anything else deletes the state and brings the visitor back to the choice of challenges with a message.
    */
   finish(outcome: ChallengeOutcome): Promise<void>;
@@ -63,10 +71,12 @@ export interface Challenge {
   free: boolean;
   /** level recorded on a pass unless the outcome says otherwise */
   assuranceLevel: AssuranceLevel;
+  /** the third party that answers it, for the start-up log (absent for built-in challenges) */
+  vendor?: string;
   /**
    * Handles GET or POST of one step; the first step is "start". Unknown steps throw HttpError(404).
    * A urlencoded POST arrives parsed in koa.request.body with its `_csrf` already checked; a multipart/form-data POST
-   * (a file) arrives unread, and the challenge must check `_csrf` itself (requireCsrf) once it has read the fields.
+   * (a file) arrives unread, and the challenge must check `_csrf` itself (checkCsrfToken) once it has read the fields.
    */
   handle(step: string, context: StepContext): Promise<void>;
   /** Sources this challenge's pages add to the CSP (e.g. a payment processor's script). */

@@ -39,7 +39,11 @@ export async function buildRegistry(runtime: Runtime, modules: readonly Challeng
   for (const module of modules) {
     if (live.has(module.name)) throw new Error(`challenge ${module.name} is registered twice`);
     const challenge = await module.configure(runtime);
-    if (challenge) live.set(module.name, challenge);
+    if (!challenge) continue;
+    live.set(module.name, challenge);
+    // What this instance offers, for the operator (never a credential).
+    const { assuranceLevel, free, vendor } = challenge;
+    runtime.log.info('challenge active', { challenge: module.name, assuranceLevel, free, ...(vendor ? { vendor } : {}) });
   }
   const sandboxes = new Map<ChallengeName, Challenge>();
   const sandboxFor = (name: ChallengeName): Challenge => {

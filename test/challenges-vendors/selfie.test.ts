@@ -127,6 +127,20 @@ describe('selfie challenge (LIVE, Yoti faked at its host)', () => {
     expect(logged).not.to.contain('31.2');
   });
 
+  it('stops an authorization after 5 refused selfies with 429, before calling Yoti again', async () => {
+    const { visitor, uid } = await startChallenge(app, live, 'selfie');
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      yoti().reply(200, estimate(20));
+      const refused = await capture(visitor, uid);
+      expect(refused.headers.get('location'), `attempt ${attempt}`).to.match(/\/choose\?notice=refused$/);
+    }
+    const call = yoti().reply(200, estimate(30));
+    const blocked = await capture(visitor, uid);
+    expect(blocked.status).to.equal(429);
+    expect(blocked.headers.get('retry-after')).to.match(/^\d+$/);
+    expect(call.isDone()).to.equal(false);
+  });
+
   it('runs the sandbox, never Yoti, for a TEST client', async () => {
     const webmaster = await createWebmasterFixture(app.provider.runtime);
     const test = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'TEST', challenges: ['selfie', 'ticket'] });

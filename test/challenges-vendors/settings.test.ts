@@ -4,7 +4,8 @@ import { createMailer } from '../../lib/mail/mailer.js';
 import type { Runtime } from '../../lib/runtime.js';
 import { creditCardModule } from '../../lib/verification/challenges/credit-card/challenge.js';
 import { emailAgeModule } from '../../lib/verification/challenges/email-age/challenge.js';
-import { selfieModule } from '../../lib/verification/challenges/selfie/challenge.js';
+import { judge, selfieModule } from '../../lib/verification/challenges/selfie/challenge.js';
+import { loadSelfieSettings } from '../../lib/verification/challenges/selfie/settings.js';
 import type { ChallengeModule } from '../../lib/verification/registry.js';
 import { recordingLogger, YOTI_SDK_ID, yotiKeyPair } from './helpers/vendors.js';
 
@@ -37,6 +38,17 @@ describe('vendor challenge settings', () => {
     expect(await creditCardModule.configure(runtimeWith(stripe))).to.include({ name: 'credit_card', free: false, assuranceLevel: 'STANDARD' });
     const changed = await selfieModule.configure(runtimeWith({ ...selfie, SELFIE_ASSURANCE_LEVEL: 'STRICT', SELFIE_FREE: 'false', SELFIE_AGE_BUFFER: '5' }));
     expect(changed).to.include({ free: false, assuranceLevel: 'STRICT' });
+  });
+
+  it('judges a selfie against the threshold plus SELFIE_AGE_BUFFER (7 unless set)', () => {
+    const face = (age: number) => ({ kind: 'estimate', age, stDev: 1, liveness: 'real' }) as const;
+    const buffered = (env: NodeJS.ProcessEnv) => loadSelfieSettings(runtimeWith({ ...selfie, ...env }))!.settings;
+    const five = buffered({ SELFIE_AGE_BUFFER: '5' });
+    expect(judge(face(23), 18, five)).to.equal('pass');
+    expect(judge(face(22.9), 18, five)).to.equal('under-age');
+    const byDefault = buffered({});
+    expect(judge(face(25), 18, byDefault)).to.equal('pass');
+    expect(judge(face(23), 18, byDefault)).to.equal('under-age');
   });
 
   it('refuses to start on a missing or bad setting, naming the variable', async () => {

@@ -52,13 +52,35 @@ describe('challenge availability and the registry', () => {
       expect(registry.resolve('LIVE', 'selfie')?.assuranceLevel).to.equal('ENHANCED');
       for (const name of ['selfie', 'email_age', 'paypal'] as const) {
         expect(registry.offers('TEST', name)).to.equal(true);
-        const sandbox = registry.resolve('TEST', name);
-        expect(sandbox?.name).to.equal(name);
-        expect(sandbox).to.not.equal(registry.resolve('LIVE', name));
+        expect(registry.resolve('TEST', name)?.name).to.equal(name);
       }
+      // TEST never runs the configured challenge, even where one exists.
+      const liveSelfie = registry.resolve('LIVE', 'selfie');
+      expect(liveSelfie?.name).to.equal('selfie');
+      expect(registry.resolve('TEST', 'selfie')).to.not.equal(liveSelfie);
+      expect(registry.resolve('LIVE', 'paypal')).to.equal(undefined);
       // The sandbox proposes the level the configured challenge would record.
       expect(registry.resolve('TEST', 'selfie')?.assuranceLevel).to.equal('ENHANCED');
       expect(registry.resolve('TEST', 'email_age')?.assuranceLevel).to.equal('STANDARD');
+    });
+
+    it('logs at start-up each configured challenge, with its level, free flag and vendor, and nothing unconfigured', async () => {
+      const lines: Array<{ message: string } & Record<string, unknown>> = [];
+      const keep = (message: string, fields: Record<string, unknown> = {}) => { lines.push({ message, ...fields }); };
+      const env = {
+        STRIPE_SECRET_KEY: 'sk_test_1', STRIPE_PUBLISHABLE_KEY: 'pk_test_1',
+        ANONYMAGE_ISSUER: 'https://anonymage.example', ANONYMAGE_CLIENT_ID: 'client', ANONYMAGE_AGE_CLAIM: 'age_over_{threshold}',
+        PAYPAL_ISSUER: 'https://paypal.example', PAYPAL_CLIENT_ID: 'client', PAYPAL_AGE_CLAIM: 'age_over_{threshold}',
+      };
+      const runtime = { ...app.provider.runtime, env, log: { debug: keep, info: keep, warn: keep, error: keep } };
+      await buildRegistry(runtime);
+      const active = lines.filter((line) => line.message === 'challenge active').map(({ message: _, ...fields }) => fields);
+      expect(active).to.have.deep.members([
+        { challenge: 'ticket', assuranceLevel: 'STRICT', free: true },
+        { challenge: 'credit_card', assuranceLevel: 'STANDARD', free: false, vendor: 'stripe' },
+        { challenge: 'anonymage', assuranceLevel: 'STRICT', free: false },
+        { challenge: 'paypal', assuranceLevel: 'STANDARD', free: false },
+      ]);
     });
 
     it('refuses a challenge registered twice', async () => {

@@ -1,5 +1,4 @@
-import { HttpError } from '../../http/errors.js';
-import { ASSURANCE_LEVELS, type AssuranceLevel, type Challenge, type ChallengeName, type StepContext } from '../challenge.js';
+import { ASSURANCE_LEVELS, unknownStep, type AssuranceLevel, type Challenge, type ChallengeName, type StepContext } from '../challenge.js';
 import { CSRF_FIELD, compileSchema, readForm } from '../../http/form.js';
 
 /** What the visitor picks on the sandbox page; the same fields a TEST client may send as test_* parameters. */
@@ -67,7 +66,7 @@ export function sandboxChallenge(simulated: ChallengeName, proposedLevel: Assura
     async handle(step, context) {
       const { koa } = context;
       if (step === 'start' && koa.method === 'GET') return showForm(context);
-      if (step !== 'submit' || koa.method !== 'POST') throw new HttpError(404, 'Not Found');
+      if (step !== 'submit' || koa.method !== 'POST') throw unknownStep();
 
       const form = readForm(koa, validateSandboxForm);
       if (!form) return showForm(context, undefined, context.t('challenges.sandbox.error.form'));

@@ -1,7 +1,7 @@
-import { HttpError } from '../../http/errors.js';
-import type { Challenge, StepContext } from '../challenge.js';
+import { unknownStep, type Challenge, type StepContext } from '../challenge.js';
 import { CSRF_FIELD, compileSchema, readForm } from '../../http/form.js';
 import type { ChallengeModule } from '../registry.js';
+import { attemptLimit } from './attempts.js';
 import { normalizeTicketCode, redeemTicket } from '../tickets.js';
 
 interface TicketForm {
@@ -24,8 +24,7 @@ export const ticketModule: ChallengeModule = {
   name: 'ticket',
   configure(runtime) {
     // Guessing is hopeless against 100-bit codes; these limits also keep the database out of reach of a flood.
-    const perInteraction = runtime.rateLimits.limiter({ name: 'ticket-guess-interaction', points: 5, duration: 600 });
-    const perIp = runtime.rateLimits.limiter({ name: 'ticket-guess-ip', points: 30, duration: 600 });
+    const guesses = attemptLimit(runtime, { name: 'ticket-guess', perInteraction: 5, perIp: 30, windowSeconds: 600 });
 
     const showForm = (context: StepContext, error?: string, status = 200): void =>
       context.render('challenges/ticket.njk', { action: context.stepUrl('redeem'), error }, status);
@@ -37,13 +36,12 @@ export const ticketModule: ChallengeModule = {
       async handle(step, context) {
         const { koa } = context;
         if (step === 'start' && koa.method === 'GET') return showForm(context);
-        if (step !== 'redeem' || koa.method !== 'POST') throw new HttpError(404, 'Not Found');
+        if (step !== 'redeem' || koa.method !== 'POST') throw unknownStep();
 
         const form = readForm(koa, validateTicketForm);
         const code = form && normalizeTicketCode(form.code);
         if (!code) return showForm(context, context.t('challenges.ticket.error.format'), 422);
-        await perInteraction.consume(context.attempt.uid);
-        await perIp.consume(koa.ip);
+        await guesses.spend(context);
         const level = await redeemTicket(runtime.db, runtime.clock, code);
         if (!level) return showForm(context, context.t('challenges.ticket.error.invalid'), 422);
         await context.finish({ passed: true, assuranceLevel: level });

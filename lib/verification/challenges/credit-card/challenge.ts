@@ -1,13 +1,13 @@
 import type { Runtime } from '../../../runtime.js';
-import type { Challenge, StepContext } from '../../challenge.js';
+import { compileSchema, readForm } from '../../../http/form.js';
+import { unknownStep, verdict, type Challenge, type StepContext } from '../../challenge.js';
 import type { ChallengeModule } from '../../registry.js';
-import { attemptLimit } from '../vendors/attempts.js';
-import { formFields, formSchema } from '../vendors/forms.js';
-import { announce, finishWith, orUnavailable, unknownStep } from '../vendors/steps.js';
+import { attemptLimit } from '../attempts.js';
+import { orUnavailable } from '../vendors/steps.js';
 import type { CardProcessor } from './processor.js';
 import { loadCreditCardSettings, type CreditCardSettings } from './settings.js';
 
-const validateCheck = formSchema<{ setup_intent: string }>({
+const validateCheck = compileSchema<{ setup_intent: string }>({
   type: 'object',
   required: ['setup_intent'],
   properties: { setup_intent: { type: 'string', pattern: '^[A-Za-z0-9_]{1,255}$' } },
@@ -18,9 +18,7 @@ export const creditCardModule: ChallengeModule = {
   name: 'credit_card',
   configure(runtime) {
     const loaded = loadCreditCardSettings(runtime);
-    if (!loaded) return undefined;
-    announce(runtime, 'credit_card', loaded.processor.vendor, loaded.settings);
-    return creditCardChallenge(runtime, loaded.settings, loaded.processor);
+    return loaded && creditCardChallenge(runtime, loaded.settings, loaded.processor);
   },
 };
 
@@ -40,19 +38,18 @@ export function creditCardChallenge(runtime: Runtime, settings: CreditCardSettin
   }
 
   async function check(context: StepContext): Promise<void> {
-    const fields = formFields(context.koa);
+    const fields = readForm(context.koa, validateCheck);
     // The browser only says which check it finished; the result is read from the processor, bound to this uid.
-    if (!validateCheck(fields)) return finishWith(context, 'credit_card', { passed: false, reason: 'failed' });
+    if (!fields) return context.finish({ passed: false, reason: 'failed' });
     await attempts.spend(context);
     const result = await orUnavailable(context, () => processor.result(fields.setup_intent, context.attempt.uid));
     if (!result) return;
-    await finishWith(context, 'credit_card', result === 'credit'
-      ? { passed: true, assuranceLevel: settings.assuranceLevel }
-      : { passed: false, reason: result === 'not-credit' ? 'refused' : 'failed' });
+    await context.finish(verdict(result === 'credit', settings.assuranceLevel, result === 'not-credit' ? 'refused' : 'failed'));
   }
 
   return {
     name: 'credit_card',
+    vendor: processor.vendor,
     free: settings.free,
     assuranceLevel: settings.assuranceLevel,
     csp: processor.csp,

@@ -1,6 +1,7 @@
 import { ConfigError } from '../../../config/load.js';
 import type { Runtime } from '../../../runtime.js';
-import { anySet, basicsSpec, readSettings, timeoutSpec, type ChallengeBasics } from '../vendors/settings.js';
+import { anySet, outboundTimeoutSetting, readSettings } from '../../../config/env-settings.js';
+import { basicsSpec, type ChallengeBasics } from '../vendors/settings.js';
 import type { CardProcessor } from './processor.js';
 import { stripeCardProcessor } from './stripe.js';
 
@@ -17,7 +18,7 @@ export function loadCreditCardSettings(runtime: Runtime): { settings: CreditCard
   const settings = readSettings<CreditCardSettings & { vendor: 'stripe' }>(env, {
     ...basicsSpec('CREDIT_CARD', { free: false, assuranceLevel: 'STANDARD' }),
     vendor: { env: 'CREDIT_CARD_VENDOR', schema: { type: 'string', enum: ['stripe'] }, default: 'stripe' },
-    timeoutMs: timeoutSpec,
+    timeoutMs: outboundTimeoutSetting,
   });
   const stripe = readSettings<{ secretKey: string; publishableKey: string }>(env, {
     secretKey: { env: STRIPE_KEYS.secretKey, schema: { type: 'string', pattern: '^(sk|rk)_(live|test)_[A-Za-z0-9]+$' } },

@@ -1,12 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import { MailUnavailableError } from '../../../mail/mailer.js';
 import type { Runtime } from '../../../runtime.js';
+import { compileSchema, readForm } from '../../../http/form.js';
+import { randomToken } from '../../../security/hashing.js';
 import { createSealer } from '../../../security/sealing.js';
-import type { Challenge, StepContext } from '../../challenge.js';
+import { unknownStep, verdict, type Challenge, type StepContext } from '../../challenge.js';
 import type { ChallengeModule } from '../../registry.js';
-import { attemptLimit } from '../vendors/attempts.js';
-import { formFields, formSchema } from '../vendors/forms.js';
-import { announce, finishWith, orUnavailable, unknownStep } from '../vendors/steps.js';
+import { attemptLimit } from '../attempts.js';
+import { orUnavailable } from '../vendors/steps.js';
 import { CODE_TTL_SECONDS, codeMatches, newCode, storeCode, type StoredCode } from './codes.js';
 import { loadEmailAgeSettings, type EmailAgeSetup } from './settings.js';
 
@@ -20,12 +20,12 @@ interface PendingCheck {
   country: string;
 }
 
-const validateSend = formSchema<{ email: string }>({
+const validateSend = compileSchema<{ email: string }>({
   type: 'object',
   required: ['email'],
   properties: { email: { type: 'string', format: 'email', maxLength: 254 } },
 });
-const validateVerify = formSchema<{ code: string; key: string }>({
+const validateVerify = compileSchema<{ code: string; key: string }>({
   type: 'object',
   required: ['code', 'key'],
   properties: {
@@ -39,9 +39,7 @@ export const emailAgeModule: ChallengeModule = {
   name: 'email_age',
   configure(runtime) {
     const setup = loadEmailAgeSettings(runtime);
-    if (!setup) return undefined;
-    announce(runtime, 'email_age', setup.estimator.vendor, setup.settings);
-    return emailAgeChallenge(runtime, setup);
+    return setup && emailAgeChallenge(runtime, setup);
   },
 };
 
@@ -75,20 +73,20 @@ export function emailAgeChallenge(runtime: Runtime, { settings, estimator, maile
   async function start(context: StepContext): Promise<void> {
     // The vendor cannot vouch for a higher threshold, or cannot work without a country: offer another method.
     if (context.attempt.ageThreshold > estimator.maxThreshold || !(await countryOf(context))) {
-      return finishWith(context, 'email_age', { passed: false, reason: 'unavailable' });
+      return context.finish({ passed: false, reason: 'unavailable' });
     }
     addressPage(context);
   }
 
   async function send(context: StepContext): Promise<void> {
-    const fields = formFields(context.koa);
-    if (typeof fields.email === 'string') fields.email = fields.email.trim();
+    const posted = (context.koa.request.body ?? {}) as Record<string, unknown>;
+    const fields = { ...posted, email: typeof posted.email === 'string' ? posted.email.trim() : posted.email };
     if (!validateSend(fields)) return addressPage(context, 'challenges.emailAge.error.address', 400);
     const country = await countryOf(context);
-    if (!country) return finishWith(context, 'email_age', { passed: false, reason: 'unavailable' });
+    if (!country) return context.finish({ passed: false, reason: 'unavailable' });
     await sends.spend(context);
     const code = newCode();
-    const key = randomBytes(32).toString('base64url');
+    const key = randomToken(32);
     const pending: PendingCheck = {
       code: storeCode(code, context.runtime.clock.now()),
       sealedAddress: createSealer(Buffer.from(key, 'base64url')).seal(fields.email),
@@ -103,21 +101,21 @@ export function emailAgeChallenge(runtime: Runtime, { settings, estimator, maile
       });
     } catch (error) {
       if (!(error instanceof MailUnavailableError)) throw error;
-      return finishWith(context, 'email_age', { passed: false, reason: 'unavailable' });
+      return context.finish({ passed: false, reason: 'unavailable' });
     }
     codePage(context, key);
   }
 
   async function verify(context: StepContext): Promise<void> {
-    const fields = formFields(context.koa);
+    const fields = readForm(context.koa, validateVerify);
     const pending = await context.state.get<PendingCheck>();
-    if (!pending || !validateVerify(fields) || pending.code.expiresAt <= context.runtime.clock.now().getTime()) {
+    if (!pending || !fields || pending.code.expiresAt <= context.runtime.clock.now().getTime()) {
       return addressPage(context, pending ? 'challenges.emailAge.error.expired' : 'challenges.emailAge.error.restart', 400);
     }
     await guesses.spend(context);
     if (!codeMatches(pending.code, fields.code.replace(/\s/g, ''))) {
       const attemptsLeft = pending.code.attemptsLeft - 1;
-      if (attemptsLeft <= 0) return finishWith(context, 'email_age', { passed: false, reason: 'failed' });
+      if (attemptsLeft <= 0) return context.finish({ passed: false, reason: 'failed' });
       await context.state.set<PendingCheck>({ ...pending, code: { ...pending.code, attemptsLeft } });
       return codePage(context, fields.key, context.t('challenges.emailAge.error.code', { left: attemptsLeft }), 422);
     }
@@ -129,13 +127,12 @@ export function emailAgeChallenge(runtime: Runtime, { settings, estimator, maile
     }
     const answer = await orUnavailable(context, () => estimator.check({ address, country: pending.country }));
     if (!answer) return;
-    await finishWith(context, 'email_age', answer === 'over'
-      ? { passed: true, assuranceLevel: settings.assuranceLevel }
-      : { passed: false, reason: 'refused' });
+    await context.finish(verdict(answer === 'over', settings.assuranceLevel));
   }
 
   return {
     name: 'email_age',
+    vendor: estimator.vendor,
     free: settings.free,
     assuranceLevel: settings.assuranceLevel,
     async handle(step, context) {

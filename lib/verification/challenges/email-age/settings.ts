@@ -1,7 +1,8 @@
 import { createMailer, type Mailer } from '../../../mail/mailer.js';
 import { readMailSettings } from '../../../mail/settings.js';
 import type { Runtime } from '../../../runtime.js';
-import { anySet, basicsSpec, readSettings, timeoutSpec, type ChallengeBasics } from '../vendors/settings.js';
+import { anySet, outboundTimeoutSetting, readSettings } from '../../../config/env-settings.js';
+import { basicsSpec, type ChallengeBasics } from '../vendors/settings.js';
 import type { EmailAgeEstimator } from './estimator.js';
 import { yotiEmailAgeEstimator } from './yoti.js';
 
@@ -27,7 +28,7 @@ export function loadEmailAgeSettings(runtime: Runtime): EmailAgeSetup | undefine
     ...basicsSpec('EMAIL_AGE', { free: true, assuranceLevel: 'STANDARD' }),
     vendor: { env: 'EMAIL_AGE_VENDOR', schema: { type: 'string', enum: ['yoti'] }, default: 'yoti' },
     defaultCountry: { env: 'EMAIL_AGE_DEFAULT_COUNTRY', schema: { type: 'string', pattern: '^[A-Z]{2}$' }, optional: true },
-    timeoutMs: timeoutSpec,
+    timeoutMs: outboundTimeoutSetting,
   });
   const yoti = readSettings<{ apiKey: string; sdkId: string }>(env, {
     apiKey: { env: YOTI_KEYS.apiKey, schema: { type: 'string', minLength: 8, pattern: '^\\S+$' } },

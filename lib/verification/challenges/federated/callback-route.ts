@@ -5,7 +5,8 @@ import { requireCsrf } from '../../../http/csrf.js';
 import { HttpError } from '../../../http/errors.js';
 import { rateLimit } from '../../../http/rate-limit.js';
 import { render } from '../../../http/render.js';
-import { negotiateLanguage } from '../../../i18n/negotiate.js';
+import { seeOther } from '../../../http/see-other.js';
+import { browserLanguage } from '../../../i18n/negotiate.js';
 import { interactionPaths } from '../../../oauth2/interactions/paths.js';
 import type { Runtime } from '../../../runtime.js';
 import { responseParameters } from './answer.js';
@@ -32,7 +33,7 @@ export function federatedCallbackRoutes(runtime: Runtime): Router {
     return provider;
   };
 
-  const language = (ctx: Context) => negotiateLanguage(undefined, undefined, ctx.get('Accept-Language'));
+  const language = browserLanguage;
 
   /** The callback step of the interaction the state names, or a page saying the link is not valid. */
   const stepOf = (ctx: Context, provider: FederatedProvider, state: string | null): string | undefined => {
@@ -52,8 +53,7 @@ export function federatedCallbackRoutes(runtime: Runtime): Router {
     }
     const step = stepOf(ctx, provider, response.get('state'));
     if (!step) return;
-    ctx.status = 303;
-    ctx.redirect(`${step}?${response.toString()}`);
+    seeOther(ctx, `${step}?${response.toString()}`);
   });
 
   router.post(federatedCallbackPath(':provider'), limit, formBody('16kb'), requireCsrf, (ctx) => {

@@ -1,8 +1,7 @@
 import type {} from 'koa-body';
 import * as client from 'openid-client';
-import { HttpError } from '../../../http/errors.js';
 import { safeEqual } from '../../../security/hashing.js';
-import type { AssuranceLevel, Challenge, ChallengeOutcome, StepContext } from '../../challenge.js';
+import { unknownStep, type AssuranceLevel, type Challenge, type StepContext } from '../../challenge.js';
 import { responseParameters, verifiedClaims, type PendingRequest } from './answer.js';
 import { bindState } from './binding.js';
 import { judgeAge, mapLevel, readClaim, withThreshold } from './claims.js';
@@ -27,11 +26,6 @@ export function createFederatedChallenge(provider: FederatedProvider): Challenge
   const { name } = settings;
   const display = PROVIDER_NAMES[name];
 
-  const end = async (context: StepContext, outcome: ChallengeOutcome): Promise<void> => {
-    context.runtime.log.info('challenge ended', { challenge: name, uid: context.attempt.uid, result: outcome.passed ? 'passed' : outcome.reason });
-    await context.finish(outcome);
-  };
-
   const refuse = (context: StepContext, problem: 'invalid' | 'used'): void =>
     context.render('challenges/federated-problem.njk', { provider: display, problem, leaveUrl: context.stepUrl('leave') }, 400);
 
@@ -43,7 +37,7 @@ export function createFederatedChallenge(provider: FederatedProvider): Challenge
       configuration = await provider.upstream.configuration();
     } catch (error) {
       runtime.log.warn('federated provider unreachable', { challenge: name, ...describe(error) });
-      return end(context, { passed: false, reason: 'unavailable' });
+      return context.finish({ passed: false, reason: 'unavailable' });
     }
     const code = settings.responseType === 'code';
     const pending: PendingRequest = {
@@ -86,7 +80,7 @@ export function createFederatedChallenge(provider: FederatedProvider): Challenge
     const error = response.get('error');
     if (error !== null) {
       runtime.log.info('federated provider answered with an error', { challenge: name, code: error.slice(0, 64) });
-      return end(context, { passed: false, reason: error === 'access_denied' ? 'cancelled' : 'unavailable' });
+      return context.finish({ passed: false, reason: error === 'access_denied' ? 'cancelled' : 'unavailable' });
     }
 
     let claims: Record<string, unknown>;
@@ -95,15 +89,15 @@ export function createFederatedChallenge(provider: FederatedProvider): Challenge
     } catch (failure) {
       const down = isUpstreamDown(failure);
       runtime.log.warn(down ? 'federated provider unreachable' : 'federated answer rejected', { challenge: name, ...describe(failure) });
-      return end(context, { passed: false, reason: down ? 'unavailable' : 'failed' });
+      return context.finish({ passed: false, reason: down ? 'unavailable' : 'failed' });
     }
 
     const threshold = attempt.ageThreshold;
     const claimPath = withThreshold(settings.ageClaim, threshold);
     const answer = judgeAge(readClaim(claims, claimPath), threshold, runtime.clock.now());
     if (answer === 'unknown') runtime.log.warn('federated answer carries no usable age claim', { challenge: name, claim: claimPath });
-    if (answer !== 'over') return end(context, { passed: false, reason: 'failed' });
-    return end(context, { passed: true, assuranceLevel: levelOf(context, claims) });
+    if (answer !== 'over') return context.finish({ passed: false, reason: 'failed' });
+    return context.finish({ passed: true, assuranceLevel: levelOf(context, claims) });
   }
 
   /** The provider's level when configured and mapped; an unmapped value records the lowest level, never a guess upwards. */
@@ -120,13 +114,11 @@ export function createFederatedChallenge(provider: FederatedProvider): Challenge
     free: settings.free,
     assuranceLevel: settings.assuranceLevel,
     async handle(step, context) {
-      // TEST clients run the sandbox instead (registry); a provider is never contacted for them.
-      if (context.attempt.environment !== 'LIVE') throw new HttpError(404, 'Not Found');
       const method = context.koa.method;
       if (step === 'start' && method === 'GET') return start(context);
       if (step === 'callback' && (method === 'GET' || method === 'POST')) return callback(context);
-      if (step === 'leave' && method === 'POST') return end(context, { passed: false, reason: 'cancelled' });
-      throw new HttpError(404, 'Not Found');
+      if (step === 'leave' && method === 'POST') return context.finish({ passed: false, reason: 'cancelled' });
+      throw unknownStep();
     },
   };
 }

@@ -1,4 +1,4 @@
-import { Ajv } from 'ajv';
+import { anySet, readSettings, type EnvSetting, type SettingsSpec } from '../../../config/env-settings.js';
 import { ConfigError } from '../../../config/load.js';
 import { ASSURANCE_LEVELS, type AssuranceLevel, type ChallengeName } from '../../challenge.js';
 
@@ -59,16 +59,6 @@ const DEFAULT_LEVEL: Record<FederatedName, AssuranceLevel> = {
 /** Only these may join a website's default list (the others are request-only, spec 4.1). */
 const WEBSITE_LISTABLE = new Set<FederatedName>(['anonymage', 'pleenk']);
 
-/** The variables read for each provider, after the `<NAME>_` prefix. */
-const SUFFIXES = [
-  'ISSUER', 'DISCOVERY_URL', 'AUTHORIZATION_ENDPOINT', 'TOKEN_ENDPOINT', 'JWKS_URI', 'USERINFO_ENDPOINT',
-  'CLIENT_ID', 'CLIENT_SECRET', 'TOKEN_AUTH_METHOD', 'SCOPES', 'RESPONSE_TYPE', 'RESPONSE_MODE', 'CLAIMS_SOURCE',
-  'AGE_CLAIM', 'LEVEL_CLAIM', 'LEVEL_MAP', 'ASSURANCE_LEVEL', 'FREE', 'AUTHORIZATION_PARAMS', 'CLAIMS', 'ID_TOKEN_ALG', 'TIMEOUT',
-] as const;
-type Suffix = (typeof SUFFIXES)[number];
-const JSON_SUFFIXES = new Set<Suffix>(['LEVEL_MAP', 'AUTHORIZATION_PARAMS', 'CLAIMS']);
-const ENDPOINT_SUFFIXES = new Set<string>(['ISSUER', 'DISCOVERY_URL', 'AUTHORIZATION_ENDPOINT', 'TOKEN_ENDPOINT', 'JWKS_URI', 'USERINFO_ENDPOINT']);
-
 interface Raw {
   ISSUER: string;
   DISCOVERY_URL?: string;
@@ -95,39 +85,42 @@ interface Raw {
 }
 
 /** https, or http on a loopback host (ARCHITECTURE §6.10): a provider's endpoints. */
-const ENDPOINT = { type: 'string', pattern: '^(https://[^/?#\\s]+|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]+)?)(/[^?#\\s]*)?(\\?[^#\\s]*)?$' } as const;
+const ENDPOINT = {
+  schema: { type: 'string', pattern: '^(https://[^/?#\\s]+|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]+)?)(/[^?#\\s]*)?(\\?[^#\\s]*)?$' },
+  expected: 'must be an https URL (http only on a loopback host)',
+  optional: true,
+};
 const TEXT = { type: 'string', minLength: 1, maxLength: 2000 } as const;
 const CLAIM_PATH = { type: 'string', pattern: '^[^\\s]{1,200}$' } as const;
-const LEVEL = { type: 'string', enum: [...ASSURANCE_LEVELS] } as const;
 
-const schema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['ISSUER', 'CLIENT_ID'],
-  properties: {
-    ISSUER: ENDPOINT,
-    DISCOVERY_URL: ENDPOINT,
-    AUTHORIZATION_ENDPOINT: ENDPOINT,
-    TOKEN_ENDPOINT: ENDPOINT,
-    JWKS_URI: ENDPOINT,
-    USERINFO_ENDPOINT: ENDPOINT,
-    CLIENT_ID: TEXT,
-    CLIENT_SECRET: TEXT,
-    TOKEN_AUTH_METHOD: { type: 'string', enum: ['client_secret_basic', 'client_secret_post', 'none'] },
-    SCOPES: { type: 'string', pattern: '(^|\\s)openid(\\s|$)', maxLength: 1000 },
-    RESPONSE_TYPE: { type: 'string', enum: ['code', 'id_token'] },
-    RESPONSE_MODE: { type: 'string', enum: ['query', 'fragment'] },
-    CLAIMS_SOURCE: { type: 'string', enum: ['id_token', 'userinfo'] },
-    AGE_CLAIM: CLAIM_PATH,
-    LEVEL_CLAIM: CLAIM_PATH,
-    LEVEL_MAP: { type: 'object', additionalProperties: { type: 'string', enum: [...ASSURANCE_LEVELS] } },
-    ASSURANCE_LEVEL: LEVEL,
-    FREE: { type: 'boolean' },
-    AUTHORIZATION_PARAMS: { type: 'object', additionalProperties: { type: 'string' } },
-    CLAIMS: { type: 'object' },
-    ID_TOKEN_ALG: { type: 'string', enum: ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] },
-    TIMEOUT: { type: 'integer', minimum: 1, maximum: 60 },
-  },
+/** Each variable after the `<NAME>_` prefix; ISSUER and CLIENT_ID are required, the rest have defaults in settingsOf. */
+const FIELDS: { [K in keyof Raw]-?: Omit<EnvSetting, 'env'> } = {
+  ISSUER: { ...ENDPOINT, optional: false },
+  DISCOVERY_URL: ENDPOINT,
+  AUTHORIZATION_ENDPOINT: ENDPOINT,
+  TOKEN_ENDPOINT: ENDPOINT,
+  JWKS_URI: ENDPOINT,
+  USERINFO_ENDPOINT: ENDPOINT,
+  CLIENT_ID: { schema: TEXT },
+  CLIENT_SECRET: { schema: TEXT, optional: true },
+  TOKEN_AUTH_METHOD: { schema: { type: 'string', enum: ['client_secret_basic', 'client_secret_post', 'none'] }, optional: true },
+  SCOPES: { schema: { type: 'string', pattern: '(^|\\s)openid(\\s|$)', maxLength: 1000 }, optional: true },
+  RESPONSE_TYPE: { schema: { type: 'string', enum: ['code', 'id_token'] }, optional: true },
+  RESPONSE_MODE: { schema: { type: 'string', enum: ['query', 'fragment'] }, optional: true },
+  CLAIMS_SOURCE: { schema: { type: 'string', enum: ['id_token', 'userinfo'] }, optional: true },
+  AGE_CLAIM: { schema: CLAIM_PATH, optional: true },
+  LEVEL_CLAIM: { schema: CLAIM_PATH, optional: true },
+  LEVEL_MAP: { schema: { type: 'object', additionalProperties: { type: 'string', enum: [...ASSURANCE_LEVELS] } }, json: true, optional: true },
+  ASSURANCE_LEVEL: { schema: { type: 'string', enum: [...ASSURANCE_LEVELS] }, optional: true },
+  FREE: { schema: { type: 'boolean' }, optional: true },
+  AUTHORIZATION_PARAMS: { schema: { type: 'object', additionalProperties: { type: 'string' } }, json: true, optional: true },
+  CLAIMS: { schema: { type: 'object' }, json: true, optional: true },
+  ID_TOKEN_ALG: { schema: { type: 'string', enum: ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] }, optional: true },
+  TIMEOUT: { schema: { type: 'integer', minimum: 1, maximum: 60 }, optional: true },
+};
+
+/** Explicit endpoints come as a set; a level claim needs its map. */
+const RELATIONS = {
   dependencies: {
     AUTHORIZATION_ENDPOINT: ['JWKS_URI'],
     JWKS_URI: ['AUTHORIZATION_ENDPOINT'],
@@ -136,48 +129,18 @@ const schema = {
     LEVEL_CLAIM: ['LEVEL_MAP'],
     LEVEL_MAP: ['LEVEL_CLAIM'],
   },
-} as const;
-const validate = new Ajv({ allErrors: true, coerceTypes: true }).compile<Raw>(schema);
+};
 
 const envName = (name: FederatedName, suffix: string): string => `${name.toUpperCase()}_${suffix}`;
 
-/** The provider's variables present in env, or undefined when none is set (the provider is not configured). */
-function rawOf(name: FederatedName, env: NodeJS.ProcessEnv): Record<string, unknown> | undefined {
-  const raw: Record<string, unknown> = {};
-  for (const suffix of SUFFIXES) {
-    const value = env[envName(name, suffix)]?.trim();
-    if (value === undefined || value === '') continue;
-    if (JSON_SUFFIXES.has(suffix)) {
-      try {
-        raw[suffix] = JSON.parse(value);
-      } catch {
-        throw new ConfigError(`invalid configuration ${envName(name, suffix)}: not valid JSON`);
-      }
-    } else {
-      raw[suffix] = value;
-    }
-  }
-  return Object.keys(raw).length > 0 ? raw : undefined;
-}
+const specOf = (name: FederatedName): SettingsSpec<Raw> =>
+  Object.fromEntries(Object.entries(FIELDS).map(([suffix, field]) => [suffix, { env: envName(name, suffix), ...field }])) as SettingsSpec<Raw>;
 
 function fail(name: FederatedName, suffix: string, message: string): never {
   throw new ConfigError(`invalid configuration ${envName(name, suffix)} ${message}`);
 }
 
-function settingsOf(name: FederatedName, raw: Record<string, unknown>): FederatedSettings {
-  if (!validate(raw)) {
-    const problems = (validate.errors ?? []).map((error) => {
-      const params = error.params as { missingProperty?: string; property?: string };
-      if (error.keyword === 'required') return `${envName(name, params.missingProperty ?? '')} is required`;
-      if (error.keyword === 'dependencies') {
-        return `${envName(name, params.missingProperty ?? '')} is required with ${envName(name, params.property ?? '')}`;
-      }
-      const suffix = error.instancePath.split('/')[1] ?? '';
-      if (error.keyword === 'pattern' && ENDPOINT_SUFFIXES.has(suffix)) return `${envName(name, suffix)} must be an https URL (http only on a loopback host)`;
-      return `${envName(name, suffix)} ${error.message ?? 'is invalid'}`;
-    });
-    throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
-  }
+function settingsOf(name: FederatedName, raw: Raw): FederatedSettings {
   const agekey = name === 'agekey';
   if (raw.DISCOVERY_URL && raw.AUTHORIZATION_ENDPOINT) fail(name, 'DISCOVERY_URL', `cannot be combined with ${envName(name, 'AUTHORIZATION_ENDPOINT')}`);
   if (raw.FREE !== undefined && !WEBSITE_LISTABLE.has(name)) fail(name, 'FREE', 'is not accepted: this challenge is only loaded when a request names it');
@@ -223,10 +186,10 @@ function settingsOf(name: FederatedName, raw: Record<string, unknown>): Federate
   };
 }
 
-/** Settings of every provider the operator configured; throws ConfigError naming the variable at fault. */
+/** Settings of every provider the operator configured (any of its variables set); throws ConfigError naming the variable at fault. */
 export function loadFederatedSettings(env: NodeJS.ProcessEnv): FederatedSettings[] {
   return FEDERATED_NAMES.flatMap((name) => {
-    const raw = rawOf(name, env);
-    return raw ? [settingsOf(name, raw)] : [];
+    if (!anySet(env, Object.keys(FIELDS).map((suffix) => envName(name, suffix)))) return [];
+    return [settingsOf(name, readSettings<Raw>(env, specOf(name), { relations: RELATIONS }))];
   });
 }

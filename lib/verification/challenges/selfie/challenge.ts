@@ -1,8 +1,9 @@
 import type { Runtime } from '../../../runtime.js';
-import type { Challenge, StepContext } from '../../challenge.js';
+import { checkCsrfToken } from '../../../http/csrf.js';
+import { unknownStep, verdict, type Challenge, type StepContext } from '../../challenge.js';
 import type { ChallengeModule } from '../../registry.js';
-import { attemptLimit } from '../vendors/attempts.js';
-import { announce, checkCsrf, finishWith, orUnavailable, unknownStep } from '../vendors/steps.js';
+import { attemptLimit } from '../attempts.js';
+import { orUnavailable } from '../vendors/steps.js';
 import type { FaceAgeEstimator, FaceEstimate } from './estimator.js';
 import { loadSelfieSettings, type SelfieSettings } from './settings.js';
 import { MAX_IMAGE_BYTES, readSelfieForm } from './upload.js';
@@ -22,9 +23,7 @@ export const selfieModule: ChallengeModule = {
   name: 'selfie',
   configure(runtime) {
     const loaded = loadSelfieSettings(runtime);
-    if (!loaded) return undefined;
-    announce(runtime, 'selfie', loaded.estimator.vendor, loaded.settings);
-    return selfieChallenge(runtime, loaded.settings, loaded.estimator);
+    return loaded && selfieChallenge(runtime, loaded.settings, loaded.estimator);
   },
 };
 
@@ -42,22 +41,21 @@ export function selfieChallenge(runtime: Runtime, settings: SelfieSettings, esti
 
   async function capture(context: StepContext): Promise<void> {
     const form = await readSelfieForm(context.koa, context.t('challenges.selfie.error.tooLarge'));
-    await checkCsrf(context.koa, form.fields);
+    checkCsrfToken(context.koa, form.fields._csrf);
     if (form.fields.consent !== 'yes') return page(context, 'challenges.selfie.error.consent', 400);
     if (!form.image) return page(context, 'challenges.selfie.error.noImage', 400);
     await attempts.spend(context);
     const image = form.image;
     const estimate = await orUnavailable(context, () => estimator.estimate(image));
     if (!estimate) return;
-    const verdict = judge(estimate, context.attempt.ageThreshold, settings);
-    if (verdict === 'retake') return page(context, 'challenges.selfie.error.retake', 422);
-    await finishWith(context, 'selfie', verdict === 'pass'
-      ? { passed: true, assuranceLevel: settings.assuranceLevel }
-      : { passed: false, reason: 'refused' });
+    const judged = judge(estimate, context.attempt.ageThreshold, settings);
+    if (judged === 'retake') return page(context, 'challenges.selfie.error.retake', 422);
+    await context.finish(verdict(judged === 'pass', settings.assuranceLevel));
   }
 
   return {
     name: 'selfie',
+    vendor: estimator.vendor,
     free: settings.free,
     assuranceLevel: settings.assuranceLevel,
     async handle(step, context) {

@@ -1,5 +1,6 @@
 import type { Runtime } from '../../../runtime.js';
-import { anySet, basicsSpec, readSettings, timeoutSpec, type ChallengeBasics } from '../vendors/settings.js';
+import { anySet, outboundTimeoutSetting, readSettings } from '../../../config/env-settings.js';
+import { basicsSpec, type ChallengeBasics } from '../vendors/settings.js';
 import type { FaceAgeEstimator } from './estimator.js';
 import { yotiFaceAgeEstimator } from './yoti.js';
 
@@ -22,7 +23,7 @@ export function loadSelfieSettings(runtime: Runtime): { settings: SelfieSettings
     vendor: { env: 'SELFIE_VENDOR', schema: { type: 'string', enum: ['yoti'] }, default: 'yoti' },
     ageBuffer: { env: 'SELFIE_AGE_BUFFER', schema: { type: 'integer', minimum: 0, maximum: 15 }, default: 7 },
     maxStDev: { env: 'SELFIE_MAX_ST_DEV', schema: { type: 'number', exclusiveMinimum: 0, maximum: 20 }, default: 6 },
-    timeoutMs: timeoutSpec,
+    timeoutMs: outboundTimeoutSetting,
   });
   const yoti = readSettings<{ sdkId: string; keyFile: string }>(env, {
     sdkId: { env: YOTI_KEYS.sdkId, schema: { type: 'string', pattern: '^[0-9a-fA-F-]{36}$' } },
