@@ -1,6 +1,7 @@
 import { errors, type Adapter, type AdapterConstructor, type AdapterPayload } from 'oidc-provider';
 import { addSeconds, epochSeconds, type Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/log.js';
+import { schedulePeriodic } from '../lib/periodic.js';
 import { sha256 } from '../lib/security/hashing.js';
 import type { Database } from '../lib/store/database.js';
 
@@ -38,7 +39,13 @@ const HASHED_TYPES = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken'
  */
 export function knexAdapter(options: KnexAdapterOptions): AdapterConstructor {
   const { db, clock, findClient } = options;
-  startSweeper(options);
+  schedulePeriodic(options, {
+    name: 'sweeping expired oidc_payloads',
+    everyMs: options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS,
+    run: async () => {
+      await db(TABLE).where('expires_at', '<=', clock.now()).delete();
+    },
+  });
 
   const live = (type: string) =>
     db<Row>(TABLE)
@@ -120,26 +127,4 @@ export function knexAdapter(options: KnexAdapterOptions): AdapterConstructor {
       throw new errors.InvalidGrant('authorization code already used');
     }
   };
-}
-
-/** Deletes expired rows periodically; the timer never keeps the process alive and stops on close. */
-function startSweeper({ db, clock, log, sweepIntervalMs = DEFAULT_SWEEP_INTERVAL_MS, onClose }: KnexAdapterOptions): void {
-  let running: Promise<void> | undefined;
-  const sweep = async () => {
-    try {
-      await db(TABLE).where('expires_at', '<=', clock.now()).delete();
-    } catch (error) {
-      log.warn('sweeping expired oidc_payloads failed', { error: String(error) });
-    }
-  };
-  const timer = setInterval(() => {
-    running ??= sweep().finally(() => {
-      running = undefined;
-    });
-  }, sweepIntervalMs);
-  timer.unref();
-  onClose(async () => {
-    clearInterval(timer);
-    await running;
-  });
 }

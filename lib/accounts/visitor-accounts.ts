@@ -18,6 +18,9 @@ export const MIN_PASSWORD_LENGTH = 10;
 /** Usernames compare case-insensitively (a unique index on lower(username)); spaces around them are dropped. */
 export const normalizeUsername = (username: string): string => username.trim();
 
+/** The one key per account whatever the case typed, e.g. for rate limits (matches the lower(username) index). */
+export const usernameKey = (username: string): string => normalizeUsername(username).toLowerCase();
+
 export async function createVisitorAccount(db: Database, input: { username: string; password: string }): Promise<VisitorAccount> {
   const passwordHash = await hashPassword(input.password);
   const rows = await db.raw<{ rows: Array<{ id: number; username: string }> }>(

@@ -17,16 +17,14 @@ interface ClientRow {
   client_id: string;
   secret_sealed: string;
   environment: Environment;
-  redirect_uris: string[] | string;
+  redirect_uris: string[];
   website_id: number;
   name: string;
   domain: string;
   language: string;
-  challenges: string[] | string;
-  regions: string[] | string;
+  challenges: string[];
+  regions: string[];
 }
-
-const jsonArray = (value: string[] | string): string[] => (typeof value === 'string' ? (JSON.parse(value) as string[]) : value);
 
 /**
  * The one query deciding whether a client_id resolves: its configuration is ACTIVE and its credential pair is
@@ -57,14 +55,14 @@ async function findClientRow(db: Database, clock: Clock, clientId: string): Prom
 const toClientWebsite = (row: ClientRow): ClientWebsite => ({
   clientId: row.client_id,
   environment: row.environment,
-  redirectUris: jsonArray(row.redirect_uris),
+  redirectUris: row.redirect_uris,
   website: {
     id: row.website_id,
     name: row.name,
     domain: row.domain,
     language: row.language,
-    challenges: jsonArray(row.challenges),
-    regions: jsonArray(row.regions),
+    challenges: row.challenges,
+    regions: row.regions,
   },
 });
 
@@ -81,17 +79,16 @@ export async function findClientWebsite(db: Database, clock: Clock, clientId: st
 export async function findClientMetadata(db: Database, clock: Clock, sealer: Sealer, clientId: string): Promise<AdapterPayload | undefined> {
   const row = await findClientRow(db, clock, clientId);
   if (!row) return undefined;
-  const client = toClientWebsite(row);
   return {
-    client_id: client.clientId,
+    client_id: row.client_id,
     client_secret: sealer.unseal(row.secret_sealed),
-    client_name: client.website.name,
-    redirect_uris: client.redirectUris,
+    client_name: row.name,
+    redirect_uris: row.redirect_uris,
     grant_types: ['authorization_code'],
     response_types: ['code'],
     // Either secret method works for every client (client_auth accepts both for secret-based clients).
     token_endpoint_auth_method: 'client_secret_basic',
     scope: SCOPE,
-    environment: client.environment,
+    environment: row.environment,
   };
 }

@@ -12,10 +12,8 @@ import { SCOPE } from './scope.js';
 import { verificationClaims } from './token-claims.js';
 import { tokenResponse } from './token-response.js';
 
-export { issueGrant } from './grants.js';
-
 /** Lifetimes in seconds (spec 2.1, 2.2, 8). */
-export const LIFETIMES = {
+const LIFETIMES = {
   authorizationCode: 600,
   accessToken: 3600,
   interaction: 3600,

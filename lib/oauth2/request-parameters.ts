@@ -23,6 +23,11 @@ const SCHEMAS = {
 
 export type RequestParameter = keyof typeof SCHEMAS;
 
+/** The values these parameters can have once the authorization endpoint accepted them (an enum's members, else a string). */
+export type RequestParameterValues = {
+  [Name in RequestParameter]?: (typeof SCHEMAS)[Name] extends { enum: ReadonlyArray<infer Value> } ? Value : string;
+};
+
 const ajv = new Ajv({ strict: true });
 const checks = Object.fromEntries(
   Object.entries(SCHEMAS).map(([name, schema]) => [name, ajv.compile(schema)]),

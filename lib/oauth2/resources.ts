@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
 import { epochSeconds } from '../clock.js';
+import { oauthJsonError } from '../http/errors.js';
 import type { Runtime } from '../runtime.js';
 import { findVerificationByUid } from '../verification/records.js';
 import { OAUTH2_PATHS } from './paths.js';
@@ -12,9 +13,7 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
 
 /** RFC 6750 §3.1 error answer: JSON body plus the WWW-Authenticate challenge. */
 function bearerError(ctx: Context, realm: string, status: 400 | 401, error: 'invalid_request' | 'invalid_token', description: string): void {
-  ctx.status = status;
-  ctx.set('WWW-Authenticate', `Bearer realm="${realm}", error="${error}", error_description="${description}"`);
-  ctx.body = { error, error_description: description };
+  oauthJsonError(ctx, status, error, description, { 'WWW-Authenticate': `Bearer realm="${realm}", error="${error}", error_description="${description}"` });
 }
 
 /**
@@ -62,7 +61,7 @@ export function resourcesRoutes(runtime: Runtime, provider: Provider): Router {
         age_threshold: verification.ageThreshold,
         reused: verification.reused,
         expires_at: expiresAt,
-        expires_in: Math.max(0, expiresAt - now),
+        expires_in: expiresAt - now,
       },
     };
   });

@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import compose from 'koa-compose';
 import type Provider from 'oidc-provider';
-import { HttpError } from '../http/errors.js';
+import { HttpError, oauthJsonError } from '../http/errors.js';
 import { perMinuteSetting } from '../http/rate-limit.js';
 import type { Runtime } from '../runtime.js';
 import { rewriteEntryPoints } from './entry.js';
@@ -42,9 +42,7 @@ function limitBackChannel(runtime: Runtime): Koa.Middleware {
       await limiter.consume(ctx.ip);
     } catch (error) {
       if (!(error instanceof HttpError) || error.status !== 429) throw error;
-      ctx.status = 429;
-      ctx.set(error.headers);
-      ctx.body = { error: 'too_many_requests', error_description: error.message };
+      oauthJsonError(ctx, 429, 'too_many_requests', error.message, error.headers);
       return;
     }
     await next();

@@ -1,6 +1,7 @@
-import type { Clock } from '../clock.js';
+import { addSeconds, type Clock } from '../clock.js';
 import type { Database } from '../store/database.js';
 import type { AssuranceLevel, Environment } from './challenge.js';
+import type { Verification } from './records.js';
 
 /**
  * An age proof a subject may reuse instead of passing a challenge again. Subjects: `acct:<id>` for a visitor
@@ -17,6 +18,17 @@ export interface AgeProof {
 }
 
 export const accountSubject = (accountId: number): string => `acct:${accountId}`;
+
+/** What a verification proves, for `subject` to reuse during `reusableSeconds` after it was made. */
+export const proofOf = (verification: Verification, subject: string, reusableSeconds: number): AgeProof => ({
+  subject,
+  method: verification.method,
+  assuranceLevel: verification.assuranceLevel,
+  ageThreshold: verification.ageThreshold,
+  environment: verification.environment,
+  provenAt: verification.verifiedAt,
+  reusableUntil: addSeconds(verification.verifiedAt, reusableSeconds),
+});
 
 interface Row {
   subject: string;

@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { addSeconds } from '../clock.js';
+import { randomToken } from '../security/hashing.js';
 import type { Database } from '../store/database.js';
 import type { AssuranceLevel, Environment } from './challenge.js';
 
@@ -52,7 +52,7 @@ const fromRow = (row: Row): Verification => ({
 });
 
 /** Public uids are opaque; sandbox ones start with `test_` (ARCHITECTURE §6.1). */
-const newUid = (environment: Environment): string => `${environment === 'TEST' ? 'test_' : 'vrf_'}${randomBytes(16).toString('base64url')}`;
+const newUid = (environment: Environment): string => randomToken(16, environment === 'TEST' ? 'test_' : 'vrf_');
 
 export async function createVerification(db: Database, input: NewVerification): Promise<Verification> {
   const uid = newUid(input.environment);

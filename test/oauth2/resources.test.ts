@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { epochSeconds } from '../../lib/clock.js';
+import { sha256 } from '../../lib/security/hashing.js';
 import { authorize, issueToken, readResources, requestToken, startOAuth2App, type OAuth2TestApp, type TokenBody } from './helpers/oauth2.js';
 
 describe('oauth2: resources endpoint (spec 2.3, RFC 6750)', () => {
@@ -43,15 +44,29 @@ describe('oauth2: resources endpoint (spec 2.3, RFC 6750)', () => {
     await expectInvalidToken(await readResources(harness.app, token.access_token));
   });
 
-  it('answers 401 when the verification has expired, and never a negative expires_in', async () => {
+  it('counts expires_in down to the expiry of the verification, then answers 401', async () => {
     const client = await harness.client();
     const { code } = await authorize(harness.app, client, { verification: { ttlSeconds: 120, reused: true, countrySubdivision: null, country: 'ZZ' } });
     const token = (await (await requestToken(harness.app, { code, client })).json()) as TokenBody;
-    const fresh = (await (await readResources(harness.app, token.access_token)).json()) as { resources: Record<string, unknown> };
+    type Resources = { resources: Record<string, number> };
+    const fresh = (await (await readResources(harness.app, token.access_token)).json()) as Resources;
     expect(fresh.resources).to.include({ reused: true, country: 'ZZ', country_subdivision: null });
     expect(fresh.resources['expires_in']).to.be.within(110, 120);
-    expect(fresh.resources['expires_at']).to.equal(epochSeconds(harness.clock.now()) + (fresh.resources['expires_in'] as number));
-    harness.clock.advance(121);
+    harness.clock.advance(100);
+    const later = (await (await readResources(harness.app, token.access_token)).json()) as Resources;
+    expect(later.resources['expires_at']).to.equal(fresh.resources['expires_at']);
+    expect(later.resources['expires_in']).to.be.within(1, (fresh.resources['expires_in'] ?? 0) - 100);
+    harness.clock.advance(21);
+    await expectInvalidToken(await readResources(harness.app, token.access_token));
+  });
+
+  it('answers 401 to a token past its exp that the provider still finds within its clock tolerance', async () => {
+    const client = await harness.client();
+    const token = await issueToken(harness.app, client);
+    // Our clock and the provider's may disagree by a moment: the stored row is live, its exp just passed.
+    await harness.app.provider.db('oidc_payloads')
+      .where({ type: 'AccessToken', id: sha256(token.access_token) })
+      .update({ payload: harness.app.provider.db.raw(`jsonb_set(payload, '{exp}', to_jsonb(?::int))`, [epochSeconds(new Date()) - 5]) });
     await expectInvalidToken(await readResources(harness.app, token.access_token));
   });
 

@@ -45,10 +45,12 @@ async function stepContext(services: InteractionServices, ctx: Context, visit: V
       renderPage(ctx, visit, template, { attempt, challengeName: name, ...variables }, status);
     },
     async finish(outcome: ChallengeOutcome) {
-      await state.clear();
+      runtime.log.info('challenge ended', { challenge: name, uid: visit.uid, result: outcome.passed ? 'passed' : outcome.reason });
+      // A pass ends the challenge's state itself (completeChallenge).
       if (outcome.passed) {
         return completeChallenge(services, ctx, visit, { method: name, assuranceLevel: outcome.assuranceLevel, location: outcome.location });
       }
+      await state.clear();
       if (FAILURES.has(outcome.reason)) {
         await limits.challengeFailuresPerInteraction.consume(visit.uid);
         await limits.challengeFailuresPerIp.consume(ctx.ip);

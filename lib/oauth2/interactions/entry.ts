@@ -13,7 +13,7 @@ import { VisitorError } from '../../http/visitor-errors.js';
  * prompt until the visitor accepts, then the landing page of the flow (or the result waiting to be handed over).
  */
 export async function showEntry(services: InteractionServices, ctx: Context, visit: Visit): Promise<void> {
-  if (visit.environment === 'TEST' && visit.params.test_outcome) return runTestOutcome(services, ctx, visit);
+  if (visit.testOutcome) return runTestOutcome(services, ctx, visit);
   if (visit.progress.verificationUid) return seeOther(ctx, visit.paths.result);
   if (visit.progress.acceptedAt) return seeOther(ctx, landingOf(visit));
   // The checker entry can only end in a challenge or a reuse: with neither, say so before asking for consent.

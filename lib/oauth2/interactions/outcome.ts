@@ -1,28 +1,26 @@
 import type { Context } from 'koa';
-import { addSeconds } from '../../clock.js';
+import type { InteractionResults } from 'oidc-provider';
 import type { Location } from '../../geo/location.js';
-import { ageThresholdFor } from '../../geo/thresholds.js';
 import type { AssuranceLevel } from '../../verification/challenge.js';
-import { accountSubject, saveProof, type AgeProof } from '../../verification/proofs.js';
+import { accountSubject, proofOf, saveProof } from '../../verification/proofs.js';
 import { createVerification, linkGrant, type Verification } from '../../verification/records.js';
 import { issueGrant } from '../grants.js';
 import { browserVisitor } from './browser-visitor.js';
 import { forgetProgress, updateProgress } from './progress.js';
 import { VisitorError } from '../../http/visitor-errors.js';
+import { seeOther } from '../../http/see-other.js';
 import type { InteractionServices, Visit } from './visit.js';
 
 /** A browser session rarely outlives a day; the anonymous proof's cookie dies with the session anyway. */
 const BROWSER_PROOF_MAX_SECONDS = 86400;
 
-export function seeOther(ctx: Context, url: string): void {
-  ctx.status = 303;
-  ctx.redirect(url);
-}
+// The interaction steps import it from here, with the rest of a step's endings.
+export { seeOther };
 
 /** Where the visitor is (the challenge's evidence wins over the geo resolver) and the age they must prove there. */
 export async function locateVisitor(services: InteractionServices, ctx: Context, evidence?: Location): Promise<{ location: Location; ageThreshold: number }> {
   const location = evidence ?? (await services.runtime.geo.locate(ctx));
-  return { location, ageThreshold: ageThresholdFor(services.runtime.config, location) };
+  return { location, ageThreshold: services.runtime.geo.ageThresholdFor(location) };
 }
 
 interface Evidence {
@@ -57,21 +55,13 @@ export async function recordVerification(services: InteractionServices, ctx: Con
 export async function completeChallenge(services: InteractionServices, ctx: Context, visit: Visit, evidence: Evidence): Promise<void> {
   const { runtime } = services;
   const verification = await recordVerification(services, ctx, visit, { ...evidence, reused: false });
-  const proof = (subject: string, reusableSeconds: number): AgeProof => ({
-    subject,
-    method: verification.method,
-    assuranceLevel: verification.assuranceLevel,
-    ageThreshold: verification.ageThreshold,
-    environment: verification.environment,
-    provenAt: verification.verifiedAt,
-    reusableUntil: addSeconds(verification.verifiedAt, reusableSeconds),
-  });
   const { proofReuseTtl } = runtime.config;
-  await saveProof(runtime.db, proof(browserVisitor(ctx, true), Math.min(proofReuseTtl, BROWSER_PROOF_MAX_SECONDS)));
+  await saveProof(runtime.db, proofOf(verification, browserVisitor(ctx, true), Math.min(proofReuseTtl, BROWSER_PROOF_MAX_SECONDS)));
   if (visit.progress.accountId !== null) {
-    await saveProof(runtime.db, proof(accountSubject(visit.progress.accountId), proofReuseTtl));
+    await saveProof(runtime.db, proofOf(verification, accountSubject(visit.progress.accountId), proofReuseTtl));
     return handOver(services, ctx, visit, verification.uid);
   }
+  // The challenge is over: its state goes with the same statement.
   await updateProgress(runtime.db, visit.uid, visit.expiresAt, { verification_uid: verification.uid, challenge: null, challenge_state_sealed: null });
   seeOther(ctx, visit.paths.result);
 }
@@ -92,17 +82,13 @@ export async function handOver(services: InteractionServices, ctx: Context, visi
   const accountId = providerAccountId(ctx, visit);
   const grantId = await issueGrant(provider, { accountId, clientId: visit.client.clientId });
   await linkGrant(runtime.db, verificationUid, grantId);
-  await forgetProgress(runtime.db, visit.uid);
   // Not remembered: the provider's session lasts as long as the browser session, like the anonymous visitor.
-  const returnTo = await provider.interactionResult(ctx.req, ctx.res, { login: { accountId, remember: false }, consent: { grantId } }, { mergeWithLastSubmission: false });
-  seeOther(ctx, returnTo);
+  seeOther(ctx, await finishInteraction(services, visit, { login: { accountId, remember: false }, consent: { grantId } }));
 }
 
 /** Ends the interaction with an OAuth2 error the website receives with its state (e.g. access_denied). */
 export async function endWithError(services: InteractionServices, ctx: Context, visit: Visit, error: string, description: string): Promise<void> {
-  await forgetProgress(services.runtime.db, visit.uid);
-  const returnTo = await services.provider.interactionResult(ctx.req, ctx.res, { error, error_description: description }, { mergeWithLastSubmission: false });
-  seeOther(ctx, returnTo);
+  seeOther(ctx, await finishInteraction(services, visit, { error, error_description: description }));
 }
 
 /**
@@ -110,11 +96,22 @@ export async function endWithError(services: InteractionServices, ctx: Context, 
  * website `error=temporarily_unavailable` (ARCHITECTURE §6.3).
  */
 export async function failUnavailable(services: InteractionServices, ctx: Context, visit: Visit): Promise<never> {
-  await forgetProgress(services.runtime.db, visit.uid);
-  const returnTo = await services.provider.interactionResult(
-    ctx.req, ctx.res,
-    { error: 'temporarily_unavailable', error_description: 'no age verification method is available for this request' },
-    { mergeWithLastSubmission: false },
-  );
+  const returnTo = await finishInteraction(services, visit, {
+    error: 'temporarily_unavailable',
+    error_description: 'no age verification method is available for this request',
+  });
   throw new VisitorError('unavailable', 503, { returnTo });
+}
+
+/**
+ * Nothing of the interaction's progress is kept, and its result is saved for oidc-provider to resume the
+ * authorization at the returned URL. What provider.interactionResult does (without merging an earlier
+ * submission), on the interaction loadVisit already read.
+ */
+async function finishInteraction(services: InteractionServices, visit: Visit, result: InteractionResults): Promise<string> {
+  if (!visit.testOutcome) await forgetProgress(services.runtime.db, visit.uid);
+  const { interaction } = visit;
+  interaction.result = result;
+  await interaction.persist(); // saved for the rest of its lifetime
+  return interaction.returnTo;
 }

@@ -10,9 +10,11 @@ export interface Progress {
   accountId: number | null;
   /** the verification recorded by a pass, waiting for the visitor to continue to the website */
   verificationUid: string | null;
+  /** the challenge under way and its private state, sealed (read through challengeState) */
+  challenge: { name: string; sealedState: string } | null;
 }
 
-const NOTHING_YET: Progress = { acceptedAt: null, accountId: null, verificationUid: null };
+export const NOTHING_YET: Progress = { acceptedAt: null, accountId: null, verificationUid: null, challenge: null };
 
 interface Row {
   accepted_at: Date | null;
@@ -23,10 +25,17 @@ interface Row {
 }
 
 export async function readProgress(db: Database, clock: Clock, uid: string): Promise<Progress> {
-  const row = await db<Row>('interaction_progress').where('uid', uid).where('expires_at', '>', clock.now()).first();
-  return row
-    ? { acceptedAt: row.accepted_at ? new Date(row.accepted_at) : null, accountId: row.account_id, verificationUid: row.verification_uid }
-    : NOTHING_YET;
+  const row = await db<Row>('interaction_progress')
+    .where('uid', uid)
+    .where('expires_at', '>', clock.now())
+    .first('accepted_at', 'account_id', 'verification_uid', 'challenge', 'challenge_state_sealed');
+  if (!row) return NOTHING_YET;
+  return {
+    acceptedAt: row.accepted_at ? new Date(row.accepted_at) : null,
+    accountId: row.account_id,
+    verificationUid: row.verification_uid,
+    challenge: row.challenge && row.challenge_state_sealed ? { name: row.challenge, sealedState: row.challenge_state_sealed } : null,
+  };
 }
 
 type Changes = Partial<Pick<Row, 'accepted_at' | 'account_id' | 'verification_uid' | 'challenge' | 'challenge_state_sealed'>>;
@@ -50,22 +59,27 @@ export async function sweepExpiredProgress(db: Database, clock: Clock): Promise<
 
 export type ChallengeState = StepContext['state'] & { clear(): Promise<void> };
 
-/** One challenge's private state in this interaction, sealed at rest; starting another challenge replaces it. */
+/**
+ * One challenge's private state in this interaction, sealed at rest; starting another challenge replaces it.
+ * Reads the progress the request already loaded, and keeps what this request writes.
+ */
 export function challengeState(
-  runtime: { db: Database; sealer: Sealer }, interaction: { uid: string; expiresAt: Date }, challenge: string,
+  runtime: { db: Database; sealer: Sealer }, interaction: { uid: string; expiresAt: Date; progress: Progress }, challenge: string,
 ): ChallengeState {
   const { db, sealer } = runtime;
+  let sealed = interaction.progress.challenge?.name === challenge ? interaction.progress.challenge.sealedState : undefined;
   return {
     async get<T>() {
-      const row = await db<Row>('interaction_progress').where('uid', interaction.uid).first('challenge', 'challenge_state_sealed');
-      if (!row || row.challenge !== challenge || !row.challenge_state_sealed) return undefined;
-      return JSON.parse(sealer.unseal(row.challenge_state_sealed)) as T;
+      return sealed === undefined ? undefined : (JSON.parse(sealer.unseal(sealed)) as T);
     },
     async set<T>(value: T) {
-      await updateProgress(db, interaction.uid, interaction.expiresAt, { challenge, challenge_state_sealed: sealer.seal(JSON.stringify(value)) });
+      const sealedState = sealer.seal(JSON.stringify(value));
+      await updateProgress(db, interaction.uid, interaction.expiresAt, { challenge, challenge_state_sealed: sealedState });
+      sealed = sealedState;
     },
     async clear() {
       await db('interaction_progress').where('uid', interaction.uid).update({ challenge: null, challenge_state_sealed: null });
+      sealed = undefined;
     },
   };
 }

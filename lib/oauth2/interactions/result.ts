@@ -1,9 +1,8 @@
 import type { Context } from 'koa';
-import { addSeconds } from '../../clock.js';
 import { translator } from '../../i18n/catalogue.js';
 import { createVisitorAccount, MIN_PASSWORD_LENGTH, USERNAME_PATTERN, UsernameTakenError } from '../../accounts/visitor-accounts.js';
 import { compileSchema, CSRF_FIELD, readForm } from '../../http/form.js';
-import { accountSubject, saveProof } from '../../verification/proofs.js';
+import { accountSubject, proofOf, saveProof } from '../../verification/proofs.js';
 import { findVerificationByUid, type Verification } from '../../verification/records.js';
 import { handOver, seeOther } from './outcome.js';
 import { renderPage } from './page.js';
@@ -73,15 +72,7 @@ export async function saveToAccount(services: InteractionServices, ctx: Context,
     if (!(error instanceof UsernameTakenError)) throw error;
     return showResult(ctx, visit, verification, { error: t('interaction.result.error.taken'), username: typedUsername }, 409);
   }
-  await saveProof(runtime.db, {
-    subject: accountSubject(accountId),
-    method: verification.method,
-    assuranceLevel: verification.assuranceLevel,
-    ageThreshold: verification.ageThreshold,
-    environment: verification.environment,
-    provenAt: verification.verifiedAt,
-    reusableUntil: addSeconds(verification.verifiedAt, runtime.config.proofReuseTtl),
-  });
+  await saveProof(runtime.db, proofOf(verification, accountSubject(accountId), runtime.config.proofReuseTtl));
   visit.progress = { ...visit.progress, accountId };
   await handOver(services, ctx, visit, verification.uid);
 }

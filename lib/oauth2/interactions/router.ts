@@ -3,6 +3,7 @@ import type { Context, Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import { formBody } from '../../http/body.js';
 import { requireCsrf } from '../../http/csrf.js';
+import { schedulePeriodic } from '../../periodic.js';
 import type { Runtime } from '../../runtime.js';
 import { buildRegistry } from '../../verification/registry.js';
 import { OAUTH2_PATHS } from '../paths.js';
@@ -37,11 +38,7 @@ export async function interactionRouter(runtime: Runtime, provider: Provider): P
     registry: await buildRegistry(runtime),
     limits: interactionLimits(runtime),
   };
-  const sweeper = setInterval(() => {
-    sweepExpiredProgress(runtime.db, runtime.clock).catch((error: unknown) => runtime.log.warn('sweeping interaction progress failed', { error: String(error) }));
-  }, SWEEP_EVERY_MS);
-  sweeper.unref();
-  runtime.onClose(() => clearInterval(sweeper));
+  schedulePeriodic(runtime, { name: 'sweeping interaction progress', everyMs: SWEEP_EVERY_MS, run: () => sweepExpiredProgress(runtime.db, runtime.clock) });
 
   type Handler = (services: InteractionServices, ctx: Context, visit: Visit) => Promise<void>;
   const page = (handler: Handler) => (ctx: Context) => handler(services, ctx, (ctx.state as { visit: Visit }).visit);

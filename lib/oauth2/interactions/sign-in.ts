@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { translator } from '../../i18n/catalogue.js';
-import { authenticateVisitor, normalizeUsername } from '../../accounts/visitor-accounts.js';
+import { authenticateVisitor, usernameKey } from '../../accounts/visitor-accounts.js';
 import { compileSchema, CSRF_FIELD, readForm } from '../../http/form.js';
 import { accountSubject } from '../../verification/proofs.js';
 import { seeOther } from './outcome.js';
@@ -45,7 +45,7 @@ export async function signIn(services: InteractionServices, ctx: Context, visit:
   if (!form) return showForm(services, ctx, visit, t('interaction.signIn.error.missing'), '', 422);
 
   const { limits, runtime } = services;
-  const accountKey = normalizeUsername(form.username).toLowerCase();
+  const accountKey = usernameKey(form.username);
   await limits.signInPerIp.consume(ctx.ip);
   await limits.signInPerAccount.consume(accountKey);
   const account = await authenticateVisitor(runtime.db, form.username, form.password);

@@ -5,15 +5,15 @@ import { cspOf } from '../../http/security-headers.js';
 import type { Language } from '../../i18n/languages.js';
 import { negotiateLanguage } from '../../i18n/negotiate.js';
 import type { Runtime } from '../../runtime.js';
-import { ASSURANCE_LEVELS, type AssuranceLevel, type ChallengeName, type Environment } from '../../verification/challenge.js';
+import type { ChallengeName, Environment } from '../../verification/challenge.js';
 import { availableChallenges, parseRequestedChallenges } from '../../verification/availability.js';
-import { compileSchema } from '../../http/form.js';
 import type { ChallengeRegistry } from '../../verification/registry.js';
 import { findClientWebsite, type ClientWebsite } from '../clients.js';
 import type { Flow } from '../paths.js';
+import type { RequestParameterValues } from '../request-parameters.js';
 import type { InteractionLimits } from './limits.js';
 import { interactionPaths, type InteractionPaths } from './paths.js';
-import { readProgress, type Progress } from './progress.js';
+import { NOTHING_YET, readProgress, type Progress } from './progress.js';
 import { setVisitorLanguage, VisitorError } from '../../http/visitor-errors.js';
 
 /** What the interaction pages share: built once when the router is mounted. */
@@ -26,34 +26,11 @@ export interface InteractionServices {
 
 export type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
 
-/** The authorization parameters the pages use (the authorization endpoint validated them; test_* only for TEST clients). */
-interface VisitParams {
-  client_id: string;
-  redirect_uri: string;
-  flow?: Flow;
-  language?: string;
-  challenges?: string;
-  test_outcome?: 'pass' | 'refuse';
-  test_level?: AssuranceLevel;
-  test_country?: string;
-  test_subdivision?: string;
-}
-
-const validateParams = compileSchema<VisitParams>({
-  type: 'object',
-  required: ['client_id', 'redirect_uri'],
-  properties: {
-    client_id: { type: 'string' },
-    redirect_uri: { type: 'string' },
-    flow: { type: 'string', enum: ['checker', 'login'], nullable: true },
-    language: { type: 'string', nullable: true },
-    challenges: { type: 'string', nullable: true },
-    test_outcome: { type: 'string', enum: ['pass', 'refuse'], nullable: true },
-    test_level: { type: 'string', enum: [...ASSURANCE_LEVELS], nullable: true },
-    test_country: { type: 'string', nullable: true },
-    test_subdivision: { type: 'string', nullable: true },
-  },
-});
+/**
+ * The authorization parameters the pages use, as oidc-provider accepted them: it resolved client_id and the exact
+ * redirect_uri, and ran our validators (request-parameters.ts) before it created the interaction.
+ */
+type VisitParams = RequestParameterValues & { client_id: string; redirect_uri: string };
 
 /** One visitor's authorization as the pages see it. */
 export interface Visit {
@@ -66,6 +43,8 @@ export interface Visit {
   language: Language;
   expiresAt: Date;
   progress: Progress;
+  /** a TEST client's test_outcome: the interaction skips every page (test-outcome.ts) */
+  testOutcome: VisitParams['test_outcome'];
   paths: InteractionPaths;
   /** the challenges this visitor may choose from (ARCHITECTURE §6.3) */
   challenges: ChallengeName[];
@@ -86,8 +65,7 @@ export async function loadVisit(ctx: Context, services: InteractionServices): Pr
     throw error;
   }
   if (interaction.uid !== uid) throw new VisitorError('expired', 400);
-  const params: unknown = { ...interaction.params };
-  if (!validateParams(params)) throw new VisitorError('bad_request', 400);
+  const params = interaction.params as VisitParams;
 
   const client = await findClientWebsite(runtime.db, runtime.clock, params.client_id);
   if (!client) throw new VisitorError('website', 400);
@@ -97,6 +75,7 @@ export async function loadVisit(ctx: Context, services: InteractionServices): Pr
   cspOf(ctx)['form-action']?.push(new URL(params.redirect_uri).origin);
 
   const environment = client.environment;
+  const testOutcome = environment === 'TEST' ? params.test_outcome : undefined;
   return {
     uid,
     interaction,
@@ -106,7 +85,9 @@ export async function loadVisit(ctx: Context, services: InteractionServices): Pr
     environment,
     language,
     expiresAt: new Date(interaction.exp * 1000),
-    progress: await readProgress(runtime.db, runtime.clock, uid),
+    // An interaction that skips every page never keeps progress.
+    progress: testOutcome ? NOTHING_YET : await readProgress(runtime.db, runtime.clock, uid),
+    testOutcome,
     paths: interactionPaths(uid),
     challenges: availableChallenges(client.website.challenges, parseRequestedChallenges(params.challenges), (name) => registry.offers(environment, name)),
   };
