@@ -2,12 +2,13 @@ import type { SchemaObject } from 'ajv';
 import { OPERATIONS, type Operation } from './operations.js';
 import { errorSchema } from './schemas/responses.js';
 import { environmentParameter, websiteIdParameter } from './schemas/path-parameters.js';
+import { BODY_LIMIT_KIB, EXTERNAL_PREFIX } from './surface.js';
 
 const ERROR_RESPONSES: Record<string, string> = {
   400: 'Invalid path parameter or body, or the request cannot be served (e.g. regenerate while DISABLED).',
   401: 'Missing, malformed, invalid or revoked API token, or the website belongs to another webmaster.',
   404: 'No such website or OAuth2 configuration.',
-  413: 'Body larger than 64 KiB.',
+  413: `Body larger than ${BODY_LIMIT_KIB} KiB.`,
   415: 'Body sent with a content type other than application/json.',
   429: 'Rate limit reached; retry after the seconds in Retry-After.',
   500: 'Unexpected server error.',
@@ -15,7 +16,7 @@ const ERROR_RESPONSES: Record<string, string> = {
 
 const reference = (schema: SchemaObject): { $ref: string } => ({ $ref: `#/components/schemas/${String(schema.title)}` });
 
-const toOpenApiPath = (path: string): string => `/external${path.replace(/:(\w+)/g, '{$1}')}`;
+const toOpenApiPath = (path: string): string => `${EXTERNAL_PREFIX}${path.replace(/:(\w+)/g, '{$1}')}`;
 
 function parameters(operation: Operation): object[] {
   const websiteId = { name: 'website_id', in: 'path', required: true, schema: websiteIdParameter, description: websiteIdParameter.description };

@@ -14,7 +14,8 @@ import { websiteUpdateSchema } from './schemas/website-update.js';
 /** Which path parameters an operation takes. */
 export type Scope = 'account' | 'website' | 'environment';
 
-interface ScopeValues {
+/** The typed path values of each scope. */
+export interface ScopeValues {
   account: object;
   website: { websiteId: number };
   environment: { websiteId: number; environment: Environment };

@@ -10,10 +10,8 @@ import { openApiDocument } from './openapi.js';
 import { OPERATIONS, type Call } from './operations.js';
 import { pathValues } from './path-values.js';
 import { externalLimiters } from './rate-limits.js';
+import { BODY_LIMIT_KIB, EXTERNAL_PREFIX } from './surface.js';
 
-export const EXTERNAL_PREFIX = '/external';
-/** Largest JSON body accepted (20 redirect URIs of 2000 characters fit); more is 413. */
-export const BODY_LIMIT = '64kb';
 
 interface RouteState extends ExternalState {
   path: ReturnType<typeof pathValues>;
@@ -42,7 +40,7 @@ export function externalApi(runtime: Runtime): Middleware {
     authenticate(runtime),
     rateLimit(limiters.perToken, (ctx) => `webmaster:${String((ctx.state as ExternalState).webmasterId)}`),
   ] as RouterMiddleware<RouteState>[];
-  const parse = jsonBody(BODY_LIMIT) as RouterMiddleware<RouteState>;
+  const parse = jsonBody(`${BODY_LIMIT_KIB}kb`) as RouterMiddleware<RouteState>;
   // Parses with a no-op `next`, so only the parser's own 400s (malformed JSON) get the clearer message.
   const parseJson: RouterMiddleware<RouteState> = async (ctx, next) => {
     try {
@@ -65,12 +63,10 @@ export function externalApi(runtime: Runtime): Middleware {
   const routes = router.routes() as Middleware;
   const allowedMethods = router.allowedMethods() as Middleware;
   const errors = jsonErrors(runtime.log);
+  const perIp = rateLimit(limiters.perIp, (ctx) => ctx.ip);
   return async (ctx, next) => {
     if (!isExternalPath(ctx.path)) return next();
     ctx.set('Cache-Control', 'no-store');
-    await errors(ctx, async () => {
-      await limiters.perIp.consume(ctx.ip);
-      await allowedMethods(ctx, () => routes(ctx, async () => {}));
-    });
+    await errors(ctx, () => perIp(ctx, () => allowedMethods(ctx, () => routes(ctx, async () => {}))));
   };
 }

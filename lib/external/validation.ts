@@ -57,3 +57,9 @@ export function validator<T>(schema: SchemaObject, what: string): (value: unknow
     throw new HttpError(400, first ? describeProblem(first, what) : `The ${what} is invalid.`);
   };
 }
+
+/** Compiles `schema` into a yes/no check with the same formats (the platform's forms check one field at a time). */
+export function conforms(schema: SchemaObject): (value: unknown) => boolean {
+  const validate = ajv.compile(schema);
+  return (value) => validate(value);
+}

@@ -1,6 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import type { Runtime } from '../runtime.js';
-import { seeOther } from './see-other.js';
+import { seeOther } from '../http/see-other.js';
 import { closeSession, openSession, resumeSession, type SignedInWebmaster } from './sessions.js';
 
 const COOKIE = 'ap_platform';
@@ -29,7 +29,7 @@ export const loadSession = (runtime: Runtime): Middleware => async (ctx, next) =
 /** Pages behind sign-in send strangers to the sign-in page. */
 export const requireWebmaster: Middleware = async (ctx, next) => {
   if (webmasterOf(ctx)) await next();
-  else seeOther(ctx, `${PLATFORM_PATH}/signin`);
+  else seeOther(ctx, `${PLATFORM_PATH}/signin`, { noStore: true });
 };
 
 /** Signs the browser in with a new session id (any previous session of this browser is closed: no fixation). */

@@ -4,9 +4,9 @@ import { oauth2CreateSchema } from '../external/schemas/oauth2-create.js';
 import { oauth2UpdateSchema } from '../external/schemas/oauth2-update.js';
 import { websiteCreateSchema } from '../external/schemas/website-create.js';
 import { websiteUpdateSchema } from '../external/schemas/website-update.js';
-import { validator } from '../external/validation.js';
+import { conforms } from '../external/validation.js';
+import { listField, textField } from '../http/form.js';
 import type { OAuth2CreateInput, OAuth2UpdateInput, WebsiteCreateInput, WebsiteUpdateInput } from '../websites/index.js';
-import { listField, textField } from './form-fields.js';
 
 /**
  * Form posts become the External API's request bodies, so the website services apply one set of rules to both.
@@ -28,27 +28,15 @@ export interface ParsedForm<T> {
 
 type Check = (value: unknown) => boolean;
 
-function checker(schema: SchemaObject): Check {
-  const validate = validator<unknown>({ type: 'object', properties: { value: schema } }, 'form');
-  return (value) => {
-    try {
-      validate({ value });
-      return true;
-    } catch {
-      return false;
-    }
-  };
-}
-
 /** One check per property of a body schema. */
 const checksOf = (schema: { properties: Record<string, SchemaObject> }): Record<string, Check> =>
-  Object.fromEntries(Object.entries(schema.properties).map(([field, fieldSchema]) => [field, checker(fieldSchema)]));
+  Object.fromEntries(Object.entries(schema.properties).map(([field, fieldSchema]) => [field, conforms(fieldSchema)]));
 
 const websiteCreateChecks = checksOf(websiteCreateSchema);
 const websiteUpdateChecks = checksOf(websiteUpdateSchema);
 const oauth2CreateChecks = checksOf(oauth2CreateSchema);
 const oauth2UpdateChecks = checksOf(oauth2UpdateSchema);
-const redirectUriCheck = checker(oauth2CreateSchema.properties.redirectUris.items);
+const redirectUriCheck = conforms(oauth2CreateSchema.properties.redirectUris.items);
 
 const FIELD_ERRORS: Record<string, FieldError> = {
   name: { key: 'platform.website.error.name', params: { max: NAME_MAX_LENGTH } },

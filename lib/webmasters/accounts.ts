@@ -11,29 +11,40 @@ export class EmailTakenError extends Error {
   override name = 'EmailTakenError';
 }
 
-const normalizeEmail = (email: string): string => email.trim().toLowerCase();
+/** Emails are stored and compared trimmed and lower-cased, so one address has one account. */
+export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
+
+interface WebmasterRow {
+  id: number;
+  email: string;
+  created_at: Date;
+}
+
+const WEBMASTER_COLUMNS = ['id', 'email', 'created_at'];
+
+const toWebmaster = (row: WebmasterRow): Webmaster => ({ id: row.id, email: row.email, createdAt: new Date(row.created_at) });
 
 /** Registers a webmaster; the password is stored as an scrypt hash only. */
 export async function createWebmaster(db: Database, input: { email: string; password: string }): Promise<Webmaster> {
   const passwordHash = await hashPassword(input.password);
-  const rows = await db('webmasters')
+  const [row] = await db('webmasters')
     .insert({ email: normalizeEmail(input.email), password_hash: passwordHash })
     .onConflict('email')
     .ignore()
-    .returning(['id', 'email', 'created_at']);
-  const row = rows[0] as { id: number; email: string; created_at: Date } | undefined;
+    .returning<WebmasterRow[]>(WEBMASTER_COLUMNS);
   if (!row) throw new EmailTakenError('a webmaster with this email already exists');
-  return { id: row.id, email: row.email, createdAt: new Date(row.created_at) };
+  return toWebmaster(row);
 }
 
 export async function findWebmasterByEmail(db: Database, email: string): Promise<Webmaster | undefined> {
-  const row = await db('webmasters').where('email', normalizeEmail(email)).first<{ id: number; email: string; created_at: Date } | undefined>();
-  return row ? { id: row.id, email: row.email, createdAt: new Date(row.created_at) } : undefined;
+  const row = await db('webmasters').where('email', normalizeEmail(email)).first<WebmasterRow | undefined>(WEBMASTER_COLUMNS);
+  return row ? toWebmaster(row) : undefined;
 }
 
 /** The webmaster when email and password match; the same work is done for an unknown email, so timing reveals nothing. */
 export async function authenticateWebmaster(db: Database, email: string, password: string): Promise<Webmaster | undefined> {
-  const row = await db('webmasters').where('email', normalizeEmail(email)).first<{ id: number; email: string; created_at: Date; password_hash: string } | undefined>();
+  const row = await db('webmasters').where('email', normalizeEmail(email))
+    .first<(WebmasterRow & { password_hash: string }) | undefined>([...WEBMASTER_COLUMNS, 'password_hash']);
   const valid = await verifyPassword(password, row?.password_hash ?? DUMMY_PASSWORD_HASH);
-  return row && valid ? { id: row.id, email: row.email, createdAt: new Date(row.created_at) } : undefined;
+  return row && valid ? toWebmaster(row) : undefined;
 }

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Clock } from '../clock.js';
 import { randomToken, sha256 } from '../security/hashing.js';
 import type { Database } from '../store/database.js';
@@ -12,9 +13,10 @@ const TOKEN_SHAPE = /^avk_[A-Za-z0-9_-]{43}$/;
  */
 export async function issueApiToken(db: Database, clock: Clock, webmasterId: number): Promise<string> {
   const token = randomToken(32, API_TOKEN_PREFIX);
+  const now = clock.now();
   await db.transaction(async (trx) => {
-    await trx('api_tokens').where('webmaster_id', webmasterId).whereNull('revoked_at').update('revoked_at', clock.now());
-    await trx('api_tokens').insert({ webmaster_id: webmasterId, token_hash: sha256(token), created_at: clock.now() });
+    await revokeApiTokens(trx, webmasterId, now);
+    await trx('api_tokens').insert({ webmaster_id: webmasterId, token_hash: sha256(token), created_at: now });
   });
   return token;
 }
@@ -33,8 +35,9 @@ export async function authenticateApiToken(db: Database, clock: Clock, token: st
   return (row as { webmaster_id: number } | undefined)?.webmaster_id;
 }
 
-export async function revokeApiTokens(db: Database, clock: Clock, webmasterId: number): Promise<void> {
-  await db('api_tokens').where('webmaster_id', webmasterId).whereNull('revoked_at').update('revoked_at', clock.now());
+/** Revokes the webmaster's active token, if any (inside the caller's transaction when given one). */
+export async function revokeApiTokens(q: Database | Knex.Transaction, webmasterId: number, now: Date): Promise<void> {
+  await q('api_tokens').where('webmaster_id', webmasterId).whereNull('revoked_at').update('revoked_at', now);
 }
 
 /** When the active token was generated and last used, for the account page (never the token itself). */

@@ -2,6 +2,6 @@
 export { createWebsite, getWebsite, listWebsites, updateWebsite } from './websites.js';
 export { getWebsiteKey, regenerateWebsiteKey } from './keys.js';
 export {
-  CREDENTIAL_GRACE_SECONDS, createOAuth2Config, getOAuth2Config, regenerateOAuth2Credentials, updateOAuth2Config,
+  CREDENTIAL_GRACE_SECONDS, createOAuth2Config, getOAuth2Config, listOAuth2Configs, regenerateOAuth2Credentials, updateOAuth2Config,
 } from './oauth2.js';
 export * from './models.js';

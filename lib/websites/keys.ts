@@ -1,7 +1,7 @@
 import type { Runtime } from '../runtime.js';
 import { newPublicKey } from './credentials.js';
 import type { Environment, WebsiteKey } from './models.js';
-import { checkWebsiteId, websiteAccessError, type Queryable } from './ownership.js';
+import { checkWebsiteId, deniedAccess, type Queryable } from './ownership.js';
 
 /** The owner's websites with this id: the tenancy filter of every key query. */
 const ownedWebsiteIds = (q: Queryable, webmasterId: number, websiteId: number) =>
@@ -14,7 +14,7 @@ export async function getWebsiteKey(runtime: Runtime, webmasterId: number, websi
     .whereIn('website_id', ownedWebsiteIds(runtime.db, webmasterId, websiteId))
     .where('environment', environment)
     .first<{ public_key: string } | undefined>('public_key');
-  if (!row) throw await websiteAccessError(runtime.db, websiteId);
+  if (!row) return deniedAccess(runtime.db, webmasterId, websiteId);
   return { environment, publicKey: row.public_key };
 }
 
@@ -27,7 +27,7 @@ export async function regenerateWebsiteKey(runtime: Runtime, webmasterId: number
       .where('environment', environment)
       .update({ public_key: newPublicKey(environment), created_at: runtime.clock.now() })
       .returning<Array<{ public_key: string }>>('public_key');
-    if (!row) throw await websiteAccessError(trx, websiteId);
+    if (!row) return deniedAccess(trx, webmasterId, websiteId);
     return { environment, publicKey: row.public_key };
   });
 }

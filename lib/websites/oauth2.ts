@@ -6,7 +6,7 @@ import { HttpError } from '../http/errors.js';
 import type { Runtime } from '../runtime.js';
 import { newClientId, newClientSecret } from './credentials.js';
 import type { Environment, OAuth2Configuration, OAuth2CreateInput, OAuth2Status, OAuth2UpdateInput } from './models.js';
-import { checkWebsiteId, requireOwnedWebsite, type Queryable } from './ownership.js';
+import { checkWebsiteId, websiteAccess, type Queryable } from './ownership.js';
 
 /** How long the previous credentials stay valid after a regeneration (spec 8). */
 export const CREDENTIAL_GRACE_SECONDS = 24 * 3600;
@@ -16,6 +16,11 @@ interface ConfigRow {
   environment: Environment;
   status: OAuth2Status;
   redirect_uris: string[];
+}
+
+interface CredentialRow {
+  client_id: string;
+  secret_sealed: string;
 }
 
 const validateCreate = validator<OAuth2CreateInput>(oauth2CreateSchema, 'body');
@@ -33,19 +38,22 @@ async function ownedConfig(q: Queryable, webmasterId: number, websiteId: number,
     .first<ConfigRow | undefined>('c.id', 'c.environment', 'c.status', 'c.redirect_uris');
   const row = await (lock ? query.forUpdate('c') : query);
   if (row) return row;
-  await requireOwnedWebsite(q, webmasterId, websiteId);
+  await websiteAccess(q, webmasterId, websiteId);
   throw new HttpError(404, `This website has no OAuth2 configuration for the ${environment} environment.`);
 }
 
 /** Spec 2.6: clientId and the unsealed clientSecret of the current pair only while ACTIVE (rule 5). */
-async function present(q: Queryable, runtime: Runtime, config: ConfigRow): Promise<OAuth2Configuration> {
+function configurationOf(runtime: Runtime, config: ConfigRow, current: CredentialRow | undefined): OAuth2Configuration {
   const view: OAuth2Configuration = { environment: config.environment, redirectUris: config.redirect_uris, status: config.status };
-  if (config.status !== 'ACTIVE') return view;
-  const current = await q('oauth2_credentials')
-    .where('config_id', config.id)
-    .whereNull('superseded_at')
-    .first<{ client_id: string; secret_sealed: string }>('client_id', 'secret_sealed');
+  if (config.status !== 'ACTIVE' || !current) return view;
   return { ...view, clientId: current.client_id, clientSecret: runtime.sealer.unseal(current.secret_sealed) };
+}
+
+async function present(q: Queryable, runtime: Runtime, config: ConfigRow): Promise<OAuth2Configuration> {
+  const current = config.status === 'ACTIVE'
+    ? await q('oauth2_credentials').where('config_id', config.id).whereNull('superseded_at').first<CredentialRow | undefined>('client_id', 'secret_sealed')
+    : undefined;
+  return configurationOf(runtime, config, current);
 }
 
 async function insertCredentials(q: Queryable, runtime: Runtime, config: ConfigRow, now: Date): Promise<void> {
@@ -65,7 +73,7 @@ export async function createOAuth2Config(
   checkWebsiteId(websiteId);
   const now = runtime.clock.now();
   return runtime.db.transaction(async (trx) => {
-    await requireOwnedWebsite(trx, webmasterId, websiteId);
+    await websiteAccess(trx, webmasterId, websiteId);
     const [config] = await trx('oauth2_configs')
       .insert({
         website_id: websiteId, environment, status: 'ACTIVE', redirect_uris: JSON.stringify(body.redirectUris), created_at: now, updated_at: now,
@@ -85,6 +93,30 @@ export async function createOAuth2Config(
 export async function getOAuth2Config(runtime: Runtime, webmasterId: number, websiteId: number, environment: Environment): Promise<OAuth2Configuration> {
   const config = await ownedConfig(runtime.db, webmasterId, websiteId, environment, false);
   return present(runtime.db, runtime, config);
+}
+
+/** The OAuth2 configurations per environment of these websites of the webmaster's, in one query (the platform's pages). */
+export async function listOAuth2Configs(
+  runtime: Runtime, webmasterId: number, websiteIds: number[],
+): Promise<Map<number, Partial<Record<Environment, OAuth2Configuration>>>> {
+  const configs = new Map<number, Partial<Record<Environment, OAuth2Configuration>>>();
+  if (websiteIds.length === 0) return configs;
+  const rows = await runtime.db('oauth2_configs as c')
+    .join('websites as w', 'w.id', 'c.website_id')
+    .leftJoin('oauth2_credentials as k', (join) => join.on('k.config_id', 'c.id').andOnNull('k.superseded_at'))
+    .where('w.webmaster_id', webmasterId)
+    .whereIn('w.id', websiteIds)
+    .orderBy(['c.website_id', 'c.environment'])
+    .select<Array<ConfigRow & { website_id: number; client_id: string | null; secret_sealed: string | null }>>(
+      'c.website_id', 'c.id', 'c.environment', 'c.status', 'c.redirect_uris', 'k.client_id', 'k.secret_sealed',
+    );
+  for (const row of rows) {
+    const current = row.client_id !== null && row.secret_sealed !== null ? { client_id: row.client_id, secret_sealed: row.secret_sealed } : undefined;
+    const website = configs.get(row.website_id) ?? {};
+    website[row.environment] = configurationOf(runtime, row, current);
+    configs.set(row.website_id, website);
+  }
+  return configs;
 }
 
 /**

@@ -4,25 +4,28 @@ import { HttpError } from '../http/errors.js';
 /** A query builder: the database, or the transaction a write runs in. */
 export type Queryable = Knex | Knex.Transaction;
 
+const websiteNotFound = (): HttpError => new HttpError(404, 'Website not found.');
+
 /** Website ids outside the safe positive integers cannot exist; they answer like a missing website. */
 export function checkWebsiteId(websiteId: number): void {
   if (!Number.isSafeInteger(websiteId) || websiteId < 1) throw websiteNotFound();
 }
 
-const websiteNotFound = (): HttpError => new HttpError(404, 'Website not found.');
-
 /**
- * Every read and write filters by owner in its own query; only when that found nothing does this tell the two
- * cases apart: another webmaster's website is 401 (spec 5 "lacks permission"), a missing one 404 (ARCHITECTURE §6.8).
+ * One query by id (after checkWebsiteId): a missing website is 404, another webmaster's 401 (spec 5 "lacks
+ * permission", ARCHITECTURE §6.8); the webmaster's own passes.
  */
-export async function websiteAccessError(q: Queryable, websiteId: number): Promise<HttpError> {
-  const exists = await q('websites').where('id', websiteId).first('id');
-  return exists ? new HttpError(401, 'You do not have permission to access this website.') : websiteNotFound();
+export async function websiteAccess(q: Queryable, webmasterId: number, websiteId: number): Promise<void> {
+  const row = await q('websites').where('id', websiteId).first<{ webmaster_id: number } | undefined>('webmaster_id');
+  if (!row) throw websiteNotFound();
+  if (row.webmaster_id !== webmasterId) throw new HttpError(401, 'You do not have permission to access this website.');
 }
 
-/** Passes when the website exists and belongs to the webmaster; throws the access error otherwise. */
-export async function requireOwnedWebsite(q: Queryable, webmasterId: number, websiteId: number): Promise<void> {
-  checkWebsiteId(websiteId);
-  const row = await q('websites').where({ id: websiteId, webmaster_id: webmasterId }).first('id');
-  if (!row) throw await websiteAccessError(q, websiteId);
+/**
+ * Every read and write filters by owner in its own query; only when that found nothing does this tell why. The
+ * owner's website always matches such a query, so one that passes websiteAccess can only have vanished meanwhile.
+ */
+export async function deniedAccess(q: Queryable, webmasterId: number, websiteId: number): Promise<never> {
+  await websiteAccess(q, webmasterId, websiteId);
+  throw websiteNotFound();
 }

@@ -1,21 +1,12 @@
 import { websiteCreateSchema } from '../external/schemas/website-create.js';
 import { websiteUpdateSchema } from '../external/schemas/website-update.js';
 import { validator } from '../external/validation.js';
-import type { LanguageChoice } from '../i18n/languages.js';
 import type { Runtime } from '../runtime.js';
-import type { WebsiteChallenge } from '../verification/challenge.js';
 import { newPublicKey } from './credentials.js';
 import { ENVIRONMENTS, FREE_CHALLENGES, type Website, type WebsiteCreateInput, type WebsiteKey, type WebsiteUpdateInput } from './models.js';
-import { checkWebsiteId, websiteAccessError, type Queryable } from './ownership.js';
+import { checkWebsiteId, deniedAccess, type Queryable } from './ownership.js';
 
-interface WebsiteRow {
-  id: number;
-  name: string;
-  domain: string;
-  language: LanguageChoice;
-  regions: string[];
-  challenges: WebsiteChallenge[];
-}
+type WebsiteRow = Omit<Website, 'keys'>;
 
 interface KeyRow {
   website_id: number;
@@ -36,12 +27,7 @@ async function withKeys(q: Queryable, rows: WebsiteRow[]): Promise<Website[]> {
     .orderBy('environment')
     .select<KeyRow[]>('website_id', 'environment', 'public_key');
   return rows.map((row) => ({
-    id: row.id,
-    name: row.name,
-    domain: row.domain,
-    language: row.language,
-    regions: row.regions,
-    challenges: row.challenges,
+    ...row,
     keys: keys.filter((key) => key.website_id === row.id).map((key) => ({ environment: key.environment, publicKey: key.public_key })),
   }));
 }
@@ -56,7 +42,7 @@ export async function listWebsites(runtime: Runtime, webmasterId: number): Promi
 export async function getWebsite(runtime: Runtime, webmasterId: number, websiteId: number): Promise<Website> {
   checkWebsiteId(websiteId);
   const row = await runtime.db('websites').where({ id: websiteId, webmaster_id: webmasterId }).first<WebsiteRow | undefined>(WEBSITE_COLUMNS);
-  if (!row) throw await websiteAccessError(runtime.db, websiteId);
+  if (!row) return deniedAccess(runtime.db, webmasterId, websiteId);
   const [website] = await withKeys(runtime.db, [row]);
   return website!;
 }
@@ -101,7 +87,7 @@ export async function updateWebsite(runtime: Runtime, webmasterId: number, websi
         updated_at: runtime.clock.now(),
       })
       .returning<WebsiteRow[]>(WEBSITE_COLUMNS);
-    if (!row) throw await websiteAccessError(trx, websiteId);
+    if (!row) return deniedAccess(trx, webmasterId, websiteId);
     const [website] = await withKeys(trx, [row]);
     return website!;
   });

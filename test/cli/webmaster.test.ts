@@ -3,34 +3,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import type { CliIo } from '../../lib/cli/command.js';
-import { main } from '../../lib/cli/main.js';
 import { packageRoot } from '../../lib/paths.js';
 import { openDatabase, type Database } from '../../lib/store/database.js';
 import { systemClock } from '../../lib/clock.js';
 import { authenticateApiToken } from '../../lib/webmasters/api-tokens.js';
 import { authenticateWebmaster } from '../../lib/webmasters/accounts.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI in-process with captured output, the given stdin, and only the test's environment. */
-async function cli(env: NodeJS.ProcessEnv, args: string[], stdin = ''): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: (text) => { stdout += text; },
-    stderr: (text) => { stderr += text; },
-    readStdin: async () => stdin,
-    env,
-  };
-  const code = await main(args, io);
-  return { code, stdout, stderr };
-}
+import { cli } from './run.js';
 
 let counter = 0;
 const newEmail = () => `cli-${Date.now()}-${counter++}@example.test`;

@@ -43,13 +43,4 @@ describe('External API: concurrent writes', () => {
     expect(await app.database.db('oauth2_credentials as c').join('oauth2_configs as o', 'o.id', 'c.config_id').where('o.website_id', websiteId)
       .count<Array<{ count: number }>>('c.id as count')).to.deep.equal([{ count: 1 }]);
   });
-
-  it('keeps one key per environment when key regenerations race', async () => {
-    const websiteId = await newWebsite();
-    const responses = await Promise.all(Array.from({ length: 8 }, () => api.patch<{ publicKey: string }>(`/website/${websiteId}/key/test/regenerate`)));
-    expect(responses.every((response) => response.status === 200)).to.equal(true);
-    const keys = await app.database.db('website_keys').where('website_id', websiteId).select<Array<{ environment: string; public_key: string }>>();
-    expect(keys.map((key) => key.environment).sort()).to.deep.equal(['LIVE', 'TEST']);
-    expect(responses.map((response) => response.body.publicKey)).to.include(keys.find((key) => key.environment === 'TEST')!.public_key);
-  });
 });

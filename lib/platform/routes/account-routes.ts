@@ -4,7 +4,7 @@ import { describeApiToken, issueApiToken } from '../../webmasters/api-tokens.js'
 import { PLATFORM_PATH, webmasterOf } from '../authentication.js';
 import { formatTimestamp } from '../format.js';
 import { renderPage } from '../page.js';
-import { seeOther } from '../see-other.js';
+import { seeOther } from '../../http/see-other.js';
 import { holdTokenForDisplay, takeTokenForDisplay } from '../token-display.js';
 
 /** The Account page and its "Authorization Token" section (spec 5: Account, Authorization Token, Generate). */
@@ -28,7 +28,7 @@ export function accountRoutes(runtime: Runtime): Router {
   router.post('/account/token', async (ctx) => {
     const webmasterId = webmasterOf(ctx)!.id;
     holdTokenForDisplay(ctx, runtime, webmasterId, await issueApiToken(runtime.db, runtime.clock, webmasterId));
-    seeOther(ctx, `${PLATFORM_PATH}/account`);
+    seeOther(ctx, `${PLATFORM_PATH}/account`, { noStore: true });
   });
 
   return router;

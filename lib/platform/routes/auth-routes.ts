@@ -1,13 +1,12 @@
 import Router from '@koa/router';
-import { compileSchema, CSRF_FIELD, readForm } from '../../http/form.js';
+import { compileSchema, CSRF_FIELD, readForm, textField } from '../../http/form.js';
 import type { Runtime } from '../../runtime.js';
 import { sha256 } from '../../security/hashing.js';
-import { authenticateWebmaster, createWebmaster, EmailTakenError } from '../../webmasters/accounts.js';
+import { authenticateWebmaster, createWebmaster, EmailTakenError, normalizeEmail } from '../../webmasters/accounts.js';
 import { endSession, PLATFORM_PATH, startSession, webmasterOf } from '../authentication.js';
 import { checkNewCredentials, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../credentials.js';
-import { textField } from '../form-fields.js';
 import { renderPage } from '../page.js';
-import { seeOther } from '../see-other.js';
+import { seeOther } from '../../http/see-other.js';
 
 // Sign-in guesses are limited per email (one account under attack) and per IP (one attacker, many accounts).
 const SIGN_IN_PER_EMAIL = { name: 'platform-signin-email', points: 10, duration: 15 * 60 };
@@ -29,7 +28,7 @@ const validSignIn = compileSchema<{ email: string; password: string; _csrf: stri
 });
 
 // Limiter keys hold a digest, not the address itself, so the shared rate_limits table stores no emails.
-const emailKey = (email: string): string => sha256(email.trim().toLowerCase());
+const emailKey = (email: string): string => sha256(normalizeEmail(email));
 
 /** Register, sign in, sign out. */
 export function authRoutes(runtime: Runtime): Router {
@@ -41,7 +40,7 @@ export function authRoutes(runtime: Runtime): Router {
     registerPerIp: runtime.rateLimits.limiter(REGISTER_PER_IP),
   };
 
-  router.get('/', (ctx) => seeOther(ctx, `${PLATFORM_PATH}/${webmasterOf(ctx) ? 'account' : 'signin'}`));
+  router.get('/', (ctx) => seeOther(ctx, `${PLATFORM_PATH}/${webmasterOf(ctx) ? 'account' : 'signin'}`, { noStore: true }));
 
   router.get('/register', (ctx) => renderPage(ctx, 'register.njk', PASSWORD_LIMITS));
   router.post('/register', async (ctx) => {
@@ -56,7 +55,7 @@ export function authRoutes(runtime: Runtime): Router {
       try {
         const webmaster = await createWebmaster(runtime.db, { email, password });
         await startSession(ctx, runtime, webmaster.id);
-        return seeOther(ctx, `${PLATFORM_PATH}/account`);
+        return seeOther(ctx, `${PLATFORM_PATH}/account`, { noStore: true });
       } catch (error) {
         if (!(error instanceof EmailTakenError)) throw error;
         errors.email = 'platform.register.error.taken';
@@ -76,12 +75,12 @@ export function authRoutes(runtime: Runtime): Router {
     if (!webmaster) return renderPage(ctx, 'signin.njk', { email, failed: true }, 400);
     await limits.signInPerEmail.reset(emailKey(email));
     await startSession(ctx, runtime, webmaster.id);
-    seeOther(ctx, `${PLATFORM_PATH}/account`);
+    seeOther(ctx, `${PLATFORM_PATH}/account`, { noStore: true });
   });
 
   router.post('/signout', async (ctx) => {
     await endSession(ctx, runtime);
-    seeOther(ctx, `${PLATFORM_PATH}/signin`);
+    seeOther(ctx, `${PLATFORM_PATH}/signin`, { noStore: true });
   });
 
   return router;

@@ -1,25 +1,21 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { environmentPathSchema, websitePathSchema } from '../../external/schemas/path-parameters.js';
-import { validator } from '../../external/validation.js';
+import { pathValues } from '../../external/path-values.js';
 import { HttpError } from '../../http/errors.js';
 import { LANGUAGE_CHOICES } from '../../i18n/languages.js';
 import type { Runtime } from '../../runtime.js';
 import { WEBSITE_CHALLENGES } from '../../verification/challenge.js';
 import {
   createOAuth2Config, createWebsite, ENVIRONMENTS, FREE_CHALLENGES, getWebsite, listWebsites, regenerateOAuth2Credentials,
-  regenerateWebsiteKey, updateOAuth2Config, updateWebsite, type Environment,
+  regenerateWebsiteKey, updateOAuth2Config, updateWebsite,
 } from '../../websites/index.js';
 import { PLATFORM_PATH, webmasterOf } from '../authentication.js';
 import { renderPage } from '../page.js';
-import { seeOther } from '../see-other.js';
+import { seeOther } from '../../http/see-other.js';
 import {
   oauth2CreateForm, oauth2UpdateForm, websiteCreateForm, websiteUpdateForm, type FieldErrors, type ParsedForm,
 } from '../website-forms.js';
-import { hasSecrets, overviewOf } from '../website-view.js';
-
-const validateWebsitePath = validator<{ website_id: string }>(websitePathSchema, 'path');
-const validateEnvironmentPath = validator<{ website_id: string; environment: 'live' | 'test' }>(environmentPathSchema, 'path');
+import { hasSecrets, overviewsOf } from '../website-view.js';
 
 /** What the page says after a successful change (?saved=...), from a fixed list so the query cannot inject text. */
 const NOTICES = ['created', 'website', 'key', 'oauth2', 'credentials'] as const;
@@ -47,14 +43,13 @@ export function websiteRoutes(runtime: Runtime): Router {
   });
 
   async function showList(ctx: Context, failed?: FailedForm, status = 200): Promise<void> {
-    const websites = await listWebsites(runtime, ownerOf(ctx));
-    const overviews = await Promise.all(websites.map((website) => overviewOf(runtime, ownerOf(ctx), website)));
+    const overviews = await overviewsOf(runtime, ownerOf(ctx), await listWebsites(runtime, ownerOf(ctx)));
     renderPage(ctx, 'websites.njk', { ...pageOptions(ctx), overviews, secrets: hasSecrets(overviews), failed }, status);
   }
 
   async function showWebsite(ctx: Context, websiteId: number, failed?: FailedForm, status = 200): Promise<void> {
-    const overview = await overviewOf(runtime, ownerOf(ctx), await getWebsite(runtime, ownerOf(ctx), websiteId));
-    renderPage(ctx, 'website.njk', { ...pageOptions(ctx), overview, secrets: hasSecrets([overview]), failed }, status);
+    const overviews = await overviewsOf(runtime, ownerOf(ctx), [await getWebsite(runtime, ownerOf(ctx), websiteId)]);
+    renderPage(ctx, 'website.njk', { ...pageOptions(ctx), overview: overviews[0], secrets: hasSecrets(overviews), failed }, status);
   }
 
   /**
@@ -74,14 +69,11 @@ export function websiteRoutes(runtime: Runtime): Router {
       if (!(error instanceof HttpError) || error.status !== 400) throw error;
       return show({ form, values: parsed.input as object, fields: {}, message: error.message }, 400);
     }
-    seeOther(ctx, location);
+    seeOther(ctx, location, { noStore: true });
   }
 
-  const websiteIdOf = (ctx: Context): number => Number(validateWebsitePath({ website_id: ctx.params.id }).website_id);
-  const environmentOf = (ctx: Context): { websiteId: number; environment: Environment } => {
-    const path = validateEnvironmentPath({ website_id: ctx.params.id, environment: ctx.params.environment });
-    return { websiteId: Number(path.website_id), environment: path.environment.toUpperCase() as Environment };
-  };
+  const websiteIdOf = (ctx: Context): number => pathValues('website', { website_id: ctx.params.id }).websiteId;
+  const environmentOf = (ctx: Context) => pathValues('environment', { website_id: ctx.params.id, environment: ctx.params.environment });
 
   router.get('/websites', (ctx) => showList(ctx));
 
@@ -94,14 +86,17 @@ export function websiteRoutes(runtime: Runtime): Router {
   router.post('/websites/:id', async (ctx) => {
     const websiteId = websiteIdOf(ctx);
     await submit(ctx, 'website', websiteUpdateForm(ctx.request.body),
-      async (input) => websitePath((await updateWebsite(runtime, ownerOf(ctx), websiteId, input)).id, 'website'),
+      async (input) => {
+        await updateWebsite(runtime, ownerOf(ctx), websiteId, input);
+        return websitePath(websiteId, 'website');
+      },
       (failed, status) => showWebsite(ctx, websiteId, failed, status));
   });
 
   router.post('/websites/:id/keys/:environment/regenerate', async (ctx) => {
     const { websiteId, environment } = environmentOf(ctx);
     await regenerateWebsiteKey(runtime, ownerOf(ctx), websiteId, environment);
-    seeOther(ctx, websitePath(websiteId, 'key'));
+    seeOther(ctx, websitePath(websiteId, 'key'), { noStore: true });
   });
 
   router.post('/websites/:id/oauth2/:environment', async (ctx) => {
