@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
-import { failUnavailable, seeOther } from './outcome.js';
+import { seeOther } from '../../http/see-other.js';
+import { failUnavailable } from './outcome.js';
 import { noticeOf } from './notices.js';
 import { readyToVerify, renderPage } from './page.js';
 import { browserProof } from './reuse.js';

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { compileSchema, CSRF_FIELD, readForm } from '../../http/form.js';
-import { endWithError, failUnavailable, seeOther } from './outcome.js';
+import { seeOther } from '../../http/see-other.js';
+import { endWithError, failUnavailable } from './outcome.js';
 import { landingOf, renderPage } from './page.js';
 import { updateProgress } from './progress.js';
 import { browserProof } from './reuse.js';

@@ -14,9 +14,6 @@ import type { InteractionServices, Visit } from './visit.js';
 /** A browser session rarely outlives a day; the anonymous proof's cookie dies with the session anyway. */
 const BROWSER_PROOF_MAX_SECONDS = 86400;
 
-// The interaction steps import it from here, with the rest of a step's endings.
-export { seeOther };
-
 /** Where the visitor is (the challenge's evidence wins over the geo resolver) and the age they must prove there. */
 export async function locateVisitor(services: InteractionServices, ctx: Context, evidence?: Location): Promise<{ location: Location; ageThreshold: number }> {
   const location = evidence ?? (await services.runtime.geo.locate(ctx));

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { render } from '../../http/render.js';
-import { seeOther } from './outcome.js';
+import { seeOther } from '../../http/see-other.js';
 import type { Visit } from './visit.js';
 
 /** Renders an interaction page in the visit's language with what every page shows (the website, the sandbox banner, sign-in state, the paths). */

@@ -4,7 +4,8 @@ import { createVisitorAccount, MIN_PASSWORD_LENGTH, USERNAME_PATTERN, UsernameTa
 import { compileSchema, CSRF_FIELD, readForm } from '../../http/form.js';
 import { accountSubject, proofOf, saveProof } from '../../verification/proofs.js';
 import { findVerificationByUid, type Verification } from '../../verification/records.js';
-import { handOver, seeOther } from './outcome.js';
+import { seeOther } from '../../http/see-other.js';
+import { handOver } from './outcome.js';
 import { renderPage } from './page.js';
 import type { InteractionServices, Visit } from './visit.js';
 

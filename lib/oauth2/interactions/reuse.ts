@@ -1,7 +1,8 @@
 import type { Context } from 'koa';
 import { findReusableProof, type AgeProof } from '../../verification/proofs.js';
 import { browserVisitor } from './browser-visitor.js';
-import { handOver, locateVisitor, recordVerification, seeOther } from './outcome.js';
+import { seeOther } from '../../http/see-other.js';
+import { handOver, locateVisitor, recordVerification } from './outcome.js';
 import { landingOf, readyToVerify } from './page.js';
 import type { InteractionServices, Visit } from './visit.js';
 

@@ -3,7 +3,7 @@ import { translator } from '../../i18n/catalogue.js';
 import { authenticateVisitor, usernameKey } from '../../accounts/visitor-accounts.js';
 import { compileSchema, CSRF_FIELD, readForm } from '../../http/form.js';
 import { accountSubject } from '../../verification/proofs.js';
-import { seeOther } from './outcome.js';
+import { seeOther } from '../../http/see-other.js';
 import { noticeOf } from './notices.js';
 import { readyToVerify, renderPage } from './page.js';
 import { updateProgress } from './progress.js';
