@@ -1,46 +1,28 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { migrations } from '../../migrations/index.js';
 import { packageRoot } from '../../lib/paths.js';
-import { openDatabase, type Database } from '../../lib/store/database.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { cli } from './run.js';
+import type { Database } from '../../lib/store/database.js';
+import { cli, cliDatabase, type CliDatabase } from './run.js';
 
 const MIGRATION_NAMES = migrations.map(([name]) => name);
 
 describe('age-provider migrate and serve (operator CLI)', function () {
   this.timeout(120_000);
-  let dataDir: string;
-  let database: TestDatabase | undefined;
+  let target: CliDatabase;
   let env: NodeJS.ProcessEnv;
+  const inspect = <T>(work: (db: Database) => Promise<T>): Promise<T> => target.inspect(work);
 
   before(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'age-provider-migrate-'));
-    // PostgreSQL when DATABASE_URL is set (a database of its own, emptied so nothing is applied yet), else embedded in DATA_DIR.
-    database = process.env.DATABASE_URL ? await createTestDatabase() : undefined;
-    await database?.db.raw('DROP SCHEMA public CASCADE; CREATE SCHEMA public');
-    env = { DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...(database?.url ? { DATABASE_URL: database.url } : {}) };
+    target = await cliDatabase('age-provider-migrate-');
+    // On PostgreSQL the test database comes migrated: empty it so the CLI has everything to apply.
+    await target.database?.db.raw('DROP SCHEMA public CASCADE; CREATE SCHEMA public');
+    env = target.env;
   });
-  after(async () => {
-    await database?.drop();
-    await rm(dataDir, { recursive: true, force: true });
-  });
-
-  /** The database the CLI wrote to, opened after the command released it. */
-  async function inspect<T>(work: (db: Database) => Promise<T>): Promise<T> {
-    if (database) return work(database.db);
-    const db = await openDatabase({ dataDir });
-    try {
-      return await work(db);
-    } finally {
-      await db.destroy();
-    }
-  }
+  after(() => target.close());
 
   it('explains migrate and serve with --help, without touching the database or starting a server', async () => {
     const migrate = await cli(env, ['migrate', '--help']);

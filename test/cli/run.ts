@@ -1,5 +1,10 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { CliIo } from '../../lib/cli/command.js';
 import { main } from '../../lib/cli/main.js';
+import { openDatabase, type Database } from '../../lib/store/database.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 export interface Run {
   code: number;
@@ -19,4 +24,38 @@ export async function cli(env: NodeJS.ProcessEnv, args: string[], stdin = ''): P
   };
   const code = await main(args, io);
   return { code, stdout, stderr };
+}
+
+/**
+ * Where a CLI test's commands write: a PostgreSQL database of its own when DATABASE_URL is set, else the embedded
+ * database in a temporary DATA_DIR. `inspect` opens it after a command released it.
+ */
+export interface CliDatabase {
+  env: NodeJS.ProcessEnv;
+  /** set on PostgreSQL only */
+  database: TestDatabase | undefined;
+  inspect<T>(work: (db: Database) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export async function cliDatabase(prefix: string): Promise<CliDatabase> {
+  const dataDir = await mkdtemp(join(tmpdir(), prefix));
+  const database = process.env.DATABASE_URL ? await createTestDatabase() : undefined;
+  return {
+    env: { DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...(database?.url ? { DATABASE_URL: database.url } : {}) },
+    database,
+    async inspect(work) {
+      if (database) return work(database.db);
+      const db = await openDatabase({ dataDir });
+      try {
+        return await work(db);
+      } finally {
+        await db.destroy();
+      }
+    },
+    async close() {
+      await database?.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
 }

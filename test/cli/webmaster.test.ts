@@ -4,12 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { packageRoot } from '../../lib/paths.js';
-import { openDatabase, type Database } from '../../lib/store/database.js';
+import type { Database } from '../../lib/store/database.js';
 import { systemClock } from '../../lib/clock.js';
 import { authenticateApiToken } from '../../lib/webmasters/api-tokens.js';
 import { authenticateWebmaster } from '../../lib/webmasters/accounts.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { cli } from './run.js';
+import { cli, cliDatabase, type CliDatabase } from './run.js';
 
 let counter = 0;
 const newEmail = () => `cli-${Date.now()}-${counter++}@example.test`;
@@ -17,31 +16,15 @@ const STRONG = 'a long enough passphrase';
 
 describe('age-provider webmaster (operator CLI)', function () {
   this.timeout(120_000);
-  let dataDir: string;
-  let database: TestDatabase | undefined;
+  let target: CliDatabase;
   let env: NodeJS.ProcessEnv;
+  const inspect = <T>(work: (db: Database) => Promise<T>): Promise<T> => target.inspect(work);
 
   before(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'age-provider-cli-'));
-    // PostgreSQL when DATABASE_URL is set (a fresh database of its own), else the embedded database in DATA_DIR.
-    database = process.env.DATABASE_URL ? await createTestDatabase() : undefined;
-    env = { DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...(database?.url ? { DATABASE_URL: database.url } : {}) };
+    target = await cliDatabase('age-provider-cli-');
+    env = target.env;
   });
-  after(async () => {
-    await database?.drop();
-    await rm(dataDir, { recursive: true, force: true });
-  });
-
-  /** The database the CLI wrote to, opened after the command released it. */
-  async function inspect<T>(work: (db: Database) => Promise<T>): Promise<T> {
-    if (database) return work(database.db);
-    const db = await openDatabase({ dataDir });
-    try {
-      return await work(db);
-    } finally {
-      await db.destroy();
-    }
-  }
+  after(() => target.close());
 
   it('explains itself with --help and is listed in the overview', async () => {
     const help = await cli(env, ['webmaster', '--help']);
