@@ -18,7 +18,7 @@ import { requirementRoutes } from './requirement/routes.js';
 import type { Runtime } from './runtime.js';
 import { interactionRouter } from './oauth2/interactions/router.js';
 import { createSealer } from './security/sealing.js';
-import { openDatabase, type Database } from './store/database.js';
+import { openConfiguredDatabase, type Database } from './store/database.js';
 import { migrate } from './store/migrate.js';
 import { createProvider } from './oauth2/provider.js';
 import { mountOAuth2 } from './oauth2/surface.js';
@@ -55,7 +55,7 @@ export async function createAgeProvider(options: AgeProviderOptions = {}): Promi
   for (const warning of warnings) log.warn(warning);
 
   const closers: Array<() => Promise<void> | void> = [];
-  const db = givenDb ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  const db = givenDb ?? (await openConfiguredDatabase(config, log));
   if (!givenDb) {
     closers.push(() => db.destroy());
     await migrate(db);

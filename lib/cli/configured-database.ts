@@ -1,6 +1,7 @@
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/types.js';
-import { openDatabase, type Database } from '../store/database.js';
+import { createLogger } from '../log.js';
+import { openConfiguredDatabase, type Database } from '../store/database.js';
 import { migrate } from '../store/migrate.js';
 import type { CliIo } from './command.js';
 
@@ -17,7 +18,7 @@ export interface ConfiguredDatabase {
  */
 export async function withConfiguredDatabase<T>(io: CliIo, work: (database: ConfiguredDatabase) => Promise<T>): Promise<T> {
   const { config } = await loadConfig({}, io.env);
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openConfiguredDatabase(config, createLogger(config.logLevel, io.stderr));
   try {
     return await work({ config, db, applied: await migrate(db) });
   } finally {

@@ -42,6 +42,14 @@ function withDefaults(raw: Partial<Record<keyof Settings, unknown>>): Record<str
     verificationTtl: 3600,
     proofReuseTtl: 365 * 86400,
     ageThreshold: 18,
+    operationsHost: '127.0.0.1',
+    shutdownTimeout: 10,
+    dbPoolMax: 10,
+    dbAcquireTimeoutMs: 5000,
+    dbStatementTimeoutMs: 10000,
+    requestTimeoutMs: 30000,
+    verificationRetention: 86400,
+    singleInstance: false,
     ...raw,
   };
 }

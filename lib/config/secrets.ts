@@ -27,7 +27,8 @@ async function readOrCreate(dataDir: string): Promise<{ stored: StoredSecrets; c
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`cannot read ${file}: ${(error as Error).message}`);
   }
-  await mkdir(dataDir, { recursive: true });
+  // DATA_DIR is the owner's alone (it also holds the embedded database).
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const stored = generate();
   await writeFile(file, JSON.stringify(stored, null, 2), { mode: 0o600, flag: 'wx' });
   await chmod(file, 0o600);

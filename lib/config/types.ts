@@ -21,6 +21,24 @@ export interface Settings {
   proofReuseTtl: number;
   /** default age threshold */
   ageThreshold: number;
+  /** port of the operations listener (/metrics, /healthz, /readyz); unset: none */
+  operationsPort?: number;
+  /** interface of the operations listener; loopback unless told otherwise */
+  operationsHost: string;
+  /** seconds `serve` waits for in-flight requests on SIGTERM/SIGINT before exiting anyway */
+  shutdownTimeout: number;
+  /** PostgreSQL connections per process */
+  dbPoolMax: number;
+  /** milliseconds a request waits for a PostgreSQL connection (and for connecting) */
+  dbAcquireTimeoutMs: number;
+  /** milliseconds one PostgreSQL statement may run */
+  dbStatementTimeoutMs: number;
+  /** milliseconds a whole request may take before it is answered with 503 */
+  requestTimeoutMs: number;
+  /** seconds a verification is kept after it expired (audit), then deleted */
+  verificationRetention: number;
+  /** on PostgreSQL: allow generated secrets (DATA_DIR/secrets.json) because only this instance uses the database */
+  singleInstance: boolean;
 }
 
 /** The secrets every instance must share; generated into DATA_DIR when not configured. */

@@ -1,10 +1,13 @@
-import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import pg from 'pg';
+import type { Config } from '../config/types.js';
+import type { Logger } from '../log.js';
 import { lockEmbedded } from './embedded-lock.js';
+import { knexLog } from './knex-log.js';
+import { ownerOnlyUmask, restrictToOwner } from './private-files.js';
 
 export type Database = Knex;
 
@@ -21,44 +24,80 @@ export interface DatabaseOptions {
   databaseUrl?: string | undefined;
   /** Folder of the embedded database files; absent means in memory (tests). */
   dataDir?: string | undefined;
-  /** PostgreSQL pool size. */
-  poolMax?: number;
+  /** PostgreSQL limits (every wait is bounded); the defaults suit tests. */
+  limits?: DatabaseLimits;
+  /** where knex's warnings and the start-up permission fix are logged */
+  log?: Logger;
 }
+
+export interface DatabaseLimits {
+  poolMax: number;
+  /** waiting for a pooled connection, and connecting */
+  acquireTimeoutMs: number;
+  /** statement_timeout on the server; the client gives up a little later in case the server does not answer at all */
+  statementTimeoutMs: number;
+}
+
+const DEFAULT_LIMITS: DatabaseLimits = { poolMax: 10, acquireTimeoutMs: 5000, statementTimeoutMs: 10000 };
+/** the client-side query timeout leaves the server this long to report its own statement_timeout first */
+const CLIENT_GRACE_MS = 1000;
 
 /** knex on PostgreSQL (pg) or on the embedded PGlite, which has one connection: every query in a transaction must use it. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  const log = options.log ? { log: knexLog(options.log) } : {};
   if (options.databaseUrl) {
+    const limits = options.limits ?? DEFAULT_LIMITS;
     return knexFactory({
       client: 'pg',
-      connection: options.databaseUrl,
-      pool: { min: 0, max: options.poolMax ?? 10 },
+      connection: {
+        connectionString: options.databaseUrl,
+        connectionTimeoutMillis: limits.acquireTimeoutMs,
+        statement_timeout: limits.statementTimeoutMs,
+        query_timeout: limits.statementTimeoutMs + CLIENT_GRACE_MS,
+      },
+      pool: { min: 0, max: limits.poolMax },
+      acquireConnectionTimeout: limits.acquireTimeoutMs,
+      ...log,
     });
   }
-  if (!options.dataDir) return embedded(await PGlite.create(PGLITE_OPTIONS));
+  if (!options.dataDir) return embedded(await PGlite.create(PGLITE_OPTIONS), log);
   const folder = resolve(options.dataDir);
-  await mkdir(folder, { recursive: true });
+  const widened = await restrictToOwner(folder);
+  if (widened.length > 0) {
+    options.log?.warn('DATA_DIR was readable by other users: restricted to the owner (folders 0700, files 0600)', {
+      dataDir: folder, changed: widened.length,
+    });
+  }
   const unlock = await lockEmbedded(folder);
+  // The hashes, sealed secrets and WAL in DATA_DIR are the owner's alone, also for files the database creates later.
+  const restoreUmask = ownerOnlyUmask();
   try {
     const pglite = await PGlite.create({ ...PGLITE_OPTIONS, dataDir: resolve(folder, 'pgdata') });
+    // PGlite unpacks a new cluster with chmod 0666, past the umask: restrict what it wrote, and again on closing.
+    await restrictToOwner(folder);
     // knex.destroy() closes the PGlite instance; the lock goes with it.
     const close = pglite.close.bind(pglite);
     pglite.close = async () => {
       await close();
+      await restrictToOwner(folder);
+      restoreUmask();
       await unlock();
     };
-    const db = embedded(pglite);
+    const db = embedded(pglite, log);
     // knex connects lazily and only destroys connections it made: connect now so destroy() always closes PGlite.
     await db.raw('select 1');
     return db;
   } catch (error) {
+    restoreUmask();
     await unlock();
     throw error;
   }
 }
 
 /** Wraps an existing PGlite instance (tests load one from a migrated template). */
-export function embedded(pglite: PGlite): Database {
+export function embedded(pglite: PGlite, log: Pick<Knex.Config, 'log'> = {}): Database {
   return knexFactory({
+    ...log,
     client: ClientPgLite as unknown as typeof knexFactory.Client,
     dialect: 'postgres',
     connection: { pglite } as Knex.StaticConnectionConfig,
@@ -69,3 +108,13 @@ export function isEmbedded(db: Database): boolean {
   return db.client.config.client !== 'pg';
 }
 
+
+/** The database the configuration names (DATABASE_URL, else the embedded one in DATA_DIR), with its limits. */
+export function openConfiguredDatabase(config: Config, log: Logger): Promise<Database> {
+  return openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    limits: { poolMax: config.dbPoolMax, acquireTimeoutMs: config.dbAcquireTimeoutMs, statementTimeoutMs: config.dbStatementTimeoutMs },
+    log,
+  });
+}

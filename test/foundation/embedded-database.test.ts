@@ -1,12 +1,13 @@
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAgeProvider } from '../../lib/app.js';
 import { ConfigError } from '../../lib/config/load.js';
 import { openDatabase } from '../../lib/store/database.js';
-import { DatabaseInUseError } from '../../lib/store/embedded-lock.js';
+import { createLogger } from '../../lib/log.js';
+import { currentOwner, DatabaseInUseError } from '../../lib/store/embedded-lock.js';
 
 describe('the embedded database in DATA_DIR', () => {
   let dataDir: string;
@@ -43,6 +44,72 @@ describe('the embedded database in DATA_DIR', () => {
     await writeFile(join(dataDir, 'owner.pid'), '2147483646');
     const db = await openDatabase({ dataDir });
     await db.destroy();
+  });
+
+  it('takes over a lock whose PID is alive again but names another process (a restart as PID 1 after kill -9)', async () => {
+    const { bootId } = await currentOwner();
+    for (const pid of [process.pid, 1]) {
+      await writeFile(join(dataDir, 'owner.pid'), JSON.stringify({ pid, startTime: '1', ...(bootId ? { bootId } : {}) }));
+      const db = await openDatabase({ dataDir });
+      await db.destroy();
+    }
+    // The same PID and start time from an earlier boot is not this process either.
+    await writeFile(join(dataDir, 'owner.pid'), JSON.stringify({ ...(await currentOwner()), bootId: 'an-earlier-boot' }));
+    const db = await openDatabase({ dataDir });
+    await db.destroy();
+  });
+
+  it('refuses a lock whose record matches the live owner', async () => {
+    await writeFile(join(dataDir, 'owner.pid'), JSON.stringify(await currentOwner()));
+    await openDatabase({ dataDir }).then(() => expect.fail('opened'), (error: unknown) => expect(error).to.be.instanceOf(DatabaseInUseError));
+    await rm(join(dataDir, 'owner.pid'));
+  });
+});
+
+describe('the permissions of DATA_DIR', () => {
+  const modes = async (folder: string): Promise<Map<string, number>> => {
+    const found = new Map<string, number>([[folder, (await stat(folder)).mode & 0o777]]);
+    for (const entry of await readdir(folder, { recursive: true })) found.set(entry, (await lstat(join(folder, entry))).mode & 0o777);
+    return found;
+  };
+
+  it('creates the folder and every database file for the owner alone (0700 folders, 0600 files)', async () => {
+    const parent = await mkdtemp(join(tmpdir(), 'age-provider-modes-'));
+    const dataDir = join(parent, 'data');
+    try {
+      const db = await openDatabase({ dataDir });
+      await db.raw('create table written (value text)');
+      await db.raw("insert into written values ('x')");
+      await db.destroy();
+      const found = await modes(dataDir);
+      expect(found.size).to.be.greaterThan(100);
+      const open = [...found].filter(([, mode]) => (mode & 0o077) !== 0);
+      expect(open).to.deep.equal([]);
+    } finally {
+      await rm(parent, { recursive: true, force: true });
+    }
+  });
+
+  it('restricts an existing folder opened to everyone, with a JSON warning', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'age-provider-modes-'));
+    try {
+      await (await openDatabase({ dataDir })).destroy();
+      for (const [path, mode] of await modes(dataDir)) {
+        const full = path === dataDir ? path : join(dataDir, path);
+        await chmod(full, mode & 0o700 ? (mode === 0o700 ? 0o755 : 0o666) : mode);
+      }
+      const lines: string[] = [];
+      const db = await openDatabase({ dataDir, log: createLogger('warn', (line) => lines.push(line)) });
+      await db.destroy();
+      expect([...(await modes(dataDir))].filter(([, mode]) => (mode & 0o077) !== 0)).to.deep.equal([]);
+      expect(lines).to.have.length(1);
+      const warning = JSON.parse(lines[0]!) as { level: string; message: string; changed: number };
+      expect(warning.level).to.equal('warn');
+      expect(warning.message).to.contain('DATA_DIR');
+      expect(warning.changed).to.be.greaterThan(100);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
 
