@@ -3,8 +3,10 @@ import { systemClock, type Clock } from './clock.js';
 import { loadConfig } from './config/load.js';
 import type { Config, Settings } from './config/types.js';
 import { fallbackErrors } from './http/fallback.js';
-import { healthRoutes } from './http/health.js';
+import { requestDeadline } from './http/deadline.js';
+import { healthRoutes, type Readiness } from './http/health.js';
 import { createMetrics } from './http/metrics.js';
+import { operationsApp } from './http/operations.js';
 import { createRateLimits } from './http/rate-limit.js';
 import { securityHeaders } from './http/security-headers.js';
 import { staticAssets } from './http/static-assets.js';
@@ -43,6 +45,10 @@ export interface AgeProvider {
   runtime: Runtime;
   /** The oidc-provider instance behind the OAuth2 surface. */
   provider: Provider;
+  /** /metrics, /healthz and /readyz for the operations listener (OPERATIONS_PORT), apart from the public port. */
+  operations: Koa;
+  /** The server is shutting down: /readyz answers 503 from now on so load balancers stop sending. */
+  drain(): void;
   /** Stops timers and closes the database the provider opened. */
   close(): Promise<void>;
 }
@@ -102,9 +108,11 @@ async function assemble({ config, db, clock, log, env, geo, closers }: AssemblyI
   app.use(metrics.middleware);
   app.use(securityHeaders({ https: config.issuer.startsWith('https://') }));
   app.use(fallbackErrors(log));
+  app.use(requestDeadline(config.requestTimeoutMs));
   app.use(staticAssets());
-  app.use(healthRoutes(db).routes());
-  app.use(metrics.routes.routes());
+  const readiness: Readiness = { draining: false };
+  const health = healthRoutes(db, readiness);
+  app.use(health.routes());
   // Surfaces: each module mounts its own routes here (paths never collide; the provider goes last).
   app.use(externalApi(runtime));
   const provider = createProvider(runtime);
@@ -120,6 +128,10 @@ async function assemble({ config, db, clock, log, env, geo, closers }: AssemblyI
     config,
     runtime,
     provider,
+    operations: operationsApp(health, metrics),
+    drain() {
+      readiness.draining = true;
+    },
     async close() {
       for (const task of closers.reverse()) await task();
     },

@@ -1,8 +1,17 @@
 import Router from '@koa/router';
 import type { Database } from '../store/database.js';
+import { settlesWithin } from '../time-limit.js';
 
-/** /healthz: the process answers. /readyz: the database answers too. For load balancers. */
-export function healthRoutes(db: Database): Router {
+/** Set when the server begins to shut down: load balancers stop sending before the listener closes. */
+export interface Readiness {
+  draining: boolean;
+}
+
+/** /readyz says "unavailable" when the database has not answered within this time (a frozen database must not hang it). */
+const READY_WITHIN_MS = 2000;
+
+/** /healthz: the process answers. /readyz: the database answers too, and the server is not shutting down. */
+export function healthRoutes(db: Database, readiness: Readiness): Router {
   const router = new Router();
   router.get('/healthz', (ctx) => {
     ctx.set('Cache-Control', 'no-store');
@@ -10,10 +19,12 @@ export function healthRoutes(db: Database): Router {
   });
   router.get('/readyz', async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    try {
-      await db.raw('select 1');
+    if (readiness.draining) {
+      ctx.status = 503;
+      ctx.body = { status: 'draining' };
+    } else if ((await settlesWithin(db.raw('select 1'), READY_WITHIN_MS)) === 'done') {
       ctx.body = { status: 'ready' };
-    } catch {
+    } else {
       ctx.status = 503;
       ctx.body = { status: 'unavailable' };
     }

@@ -1,8 +1,10 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CliIo } from '../../lib/cli/command.js';
 import { main } from '../../lib/cli/main.js';
+import { packageRoot } from '../../lib/paths.js';
 import { openDatabase, type Database } from '../../lib/store/database.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
@@ -57,5 +59,46 @@ export async function cliDatabase(prefix: string): Promise<CliDatabase> {
       await database?.drop();
       await rm(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+export interface ServeProcess {
+  child: ChildProcess;
+  /** what `serve --json` printed once listening */
+  started: { listening: string; operations?: string };
+  /** resolves once stderr carried a line containing `text` */
+  logged(text: string): Promise<void>;
+  /** resolves with the exit code */
+  exited: Promise<number | null>;
+}
+
+/** `age-provider serve --json` as a real child process (signals, exit codes), with only the given environment. */
+export async function serveProcess(env: NodeJS.ProcessEnv): Promise<ServeProcess> {
+  const script = `import { main } from ${JSON.stringify(join(packageRoot, 'lib/cli/main.ts'))}; process.exitCode = await main(process.argv.slice(1));`;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, 'serve', '--json'], {
+    cwd: packageRoot,
+    env: { PATH: process.env.PATH, PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  const waiting: Array<{ text: string; resolve: () => void }> = [];
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    for (const wait of waiting.filter(({ text }) => stderr.includes(text))) wait.resolve();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const started = await new Promise<ServeProcess['started']>((resolve, reject) => {
+    let stdout = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (stdout.trimEnd().endsWith('}')) resolve(JSON.parse(stdout) as ServeProcess['started']);
+    });
+    void exited.then((code) => reject(new Error(`the server exited early (${code}): ${stderr}`)));
+  });
+  return {
+    child,
+    started,
+    exited,
+    logged: (text) => (stderr.includes(text) ? Promise.resolve() : new Promise((resolve) => waiting.push({ text, resolve }))),
   };
 }

@@ -1,14 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { packageRoot } from '../../lib/paths.js';
 import type { Database } from '../../lib/store/database.js';
 import { systemClock } from '../../lib/clock.js';
 import { authenticateApiToken } from '../../lib/webmasters/api-tokens.js';
 import { authenticateWebmaster } from '../../lib/webmasters/accounts.js';
-import { cli, cliDatabase, type CliDatabase } from './run.js';
+import { cli, cliDatabase, serveProcess, type CliDatabase, type ServeProcess } from './run.js';
 
 let counter = 0;
 const newEmail = () => `cli-${Date.now()}-${counter++}@example.test`;
@@ -110,34 +108,23 @@ describe('age-provider webmaster (operator CLI)', function () {
 describe('age-provider webmaster on an embedded database a server holds', function () {
   this.timeout(120_000);
   let dataDir: string;
-  let server: ChildProcess | undefined;
+  let server: ServeProcess | undefined;
 
   before(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'age-provider-cli-lock-'));
   });
   after(async () => {
-    server?.kill('SIGTERM');
-    if (server && server.exitCode === null) await new Promise((resolve) => server!.once('exit', resolve));
+    server?.child.kill('SIGTERM');
+    await server?.exited;
     await rm(dataDir, { recursive: true, force: true });
   });
 
   it('tells the operator which process holds it and what to do instead', async () => {
     // A real server process on the embedded database in dataDir.
-    const script = `import { main } from ${JSON.stringify(join(packageRoot, 'lib/cli/main.ts'))}; process.exitCode = await main(process.argv.slice(1));`;
-    server = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, 'serve', '--json'], {
-      cwd: packageRoot,
-      env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    await new Promise<void>((resolve, reject) => {
-      server!.stdout!.on('data', (chunk: Buffer) => {
-        if (chunk.toString().includes('listening')) resolve();
-      });
-      server!.once('exit', (code) => reject(new Error(`the server exited early (${code})`)));
-    });
+    server = await serveProcess({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
     const run = await cli({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, ['webmaster', 'token', '--email', 'someone@example.test']);
     expect(run.code).to.equal(1);
-    expect(run.stderr).to.contain(`in use by process ${server.pid}`)
+    expect(run.stderr).to.contain(`in use by process ${server.child.pid}`)
       .and.contain('Stop that process first, or run the server and this command against PostgreSQL with DATABASE_URL');
   });
 });

@@ -1,37 +1,74 @@
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { createAgeProvider } from '../../app.js';
+import { graceful } from '../../http/shutdown.js';
+import { settlesWithin } from '../../time-limit.js';
 import { output, type Command } from '../command.js';
+
+async function listen(server: Server, port: number, host: string): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, resolve);
+  });
+  const address = server.address();
+  const bound = typeof address === 'object' && address ? address.port : port;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
+}
+
+const signalled = (): Promise<string> =>
+  new Promise((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
 
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'migrate the database and run the service',
   usage: `Usage: age-provider serve [--json]
 
-Applies pending migrations, then serves every surface (OAuth2, External API, platform, health) on HOST:PORT.
+Applies pending migrations, then serves every surface (OAuth2, External API, platform, health) on HOST:PORT, and
+/metrics, /healthz and /readyz on OPERATIONS_HOST:OPERATIONS_PORT when OPERATIONS_PORT is set.
 Configuration comes from environment variables: see docs/configuration.md.
-Stops cleanly on SIGINT or SIGTERM.`,
+Stops cleanly on SIGINT or SIGTERM: /readyz answers 503, in-flight requests finish, and the process exits within
+SHUTDOWN_TIMEOUT seconds (exit code 1 when requests had to be cut).`,
   options: { json: { type: 'boolean' } },
   async run({ values }, io) {
     const started = Date.now();
     const provider = await createAgeProvider({ env: io.env });
-    const { config } = provider;
-    const server = createServer(provider.app.callback());
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.port, config.host, resolve);
-    });
-    const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : config.port;
-    output(io, values.json === true, { listening: `http://${config.host}:${port}`, issuer: config.issuer, startupMs: Date.now() - started },
-      `age-provider listening on http://${config.host}:${port} (issuer ${config.issuer}, database ${config.databaseUrl ? 'PostgreSQL' : `embedded in ${config.dataDir}`}) in ${Date.now() - started} ms`);
-    await new Promise<void>((resolve) => {
-      const stop = () => resolve();
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    });
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeAllConnections();
-    await provider.close();
-    return 0;
+    const { config, runtime: { log } } = provider;
+    const stopped = signalled();
+    const publicServer = createServer();
+    const operationsServer = config.operationsPort === undefined ? undefined : createServer();
+    const servers = operationsServer ? [publicServer, operationsServer] : [publicServer];
+    // Follow requests from the first one, so a drain knows every response in flight.
+    const drainers = servers.map((server) => graceful(server));
+    publicServer.on('request', provider.app.callback());
+    operationsServer?.on('request', provider.operations.callback());
+    let listening: string;
+    let operations: string | undefined;
+    try {
+      listening = await listen(publicServer, config.port, config.host);
+      if (operationsServer) operations = await listen(operationsServer, config.operationsPort!, config.operationsHost);
+    } catch (error) {
+      for (const server of servers) server.close();
+      await provider.close();
+      throw error;
+    }
+    output(io, values.json === true, { listening, ...(operations ? { operations } : {}), issuer: config.issuer, startupMs: Date.now() - started },
+      `age-provider listening on ${listening}${operations ? ` (operations on ${operations})` : ''} (issuer ${config.issuer}, database ${config.databaseUrl ? 'PostgreSQL' : `embedded in ${config.dataDir}`}) in ${Date.now() - started} ms`);
+
+    const signal = await stopped;
+    const timeoutMs = config.shutdownTimeout * 1000;
+    const deadline = Date.now() + timeoutMs;
+    log.info('shutting down: draining in-flight requests', { signal, timeoutMs });
+    provider.drain();
+    const drained = (await Promise.all(drainers.map((server) => server.drain(timeoutMs)))).every(Boolean);
+    const closed = await settlesWithin(provider.close(), Math.max(deadline - Date.now(), 0));
+    if (!drained) log.warn('shutdown deadline reached: the remaining connections were cut', { timeoutMs });
+    if (closed === 'failed') log.error('closing the database failed');
+    if (closed === 'late') {
+      log.error('shutdown deadline reached while closing the database: exiting anyway', { timeoutMs });
+      process.exit(1);
+    }
+    return drained ? 0 : 1;
   },
 };

@@ -1,0 +1,125 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { serveProcess, type ServeProcess } from './run.js';
+
+/** One raw HTTP/1.1 connection: what the server wrote, and when it closed it. */
+interface Connection {
+  socket: Socket;
+  received(): string;
+  /** resolves once the received text contains `text` */
+  receives(text: string): Promise<void>;
+  closed: Promise<void>;
+}
+
+async function open(url: string): Promise<Connection> {
+  const { hostname, port } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  let text = '';
+  const waiting: Array<{ wanted: string; resolve: () => void }> = [];
+  socket.on('data', (chunk: Buffer) => {
+    text += chunk.toString();
+    for (const wait of waiting.filter(({ wanted }) => text.includes(wanted))) wait.resolve();
+  });
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  return {
+    socket,
+    received: () => text,
+    receives: (wanted) => (text.includes(wanted) ? Promise.resolve() : new Promise((resolve) => waiting.push({ wanted, resolve }))),
+    closed,
+  };
+}
+
+const TOKEN_BODY = 'grant_type=authorization_code&code=nothing&redirect_uri=https%3A%2F%2Fexample.test%2Fcb&client_id=nobody';
+
+/** A token request whose headers the server has (it answered 100 Continue) and whose body is still to come. */
+async function tokenRequestInFlight(url: string): Promise<Connection> {
+  const connection = await open(url);
+  connection.socket.write(
+    `POST /v1/oauth2/token HTTP/1.1\r\nHost: ${new URL(url).host}\r\nContent-Type: application/x-www-form-urlencoded\r\n` +
+      `Content-Length: ${TOKEN_BODY.length}\r\nExpect: 100-continue\r\n\r\n`,
+  );
+  await connection.receives('100 Continue');
+  return connection;
+}
+
+/** The final response on a connection: status, lower-cased headers and body (the interim 100 Continue skipped). */
+function finalResponse(text: string): { status: number; headers: Record<string, string>; body: string } {
+  const last = text.slice(text.lastIndexOf('HTTP/1.1 '));
+  const [head = '', body = ''] = last.split('\r\n\r\n');
+  const [statusLine = '', ...lines] = head.split('\r\n');
+  const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  return { status: Number(statusLine.split(' ')[1]), headers, body };
+}
+
+describe('age-provider serve as a process', function () {
+  this.timeout(180_000);
+  let dataDir: string;
+  let server: ServeProcess | undefined;
+
+  beforeEach(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'age-provider-serve-'));
+  });
+  afterEach(async () => {
+    if (server && server.child.exitCode === null) server.child.kill('SIGKILL');
+    await server?.exited;
+    server = undefined;
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('serves /metrics on the operations listener only, health on both', async () => {
+    server = await serveProcess({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', OPERATIONS_PORT: '0' });
+    const { listening, operations } = server.started;
+    expect(operations).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect((await fetch(`${listening}/metrics`)).status).to.equal(404);
+    const metrics = await fetch(`${operations!}/metrics`);
+    expect(metrics.status).to.equal(200);
+    expect(await metrics.text()).to.contain('process_resident_memory_bytes');
+    for (const base of [listening, operations!]) {
+      expect((await fetch(`${base}/healthz`)).status).to.equal(200);
+      expect((await fetch(`${base}/readyz`)).status).to.equal(200);
+    }
+    server.child.kill('SIGTERM');
+    expect(await server.exited).to.equal(0);
+  });
+
+  it('on SIGTERM lets every in-flight request finish with Connection: close, closes idle connections and exits 0', async () => {
+    server = await serveProcess({ DATA_DIR: dataDir, LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT: '60' });
+    const { listening } = server.started;
+    const idle = await open(listening);
+    idle.socket.write(`GET /healthz HTTP/1.1\r\nHost: ${new URL(listening).host}\r\n\r\n`);
+    await idle.receives('{"status":"ok"}');
+    const inFlight = await Promise.all(Array.from({ length: 8 }, () => tokenRequestInFlight(listening)));
+
+    server.child.kill('SIGTERM');
+    await server.logged('shutting down');
+    await idle.closed;
+    expect(finalResponse(idle.received()).headers.connection).to.equal('keep-alive');
+    // The listener no longer accepts connections.
+    await open(listening).then((late) => {
+      late.socket.destroy();
+      expect.fail('a new connection was accepted while draining');
+    }, (error: NodeJS.ErrnoException) => expect(error.code).to.equal('ECONNREFUSED'));
+
+    for (const connection of inFlight) connection.socket.write(TOKEN_BODY);
+    await Promise.all(inFlight.map((connection) => connection.closed));
+    for (const connection of inFlight) {
+      const response = finalResponse(connection.received());
+      expect(response.status).to.equal(401);
+      expect(response.headers.connection).to.equal('close');
+      expect(JSON.parse(response.body)).to.have.property('error', 'invalid_client');
+    }
+    expect(await server.exited).to.equal(0);
+  });
+
+  it('exits anyway after SHUTDOWN_TIMEOUT when a request does not finish, with exit code 1', async () => {
+    server = await serveProcess({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', SHUTDOWN_TIMEOUT: '1' });
+    const stuck = await tokenRequestInFlight(server.started.listening);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).to.equal(1);
+    await stuck.closed;
+  });
+});
