@@ -108,11 +108,12 @@ async function assemble({ config, db, clock, log, env, geo, closers }: AssemblyI
   app.use(metrics.middleware);
   app.use(securityHeaders({ https: config.issuer.startsWith('https://') }));
   app.use(fallbackErrors(log));
-  app.use(requestDeadline(config.requestTimeoutMs));
   app.use(staticAssets());
   const readiness: Readiness = { draining: false };
   const health = healthRoutes(db, readiness);
   app.use(health.routes());
+  // After health: /readyz has its own, shorter bound.
+  app.use(requestDeadline(config.requestTimeoutMs));
   // Surfaces: each module mounts its own routes here (paths never collide; the provider goes last).
   app.use(externalApi(runtime));
   const provider = createProvider(runtime);

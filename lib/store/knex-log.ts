@@ -1,10 +1,14 @@
 import type { Knex } from 'knex';
 import type { Logger } from '../log.js';
 
-/** One line of text for a knex message: an error's own message (its stack is noise in an outage), else its text. */
+/**
+ * One line of text for a knex message: an error's own message, else the first line of its text (knex appends
+ * stacks, e.g. "Acquire connection error: Error: ...\n    at ...", that are noise in an outage).
+ */
 function describe(message: unknown): string {
   if (message instanceof Error) return message.message;
-  return typeof message === 'string' ? message : JSON.stringify(message) ?? String(message);
+  const text = typeof message === 'string' ? message : JSON.stringify(message) ?? String(message);
+  return text.split('\n', 1)[0]!;
 }
 
 /**

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
 describe('operations endpoints and the HTML fallback', () => {
@@ -28,6 +30,19 @@ describe('operations endpoints and the HTML fallback', () => {
     }
   });
 
+  it('reports not ready as soon as the server begins to shut down', async () => {
+    const other = await startTestApp();
+    try {
+      other.provider.drain();
+      const response = await fetch(`${other.url}/readyz`);
+      expect(response.status).to.equal(503);
+      expect(await response.json()).to.deep.equal({ status: 'draining' });
+      expect((await fetch(`${other.url}/healthz`)).status).to.equal(200);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('renders an unknown path as an HTML page in the browser language, with security headers and a strict CSP', async () => {
     const response = await fetch(`${app.url}/no/such/page`, { headers: { 'Accept-Language': 'fr-CH, de;q=0.5' } });
     expect(response.status).to.equal(404);
@@ -52,17 +67,34 @@ describe('operations endpoints and the HTML fallback', () => {
   });
 });
 
-describe('/metrics', () => {
+describe('/metrics on the operations listener', () => {
   let app: TestApp;
+  let operations: Server;
+  let operationsUrl: string;
   before(async () => {
     app = await startTestApp();
+    operations = createServer(app.provider.operations.callback());
+    await new Promise<void>((resolve) => operations.listen(0, '127.0.0.1', resolve));
+    operationsUrl = `http://127.0.0.1:${(operations.address() as AddressInfo).port}`;
   });
-  after(() => app.close());
+  after(async () => {
+    await new Promise<void>((resolve) => operations.close(() => resolve()));
+    await app.close();
+  });
+
+  it('is not served on the public port', async () => {
+    expect((await fetch(`${app.url}/metrics`)).status).to.equal(404);
+  });
+
+  it('serves health beside it for local probes', async () => {
+    expect((await fetch(`${operationsUrl}/healthz`)).status).to.equal(200);
+    expect((await fetch(`${operationsUrl}/readyz`)).status).to.equal(200);
+  });
 
   it('exposes request latency per surface in the Prometheus format, never raw paths', async () => {
     await fetch(`${app.url}/healthz`);
     await fetch(`${app.url}/external/website/12345`);
-    const response = await fetch(`${app.url}/metrics`);
+    const response = await fetch(`${operationsUrl}/metrics`);
     expect(response.status).to.equal(200);
     expect(response.headers.get('content-type')).to.match(/^text\/plain/);
     const text = await response.text();
