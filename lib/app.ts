@@ -22,6 +22,7 @@ import { interactionRouter } from './oauth2/interactions/router.js';
 import { createSealer } from './security/sealing.js';
 import { openConfiguredDatabase, type Database } from './store/database.js';
 import { migrate } from './store/migrate.js';
+import { scheduleRetention } from './store/retention.js';
 import { createProvider } from './oauth2/provider.js';
 import { mountOAuth2 } from './oauth2/surface.js';
 import type Provider from 'oidc-provider';
@@ -122,6 +123,7 @@ async function assemble({ config, db, clock, log, env, geo, closers }: AssemblyI
   app.use(federatedCallbackRoutes(runtime).routes());
   app.use((await interactionRouter(runtime, provider)).routes());
   mountOAuth2(app, runtime, provider);
+  scheduleRetention(runtime);
 
   return {
     app,
