@@ -43,7 +43,9 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   const started = Date.now();
   const { relyingPartyPort, ...providerOptions } = options;
   const env = providerOptions.env ?? process.env;
-  const { env: _env, clock: _clock, logger: _logger, db: _db, ...settings } = providerOptions;
+  // The demo is one process: on PostgreSQL it may keep its keys in DATA_DIR (SINGLE_INSTANCE).
+  const { env: _env, clock: _clock, logger: _logger, db: _db, ...given } = providerOptions;
+  const settings = { singleInstance: true, ...given };
 
   // Both ports are bound before the provider is built, so its issuer names the real port even when PORT is 0.
   const { config: wanted } = await loadConfig(settings, env);
@@ -55,7 +57,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     const issuer = wanted.port === 0 && wanted.issuer === origin(wanted.host, 0) ? origin(wanted.host, port) : wanted.issuer;
     const siteUrl = origin(wanted.host, await listen(relyingPartyServer, relyingPartyPort ?? (wanted.port === 0 ? 0 : port + 1), wanted.host));
 
-    provider = await createAgeProvider({ ...providerOptions, env, port, issuer });
+    provider = await createAgeProvider({ ...providerOptions, ...settings, env, port, issuer });
     providerServer.on('request', provider.app.callback());
 
     const seed = await seedDemo(provider.runtime, `${siteUrl}/callback`);

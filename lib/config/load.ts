@@ -66,14 +66,14 @@ export async function loadConfig(options: Partial<Settings> = {}, env: NodeJS.Pr
   }
   const settings = raw as unknown as Settings;
   settings.issuer = settings.issuer.replace(/\/$/, '');
-  let resolved;
+  let secrets;
   try {
-    resolved = await resolveSecrets(settings);
+    secrets = await resolveSecrets(settings);
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
   const { cookieKeys: _c, jwks: _j, sealingKey: _s, ...rest } = settings;
-  return { config: { ...rest, ...resolved.secrets }, warnings: resolved.warning ? [resolved.warning] : [] };
+  return { config: { ...rest, ...secrets }, warnings: [] };
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {

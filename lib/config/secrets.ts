@@ -2,6 +2,7 @@ import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { JWKS } from 'oidc-provider';
+import { ENV_NAMES } from './settings-schema.js';
 import type { Secrets, Settings } from './types.js';
 
 interface StoredSecrets {
@@ -36,20 +37,24 @@ async function readOrCreate(dataDir: string): Promise<{ stored: StoredSecrets; c
 }
 
 /**
- * Configured secrets win; any that are missing are generated once into DATA_DIR/secrets.json and reused.
- * Returns a warning when generated secrets back a shared database, where every instance must use the same ones.
+ * Configured secrets win; any that are missing are generated once into DATA_DIR/secrets.json and reused. On PostgreSQL
+ * that is refused unless SINGLE_INSTANCE=true: every instance sharing the database must sign and seal with the same
+ * keys, and keys generated per instance break every flow that crosses instances.
  */
-export async function resolveSecrets(settings: Settings): Promise<{ secrets: Secrets; warning?: string }> {
-  const missing = !settings.cookieKeys || !settings.jwks || !settings.sealingKey;
-  const generated = missing ? await readOrCreate(settings.dataDir) : undefined;
+export async function resolveSecrets(settings: Settings): Promise<Secrets> {
+  const missing = (['cookieKeys', 'jwks', 'sealingKey'] as const).filter((key) => !settings[key]);
+  if (missing.length > 0 && settings.databaseUrl && !settings.singleInstance) {
+    throw new Error(
+      `${missing.map((key) => ENV_NAMES[key]).join(', ')} not configured: on PostgreSQL every instance must share COOKIE_KEYS, JWKS and ` +
+        'SEALING_KEY, so configure them (see docs/configuration.md), or set SINGLE_INSTANCE=true when only this instance uses the database.',
+    );
+  }
+  const generated = missing.length > 0 ? (await readOrCreate(settings.dataDir)).stored : undefined;
   const secrets: Secrets = {
-    cookieKeys: settings.cookieKeys ?? generated!.stored.cookieKeys,
-    jwks: settings.jwks ?? generated!.stored.jwks,
-    sealingKey: Buffer.from(settings.sealingKey ?? generated!.stored.sealingKey, 'base64'),
+    cookieKeys: settings.cookieKeys ?? generated!.cookieKeys,
+    jwks: settings.jwks ?? generated!.jwks,
+    sealingKey: Buffer.from(settings.sealingKey ?? generated!.sealingKey, 'base64'),
   };
   if (secrets.sealingKey.length !== 32) throw new Error('invalid configuration SEALING_KEY: must be base64 of 32 bytes');
-  const warning = generated && settings.databaseUrl
-    ? `COOKIE_KEYS, JWKS or SEALING_KEY not configured: using keys from ${join(settings.dataDir, 'secrets.json')}. Every instance sharing DATABASE_URL must use the same keys; configure them explicitly.`
-    : undefined;
-  return warning ? { secrets, warning } : { secrets };
+  return secrets;
 }

@@ -44,7 +44,8 @@ export async function cliDatabase(prefix: string): Promise<CliDatabase> {
   const dataDir = await mkdtemp(join(tmpdir(), prefix));
   const database = process.env.DATABASE_URL ? await createTestDatabase() : undefined;
   return {
-    env: { DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...(database?.url ? { DATABASE_URL: database.url } : {}) },
+    // On PostgreSQL the commands run as the one instance using that database (no shared keys needed).
+    env: { DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...(database?.url ? { DATABASE_URL: database.url, SINGLE_INSTANCE: 'true' } : {}) },
     database,
     async inspect(work) {
       if (database) return work(database.db);

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,8 +45,14 @@ describe('configuration', () => {
     expect(JSON.parse(await readFile(join(dataDir, 'secrets.json'), 'utf8'))).to.have.keys('cookieKeys', 'jwks', 'sealingKey');
   });
 
-  it('warns when generated secrets back a shared PostgreSQL database', async () => {
-    const { warnings } = await loadConfig({}, { DATA_DIR: dataDir, DATABASE_URL: 'postgres://localhost/x' });
-    expect(warnings.join()).to.contain('COOKIE_KEYS');
+  it('refuses generated secrets on PostgreSQL, naming the missing keys, unless SINGLE_INSTANCE=true', async () => {
+    const shared = { DATA_DIR: dataDir, DATABASE_URL: 'postgres://localhost/x', SEALING_KEY: randomBytes(32).toString('base64') };
+    await loadConfig({}, shared).then(() => expect.fail('started'), (error: unknown) => {
+      expect(error).to.be.instanceOf(ConfigError);
+      expect((error as Error).message).to.match(/^COOKIE_KEYS, JWKS not configured/).and.contain('SINGLE_INSTANCE=true');
+    });
+    const { config } = await loadConfig({}, { ...shared, SINGLE_INSTANCE: 'true' });
+    expect(config.singleInstance).to.equal(true);
+    expect(config.cookieKeys).to.have.length(1);
   });
 });
