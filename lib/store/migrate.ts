@@ -8,7 +8,16 @@ const source: Knex.MigrationSource<string> = {
   getMigration: async (name) => {
     const found = migrations.find(([candidate]) => candidate === name);
     if (!found) throw new Error(`unknown migration ${name}`);
-    return found[1];
+    const migration = found[1];
+    return {
+      // Each migration runs in its own transaction: a schema change on a large table may take longer than
+      // DB_STATEMENT_TIMEOUT_MS, which bounds the requests, so it is lifted for that transaction only.
+      up: async (knex: Knex) => {
+        await knex.raw('set local statement_timeout = 0');
+        await migration.up(knex);
+      },
+      down: (knex: Knex) => migration.down(knex),
+    };
   },
 };
 

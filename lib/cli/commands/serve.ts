@@ -28,8 +28,8 @@ export const serveCommand: Command = {
 Applies pending migrations, then serves every surface (OAuth2, External API, platform, health) on HOST:PORT, and
 /metrics, /healthz and /readyz on OPERATIONS_HOST:OPERATIONS_PORT when OPERATIONS_PORT is set.
 Configuration comes from environment variables: see docs/configuration.md.
-Stops cleanly on SIGINT or SIGTERM: /readyz answers 503, in-flight requests finish, and the process exits within
-SHUTDOWN_TIMEOUT seconds (exit code 1 when requests had to be cut).`,
+Stops cleanly on SIGINT or SIGTERM. It drains first: /readyz answers 503, in-flight requests finish, and the
+process exits within SHUTDOWN_TIMEOUT seconds (exit code 1 when requests had to be cut).`,
   options: { json: { type: 'boolean' } },
   async run({ values }, io) {
     const started = Date.now();
