@@ -1,7 +1,10 @@
 import { CHALLENGE_NAMES, WEBSITE_CHALLENGES, type ChallengeName } from './challenge.js';
 
 /** Challenges a website record cannot list; they load only when an authorization request names them (ARCHITECTURE §6.3). */
-export const REQUEST_ONLY_CHALLENGES: readonly ChallengeName[] = ['paypal', 'agego', 'agekey'];
+export const REQUEST_ONLY_CHALLENGES: readonly ChallengeName[] = ['paypal', 'agego', 'agekey', 'eu_av'];
+
+/** Request-only challenges offered even when the request names none, once the operator configured them (eu_av needs no vendor account). */
+export const OFFERED_BY_DEFAULT: readonly ChallengeName[] = ['eu_av'];
 
 const isChallengeName = (value: string): value is ChallengeName => (CHALLENGE_NAMES as readonly string[]).includes(value);
 
@@ -14,16 +17,18 @@ export function parseRequestedChallenges(value: unknown): ChallengeName[] | unde
 
 /**
  * What the visitor may choose from: the website's challenges, narrowed (never widened) by the request, plus the
- * request-only ones the request names; then only those the operator runs (`offered`). Order: the request's, else the website's.
+ * request-only ones the request names; then only those the operator runs (`offered`). Order: the request's, else the
+ * website's followed by the OFFERED_BY_DEFAULT ones the operator configured (`configured`).
  */
 export function availableChallenges(
   websiteChallenges: readonly string[],
   requested: readonly ChallengeName[] | undefined,
   offered: (name: ChallengeName) => boolean,
+  configured: (name: ChallengeName) => boolean = () => false,
 ): ChallengeName[] {
   const listed = WEBSITE_CHALLENGES.filter((name) => websiteChallenges.includes(name)) as ChallengeName[];
   const allowed = requested
     ? requested.filter((name) => listed.includes(name) || REQUEST_ONLY_CHALLENGES.includes(name))
-    : websiteChallenges.filter((name): name is ChallengeName => listed.includes(name as ChallengeName));
+    : [...websiteChallenges.filter((name): name is ChallengeName => listed.includes(name as ChallengeName)), ...OFFERED_BY_DEFAULT.filter(configured)];
   return [...new Set(allowed)].filter(offered);
 }

@@ -1,3 +1,4 @@
+import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { HttpError } from '../http/errors.js';
 import type { Translate } from '../i18n/catalogue.js';
@@ -7,10 +8,10 @@ import type { Location } from '../geo/location.js';
 import type { Runtime } from '../runtime.js';
 
 /** Every challenge the authorization endpoints accept (spec 4.1). */
-export const CHALLENGE_NAMES = ['selfie', 'email_age', 'credit_card', 'ticket', 'anonymage', 'pleenk', 'paypal', 'agego', 'agekey'] as const;
+export const CHALLENGE_NAMES = ['selfie', 'email_age', 'credit_card', 'ticket', 'anonymage', 'pleenk', 'paypal', 'agego', 'agekey', 'eu_av'] as const;
 export type ChallengeName = (typeof CHALLENGE_NAMES)[number];
 
-/** The challenges a website record may list (spec 2.4); paypal, agego and agekey load only when a request names them. */
+/** The challenges a website record may list (spec 2.4); paypal, agego, agekey and eu_av load only through the request or the operator. */
 export const WEBSITE_CHALLENGES = ['selfie', 'email_age', 'credit_card', 'ticket', 'anonymage', 'pleenk'] as const satisfies readonly ChallengeName[];
 export type WebsiteChallenge = (typeof WEBSITE_CHALLENGES)[number];
 
@@ -81,4 +82,6 @@ export interface Challenge {
   handle(step: string, context: StepContext): Promise<void>;
   /** Sources this challenge's pages add to the CSP (e.g. a payment processor's script). */
   csp?: Partial<CspDirectives>;
+  /** Endpoints of its own outside the interaction pages (absolute paths, e.g. a wallet's response URI), mounted at start-up. */
+  routes?: Router;
 }

@@ -4,6 +4,8 @@ import { sandboxChallenge } from './challenges/sandbox.js';
 import { ticketModule } from './challenges/ticket.js';
 import { federatedModules } from './challenges/federated/index.js';
 import { VENDOR_CHALLENGE_MODULES } from './challenges/vendors/modules.js';
+import { euAvModule } from './challenges/eu-av/index.js';
+import type Router from '@koa/router';
 
 /** One challenge's entry in the registry: builds it from the operator's settings at start-up. */
 export interface ChallengeModule {
@@ -24,6 +26,7 @@ export const CHALLENGE_MODULES: readonly ChallengeModule[] = [
   ticketModule,
   ...VENDOR_CHALLENGE_MODULES,
   ...federatedModules,
+  euAvModule,
 ];
 
 export interface ChallengeRegistry {
@@ -31,6 +34,10 @@ export interface ChallengeRegistry {
   offers(environment: Environment, name: ChallengeName): boolean;
   /** The challenge that runs `name`: the configured one for LIVE, the sandbox simulating it for TEST. */
   resolve(environment: Environment, name: ChallengeName): Challenge | undefined;
+  /** Whether the operator configured `name` (it runs for LIVE). */
+  configured(name: ChallengeName): boolean;
+  /** The configured challenges' own endpoints (Challenge.routes), to mount beside the interaction pages. */
+  routes: readonly Router[];
 }
 
 /** Builds the configured challenges once, at start-up (ARCHITECTURE §6.1, §6.3). */
@@ -58,5 +65,7 @@ export async function buildRegistry(runtime: Runtime, modules: readonly Challeng
   return {
     offers: (environment, name) => environment === 'TEST' || live.has(name),
     resolve: (environment, name) => (environment === 'TEST' ? sandboxFor(name) : live.get(name)),
+    configured: (name) => live.has(name),
+    routes: [...live.values()].flatMap((challenge) => (challenge.routes ? [challenge.routes] : [])),
   };
 }

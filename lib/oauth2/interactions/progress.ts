@@ -57,6 +57,17 @@ export async function sweepExpiredProgress(db: Database, clock: Clock): Promise<
   await db('interaction_progress').where('expires_at', '<=', clock.now()).delete();
 }
 
+/**
+ * Replaces a challenge's sealed state only while it is still `expected`: when two writers race (a wallet posting the
+ * same answer twice), exactly one wins. False when the state changed or the interaction is gone.
+ */
+export async function swapChallengeState(db: Database, uid: string, challenge: string, expected: string, sealedState: string): Promise<boolean> {
+  const changed = await db('interaction_progress')
+    .where({ uid, challenge, challenge_state_sealed: expected })
+    .update({ challenge_state_sealed: sealedState });
+  return changed === 1;
+}
+
 export type ChallengeState = StepContext['state'] & { clear(): Promise<void> };
 
 /**

@@ -60,5 +60,8 @@ export async function interactionRouter(runtime: Runtime, provider: Provider): P
   router.post('/result/continue', requireCsrf, page(continueToWebsite));
   router.get('/challenge/:name/:step', page(runChallengeStep));
   router.post('/challenge/:name/:step', csrfUnlessUpload, page(runChallengeStep));
-  return router;
+  // The challenges' own endpoints (a wallet's response URI) live outside the interaction prefix.
+  const mounted = new Router();
+  for (const routes of [router, ...services.registry.routes]) mounted.use(routes.routes());
+  return mounted;
 }

@@ -89,6 +89,6 @@ export async function loadVisit(ctx: Context, services: InteractionServices): Pr
     progress: testOutcome ? NOTHING_YET : await readProgress(runtime.db, runtime.clock, uid),
     testOutcome,
     paths: interactionPaths(uid),
-    challenges: availableChallenges(client.website.challenges, parseRequestedChallenges(params.challenges), (name) => registry.offers(environment, name)),
+    challenges: availableChallenges(client.website.challenges, parseRequestedChallenges(params.challenges), (name) => registry.offers(environment, name), registry.configured),
   };
 }

@@ -1,0 +1,67 @@
+import { unknownStep, type Challenge, type ChallengeOutcome, type StepContext } from '../../challenge.js';
+import { newPending, walletRequestUrl, type PendingPresentation } from './request.js';
+import { qrCodeSvg } from './qr.js';
+import type { EuAvSettings } from './settings.js';
+
+/** How the wallet's answer (written by the response endpoint) ends the challenge. */
+const OUTCOMES: Record<NonNullable<PendingPresentation['answer']>, (settings: EuAvSettings) => ChallengeOutcome> = {
+  over: (settings) => ({ passed: true, assuranceLevel: settings.assuranceLevel }),
+  under: () => ({ passed: false, reason: 'failed' }),
+  invalid: () => ({ passed: false, reason: 'failed' }),
+  declined: () => ({ passed: false, reason: 'cancelled' }),
+};
+
+/**
+ * eu_av: the EU age-verification attestation (an ISO mdoc) presented by the visitor's wallet over OpenID4VP 1.0.
+ * The page shows the request as a QR code (another device) and a link (this device); the wallet posts its answer
+ * to the response endpoint (response-route.ts), and this page notices it by polling `status` or on "continue".
+ */
+export function createEuAvChallenge(settings: EuAvSettings, issuer: string): Challenge {
+  async function showRequest(context: StepContext, pending: PendingPresentation, waiting = false): Promise<void> {
+    const walletUrl = walletRequestUrl(settings.walletScheme, issuer, pending);
+    context.render('challenges/eu-av.njk', {
+      age: pending.threshold,
+      walletUrl,
+      qrSvg: await qrCodeSvg(walletUrl),
+      statusUrl: context.stepUrl('status'),
+      continueUrl: context.stepUrl('continue'),
+      leaveUrl: context.stepUrl('leave'),
+      waiting,
+    });
+  }
+
+  /** A fresh request (nonce and state) each time the page is opened; an older QR code then answers nothing. */
+  async function start(context: StepContext): Promise<void> {
+    const pending = newPending(context.runtime.sealer, context.attempt.uid, context.attempt.ageThreshold);
+    await context.state.set(pending);
+    await showRequest(context, pending);
+  }
+
+  /** Whether the wallet has answered, for the page's script; says nothing about the answer. */
+  async function status(context: StepContext): Promise<void> {
+    const pending = await context.state.get<PendingPresentation>();
+    context.koa.set('Cache-Control', 'no-store');
+    context.koa.body = { answered: Boolean(pending?.answer) };
+  }
+
+  async function proceed(context: StepContext): Promise<void> {
+    const pending = await context.state.get<PendingPresentation>();
+    if (!pending) return start(context);
+    if (!pending.answer) return showRequest(context, pending, true);
+    return context.finish(OUTCOMES[pending.answer](settings));
+  }
+
+  return {
+    name: 'eu_av',
+    free: false,
+    assuranceLevel: settings.assuranceLevel,
+    async handle(step, context) {
+      const method = context.koa.method;
+      if (step === 'start' && method === 'GET') return start(context);
+      if (step === 'status' && method === 'GET') return status(context);
+      if (step === 'continue' && method === 'POST') return proceed(context);
+      if (step === 'leave' && method === 'POST') return context.finish({ passed: false, reason: 'cancelled' });
+      throw unknownStep();
+    },
+  };
+}

@@ -1,0 +1,14 @@
+import type { ChallengeModule } from '../../registry.js';
+import { createEuAvChallenge } from './challenge.js';
+import { walletResponseRoutes } from './response-route.js';
+import { loadEuAvSettings } from './settings.js';
+
+/** eu_av loads when EU_AV_TRUSTED_ISSUERS names the issuers to trust; its wallet response endpoint comes with it. */
+export const euAvModule: ChallengeModule = {
+  name: 'eu_av',
+  configure(runtime) {
+    const settings = loadEuAvSettings(runtime.env);
+    if (!settings) return undefined;
+    return { ...createEuAvChallenge(settings, runtime.config.issuer), routes: walletResponseRoutes(runtime, settings) };
+  },
+};

@@ -1,0 +1,65 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { X509Certificate } from 'node:crypto';
+import { anySet, readSettings, type SettingsSpec } from '../../../config/env-settings.js';
+import { ConfigError } from '../../../config/load.js';
+import { ASSURANCE_LEVELS, type AssuranceLevel } from '../../challenge.js';
+
+/** The operator's eu_av settings (docs/challenges.md, "eu_av"). */
+export interface EuAvSettings {
+  /** PEM of every trusted issuer (IACA) certificate, one string each */
+  trustedIssuers: string[];
+  /** recorded on a pass: the blueprint's "substantial" maps to ENHANCED by default */
+  assuranceLevel: AssuranceLevel;
+  /** scheme of the wallet request URL (the QR code and the same-device link) */
+  walletScheme: string;
+}
+
+interface Raw {
+  TRUSTED_ISSUERS: string;
+  ASSURANCE_LEVEL: AssuranceLevel;
+  WALLET_SCHEME: string;
+}
+
+const SPEC: SettingsSpec<Raw> = {
+  TRUSTED_ISSUERS: { env: 'EU_AV_TRUSTED_ISSUERS', schema: { type: 'string', minLength: 1, maxLength: 4000 } },
+  ASSURANCE_LEVEL: { env: 'EU_AV_ASSURANCE_LEVEL', schema: { type: 'string', enum: [...ASSURANCE_LEVELS] }, default: 'ENHANCED' },
+  WALLET_SCHEME: {
+    env: 'EU_AV_WALLET_SCHEME',
+    schema: { type: 'string', pattern: '^[a-z][a-z0-9+.-]{0,30}$' },
+    default: 'openid4vp',
+    expected: 'must be a URL scheme without "://", e.g. openid4vp',
+  },
+};
+
+const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
+/** Every certificate in the PEM files named (comma-separated files or directories; a directory's *.pem and *.crt). */
+function readTrustList(value: string): string[] {
+  const files = value.split(',').map((entry) => entry.trim()).filter(Boolean).flatMap((entry) => {
+    let directory: boolean;
+    try {
+      directory = statSync(entry).isDirectory();
+    } catch {
+      throw new ConfigError(`invalid configuration EU_AV_TRUSTED_ISSUERS: ${entry} cannot be read`);
+    }
+    return directory ? readdirSync(entry).filter((name) => /\.(pem|crt)$/i.test(name)).sort().map((name) => join(entry, name)) : [entry];
+  });
+  const certificates = files.flatMap((file) => readFileSync(file, 'utf8').match(PEM_BLOCK) ?? []);
+  for (const pem of certificates) {
+    try {
+      new X509Certificate(pem);
+    } catch {
+      throw new ConfigError('invalid configuration EU_AV_TRUSTED_ISSUERS: holds a certificate that cannot be parsed');
+    }
+  }
+  if (certificates.length === 0) throw new ConfigError('invalid configuration EU_AV_TRUSTED_ISSUERS: no PEM certificate found');
+  return certificates;
+}
+
+/** The settings, or undefined when no EU_AV_* variable is set (the challenge then runs only in TEST, as the sandbox). */
+export function loadEuAvSettings(env: NodeJS.ProcessEnv): EuAvSettings | undefined {
+  if (!anySet(env, Object.values(SPEC).map((setting) => setting.env))) return undefined;
+  const raw = readSettings<Raw>(env, SPEC);
+  return { trustedIssuers: readTrustList(raw.TRUSTED_ISSUERS), assuranceLevel: raw.ASSURANCE_LEVEL, walletScheme: raw.WALLET_SCHEME };
+}

@@ -1,0 +1,51 @@
+import { DeviceSignedDocument, Verifier } from '@auth0/mdl';
+import { AV_DOCTYPE } from './request.js';
+import { sessionTranscriptBytes, type TranscriptInputs } from './transcript.js';
+
+export type PresentationVerdict =
+  | { verdict: 'over' | 'under' }
+  /** `problem`: which check failed, for the log (never a value from the attestation) */
+  | { verdict: 'invalid'; problem: string };
+
+export interface Expectation extends TranscriptInputs {
+  threshold: number;
+  now: Date;
+}
+
+const AGE_OVER = /^age_over_(\d{2})$/;
+
+/**
+ * The age answer among the disclosed elements: over when some age_over_NN with NN ≥ threshold is true; under when
+ * some age_over_NN with NN ≤ threshold is false; otherwise nothing usable was disclosed.
+ */
+function ageAnswer(elements: ReadonlyArray<{ elementIdentifier: string; elementValue: unknown }>, threshold: number): PresentationVerdict {
+  let under = false;
+  for (const { elementIdentifier, elementValue } of elements) {
+    const age = Number(AGE_OVER.exec(elementIdentifier)?.[1] ?? Number.NaN);
+    if (Number.isNaN(age)) continue;
+    if (elementValue === true && age >= threshold) return { verdict: 'over' };
+    if (elementValue === false && age <= threshold) under = true;
+  }
+  return under ? { verdict: 'under' } : { verdict: 'invalid', problem: 'no usable age_over element disclosed' };
+}
+
+/**
+ * Checks a DeviceResponse through @auth0/mdl: the issuer's COSE_Sign1 and its x5chain up to a trusted certificate,
+ * the MSO's validity window, the digest of every disclosed element, and the device signature over the session
+ * transcript built from our client_id, nonce and response URI. Then our own checks: exactly one document of the
+ * AV doctype, the validity window against our clock, and the age answer. Nothing is kept.
+ */
+export async function judgePresentation(encoded: Uint8Array, trusted: readonly string[], expected: Expectation): Promise<PresentationVerdict> {
+  let documents;
+  try {
+    ({ documents } = await new Verifier([...trusted]).verify(encoded, { encodedSessionTranscript: sessionTranscriptBytes(expected) }));
+  } catch (error) {
+    return { verdict: 'invalid', problem: error instanceof Error ? error.message.slice(0, 200) : 'unreadable device response' };
+  }
+  const [document] = documents;
+  if (documents.length !== 1 || !document || !(document instanceof DeviceSignedDocument)) return { verdict: 'invalid', problem: 'not exactly one device-signed document' };
+  const { docType, validityInfo } = document.issuerSigned.issuerAuth.decodedPayload;
+  if (document.docType !== AV_DOCTYPE || docType !== AV_DOCTYPE) return { verdict: 'invalid', problem: 'not an age-verification attestation' };
+  if (expected.now < validityInfo.validFrom || expected.now > validityInfo.validUntil) return { verdict: 'invalid', problem: 'attestation outside its validity window' };
+  return ageAnswer(document.issuerSigned.nameSpaces[AV_DOCTYPE] ?? [], expected.threshold);
+}

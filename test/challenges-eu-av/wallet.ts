@@ -1,0 +1,119 @@
+import { createHash, generateKeyPairSync, webcrypto, type JsonWebKey } from 'node:crypto';
+import * as x509 from '@peculiar/x509';
+import { DeviceResponse, Document, MDoc } from '@auth0/mdl';
+import { Encoder, Tag } from 'cbor-x';
+
+x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+
+const ES256 = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
+const DAY = 24 * 60 * 60 * 1000;
+export const AV_DOCTYPE = 'eu.europa.ec.av.1';
+
+/** A test attestation provider: its root (the IACA certificate an operator would trust) and a document signer under it. */
+export interface TestIssuer {
+  rootPem: string;
+  signerPem: string;
+  signerKey: JsonWebKey;
+}
+
+export async function createTestIssuer(name = 'Test AV'): Promise<TestIssuer> {
+  const now = Date.now();
+  const rootKeys = await webcrypto.subtle.generateKey(ES256, true, ['sign', 'verify']);
+  const root = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: '01', name: `CN=${name} Root, C=EU`, notBefore: new Date(now - DAY), notAfter: new Date(now + 365 * DAY), keys: rootKeys, signingAlgorithm: ES256,
+    extensions: [new x509.BasicConstraintsExtension(true, 0, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true)],
+  });
+  const signerKeys = await webcrypto.subtle.generateKey(ES256, true, ['sign', 'verify']);
+  const signer = await x509.X509CertificateGenerator.create({
+    serialNumber: '02', subject: `CN=${name} Signer, C=EU`, issuer: root.subject, notBefore: new Date(now - DAY), notAfter: new Date(now + 300 * DAY),
+    signingAlgorithm: ES256, publicKey: signerKeys.publicKey, signingKey: rootKeys.privateKey,
+    extensions: [new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true)],
+  });
+  return { rootPem: root.toString('pem'), signerPem: signer.toString('pem'), signerKey: await webcrypto.subtle.exportKey('jwk', signerKeys.privateKey) as JsonWebKey };
+}
+
+/** What the wallet holds: the issuer-signed attestation and the device key bound into it. */
+export interface Attestation {
+  mdoc: Uint8Array;
+  deviceKey: JsonWebKey;
+}
+
+export async function issueAttestation(
+  issuer: TestIssuer, elements: Record<string, boolean>, validity: { validFrom?: Date; validUntil?: Date } = {},
+): Promise<Attestation> {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const signed = new Date(Date.now() - 60_000);
+  const document = await new Document(AV_DOCTYPE)
+    .addIssuerNameSpace(AV_DOCTYPE, elements)
+    .useDigestAlgorithm('SHA-256')
+    .addValidityInfo({ signed, validFrom: validity.validFrom ?? signed, validUntil: validity.validUntil ?? new Date(Date.now() + 90 * DAY) })
+    .addDeviceKeyInfo({ deviceKey: publicKey.export({ format: 'jwk' }) })
+    .sign({ issuerPrivateKey: issuer.signerKey, issuerCertificate: issuer.signerPem, alg: 'ES256' });
+  return { mdoc: new MDoc([document]).encode(), deviceKey: privateKey.export({ format: 'jwk' }) };
+}
+
+/** The Authorization Request a wallet reads from the QR code or the same-device link (passed by value). */
+export interface WalletRequest {
+  clientId: string;
+  responseUri: string;
+  nonce: string;
+  state: string;
+  /** the one element the DCQL query asks for, e.g. age_over_18 */
+  element: string;
+  parameters: URLSearchParams;
+}
+
+export function readWalletRequest(walletUrl: string): WalletRequest {
+  const parameters = new URL(walletUrl).searchParams;
+  const query = JSON.parse(parameters.get('dcql_query') ?? '{}') as { credentials: Array<{ claims: Array<{ path: string[] }> }> };
+  return {
+    clientId: parameters.get('client_id') ?? '',
+    responseUri: parameters.get('response_uri') ?? '',
+    nonce: parameters.get('nonce') ?? '',
+    state: parameters.get('state') ?? '',
+    element: query.credentials[0]?.claims[0]?.path[1] ?? '',
+    parameters,
+  };
+}
+
+/** The wallet's own reading of OpenID4VP 1.0 B.2.6.1: written apart from the verifier's, so a mistake there shows. */
+function walletTranscript(clientId: string, nonce: string, responseUri: string): Buffer {
+  const plain = new Encoder({ useRecords: false, tagUint8Array: false, mapsAsObjects: false });
+  const info = plain.encode([clientId, nonce, null, responseUri]);
+  const handover = ['OpenID4VPHandover', createHash('sha256').update(info).digest()];
+  return plain.encode(new Tag(plain.encode([null, null, handover]), 24));
+}
+
+/** A DeviceResponse disclosing `element`, device-signed over the transcript for this client, nonce and response URI. */
+export async function presentation(attestation: Attestation, request: Pick<WalletRequest, 'clientId' | 'nonce' | 'responseUri' | 'element'>): Promise<Buffer> {
+  const response = await DeviceResponse.from(attestation.mdoc)
+    .usingPresentationDefinition({
+      id: 'av',
+      input_descriptors: [{
+        id: AV_DOCTYPE, format: { mso_mdoc: { alg: ['ES256'] } },
+        constraints: { limit_disclosure: 'required', fields: [{ path: [`$['${AV_DOCTYPE}']['${request.element}']`], intent_to_retain: false }] },
+      }],
+    })
+    .usingSessionTranscriptBytes(walletTranscript(request.clientId, request.nonce, request.responseUri))
+    .authenticateWithSignature(attestation.deviceKey, 'ES256')
+    .sign();
+  return response.encode();
+}
+
+/** The direct_post answer: vp_token keyed by the DCQL credential id, and the request's state. */
+export function vpTokenOf(deviceResponse: Uint8Array, credentialId: string): string {
+  return JSON.stringify({ [credentialId]: [Buffer.from(deviceResponse).toString('base64url')] });
+}
+
+export function postToVerifier(responseUri: string, fields: Record<string, string>): Promise<Response> {
+  return fetch(responseUri, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+}
+
+/** Scans the request and answers it with this attestation, as a wallet would. */
+export async function answerRequest(walletUrl: string, attestation: Attestation, tweak: Partial<WalletRequest> = {}): Promise<{ status: number; body: unknown; vpToken: string }> {
+  const request = { ...readWalletRequest(walletUrl), ...tweak };
+  const query = JSON.parse(request.parameters.get('dcql_query') ?? '{}') as { credentials: Array<{ id: string }> };
+  const vpToken = vpTokenOf(await presentation(attestation, request), query.credentials[0]?.id ?? '');
+  const answer = await postToVerifier(request.responseUri, { vp_token: vpToken, state: request.state });
+  return { status: answer.status, body: await answer.json(), vpToken };
+}
