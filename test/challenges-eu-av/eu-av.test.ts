@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { Browser, formOf, linkWithText, type Page } from '../helpers/browser.js';
+import { Browser, decodeHtml, formOf, linkWithText, type Page } from '../helpers/browser.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
 import { readResources, requestToken } from '../oauth2/helpers/oauth2.js';
 import { continueToWebsite } from '../challenges-federated/flow.js';
@@ -225,6 +225,27 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     const answer = await postToVerifier(request.responseUri, { error: 'access_denied', state: request.state });
     expect(answer.status).to.equal(200);
     await expectRefused({ status: 200, body: await answer.json() }, browser, page, fixture, 'cancelled');
+  });
+
+  it('through the browser\'s Digital Credentials API: the answer bound to our origin passes; one bound to the response URI does not', async () => {
+    const fixture = await client();
+    const { browser, page, walletUrl } = await openChallenge(fixture);
+    const form = formOf(page, { id: 'eu-av-dc-api' });
+    const browserRequest = JSON.parse(decodeHtml(/data-request="([^"]*)"/.exec(page.html)![1]!)) as { response_mode: string; nonce: string };
+    expect(browserRequest.response_mode).to.equal('dc_api');
+    const request = { ...readWalletRequest(walletUrl), nonce: browserRequest.nonce };
+    const attestation = await issueAttestation(issuer, { age_over_18: true });
+    const { presentation, vpTokenOf } = await import('./wallet.js');
+
+    const wrongBinding = await browser.submit(form, { vp_token: vpTokenOf(await presentation(attestation, request), 'age_attestation') }, undefined, { stopAt: fixture.redirectUri });
+    expect(notices(wrongBinding)).to.include('failed');
+    expect(lastProblem()).to.match(/Device signature must be valid/);
+
+    const again = await openChallenge(fixture);
+    const nonce = (JSON.parse(decodeHtml(/data-request="([^"]*)"/.exec(again.page.html)![1]!)) as { nonce: string }).nonce;
+    const signed = await presentation(attestation, { ...request, nonce, origin: new URL(app.url).origin });
+    const result = await again.browser.submit(formOf(again.page, { id: 'eu-av-dc-api' }), { vp_token: vpTokenOf(signed, 'age_attestation') }, undefined, { stopAt: fixture.redirectUri });
+    expect(result.url.pathname).to.match(/\/result$/);
   });
 
   it('"continue" before the wallet answered stays on the page and says so', async () => {

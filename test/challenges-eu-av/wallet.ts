@@ -76,16 +76,23 @@ export function readWalletRequest(walletUrl: string): WalletRequest {
   };
 }
 
-/** The wallet's own reading of OpenID4VP 1.0 B.2.6.1: written apart from the verifier's, so a mistake there shows. */
-function walletTranscript(clientId: string, nonce: string, responseUri: string): Buffer {
+/**
+ * The wallet's own reading of OpenID4VP 1.0 B.2.6.1 (an answer posted to the response URI) and B.2.6.2 (an answer
+ * through the browser's Digital Credentials API): written apart from the verifier's, so a mistake there shows.
+ */
+function walletTranscript(to: { clientId: string; nonce: string; responseUri: string } | { origin: string; nonce: string }): Buffer {
   const plain = new Encoder({ useRecords: false, tagUint8Array: false, mapsAsObjects: false });
-  const info = plain.encode([clientId, nonce, null, responseUri]);
-  const handover = ['OpenID4VPHandover', createHash('sha256').update(info).digest()];
+  const [name, info] = 'origin' in to
+    ? ['OpenID4VPDCAPIHandover', [to.origin, to.nonce, null]]
+    : ['OpenID4VPHandover', [to.clientId, to.nonce, null, to.responseUri]];
+  const handover = [name, createHash('sha256').update(plain.encode(info)).digest()];
   return plain.encode(new Tag(plain.encode([null, null, handover]), 24));
 }
 
-/** A DeviceResponse disclosing `element`, device-signed over the transcript for this client, nonce and response URI. */
-export async function presentation(attestation: Attestation, request: Pick<WalletRequest, 'clientId' | 'nonce' | 'responseUri' | 'element'>): Promise<Buffer> {
+/** A DeviceResponse disclosing `element`, device-signed over the transcript for this request (or, with `origin`, for the browser API). */
+export async function presentation(
+  attestation: Attestation, request: Pick<WalletRequest, 'clientId' | 'nonce' | 'responseUri' | 'element'> & { origin?: string },
+): Promise<Buffer> {
   const response = await DeviceResponse.from(attestation.mdoc)
     .usingPresentationDefinition({
       id: 'av',
@@ -94,7 +101,7 @@ export async function presentation(attestation: Attestation, request: Pick<Walle
         constraints: { limit_disclosure: 'required', fields: [{ path: [`$['${AV_DOCTYPE}']['${request.element}']`], intent_to_retain: false }] },
       }],
     })
-    .usingSessionTranscriptBytes(walletTranscript(request.clientId, request.nonce, request.responseUri))
+    .usingSessionTranscriptBytes(walletTranscript(request.origin ? { origin: request.origin, nonce: request.nonce } : request))
     .authenticateWithSignature(attestation.deviceKey, 'ES256')
     .sign();
   return response.encode();

@@ -71,6 +71,10 @@ export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
   // the problems lib/verification/challenges/federated renders
   'challenges/federated-problem.njk': ['invalid', 'used', 'unknown'].map((problem) => ({ problem, provider: 'AgeKey', leaveUrl: '/leave' })),
   'challenges/federated-relay.njk': [{ action: '/relay' }],
+  'challenges/eu-av.njk': [false, true].map((waiting) => ({
+    ...visitor, age: 18, walletUrl: 'openid4vp://?client_id=x', qrSvg: '<svg viewBox="0 0 1 1"></svg>', statusUrl: '/status', continueUrl: '/continue', leaveUrl: '/leave',
+    dcApiUrl: '/dc-api', dcRequest: '{}', waiting,
+  })),
 
   'platform/base.njk': [platform],
   'platform/signin.njk': [{ ...platform, webmaster: undefined, email: 'webmaster@example.test', failed: true }],

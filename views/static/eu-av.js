@@ -1,7 +1,26 @@
-// eu_av page: asks our status step every two seconds whether the wallet has answered, then submits the
-// "continue" form (which is also the way on without JavaScript). It stops after ten minutes, as the request does.
+// eu_av page. 1. Where the browser offers the W3C Digital Credentials API, a button asks the wallet through the
+// browser (OpenID4VP, unsigned request) and posts its vp_token to our dc-api step. 2. Otherwise, or meanwhile, it
+// asks our status step every two seconds whether a wallet has answered the QR code or the link, then submits the
+// "continue" form (which is also the way on without JavaScript). Polling stops after ten minutes.
 (function () {
   'use strict';
+  var browserForm = document.getElementById('eu-av-dc-api');
+  if (browserForm && typeof window.DigitalCredential !== 'undefined' && navigator.credentials) {
+    browserForm.hidden = false;
+    browserForm.addEventListener('submit', function (event) {
+      event.preventDefault();
+      var request = JSON.parse(browserForm.getAttribute('data-request'));
+      navigator.credentials.get({ mediation: 'required', digital: { requests: [{ protocol: 'openid4vp-v1-unsigned', data: request }] } })
+        .then(function (credential) {
+          if (!credential || !credential.data) return;
+          var data = typeof credential.data === 'string' ? JSON.parse(credential.data) : credential.data;
+          browserForm.elements.namedItem('vp_token').value = JSON.stringify(data.vp_token);
+          HTMLFormElement.prototype.submit.call(browserForm);
+        })
+        .catch(function () { browserForm.hidden = true; });
+    });
+  }
+
   var status = document.getElementById('eu-av-status');
   var form = document.getElementById('eu-av-continue');
   if (!status || !form || !window.fetch) return;

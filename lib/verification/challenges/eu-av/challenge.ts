@@ -1,7 +1,23 @@
+import { CSRF_FIELD, compileSchema, readForm } from '../../../http/form.js';
 import { unknownStep, type Challenge, type ChallengeOutcome, type StepContext } from '../../challenge.js';
-import { newPending, walletRequestUrl, type PendingPresentation } from './request.js';
+import { dcApiRequest, newPending, walletRequestUrl, type PendingPresentation } from './request.js';
 import { qrCodeSvg } from './qr.js';
 import type { EuAvSettings } from './settings.js';
+import { dcApiTranscript } from './transcript.js';
+import { judgePresentation, presentationOf, verdictLog } from './verify.js';
+
+interface BrowserAnswer {
+  _csrf: string;
+  vp_token: string;
+}
+
+/** The Digital Credentials API's answer, posted by our page script with the form token. */
+const validateBrowserAnswer = compileSchema<BrowserAnswer>({
+  type: 'object',
+  additionalProperties: false,
+  required: ['_csrf', 'vp_token'],
+  properties: { ...CSRF_FIELD, vp_token: { type: 'string', minLength: 1, maxLength: 60000 } },
+});
 
 /** How the wallet's answer (written by the response endpoint) ends the challenge. */
 const OUTCOMES: Record<NonNullable<PendingPresentation['answer']>, (settings: EuAvSettings) => ChallengeOutcome> = {
@@ -26,6 +42,8 @@ export function createEuAvChallenge(settings: EuAvSettings, issuer: string): Cha
       statusUrl: context.stepUrl('status'),
       continueUrl: context.stepUrl('continue'),
       leaveUrl: context.stepUrl('leave'),
+      dcApiUrl: context.stepUrl('dc-api'),
+      dcRequest: JSON.stringify(dcApiRequest(pending)),
       waiting,
     });
   }
@@ -51,6 +69,24 @@ export function createEuAvChallenge(settings: EuAvSettings, issuer: string): Cha
     return context.finish(OUTCOMES[pending.answer](settings));
   }
 
+  /**
+   * The answer the browser's Digital Credentials API returned to our page: the same checks, with the session
+   * transcript bound to our origin instead of the response URI. The challenge ends with it, so it counts once.
+   */
+  async function fromBrowser(context: StepContext): Promise<void> {
+    const pending = await context.state.get<PendingPresentation>();
+    if (!pending || pending.answer) return proceed(context);
+    const form = readForm(context.koa, validateBrowserAnswer);
+    const presentation = form ? presentationOf(form.vp_token) : undefined;
+    const judged = presentation
+      ? await judgePresentation(presentation, settings.trustedIssuers, {
+          transcript: dcApiTranscript({ origin: new URL(issuer).origin, nonce: pending.nonce }), threshold: pending.threshold, now: context.runtime.clock.now(),
+        })
+      : { verdict: 'invalid' as const, problem: 'vp_token is not one presentation for the query' };
+    context.runtime.log.info('eu_av presentation received', verdictLog(context.attempt.uid, 'dc_api', judged));
+    return context.finish(OUTCOMES[judged.verdict](settings));
+  }
+
   return {
     name: 'eu_av',
     free: false,
@@ -60,6 +96,7 @@ export function createEuAvChallenge(settings: EuAvSettings, issuer: string): Cha
       if (step === 'start' && method === 'GET') return start(context);
       if (step === 'status' && method === 'GET') return status(context);
       if (step === 'continue' && method === 'POST') return proceed(context);
+      if (step === 'dc-api' && method === 'POST') return fromBrowser(context);
       if (step === 'leave' && method === 'POST') return context.finish({ passed: false, reason: 'cancelled' });
       throw unknownStep();
     },

@@ -59,6 +59,15 @@ export function requestParameters(issuer: string, pending: PendingPresentation):
   };
 }
 
+/** The same request for the browser's Digital Credentials API (protocol `openid4vp-v1-unsigned`): the origin replaces client_id. */
+export const dcApiRequest = (pending: PendingPresentation) => ({
+  response_type: 'vp_token',
+  response_mode: 'dc_api',
+  nonce: pending.nonce,
+  dcql_query: dcqlQuery(pending.threshold),
+  client_metadata: CLIENT_METADATA,
+});
+
 /** The URL a wallet opens (same device) or scans (the QR code): `<scheme>://?<request parameters>`. */
 export function walletRequestUrl(scheme: string, issuer: string, pending: PendingPresentation): string {
   return `${scheme}://?${new URLSearchParams(requestParameters(issuer, pending)).toString()}`;

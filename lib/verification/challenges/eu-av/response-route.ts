@@ -8,9 +8,10 @@ import { readProgress, swapChallengeState } from '../../../oauth2/interactions/p
 import type { Runtime } from '../../../runtime.js';
 import { safeEqual } from '../../../security/hashing.js';
 import { readStateBinding } from '../federated/binding.js';
-import { CREDENTIAL_ID, RESPONSE_PATH, verifierIdentity, type PendingPresentation } from './request.js';
+import { RESPONSE_PATH, verifierIdentity, type PendingPresentation } from './request.js';
 import type { EuAvSettings } from './settings.js';
-import { judgePresentation } from './verify.js';
+import { redirectTranscript } from './transcript.js';
+import { judgePresentation, presentationOf, verdictLog } from './verify.js';
 
 /** A DeviceResponse with one element and a two-certificate x5chain is a few KiB; anything near this limit is not one. */
 export const RESPONSE_BODY_LIMIT = '64kb';
@@ -30,18 +31,6 @@ const validateResponse = compileSchema<WalletResponse>({
     error: { type: 'string', minLength: 1, maxLength: 200, nullable: true },
   },
 });
-
-/** The one presentation in an OpenID4VP 1.0 vp_token ({"<credential query id>": ["<base64url DeviceResponse>"]}), or undefined. */
-function presentationOf(vpToken: string): Uint8Array | undefined {
-  try {
-    const token: unknown = JSON.parse(vpToken);
-    const presentations = (token as Record<string, unknown> | null)?.[CREDENTIAL_ID];
-    if (!Array.isArray(presentations) || presentations.length !== 1 || typeof presentations[0] !== 'string') return undefined;
-    return Buffer.from(presentations[0], 'base64url');
-  } catch {
-    return undefined;
-  }
-}
 
 /** Errors on this endpoint answer the wallet in OAuth JSON (OpenID4VP 1.0 §8.2), never HTML; a 5xx is logged. */
 const walletErrors = (runtime: Runtime): Middleware => async (ctx, next) => {
@@ -80,13 +69,15 @@ export function walletResponseRoutes(runtime: Runtime, settings: EuAvSettings): 
     const judged = body.vp_token === undefined
       ? { verdict: 'declined' as const }
       : presentation
-        ? await judgePresentation(presentation, settings.trustedIssuers, { clientId, responseUri, nonce: pending.nonce, threshold: pending.threshold, now: runtime.clock.now() })
+        ? await judgePresentation(presentation, settings.trustedIssuers, {
+          transcript: redirectTranscript({ clientId, responseUri, nonce: pending.nonce }), threshold: pending.threshold, now: runtime.clock.now(),
+        })
         : { verdict: 'invalid' as const, problem: 'vp_token is not one presentation for the query' };
     const answered: PendingPresentation = { ...pending, answer: judged.verdict };
     if (!(await swapChallengeState(runtime.db, binding.uid, 'eu_av', sealed, runtime.sealer.seal(JSON.stringify(answered))))) {
       return refuse(ctx, 'this request was already answered');
     }
-    runtime.log.info('eu_av presentation received', { uid: binding.uid, verdict: judged.verdict, ...('problem' in judged ? { problem: judged.problem } : {}) });
+    runtime.log.info('eu_av presentation received', verdictLog(binding.uid, 'direct_post', judged));
     if (judged.verdict === 'invalid') return refuse(ctx, 'the presentation was not accepted');
     ctx.body = {};
   });

@@ -1,13 +1,14 @@
 import { DeviceSignedDocument, Verifier } from '@auth0/mdl';
-import { AV_DOCTYPE } from './request.js';
-import { sessionTranscriptBytes, type TranscriptInputs } from './transcript.js';
+import { AV_DOCTYPE, CREDENTIAL_ID } from './request.js';
 
 export type PresentationVerdict =
   | { verdict: 'over' | 'under' }
   /** `problem`: which check failed, for the log (never a value from the attestation) */
   | { verdict: 'invalid'; problem: string };
 
-export interface Expectation extends TranscriptInputs {
+export interface Expectation {
+  /** the session transcript the device must have signed (transcript.ts), binding the answer to this request */
+  transcript: Uint8Array;
   threshold: number;
   now: Date;
 }
@@ -32,13 +33,13 @@ function ageAnswer(elements: ReadonlyArray<{ elementIdentifier: string; elementV
 /**
  * Checks a DeviceResponse through @auth0/mdl: the issuer's COSE_Sign1 and its x5chain up to a trusted certificate,
  * the MSO's validity window, the digest of every disclosed element, and the device signature over the session
- * transcript built from our client_id, nonce and response URI. Then our own checks: exactly one document of the
+ * transcript (our client_id, nonce and response URI; or our origin and nonce through the Digital Credentials API). Then our own checks: exactly one document of the
  * AV doctype, the validity window against our clock, and the age answer. Nothing is kept.
  */
 export async function judgePresentation(encoded: Uint8Array, trusted: readonly string[], expected: Expectation): Promise<PresentationVerdict> {
   let documents;
   try {
-    ({ documents } = await new Verifier([...trusted]).verify(encoded, { encodedSessionTranscript: sessionTranscriptBytes(expected) }));
+    ({ documents } = await new Verifier([...trusted]).verify(encoded, { encodedSessionTranscript: expected.transcript }));
   } catch (error) {
     return { verdict: 'invalid', problem: error instanceof Error ? error.message.slice(0, 200) : 'unreadable device response' };
   }
@@ -49,3 +50,19 @@ export async function judgePresentation(encoded: Uint8Array, trusted: readonly s
   if (expected.now < validityInfo.validFrom || expected.now > validityInfo.validUntil) return { verdict: 'invalid', problem: 'attestation outside its validity window' };
   return ageAnswer(document.issuerSigned.nameSpaces[AV_DOCTYPE] ?? [], expected.threshold);
 }
+
+/** The one presentation in an OpenID4VP 1.0 vp_token ({"<credential query id>": ["<base64url DeviceResponse>"]}), or undefined. */
+export function presentationOf(vpToken: string): Uint8Array | undefined {
+  try {
+    const token: unknown = JSON.parse(vpToken);
+    const presentations = (token as Record<string, unknown> | null)?.[CREDENTIAL_ID];
+    if (!Array.isArray(presentations) || presentations.length !== 1 || typeof presentations[0] !== 'string') return undefined;
+    return Buffer.from(presentations[0], 'base64url');
+  } catch {
+    return undefined;
+  }
+}
+
+/** What the log says about a received presentation: the interaction, the way it came, the verdict and why (no attestation value). */
+export const verdictLog = (uid: string, via: 'direct_post' | 'dc_api', judged: PresentationVerdict | { verdict: 'declined' }): Record<string, unknown> =>
+  ({ uid, via, verdict: judged.verdict, ...('problem' in judged ? { problem: judged.problem } : {}) });
