@@ -16,7 +16,7 @@ const validateBrowserAnswer = compileSchema<BrowserAnswer>({
   type: 'object',
   additionalProperties: false,
   required: ['_csrf', 'vp_token'],
-  properties: { ...CSRF_FIELD, vp_token: { type: 'string', minLength: 1, maxLength: 60000 } },
+  properties: { ...CSRF_FIELD, vp_token: { type: 'string', minLength: 1, maxLength: 30000 } },
 });
 
 /** How the wallet's answer (written by the response endpoint) ends the challenge. */
