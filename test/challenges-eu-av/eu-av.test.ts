@@ -176,7 +176,17 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     expect(result.url.pathname).to.match(/\/result$/);
   });
 
-  it('a response made for another interaction is refused there and spends nothing of the first one', async () => {
+  it('the same answer posted three times at once counts once', async () => {
+    const fixture = await client();
+    const { walletUrl } = await openChallenge(fixture);
+    const request = readWalletRequest(walletUrl);
+    const { presentation, vpTokenOf } = await import('./wallet.js');
+    const vpToken = vpTokenOf(await presentation(await issueAttestation(issuer, { age_over_18: true }), request), 'age_attestation');
+    const answers = await Promise.all([1, 2, 3].map(() => postToVerifier(request.responseUri, { vp_token: vpToken, state: request.state })));
+    expect(answers.map((answer) => answer.status).sort()).to.deep.equal([200, 400, 400]);
+  });
+
+  it('a response made for another interaction is refused where it is posted; the interaction it was made for still waits', async () => {
     const fixture = await client();
     const mine = await openChallenge(fixture);
     const theirs = await openChallenge(fixture);

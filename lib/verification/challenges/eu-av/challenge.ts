@@ -4,7 +4,7 @@ import { dcApiRequest, newPending, walletRequestUrl, type PendingPresentation } 
 import { qrCodeSvg } from './qr.js';
 import type { EuAvSettings } from './settings.js';
 import { dcApiTranscript } from './transcript.js';
-import { judgePresentation, presentationOf, verdictLog } from './verify.js';
+import { judgeVpToken, verdictLog } from './verify.js';
 
 interface BrowserAnswer {
   _csrf: string;
@@ -77,12 +77,9 @@ export function createEuAvChallenge(settings: EuAvSettings, issuer: string): Cha
     const pending = await context.state.get<PendingPresentation>();
     if (!pending || pending.answer) return proceed(context);
     const form = readForm(context.koa, validateBrowserAnswer);
-    const presentation = form ? presentationOf(form.vp_token) : undefined;
-    const judged = presentation
-      ? await judgePresentation(presentation, settings.trustedIssuers, {
-          transcript: dcApiTranscript({ origin: new URL(issuer).origin, nonce: pending.nonce }), threshold: pending.threshold, now: context.runtime.clock.now(),
-        })
-      : { verdict: 'invalid' as const, problem: 'vp_token is not one presentation for the query' };
+    const judged = await judgeVpToken(form?.vp_token ?? '', settings.trustedIssuers, {
+      transcript: dcApiTranscript({ origin: new URL(issuer).origin, nonce: pending.nonce }), threshold: pending.threshold, now: context.runtime.clock.now(),
+    });
     context.runtime.log.info('eu_av presentation received', verdictLog(context.attempt.uid, 'dc_api', judged));
     return context.finish(OUTCOMES[judged.verdict](settings));
   }

@@ -11,7 +11,7 @@ import { readStateBinding } from '../federated/binding.js';
 import { RESPONSE_PATH, verifierIdentity, type PendingPresentation } from './request.js';
 import type { EuAvSettings } from './settings.js';
 import { redirectTranscript } from './transcript.js';
-import { judgePresentation, presentationOf, verdictLog } from './verify.js';
+import { judgeVpToken, verdictLog } from './verify.js';
 
 /** A DeviceResponse with one element and a two-certificate x5chain is a few KiB; anything near this limit is not one. */
 export const RESPONSE_BODY_LIMIT = '64kb';
@@ -39,9 +39,27 @@ const walletErrors = (runtime: Runtime): Middleware => async (ctx, next) => {
   } catch (error) {
     const { status, message, headers } = describeError(error);
     if (status >= 500) runtime.log.error('eu_av response endpoint failed', { error: String(error) });
-    oauthJsonError(ctx, status, status === 429 ? 'slow_down' : status >= 500 ? 'server_error' : 'invalid_request', message, headers);
+    oauthJsonError(ctx, status, status === 429 ? 'too_many_requests' : status >= 500 ? 'server_error' : 'invalid_request', message, headers);
   }
 };
+
+/** The request a `state` names, while it waits for its one answer: the interaction, the sealed state as stored, and its content. */
+interface WaitingRequest {
+  uid: string;
+  sealed: string;
+  pending: PendingPresentation;
+}
+
+async function waitingRequest(runtime: Runtime, state: string): Promise<WaitingRequest | undefined> {
+  const binding = readStateBinding(runtime.sealer, state);
+  if (binding?.challenge !== 'eu_av') return undefined;
+  const { challenge } = await readProgress(runtime.db, runtime.clock, binding.uid);
+  if (challenge?.name !== 'eu_av') return undefined;
+  const pending = JSON.parse(runtime.sealer.unseal(challenge.sealedState)) as PendingPresentation;
+  // A reload replaced the state (older QR code), or an answer already counted.
+  if (pending.answer || !safeEqual(state, pending.state)) return undefined;
+  return { uid: binding.uid, sealed: challenge.sealedState, pending };
+}
 
 /**
  * POST /v1/oauth2/eu-av/response: the wallet's direct_post answer. The sealed `state` names the interaction; the
@@ -57,27 +75,20 @@ export function walletResponseRoutes(runtime: Runtime, settings: EuAvSettings): 
   router.post(RESPONSE_PATH, walletErrors(runtime), limit, formBody(RESPONSE_BODY_LIMIT), async (ctx) => {
     const body: unknown = ctx.request.body ?? {};
     if (!validateResponse(body) || (body.vp_token === undefined) === (body.error === undefined)) return refuse(ctx, 'state and either vp_token or error are required');
-    const binding = readStateBinding(runtime.sealer, body.state);
-    const progress = binding?.challenge === 'eu_av' ? await readProgress(runtime.db, runtime.clock, binding.uid) : undefined;
-    const sealed = progress?.challenge?.name === 'eu_av' ? progress.challenge.sealedState : undefined;
-    const pending = sealed === undefined ? undefined : (JSON.parse(runtime.sealer.unseal(sealed)) as PendingPresentation);
-    if (!binding || !sealed || !pending || pending.answer || !safeEqual(body.state, pending.state)) {
-      return refuse(ctx, 'this request is unknown, was replaced, or was already answered');
-    }
+    const waiting = await waitingRequest(runtime, body.state);
+    if (!waiting) return refuse(ctx, 'this request is unknown, was replaced, or was already answered');
 
-    const presentation = body.vp_token === undefined ? undefined : presentationOf(body.vp_token);
+    const { uid, sealed, pending } = waiting;
     const judged = body.vp_token === undefined
       ? { verdict: 'declined' as const }
-      : presentation
-        ? await judgePresentation(presentation, settings.trustedIssuers, {
+      : await judgeVpToken(body.vp_token, settings.trustedIssuers, {
           transcript: redirectTranscript({ clientId, responseUri, nonce: pending.nonce }), threshold: pending.threshold, now: runtime.clock.now(),
-        })
-        : { verdict: 'invalid' as const, problem: 'vp_token is not one presentation for the query' };
+        });
     const answered: PendingPresentation = { ...pending, answer: judged.verdict };
-    if (!(await swapChallengeState(runtime.db, binding.uid, 'eu_av', sealed, runtime.sealer.seal(JSON.stringify(answered))))) {
+    if (!(await swapChallengeState(runtime.db, uid, 'eu_av', sealed, runtime.sealer.seal(JSON.stringify(answered))))) {
       return refuse(ctx, 'this request was already answered');
     }
-    runtime.log.info('eu_av presentation received', verdictLog(binding.uid, 'direct_post', judged));
+    runtime.log.info('eu_av presentation received', verdictLog(uid, 'direct_post', judged));
     if (judged.verdict === 'invalid') return refuse(ctx, 'the presentation was not accepted');
     ctx.body = {};
   });

@@ -52,7 +52,7 @@ export async function judgePresentation(encoded: Uint8Array, trusted: readonly s
 }
 
 /** The one presentation in an OpenID4VP 1.0 vp_token ({"<credential query id>": ["<base64url DeviceResponse>"]}), or undefined. */
-export function presentationOf(vpToken: string): Uint8Array | undefined {
+function presentationOf(vpToken: string): Uint8Array | undefined {
   try {
     const token: unknown = JSON.parse(vpToken);
     const presentations = (token as Record<string, unknown> | null)?.[CREDENTIAL_ID];
@@ -61,6 +61,12 @@ export function presentationOf(vpToken: string): Uint8Array | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The verdict on a whole vp_token as the wallet sent it (form field, JSON text). */
+export async function judgeVpToken(vpToken: string, trusted: readonly string[], expected: Expectation): Promise<PresentationVerdict> {
+  const presentation = presentationOf(vpToken);
+  return presentation ? judgePresentation(presentation, trusted, expected) : { verdict: 'invalid', problem: 'vp_token is not one presentation for the query' };
 }
 
 /** What the log says about a received presentation: the interaction, the way it came, the verdict and why (no attestation value). */
