@@ -22,6 +22,13 @@ describe('challenge availability and the registry', () => {
       expect(availableChallenges(['selfie', 'paypal'], undefined, everything)).to.deep.equal(['selfie']);
     });
 
+    it('offers eu_av after the website\'s challenges when the request names none and the operator configured it', () => {
+      const euAvConfigured = (name: ChallengeName): boolean => name === 'eu_av';
+      expect(availableChallenges(['selfie', 'eu_av'], undefined, everything, euAvConfigured)).to.deep.equal(['selfie', 'eu_av']);
+      expect(availableChallenges(['selfie'], undefined, everything)).to.deep.equal(['selfie']);
+      expect(availableChallenges(['selfie'], ['selfie'], everything, euAvConfigured)).to.deep.equal(['selfie']);
+    });
+
     it('keeps only what the operator offers', () => {
       expect(availableChallenges(['selfie', 'ticket'], undefined, (name) => name === 'ticket')).to.deep.equal(['ticket']);
       expect(availableChallenges(['selfie'], ['selfie'], (name) => name === 'ticket')).to.deep.equal([]);
@@ -43,6 +50,15 @@ describe('challenge availability and the registry', () => {
 
     const fake = (name: ChallengeName): Challenge => ({ name, free: true, assuranceLevel: 'ENHANCED', handle: async () => undefined });
     const module = (name: ChallengeName, configured: boolean): ChallengeModule => ({ name, configure: () => (configured ? fake(name) : undefined) });
+
+    it('mounts a challenge\'s own routes only when it is configured (eu_av\'s response URI is 404 here)', async () => {
+      const response = await fetch(`${app.url}/v1/oauth2/eu-av/response`, { method: 'POST', body: new URLSearchParams({ state: 'x', vp_token: '{}' }) });
+      expect(response.status).to.equal(404);
+      const registry = await buildRegistry(app.provider.runtime, [module('selfie', true)]);
+      expect(registry.routes).to.deep.equal([]);
+      expect(registry.configured('selfie')).to.equal(true);
+      expect(registry.configured('eu_av')).to.equal(false);
+    });
 
     it('loads configured challenges for LIVE and runs the sandbox for every name in TEST', async () => {
       const registry = await buildRegistry(app.provider.runtime, [module('selfie', true), module('email_age', false)]);
