@@ -4,6 +4,7 @@ import { createLogger } from '../log.js';
 import { openConfiguredDatabase, type Database } from '../store/database.js';
 import { migrate } from '../store/migrate.js';
 import type { CliIo } from './command.js';
+import { checkDatabaseReachable } from './database-reachable.js';
 
 export interface ConfiguredDatabase {
   config: Config;
@@ -18,6 +19,7 @@ export interface ConfiguredDatabase {
  */
 export async function withConfiguredDatabase<T>(io: CliIo, work: (database: ConfiguredDatabase) => Promise<T>): Promise<T> {
   const { config } = await loadConfig({}, io.env);
+  await checkDatabaseReachable(config.databaseUrl);
   const db = await openConfiguredDatabase(config, createLogger(config.logLevel, io.stderr));
   try {
     return await work({ config, db, applied: await migrate(db) });

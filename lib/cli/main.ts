@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
-import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/load.js';
+import { packageRoot } from '../paths.js';
 import { DatabaseInUseError } from '../store/embedded-lock.js';
-import { CliError, type CliIo, type Command } from './command.js';
+import { parseCommandLine } from './arguments.js';
+import { CliError, EXIT, UsageError, type CliIo, type Command } from './command.js';
 import { migrateCommand } from './commands/migrate.js';
 import { serveCommand } from './commands/serve.js';
 import { ticketsCommand } from './commands/tickets.js';
@@ -11,11 +14,15 @@ import { webmasterCommand } from './commands/webmaster.js';
 const COMMANDS: Command[] = [serveCommand, migrateCommand, webmasterCommand, ticketsCommand];
 
 const overview = (): string => `Usage: age-provider <command> [options]
+       age-provider --version
 
 Commands:
 ${COMMANDS.map((command) => `  ${command.name.padEnd(12)} ${command.summary}`).join('\n')}
 
-Run "age-provider <command> --help" for a command's options. Every command takes --json.`;
+Run "age-provider <command> --help" for a command's options. Every command takes --json.
+Exit status: 0 done, 1 failed (the message says why), 2 wrong command line.`;
+
+const version = (): string => (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
 const processIo: CliIo = {
   stdout: (text) => process.stdout.write(text),
@@ -24,37 +31,39 @@ const processIo: CliIo = {
   env: process.env,
 };
 
+/** Errors that are the operator's to fix: one line, no stack trace. Anything else is a bug and keeps its stack. */
+const isExplained = (error: unknown): error is Error =>
+  error instanceof CliError || error instanceof ConfigError || error instanceof DatabaseInUseError;
+
 /** Runs one CLI invocation and returns its exit code. */
 export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     io.stdout(`${overview()}\n`);
-    return name ? 0 : 1;
+    return name ? EXIT.ok : EXIT.usage;
+  }
+  if (name === '--version' || name === '-v') {
+    io.stdout(`age-provider ${version()}\n`);
+    return EXIT.ok;
   }
   const command = COMMANDS.find((candidate) => candidate.name === name);
   if (!command) {
     io.stderr(`age-provider: unknown command "${name}"\n\n${overview()}\n`);
-    return 2;
+    return EXIT.usage;
   }
-  let args;
+  const json = rest.includes('--json');
   try {
-    args = parseArgs({ args: rest, options: { ...command.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
-  } catch (error) {
-    io.stderr(`age-provider ${name}: ${(error as Error).message}\n\n${command.usage}\n`);
-    return 2;
-  }
-  if (args.values.help) {
-    io.stdout(`${command.usage}\n`);
-    return 0;
-  }
-  try {
+    const args = parseCommandLine(command, rest);
+    if (args.values.help) {
+      io.stdout(`${command.usage}\n`);
+      return EXIT.ok;
+    }
     return await command.run(args, io);
   } catch (error) {
-    if (error instanceof CliError || error instanceof ConfigError || error instanceof DatabaseInUseError) {
-      if ((args.values as Record<string, unknown>).json === true) io.stdout(`${JSON.stringify({ error: error.message })}\n`);
-      io.stderr(`age-provider ${name}: ${error.message}\n`);
-      return 1;
-    }
-    throw error;
+    if (!isExplained(error)) throw error;
+    if (json) io.stdout(`${JSON.stringify({ error: error.message })}\n`);
+    const usage = error instanceof UsageError;
+    io.stderr(`age-provider ${name}: ${error.message}\n${usage ? `Run "age-provider ${name} --help" for its usage.\n` : ''}`);
+    return usage ? EXIT.usage : EXIT.failure;
   }
 }

@@ -82,22 +82,23 @@ describe('age-provider webmaster (operator CLI)', function () {
   it('fails clearly, with a non-zero exit, on an unknown email, a taken email, a bad email and a weak password', async () => {
     const email = newEmail();
     await cli(env, ['webmaster', 'create', '--email', email, '--password-stdin'], STRONG);
-    const cases: Array<[string[], string, RegExp]> = [
-      [['webmaster', 'token', '--email', 'nobody@example.test'], '', /no webmaster has the email nobody@example\.test/],
-      [['webmaster', 'create', '--email', email, '--password-stdin'], STRONG, /already exists/],
-      [['webmaster', 'create', '--email', 'not an email', '--password-stdin'], STRONG, /"not an email" is not a valid email address/],
-      [['webmaster', 'create', '--email', newEmail(), '--password-stdin'], 'short\n', /between 12 and 256 characters/],
-      [['webmaster', 'create'], '', /--email is required/],
-      [['webmaster', 'delete', '--email', email], '', /unknown subcommand "delete"/],
-      [['webmaster'], '', /a subcommand is required/],
+    // Exit 1: the command could not be done; exit 2: the command line is wrong.
+    const cases: Array<[string[], string, RegExp, number]> = [
+      [['webmaster', 'token', '--email', 'nobody@example.test'], '', /no webmaster has the email nobody@example\.test/, 1],
+      [['webmaster', 'create', '--email', email, '--password-stdin'], STRONG, /already exists/, 1],
+      [['webmaster', 'create', '--email', newEmail(), '--password-stdin'], 'short\n', /between 12 and 256 characters/, 1],
+      [['webmaster', 'create', '--email', 'not an email', '--password-stdin'], STRONG, /"not an email" is not a valid email address/, 2],
+      [['webmaster', 'create'], '', /--email is required/, 2],
+      [['webmaster', 'delete', '--email', email], '', /unknown subcommand "delete"/, 2],
+      [['webmaster'], '', /a subcommand is required/, 2],
     ];
-    for (const [args, stdin, message] of cases) {
+    for (const [args, stdin, message, code] of cases) {
       const human = await cli(env, args, stdin);
-      expect(human.code, args.join(' ')).to.equal(1);
+      expect(human.code, args.join(' ')).to.equal(code);
       expect(human.stdout, args.join(' ')).to.equal('');
       expect(human.stderr, args.join(' ')).to.match(message).and.match(/^age-provider webmaster: /);
       const json = await cli(env, [...args, '--json'], stdin);
-      expect(json.code).to.equal(1);
+      expect(json.code).to.equal(code);
       expect(JSON.parse(json.stdout)).to.have.property('error').that.matches(message);
     }
     expect((await cli(env, ['webmaster', 'token', '--email', email, '--bogus'])).code).to.equal(2);

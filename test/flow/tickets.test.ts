@@ -123,12 +123,12 @@ describe('ticket challenge and `age-provider tickets`', () => {
         [['tickets', 'issue', '--count', '3'], '--level is required'],
         [['tickets', 'issue', '--level', 'STRICT'], '--count is required'],
         [['tickets', 'issue', '--count', '0', '--level', 'STRICT'], '--count must be a whole number'],
-        [['tickets', 'issue', '--count', '2', '--level', 'HIGH'], 'one of STANDARD, ENHANCED, STRICT'],
+        [['tickets', 'issue', '--count', '2', '--level', 'HIGH'], '--level "HIGH" is not a level: use one of STANDARD, ENHANCED, STRICT'],
         [['tickets', 'issue', '--count', '2', '--level', 'STRICT', '--expires-days', '1.5'], '--expires-days must be'],
         [['tickets', 'revoke'], 'unknown subcommand'],
       ] as const) {
         const run = await cli([...args], cliEnv);
-        expect(run.code, args.join(' ')).to.equal(1);
+        expect(run.code, args.join(' ')).to.equal(2);
         expect(run.stderr).to.contain(message);
       }
       expect((await cli(['tickets', 'issue', '--colour'], cliEnv)).code).to.equal(2);

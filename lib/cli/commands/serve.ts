@@ -3,6 +3,7 @@ import { createAgeProvider } from '../../app.js';
 import { graceful } from '../../http/shutdown.js';
 import { settlesWithin } from '../../time-limit.js';
 import { output, type Command } from '../command.js';
+import { checkDatabaseReachable } from '../database-reachable.js';
 
 async function listen(server: Server, port: number, host: string): Promise<string> {
   await new Promise<void>((resolve, reject) => {
@@ -33,6 +34,7 @@ process exits within SHUTDOWN_TIMEOUT seconds (exit code 1 when requests had to 
   options: { json: { type: 'boolean' } },
   async run({ values }, io) {
     const started = Date.now();
+    await checkDatabaseReachable(io.env.DATABASE_URL);
     const provider = await createAgeProvider({ env: io.env });
     const { config, runtime: { log } } = provider;
     const stopped = signalled();

@@ -1,7 +1,7 @@
 import { systemClock } from '../../clock.js';
 import { ASSURANCE_LEVELS, type AssuranceLevel } from '../../verification/challenge.js';
 import { issueTickets, MAX_BATCH_SIZE } from '../../verification/tickets.js';
-import { CliError, output, type Command } from '../command.js';
+import { output, UsageError, type Command } from '../command.js';
 import { withConfiguredDatabase } from '../configured-database.js';
 
 const MAX_EXPIRY_DAYS = 3650;
@@ -25,14 +25,15 @@ one process that opened it: stop the server first, or run both against PostgreSQ
 function positiveInteger(value: unknown, option: string, max: number): number {
   const text = typeof value === 'string' ? value.trim() : '';
   const number = Number(text);
-  if (!/^\d+$/.test(text) || number < 1 || number > max) throw new CliError(`${option} must be a whole number from 1 to ${max}`);
+  if (!/^\d+$/.test(text) || number < 1 || number > max) throw new UsageError(`${option} must be a whole number from 1 to ${max}`);
   return number;
 }
 
 function levelOf(value: unknown): AssuranceLevel {
+  if (value === undefined) throw new UsageError(`--level is required: one of ${ASSURANCE_LEVELS.join(', ')}`);
   const level = typeof value === 'string' ? value.trim().toUpperCase() : '';
   if (!(ASSURANCE_LEVELS as readonly string[]).includes(level)) {
-    throw new CliError(`--level is required: one of ${ASSURANCE_LEVELS.join(', ')}`);
+    throw new UsageError(`--level ${JSON.stringify(value)} is not a level: use one of ${ASSURANCE_LEVELS.join(', ')}`);
   }
   return level as AssuranceLevel;
 }
@@ -45,10 +46,10 @@ export const ticketsCommand: Command = {
   async run({ values, positionals }, io) {
     const [subcommand, ...extra] = positionals;
     if (subcommand !== 'issue') {
-      throw new CliError(subcommand ? `unknown subcommand "${subcommand}": use "issue"` : 'a subcommand is required: "issue" (run "age-provider tickets --help")');
+      throw new UsageError(subcommand ? `unknown subcommand "${subcommand}": use "issue"` : 'a subcommand is required: "issue" (run "age-provider tickets --help")');
     }
-    if (extra.length > 0) throw new CliError(`unexpected argument "${extra[0]}" (run "age-provider tickets --help")`);
-    if (values.count === undefined) throw new CliError('--count is required (run "age-provider tickets --help")');
+    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}" (run "age-provider tickets --help")`);
+    if (values.count === undefined) throw new UsageError('--count is required (run "age-provider tickets --help")');
     const count = positiveInteger(values.count, '--count', MAX_BATCH_SIZE);
     const level = levelOf(values.level);
     const expiresInDays = values['expires-days'] === undefined ? undefined : positiveInteger(values['expires-days'], '--expires-days', MAX_EXPIRY_DAYS);

@@ -3,7 +3,7 @@ import { checkNewCredentials, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '.
 import { randomToken } from '../../security/hashing.js';
 import { issueApiToken } from '../../webmasters/api-tokens.js';
 import { createWebmaster, EmailTakenError, findWebmasterByEmail } from '../../webmasters/accounts.js';
-import { CliError, output, type CliIo, type Command } from '../command.js';
+import { CliError, output, UsageError, type CliIo, type Command } from '../command.js';
 import { withConfiguredDatabase } from '../configured-database.js';
 
 const USAGE = `Usage:
@@ -27,11 +27,11 @@ Options:
 Works against DATABASE_URL while the server runs. The embedded database (no DATABASE_URL) belongs to the one
 process that opened it: stop the server first, or run both against PostgreSQL.`;
 
-type Values = Record<string, string | boolean | string[] | boolean[] | undefined>;
+type Values = Record<string, string | boolean | Array<string | boolean> | undefined>;
 
 function emailOf(values: Values): string {
   const email = typeof values.email === 'string' ? values.email.trim() : '';
-  if (!email) throw new CliError('--email is required (run "age-provider webmaster --help")');
+  if (!email) throw new UsageError('--email is required (run "age-provider webmaster --help")');
   return email;
 }
 
@@ -45,7 +45,7 @@ async function create(values: Values, io: CliIo): Promise<number> {
   const generated = values['password-stdin'] === true ? undefined : randomToken(18);
   const password = generated ?? (await passwordFromStdin(io));
   const problems = checkNewCredentials({ email, password });
-  if (problems.includes('email')) throw new CliError(`"${email}" is not a valid email address`);
+  if (problems.includes('email')) throw new UsageError(`"${email}" is not a valid email address`);
   if (problems.includes('password')) {
     throw new CliError(`the password must have between ${MIN_PASSWORD_LENGTH} and ${MAX_PASSWORD_LENGTH} characters`);
   }
@@ -64,7 +64,7 @@ async function create(values: Values, io: CliIo): Promise<number> {
 }
 
 async function token(values: Values, io: CliIo): Promise<number> {
-  if (values['password-stdin'] !== undefined) throw new CliError('--password-stdin applies to "webmaster create" only');
+  if (values['password-stdin'] !== undefined) throw new UsageError('--password-stdin applies to "webmaster create" only');
   const email = emailOf(values);
   const issued = await withConfiguredDatabase(io, async ({ db }) => {
     const webmaster = await findWebmasterByEmail(db, email);
@@ -83,10 +83,10 @@ export const webmasterCommand: Command = {
   options: { email: { type: 'string' }, 'password-stdin': { type: 'boolean' }, json: { type: 'boolean' } },
   async run({ values, positionals }, io) {
     const [subcommand, ...extra] = positionals;
-    if (extra.length > 0) throw new CliError(`unexpected argument "${extra[0]}" (run "age-provider webmaster --help")`);
+    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}" (run "age-provider webmaster --help")`);
     if (subcommand === 'create') return create(values, io);
     if (subcommand === 'token') return token(values, io);
-    throw new CliError(subcommand
+    throw new UsageError(subcommand
       ? `unknown subcommand "${subcommand}": use "create" or "token"`
       : 'a subcommand is required: "create" or "token" (run "age-provider webmaster --help")');
   },

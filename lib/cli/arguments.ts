@@ -1,0 +1,32 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { UsageError, type Command } from './command.js';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+const optionList = (options: Options): string =>
+  Object.entries(options).map(([name, option]) => `--${name}${option.type === 'string' ? ' VALUE' : ''}`).join(', ');
+
+/** The option an error of parseArgs is about (its messages quote it, e.g. "Option '--email <value>' argument missing"). */
+const optionIn = (message: string): string => /'(-[^' ]+)/.exec(message)?.[1] ?? 'an option';
+
+/**
+ * parseArgs in strict mode, its errors rewritten as one line that says what to type instead (Node's own messages talk
+ * about positionals and "--" when an option is simply unknown or lacks its value).
+ */
+export function parseCommandLine(command: Command, args: string[]): Parameters<Command['run']>[0] {
+  const options: Options = { ...command.options, help: { type: 'boolean', short: 'h' } };
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    const { code, message } = error as { code?: string; message: string };
+    const option = optionIn(message);
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      throw new UsageError(`unknown option ${option}; "${command.name}" takes ${optionList(options)}`);
+    }
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+      const wantsValue = options[option.replace(/^-+/, '')]?.type === 'string';
+      throw new UsageError(wantsValue ? `${option} needs a value: ${option} VALUE` : `${option} takes no value`);
+    }
+    throw new UsageError(message);
+  }
+}
