@@ -5,6 +5,7 @@ import { HttpError, oauthJsonError } from '../http/errors.js';
 import { perMinuteSetting } from '../http/rate-limit.js';
 import type { Runtime } from '../runtime.js';
 import { rewriteEntryPoints } from './entry.js';
+import { guardOAuth2Methods } from './method-guard.js';
 import { OAUTH2_PATHS } from './paths.js';
 import { resourcesRoutes } from './resources.js';
 
@@ -56,6 +57,7 @@ function limitBackChannel(runtime: Runtime): Koa.Middleware {
  */
 export function mountOAuth2(app: Koa, runtime: Runtime, provider: Provider): void {
   const runProvider = compose(provider.middleware);
+  app.use(guardOAuth2Methods());
   app.use(rewriteEntryPoints(runtime));
   app.use(limitBackChannel(runtime));
   app.use(resourcesRoutes(runtime, provider).routes());
