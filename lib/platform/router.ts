@@ -5,6 +5,7 @@ import type { Runtime } from '../runtime.js';
 import { loadSession, PLATFORM_PATH, requireWebmaster } from './authentication.js';
 import { accountRoutes } from './routes/account-routes.js';
 import { authRoutes } from './routes/auth-routes.js';
+import { confirmationRoutes } from './routes/confirmation-routes.js';
 import { websiteRoutes } from './routes/website-routes.js';
 
 /** The webmasters platform at /platform: server-rendered pages, every post behind CSRF, sessions in platform_sessions. */
@@ -14,7 +15,7 @@ export function platformRouter(runtime: Runtime): Router {
   router.use(authRoutes(runtime).routes());
   const signedIn = new Router();
   signedIn.use(requireWebmaster);
-  signedIn.use(accountRoutes(runtime).routes(), websiteRoutes(runtime).routes());
+  signedIn.use(accountRoutes(runtime).routes(), websiteRoutes(runtime).routes(), confirmationRoutes(runtime).routes());
   router.use(signedIn.routes());
   return router;
 }

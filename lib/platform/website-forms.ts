@@ -14,10 +14,14 @@ import type { OAuth2CreateInput, OAuth2UpdateInput, WebsiteCreateInput, WebsiteU
  * then show every problem next to its field (the service still validates the whole body, and its answer wins).
  */
 
-/** A problem to show next to a field: a catalogue key and its parameters. */
+type MessageParams = Record<string, string | number>;
+
+/** A problem to show next to a field: a catalogue key and its parameters, or one set of parameters per bad item. */
 export interface FieldError {
   key: string;
-  params: Record<string, string | number>;
+  params: MessageParams;
+  /** the message once per item (every rejected redirect URI, not only the first) */
+  each?: MessageParams[];
 }
 export type FieldErrors = Record<string, FieldError>;
 
@@ -50,8 +54,8 @@ const FIELD_ERRORS: Record<string, FieldError> = {
 
 function problemOf(field: string, value: unknown): FieldError {
   if (field === 'redirectUris' && Array.isArray(value)) {
-    const rejected = value.find((uri) => !redirectUriCheck(uri));
-    if (rejected !== undefined) return { key: 'platform.oauth2.error.redirectUri', params: { uri: String(rejected) } };
+    const rejected = value.filter((uri) => !redirectUriCheck(uri)).map((uri) => ({ uri: String(uri) }));
+    if (rejected.length > 0) return { key: 'platform.oauth2.error.redirectUri', params: rejected[0]!, each: rejected };
   }
   return FIELD_ERRORS[field]!;
 }

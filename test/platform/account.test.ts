@@ -13,7 +13,7 @@ async function register(app: TestApp, email = newEmail()): Promise<{ client: Bro
   const client = new Browser(app.url);
   await client.open('/platform/register');
   const page = await client.post('/platform/register', { email, password: PASSWORD, confirm: PASSWORD });
-  expect(redirectPaths(page)).to.deep.equal(['/platform/account']);
+  expect(redirectPaths(page)).to.deep.equal(['/platform/websites']);
   return { client, email };
 }
 
@@ -33,7 +33,7 @@ describe('webmasters platform: accounts, sessions and the Authorization Token', 
   });
   after(() => app.close());
 
-  it('registers a webmaster, who lands signed in on the Account page', async () => {
+  it('registers a webmaster, who lands signed in on their websites', async () => {
     const { client, email } = await register(app);
     const page = await client.open('/platform/account');
     expect(page.status).to.equal(200);
@@ -84,7 +84,7 @@ describe('webmasters platform: accounts, sessions and the Authorization Token', 
     expect(wrongPassword.html.replace(/value="[^"]*"/g, '')).to.equal(unknownEmail.html.replace(/value="[^"]*"/g, ''));
     expect(redirectPaths(await client.open('/platform/account'))).to.deep.equal(['/platform/signin']);
     const signedIn = await client.post('/platform/signin', { email, password: PASSWORD });
-    expect(redirectPaths(signedIn)).to.deep.equal(['/platform/account']);
+    expect(redirectPaths(signedIn)).to.deep.equal(['/platform/websites']);
     expect(signedIn.html).to.contain(`Signed in as ${email}`);
   });
 
@@ -177,7 +177,7 @@ describe('webmasters platform: accounts, sessions and the Authorization Token', 
       expect(page.html).to.contain('Sign in to the webmasters platform');
     }
     const { client } = await register(app);
-    expect(redirectPaths(await client.open('/platform'))).to.deep.equal(['/platform/account']);
+    expect(redirectPaths(await client.open('/platform'))).to.deep.equal(['/platform/websites']);
   });
 });
 

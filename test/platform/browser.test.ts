@@ -36,7 +36,8 @@ describe('webmasters platform in a real browser (Debian chromium)', function () 
     await page.getByLabel('Password', { exact: true }).fill('a browser passphrase');
     await page.getByLabel('Confirm password').fill('a browser passphrase');
     await page.keyboard.press('Enter');
-    await page.waitForURL(`${app.url}/platform/account`);
+    await page.waitForURL(`${app.url}/platform/websites`);
+    await page.getByRole('link', { name: 'Account' }).click();
     await page.getByRole('heading', { name: 'Authorization Token' }).waitFor();
 
     await page.getByRole('button', { name: 'Generate' }).focus();

@@ -9,7 +9,7 @@ async function signedIn(app: TestApp): Promise<{ client: Browser; webmasterId: n
   const client = new Browser(app.url);
   await client.open('/platform/signin');
   const page = await client.post('/platform/signin', { email: webmaster.email, password: webmaster.password });
-  expect(redirectPaths(page)).to.deep.equal(['/platform/account']);
+  expect(redirectPaths(page)).to.deep.equal(['/platform/websites']);
   return { client, webmasterId: webmaster.id };
 }
 

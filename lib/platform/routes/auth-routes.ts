@@ -27,6 +27,9 @@ const validSignIn = compileSchema<{ email: string; password: string; _csrf: stri
   },
 });
 
+/** Where a signed-in webmaster starts: their websites (an empty one explains the three steps to a working integration). */
+const LANDING = `${PLATFORM_PATH}/websites`;
+
 // Limiter keys hold a digest, not the address itself, so the shared rate_limits table stores no emails.
 const emailKey = (email: string): string => sha256(normalizeEmail(email));
 
@@ -40,7 +43,7 @@ export function authRoutes(runtime: Runtime): Router {
     registerPerIp: runtime.rateLimits.limiter(REGISTER_PER_IP),
   };
 
-  router.get('/', (ctx) => seeOther(ctx, `${PLATFORM_PATH}/${webmasterOf(ctx) ? 'account' : 'signin'}`, { noStore: true }));
+  router.get('/', (ctx) => seeOther(ctx, webmasterOf(ctx) ? LANDING : `${PLATFORM_PATH}/signin`, { noStore: true }));
 
   router.get('/register', (ctx) => renderPage(ctx, 'register.njk', PASSWORD_LIMITS));
   router.post('/register', async (ctx) => {
@@ -55,7 +58,7 @@ export function authRoutes(runtime: Runtime): Router {
       try {
         const webmaster = await createWebmaster(runtime.db, { email, password });
         await startSession(ctx, runtime, webmaster.id);
-        return seeOther(ctx, `${PLATFORM_PATH}/account`, { noStore: true });
+        return seeOther(ctx, LANDING, { noStore: true });
       } catch (error) {
         if (!(error instanceof EmailTakenError)) throw error;
         errors.email = 'platform.register.error.taken';
@@ -75,7 +78,7 @@ export function authRoutes(runtime: Runtime): Router {
     if (!webmaster) return renderPage(ctx, 'signin.njk', { email, failed: true }, 400);
     await limits.signInPerEmail.reset(emailKey(email));
     await startSession(ctx, runtime, webmaster.id);
-    seeOther(ctx, `${PLATFORM_PATH}/account`, { noStore: true });
+    seeOther(ctx, LANDING, { noStore: true });
   });
 
   router.post('/signout', async (ctx) => {

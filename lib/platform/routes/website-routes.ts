@@ -16,6 +16,8 @@ import {
   oauth2CreateForm, oauth2UpdateForm, websiteCreateForm, websiteUpdateForm, type FieldErrors, type ParsedForm,
 } from '../website-forms.js';
 import { hasSecrets, overviewsOf } from '../website-view.js';
+import { integrationsOf } from '../integration-view.js';
+import { browserLanguage } from '../../i18n/negotiate.js';
 
 /** What the page says after a successful change (?saved=...), from a fixed list so the query cannot inject text. */
 const NOTICES = ['created', 'website', 'key', 'oauth2', 'credentials'] as const;
@@ -49,7 +51,8 @@ export function websiteRoutes(runtime: Runtime): Router {
 
   async function showWebsite(ctx: Context, websiteId: number, failed?: FailedForm, status = 200): Promise<void> {
     const overviews = await overviewsOf(runtime, ownerOf(ctx), [await getWebsite(runtime, ownerOf(ctx), websiteId)]);
-    renderPage(ctx, 'website.njk', { ...pageOptions(ctx), overview: overviews[0], secrets: hasSecrets(overviews), failed }, status);
+    const integrations = integrationsOf(overviews[0]!, runtime.config.issuer, browserLanguage(ctx));
+    renderPage(ctx, 'website.njk', { ...pageOptions(ctx), overview: overviews[0], secrets: hasSecrets(overviews), failed, integrations }, status);
   }
 
   /**

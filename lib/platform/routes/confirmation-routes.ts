@@ -1,0 +1,90 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { pathValues } from '../../external/path-values.js';
+import type { Runtime } from '../../runtime.js';
+import { describeApiToken } from '../../webmasters/api-tokens.js';
+import { getOAuth2Config, getWebsite } from '../../websites/index.js';
+import { PLATFORM_PATH, webmasterOf } from '../authentication.js';
+import { formatTimestamp } from '../format.js';
+import { renderPage } from '../page.js';
+
+/** How long the previous OAuth2 credentials keep working after a regeneration (spec 7, Limits). */
+const CREDENTIALS_GRACE_MS = 24 * 60 * 60 * 1000;
+
+/** A catalogue key with its parameters: the page translates it. */
+interface Message {
+  key: string;
+  params?: Record<string, string | number>;
+}
+
+/** What the confirmation page says and where its one button posts. */
+interface Confirmation {
+  heading: Message;
+  /** what stops working, and when */
+  consequences: Message[];
+  button: Message;
+  action: string;
+  back: string;
+}
+
+const render = (ctx: Context, confirmation: Confirmation): void => renderPage(ctx, 'confirm.njk', { confirmation });
+
+/**
+ * The pages that ask before an irreversible change (a new website key, new OAuth2 credentials, a new API token): each
+ * says what stops working and when, and posts to the route that makes the change. The pages' buttons link here.
+ */
+export function confirmationRoutes(runtime: Runtime): Router {
+  const router = new Router();
+  const ownerOf = (ctx: Context): number => webmasterOf(ctx)!.id;
+  const environmentOf = (ctx: Context) => pathValues('environment', { website_id: ctx.params.id, environment: ctx.params.environment });
+  const websitePath = (id: number) => `${PLATFORM_PATH}/websites/${id}`;
+
+  router.get('/websites/:id/keys/:environment/regenerate', async (ctx) => {
+    const { websiteId, environment } = environmentOf(ctx);
+    const website = await getWebsite(runtime, ownerOf(ctx), websiteId);
+    const key = website.keys.find((candidate) => candidate.environment === environment);
+    render(ctx, {
+      heading: { key: 'platform.confirm.key.heading', params: { environment, name: website.name } },
+      consequences: [
+        { key: 'platform.confirm.key.stops', params: { environment, key: key?.publicKey ?? '' } },
+        { key: 'platform.confirm.key.then' },
+      ],
+      button: { key: 'platform.keys.regenerate', params: { environment } },
+      action: `${websitePath(websiteId)}/keys/${environment.toLowerCase()}/regenerate`,
+      back: websitePath(websiteId),
+    });
+  });
+
+  router.get('/websites/:id/oauth2/:environment/regenerate', async (ctx) => {
+    const { websiteId, environment } = environmentOf(ctx);
+    const website = await getWebsite(runtime, ownerOf(ctx), websiteId);
+    const config = await getOAuth2Config(runtime, ownerOf(ctx), websiteId, environment);
+    const graceEnds = formatTimestamp(new Date(runtime.clock.now().getTime() + CREDENTIALS_GRACE_MS));
+    render(ctx, {
+      heading: { key: 'platform.confirm.credentials.heading', params: { environment, name: website.name } },
+      consequences: [
+        { key: 'platform.confirm.credentials.new' },
+        { key: 'platform.confirm.credentials.grace', params: { clientId: config.clientId ?? '', date: graceEnds } },
+        { key: 'platform.confirm.credentials.again' },
+      ],
+      button: { key: 'platform.oauth2.regenerate', params: { environment } },
+      action: `${websitePath(websiteId)}/oauth2/${environment.toLowerCase()}/regenerate`,
+      back: websitePath(websiteId),
+    });
+  });
+
+  router.get('/account/token/regenerate', async (ctx) => {
+    const active = await describeApiToken(runtime.db, ownerOf(ctx));
+    render(ctx, {
+      heading: { key: 'platform.confirm.token.heading' },
+      consequences: active
+        ? [{ key: 'platform.confirm.token.stops', params: { date: formatTimestamp(active.createdAt) } }, { key: 'platform.confirm.token.then' }]
+        : [{ key: 'platform.confirm.token.none' }],
+      button: { key: 'platform.account.generate' },
+      action: `${PLATFORM_PATH}/account/token`,
+      back: `${PLATFORM_PATH}/account`,
+    });
+  });
+
+  return router;
+}

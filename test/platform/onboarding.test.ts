@@ -1,0 +1,126 @@
+import { expect } from 'chai';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { Browser, decodeHtml, formOf, formsOf, linkWithText, redirectPaths, type Page } from '../helpers/browser.js';
+import { getOAuth2Config, getWebsite } from '../../lib/websites/index.js';
+
+let counter = 0;
+const PASSWORD = 'correct horse battery';
+
+async function registered(app: TestApp): Promise<{ client: Browser; landing: Page }> {
+  const client = new Browser(app.url);
+  await client.open('/platform/register');
+  const email = `onboarding-${Date.now()}-${counter++}@example.test`;
+  const landing = await client.post('/platform/register', { email, password: PASSWORD, confirm: PASSWORD });
+  return { client, landing };
+}
+
+const text = (page: Page): string => decodeHtml(page.html).replace(/\s+/g, ' ');
+const websiteIdOf = (page: Page): number => Number(/\/platform\/websites\/(\d+)/.exec(page.url.pathname)?.[1]);
+/** The text of the <pre> with this id, as a webmaster copies it. */
+const snippet = (page: Page, id: string): string => decodeHtml(new RegExp(`<pre id="${id}"[^>]*><code>([\\s\\S]*?)</code></pre>`).exec(page.html)?.[1] ?? '');
+
+describe('webmasters platform: onboarding, integration, confirmations and form errors', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp();
+  });
+  after(() => app.close());
+
+  it('lands a new webmaster on their websites, where an empty state explains the three steps', async () => {
+    const { landing } = await registered(app);
+    expect(redirectPaths(landing)).to.deep.equal(['/platform/websites']);
+    expect(text(landing)).to.contain('You have no websites yet.').and.contain('Three steps to verify ages on your website')
+      .and.contain('Add your website').and.contain('Enable OAuth2 for TEST').and.contain('Put the verify button on your site');
+    expect(landing.html).to.contain('<a href="#create-heading">');
+  });
+
+  it('puts every error of a form in a summary at the top, linked to its field, and reports every bad redirect URI', async () => {
+    const { client } = await registered(app);
+    const refused = await client.post('/platform/websites', { name: '', domain: 'Not A Domain', language: 'fr', challenges: ['selfie'], regions: '' });
+    expect(refused.status).to.equal(400);
+    const summary = refused.html.indexOf('id="form-errors"');
+    expect(summary).to.be.greaterThan(0).and.lessThan(refused.html.indexOf('<form method="post" action="/platform/websites'));
+    expect(refused.html).to.match(/<a href="#create-name">Enter a name of 1 to 100 characters/).and.match(/<a href="#create-domain">/);
+    expect(formOf(refused, { action: '/platform/websites' }).action.hash).to.equal('#form-errors');
+
+    const created = await client.post('/platform/websites', { name: 'Shop', domain: 'shop.example.com', language: 'fr', challenges: ['selfie'], regions: '' });
+    const id = websiteIdOf(created);
+    const uris = await client.post(`/platform/websites/${id}/oauth2/test`, {
+      redirectUris: 'http://shop.example.com/a\nhttps://shop.example.com/ok\nhttps://user:pw@shop.example.com/b',
+    });
+    expect(uris.status).to.equal(400);
+    const links = [...uris.html.matchAll(/<li><a href="#oauth2-test-redirectUris">([^<]*)<\/a><\/li>/g)].map(([, message]) => decodeHtml(message!));
+    expect(links).to.have.length(2);
+    expect(links[0]).to.contain('“http://shop.example.com/a” is not accepted');
+    expect(links[1]).to.contain('“https://user:pw@shop.example.com/b” is not accepted');
+    const nextToField = text(uris).slice(text(uris).indexOf('Redirect URIs'));
+    expect(nextToField).to.contain('“http://shop.example.com/a” is not accepted').and.contain('“https://user:pw@shop.example.com/b” is not accepted');
+  });
+
+  it('shows ready-to-paste integration with the real client id, and the authorization URL it shows works', async () => {
+    const { client } = await registered(app);
+    const created = await client.post('/platform/websites', { name: 'Boutique', domain: 'boutique.example.com', language: 'fr', challenges: ['selfie'], regions: '' });
+    const id = websiteIdOf(created);
+    expect(text(created)).to.contain('Enable OAuth2 for an environment below');
+    const page = await client.post(`/platform/websites/${id}/oauth2/test`, { redirectUris: 'https://boutique.example.com/callback' });
+    const webmasterId = (await app.provider.db('websites').where({ id }).first('webmaster_id') as { webmaster_id: number }).webmaster_id;
+    const { clientId, clientSecret } = await getOAuth2Config(app.provider.runtime, webmasterId, id, 'TEST');
+
+    const authorizationUrl = snippet(page, 'integrate-test-authorization');
+    const url = new URL(authorizationUrl);
+    expect(url.origin + url.pathname).to.equal(`${app.provider.config.issuer}/v1/oauth2/checker`);
+    expect(Object.fromEntries(url.searchParams)).to.deep.include({ client_id: clientId, redirect_uri: 'https://boutique.example.com/callback', response_type: 'code', scope: 'read' });
+
+    const token = snippet(page, 'integrate-test-token');
+    expect(token).to.contain(`'${app.provider.config.issuer}/v1/oauth2/token'`).and.contain(`-u '${clientId}:'"$CLIENT_SECRET"`)
+      .and.contain("--data-urlencode 'redirect_uri=https://boutique.example.com/callback'").and.not.contain(clientSecret);
+    expect(snippet(page, 'integrate-test-resources')).to.contain('/v1/oauth2/resources').and.contain('Authorization: Bearer $ACCESS_TOKEN');
+    const button = snippet(page, 'integrate-test-button');
+    expect(button).to.contain('Vérifier mon âge avec').and.contain('background:#004db3').and.contain('/static/logo-on-dark.svg')
+      .and.contain(`href="${authorizationUrl.replaceAll('&', '&amp;')}"`);
+    expect(page.html).to.contain('data-copy="integrate-test-token"').and.contain('<script src="/static/copy.js" defer></script>');
+    expect(page.html).to.contain('href="/.well-known/oauth-authorization-server"');
+
+    // The URL as shown starts a real authorization (the platform's own page is the documentation a webmaster follows).
+    const started = await fetch(authorizationUrl.replace(app.provider.config.issuer, app.url), { redirect: 'manual' });
+    expect(started.status).to.equal(303);
+    expect(started.headers.get('location')).to.match(/\/v1\/oauth2\/interaction\//);
+    expect((await fetch(`${app.url}/static/copy.js`)).headers.get('content-type')).to.match(/^text\/javascript/);
+  });
+
+  it('asks before replacing a key, OAuth2 credentials or the API token, saying what stops working and when', async () => {
+    const { client } = await registered(app);
+    const created = await client.post('/platform/websites', { name: 'Shop', domain: 'confirm.example.com', language: 'en', challenges: ['selfie'], regions: '' });
+    const id = websiteIdOf(created);
+    const withOAuth2 = await client.post(`/platform/websites/${id}/oauth2/live`, { redirectUris: 'https://confirm.example.com/cb' });
+    expect(formsOf(withOAuth2).map((form) => form.action.pathname).filter((path) => path.endsWith('/regenerate'))).to.deep.equal([]);
+    const webmasterId = (await app.provider.db('websites').where({ id }).first('webmaster_id') as { webmaster_id: number }).webmaster_id;
+    const website = await getWebsite(app.provider.runtime, webmasterId, id);
+    const liveKey = website.keys.find((key) => key.environment === 'LIVE')!.publicKey;
+
+    const keyPage = await client.open(linkWithText(withOAuth2, 'Regenerate the LIVE key'));
+    expect(text(keyPage)).to.contain('Regenerate the LIVE key of Shop?').and.contain(`The LIVE public key ${liveKey} stops working at once`);
+    expect(linkWithText(keyPage, 'Cancel').pathname).to.equal(`/platform/websites/${id}`);
+    expect((await getWebsite(app.provider.runtime, webmasterId, id)).keys).to.deep.equal(website.keys);
+    const replaced = await client.submit(formOf(keyPage, { button: 'Regenerate the LIVE key' }));
+    expect(text(replaced)).to.contain('The public key was replaced.');
+    expect((await getWebsite(app.provider.runtime, webmasterId, id)).keys.find((key) => key.environment === 'LIVE')!.publicKey).not.to.equal(liveKey);
+
+    const before = await getOAuth2Config(app.provider.runtime, webmasterId, id, 'LIVE');
+    const credentialsPage = await client.open(linkWithText(withOAuth2, 'Regenerate the LIVE client ID and secret'));
+    expect(text(credentialsPage)).to.contain('The new client ID and secret work at once.')
+      .and.match(new RegExp(`The current ones \\(client ID ${before.clientId}\\) keep working for 24 hours, until \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC`))
+      .and.contain('Regenerating again within those 24 hours ends the current ones at once.');
+    expect(await getOAuth2Config(app.provider.runtime, webmasterId, id, 'LIVE')).to.deep.equal(before);
+    await client.submit(formOf(credentialsPage, { button: 'Regenerate the LIVE client ID and secret' }));
+    expect((await getOAuth2Config(app.provider.runtime, webmasterId, id, 'LIVE')).clientId).not.to.equal(before.clientId);
+
+    const account = await client.open('/platform/account');
+    expect(formOf(account, { action: '/platform/account/token' })).to.be.an('object'); // no token yet: nothing to confirm
+    const withToken = await client.post('/platform/account/token');
+    expect(formsOf(withToken).some((form) => form.action.pathname === '/platform/account/token')).to.equal(false);
+    const tokenPage = await client.open(linkWithText(withToken, 'Generate'));
+    expect(text(tokenPage)).to.match(/Your current token \(generated on \d{4}-\d\d-\d\d \d\d:\d\d UTC\) stops working at once/);
+    expect(formOf(tokenPage, { button: 'Generate' }).action.pathname).to.equal('/platform/account/token');
+  });
+});
