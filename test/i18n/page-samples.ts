@@ -37,11 +37,29 @@ const platform = {
   webmaster: { id: 1, email: 'webmaster@example.test' },
   languages: LANGUAGE_CHOICES, challenges: WEBSITE_CHALLENGES, freeChallenges: WEBSITE_CHALLENGES.slice(0, 3), environments: ['LIVE', 'TEST'],
 };
-const fieldError = { key: Object.keys(catalogues.en).find((key) => key.startsWith('platform.error.')) ?? 'platform.form.fixErrors', params: {} };
+const fieldError = { key: Object.keys(catalogues.en).find((key) => key.startsWith('platform.error.')) ?? 'platform.oauth2.error.redirectUri', params: { uri: 'http://bad' } };
+/** As lib/platform/website-forms.ts reports every rejected redirect URI. */
+const eachUriError = { key: 'platform.oauth2.error.redirectUri', params: { uri: 'http://a' }, each: [{ uri: 'http://a' }, { uri: 'http://b' }] };
 const failedForm = (form: string) => ({
   form, message: '', values: { ...website, status: 'ACTIVE', redirectUris: ['http://bad'] },
-  fields: { name: fieldError, domain: fieldError, language: fieldError, challenges: fieldError, regions: fieldError, status: fieldError, redirectUris: fieldError },
+  fields: { name: fieldError, domain: fieldError, language: fieldError, challenges: fieldError, regions: fieldError, status: fieldError, redirectUris: eachUriError },
 });
+
+const confirmationParams = { environment: 'LIVE', name: 'Example Shop', key: 'pk_live_sample', clientId: 'live_sample', date: '2026-01-02 10:00 UTC' };
+const confirmation = (heading: string, consequences: string[], button: string) => ({
+  ...platform,
+  confirmation: {
+    heading: { key: heading, params: confirmationParams },
+    consequences: consequences.map((key) => ({ key, params: confirmationParams })),
+    button: { key: button, params: confirmationParams },
+    action: '/platform/websites/1/keys/live/regenerate',
+    back: '/platform/websites/1',
+  },
+});
+const integration = {
+  environment: 'LIVE', clientId: 'live_sample', redirectUri: 'https://shop.example/callback', authorizationUrl: 'https://age.example/v1/oauth2/checker?client_id=live_sample',
+  tokenCommand: 'curl https://age.example/v1/oauth2/token', resourcesCommand: 'curl https://age.example/v1/oauth2/resources', buttonSnippet: '<a href="#">Verify</a>',
+};
 
 export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
   'error.njk': [{ message: 'Not Found', backUrl: '/back' }],
@@ -98,6 +116,15 @@ export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
   'platform/website.njk': [
     ...each({ ...platform, overview, secrets: true, showSecrets: true }, 'notice', keyParts('platform.notice.')),
     { ...platform, overview, secrets: true, showSecrets: false, failed: failedForm('website') },
-    { ...platform, overview: { website, oauth2: {} }, secrets: false, failed: failedForm('oauth2-LIVE') },
+    { ...platform, overview: { website, oauth2: {} }, secrets: false, failed: failedForm('oauth2-LIVE'), integrations: [] },
+    { ...platform, overview, secrets: false, integrations: [integration] },
+  ],
+  // as lib/platform/routes/confirmation-routes.ts fills them
+  'platform/confirm.njk': [
+    confirmation('platform.confirm.key.heading', ['platform.confirm.key.stops', 'platform.confirm.key.then'], 'platform.keys.regenerate'),
+    confirmation('platform.confirm.credentials.heading',
+      ['platform.confirm.credentials.new', 'platform.confirm.credentials.grace', 'platform.confirm.credentials.again'], 'platform.oauth2.regenerate'),
+    confirmation('platform.confirm.token.heading', ['platform.confirm.token.stops', 'platform.confirm.token.then'], 'platform.account.generate'),
+    confirmation('platform.confirm.token.heading', ['platform.confirm.token.none'], 'platform.account.generate'),
   ],
 };
