@@ -82,4 +82,19 @@ describe('webmasters platform in a real browser (Debian chromium)', function () 
     await page.getByRole('heading', { name: 'Second site', level: 1 }).waitFor();
     expect(cspViolations).to.deep.equal([]);
   });
+
+  it('copies the ready-to-paste token command with its copy button (our own script, under the CSP)', async () => {
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.url });
+    await page.getByLabel('Redirect URIs').last().fill('https://second.example.com/callback');
+    await page.getByRole('button', { name: 'Enable OAuth2 (TEST)' }).click();
+    const command = page.locator('#integrate-test-token');
+    await command.waitFor();
+    const copy = page.locator('button[data-copy="integrate-test-token"]');
+    expect(await copy.isVisible(), 'the script shows the copy buttons').to.equal(true);
+    await copy.click();
+    await page.getByRole('button', { name: 'Copied' }).waitFor();
+    const copied = await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText());
+    expect(copied).to.equal(await command.textContent()).and.contain('/v1/oauth2/token');
+    expect(cspViolations).to.deep.equal([]);
+  });
 });
