@@ -53,8 +53,18 @@ describe('webmasters platform: onboarding, integration, confirmations and form e
     expect(links).to.have.length(2);
     expect(links[0]).to.contain('“http://shop.example.com/a” is not accepted');
     expect(links[1]).to.contain('“https://user:pw@shop.example.com/b” is not accepted');
-    const nextToField = text(uris).slice(text(uris).indexOf('Redirect URIs'));
+    const nextToField = text(uris).slice(text(uris).lastIndexOf('Redirect URIs'));
     expect(nextToField).to.contain('“http://shop.example.com/a” is not accepted').and.contain('“https://user:pw@shop.example.com/b” is not accepted');
+  });
+
+  it('summarises the registration form\'s errors at the top too', async () => {
+    const client = new Browser(app.url);
+    await client.open('/platform/register');
+    const refused = await client.post('/platform/register', { email: 'not-an-email', password: 'short', confirm: 'other' });
+    expect(refused.status).to.equal(400);
+    expect(refused.html.indexOf('id="form-errors"')).to.be.greaterThan(0).and.lessThan(refused.html.indexOf('<form method="post" action="/platform/register'));
+    expect(refused.html).to.match(/<a href="#email">/).and.match(/<a href="#password">/);
+    expect(formOf(refused, { action: '/platform/register' }).action.hash).to.equal('#form-errors');
   });
 
   it('shows ready-to-paste integration with the real client id, and the authorization URL it shows works', async () => {
