@@ -36,8 +36,10 @@ describe('age-provider command-line errors and exit codes', function () {
   });
 
   describe('an unusable PostgreSQL database', () => {
-    // Port 1 on the loopback interface: nothing listens there, and the connection is refused at once.
-    const unreachable = { ...NO_DATABASE_NEEDED, DATABASE_URL: 'postgres://operator:hunter2-secret@127.0.0.1:1/agedb' };
+    // Port 1 on the loopback interface: nothing listens there, and the connection is refused at once. SINGLE_INSTANCE:
+    // a valid configuration without shared keys, so the database is the only problem.
+    const configured = { ...NO_DATABASE_NEEDED, SINGLE_INSTANCE: 'true' };
+    const unreachable = { ...configured, DATABASE_URL: 'postgres://operator:hunter2-secret@127.0.0.1:1/agedb' };
 
     for (const args of [['migrate'], ['serve'], ['webmaster', 'token', '--email', 'a@example.test'], ['tickets', 'issue', '--count', '1', '--level', 'STRICT']]) {
       it(`ends "${args.join(' ')}" with one line naming DATABASE_URL without its password, exit 1`, async () => {
@@ -55,7 +57,7 @@ describe('age-provider command-line errors and exit codes', function () {
       if (!process.env.DATABASE_URL) this.skip(); // needs a running PostgreSQL: set DATABASE_URL
       const url = new URL(process.env.DATABASE_URL);
       url.pathname = '/age_provider_no_such_database';
-      const run = await cli({ ...NO_DATABASE_NEEDED, DATABASE_URL: url.toString() }, ['migrate', '--json']);
+      const run = await cli({ ...configured, DATABASE_URL: url.toString() }, ['migrate', '--json']);
       expect(run.code).to.equal(1);
       expect(JSON.parse(run.stdout)).to.deep.equal({
         error: `cannot use the PostgreSQL database DATABASE_URL=${url.toString().replace(/:[^:@/]+@/, ':***@')}: that database does not exist (create it, e.g. with createdb)`,
