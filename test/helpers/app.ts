@@ -27,13 +27,14 @@ export interface TestApp {
 
 /**
  * The real app on a real port with a database of its own. Options override the test defaults
- * (silent log, generated secrets, a temporary data folder, no environment variables read).
+ * (silent log, generated secrets, a temporary data folder, no environment variables read). `hostname` names the
+ * issuer's host (e.g. localhost for WebAuthn, which refuses an IP address as relying-party id); the server listens on 127.0.0.1.
  */
-export async function startTestApp(options: AgeProviderOptions = {}): Promise<TestApp> {
+export async function startTestApp(options: AgeProviderOptions = {}, { hostname = '127.0.0.1' }: { hostname?: string } = {}): Promise<TestApp> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://${hostname}:${port}`;
   const database = await createTestDatabase();
   const dataDir = await mkdtemp(join(tmpdir(), 'age-provider-test-'));
   const cleanUp = async () => {

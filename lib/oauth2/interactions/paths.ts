@@ -14,6 +14,10 @@ export function interactionPaths(uid: string) {
     result: `${root}/result`,
     saveResult: `${root}/result/save`,
     continueResult: `${root}/result/continue`,
+    passkeyRegisterOptions: `${root}/passkey/register/options`,
+    passkeyRegister: `${root}/passkey/register`,
+    passkeySignInOptions: `${root}/passkey/sign-in/options`,
+    passkeySignIn: `${root}/passkey/sign-in`,
     step: (challenge: ChallengeName, step: string) => `${root}/challenge/${challenge}/${encodeURIComponent(step)}`,
   };
 }

@@ -5,6 +5,7 @@ import { compileSchema, CSRF_FIELD, readForm } from '../../http/form.js';
 import { accountSubject, proofOf, saveProof } from '../../verification/proofs.js';
 import { findVerificationByUid, type Verification } from '../../verification/records.js';
 import { seeOther } from '../../http/see-other.js';
+import { noticeOf, type Notice } from './notices.js';
 import { handOver } from './outcome.js';
 import { renderPage } from './page.js';
 import type { InteractionServices, Visit } from './visit.js';
@@ -16,13 +17,13 @@ async function recordedVerification(services: InteractionServices, ctx: Context,
   return verification;
 }
 
-const showResult = (ctx: Context, visit: Visit, verification: Verification, extra: { error?: string; username?: string } = {}, status = 200): void =>
+const showResult = (ctx: Context, visit: Visit, verification: Verification, extra: { error?: string; username?: string; notice?: Notice } = {}, status = 200): void =>
   renderPage(ctx, visit, 'interaction/result.njk', { verification, minPasswordLength: MIN_PASSWORD_LENGTH, ...extra }, status);
 
 /** After a pass: what the website will receive, with "save this result to an account" or "continue". */
 export async function showVerificationResult(services: InteractionServices, ctx: Context, visit: Visit): Promise<void> {
   const verification = await recordedVerification(services, ctx, visit);
-  if (verification) showResult(ctx, visit, verification);
+  if (verification) showResult(ctx, visit, verification, { notice: noticeOf(ctx) });
 }
 
 export async function continueToWebsite(services: InteractionServices, ctx: Context, visit: Visit): Promise<void> {

@@ -11,6 +11,7 @@ import { runChallengeStep } from './challenge-steps.js';
 import { showChoice } from './choose.js';
 import { answerPrompt, cancel, showEntry } from './entry.js';
 import { interactionLimits } from './limits.js';
+import { addPasskeyRoutes } from './passkeys.js';
 import { sweepExpiredProgress } from './progress.js';
 import { continueToWebsite, saveToAccount, showVerificationResult } from './result.js';
 import { reuseBrowserProof } from './reuse.js';
@@ -60,6 +61,7 @@ export async function interactionRouter(runtime: Runtime, provider: Provider): P
   router.post('/result/continue', requireCsrf, page(continueToWebsite));
   router.get('/challenge/:name/:step', page(runChallengeStep));
   router.post('/challenge/:name/:step', csrfUnlessUpload, page(runChallengeStep));
+  addPasskeyRoutes(router, services, page);
   // The challenges' own endpoints (a wallet's response URI) live outside the interaction prefix.
   const mounted = new Router();
   for (const routes of [router, ...services.registry.routes]) mounted.use(routes.routes());

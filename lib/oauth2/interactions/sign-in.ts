@@ -2,12 +2,10 @@ import type { Context } from 'koa';
 import { translator } from '../../i18n/catalogue.js';
 import { authenticateVisitor, usernameKey } from '../../accounts/visitor-accounts.js';
 import { compileSchema, CSRF_FIELD, readForm } from '../../http/form.js';
-import { accountSubject } from '../../verification/proofs.js';
-import { seeOther } from '../../http/see-other.js';
 import { noticeOf } from './notices.js';
 import { readyToVerify, renderPage } from './page.js';
-import { updateProgress } from './progress.js';
-import { browserProof, reusableProof, reuseProof } from './reuse.js';
+import { browserProof } from './reuse.js';
+import { continueSignedIn } from './signed-in.js';
 import type { InteractionServices, Visit } from './visit.js';
 
 async function showForm(services: InteractionServices, ctx: Context, visit: Visit, error?: string, username = '', status = 200): Promise<void> {
@@ -33,11 +31,7 @@ const validateSignIn = compileSchema<SignInForm>({
   properties: { ...CSRF_FIELD, username: { type: 'string', minLength: 1, maxLength: 64 }, password: { type: 'string', minLength: 1, maxLength: 1024 } },
 });
 
-/**
- * Signs a visitor in. With a reusable proof on the account the challenge is skipped (a new verification marked
- * `reused`); without one the visitor verifies now and the result is saved to the account. A wrong username and a
- * wrong password get the same answer.
- */
+/** Signs a visitor in with a password (continueSignedIn says what follows). A wrong username and a wrong password get the same answer. */
 export async function signIn(services: InteractionServices, ctx: Context, visit: Visit): Promise<void> {
   if (!readyToVerify(ctx, visit)) return;
   const t = translator(visit.language);
@@ -51,10 +45,5 @@ export async function signIn(services: InteractionServices, ctx: Context, visit:
   const account = await authenticateVisitor(runtime.db, form.username, form.password);
   if (!account) return showForm(services, ctx, visit, t('interaction.signIn.error.wrong'), form.username, 401);
   await limits.signInPerAccount.reset(accountKey);
-
-  await updateProgress(runtime.db, visit.uid, visit.expiresAt, { account_id: account.id });
-  visit.progress = { ...visit.progress, accountId: account.id };
-  const proof = await reusableProof(services, ctx, visit, accountSubject(account.id));
-  if (proof) return reuseProof(services, ctx, visit, proof);
-  seeOther(ctx, `${visit.paths.choose}?notice=no_saved_result`);
+  await continueSignedIn(services, ctx, visit, account.id);
 }
