@@ -63,8 +63,6 @@ describe('passkeys in a browser (Chromium virtual authenticator)', function () {
     const page = await context.newPage();
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
-    if (process.env.PK_DEBUG) page.on('request', (request) => console.log(request.method(), request.url(), request.isNavigationRequest()));
-    if (process.env.PK_DEBUG) page.on('requestfailed', (request) => console.log('FAILED', request.url(), request.failure()?.errorText));
     page.on('console', (message) => { if (message.type() === 'error' && !/status of 40[0-9]/.test(message.text())) problems.push(message.text()); });
     const cdp = await context.newCDPSession(page);
     await cdp.send('WebAuthn.enable', { enableUI: false });
