@@ -45,9 +45,10 @@ describe('passkeys in a browser (Chromium virtual authenticator)', function () {
     // WebAuthn refuses an IP address as relying-party id: the issuer is http://localhost:<port>, a secure context.
     app = await startTestApp({}, { hostname: 'localhost' });
     // The website: a page of its own for the callback, whose address the test reads the code from.
-    website = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>website</title><p>back at the website</p>'));
-    await new Promise<void>((resolve) => website.listen(0, '127.0.0.1', resolve));
-    const redirectUri = `http://localhost:${(website.address() as AddressInfo).port}/callback`;
+    const callbackServer = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>website</title><p>back at the website</p>'));
+    website = callbackServer;
+    await new Promise<void>((resolve) => callbackServer.listen(0, '127.0.0.1', resolve));
+    const redirectUri = `http://localhost:${(callbackServer.address() as AddressInfo).port}/callback`;
     const webmaster = await createWebmasterFixture(app.provider.runtime);
     client = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'TEST', challenges: ['selfie', 'ticket'], redirectUris: [redirectUri] });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
