@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Database } from '../store/database.js';
 
 /** A discoverable WebAuthn credential of a visitor account (table visitor_passkeys): what checking its signatures needs. */
@@ -54,20 +55,34 @@ export async function passkeysOf(db: Database, accountId: number): Promise<Store
   return (await db<Row>('visitor_passkeys').where('account_id', accountId).orderBy('id')).map(passkeyOf);
 }
 
-/** A new visitor account whose only way in is this passkey: no username, no password, no email. */
-export async function createPasskeyAccount(db: Database, passkey: NewPasskey): Promise<number> {
-  return db.transaction(async (trx) => {
-    const [account] = await trx('visitor_accounts').insert({}).returning<Array<{ id: string | number }>>('id');
-    const accountId = Number(account!.id);
-    await trx('visitor_passkeys').insert(rowOf(accountId, passkey));
-    return accountId;
-  });
+/**
+ * Inserts the passkey unless its credential id is already stored (false then). WebAuthn ids are random, but without
+ * attestation a forged registration may claim any id: it must be refused, never take over or break another account.
+ */
+async function insertPasskey(db: Database | Knex.Transaction, accountId: number, passkey: NewPasskey): Promise<boolean> {
+  const inserted = await db('visitor_passkeys').insert(rowOf(accountId, passkey)).onConflict('credential_id').ignore().returning('id');
+  return inserted.length === 1;
 }
 
-/** Another passkey for an account (a second device, or a password account gaining one). */
-export async function addPasskey(db: Database, accountId: number, passkey: NewPasskey): Promise<void> {
-  await db('visitor_passkeys').insert(rowOf(accountId, passkey));
+class CredentialTaken extends Error {}
+
+/** A new visitor account whose only way in is this passkey (no username, no password, no email); undefined when the credential id is taken. */
+export async function createPasskeyAccount(db: Database, passkey: NewPasskey): Promise<number | undefined> {
+  try {
+    return await db.transaction(async (trx) => {
+      const [account] = await trx('visitor_accounts').insert({}).returning<Array<{ id: string | number }>>('id');
+      const accountId = Number(account!.id);
+      if (!(await insertPasskey(trx, accountId, passkey))) throw new CredentialTaken(); // rolls the account back
+      return accountId;
+    });
+  } catch (error) {
+    if (error instanceof CredentialTaken) return undefined;
+    throw error;
+  }
 }
+
+/** Another passkey for an account (a second device, or a password account gaining one); false when the credential id is taken. */
+export const addPasskey = (db: Database, accountId: number, passkey: NewPasskey): Promise<boolean> => insertPasskey(db, accountId, passkey);
 
 /**
  * Records an accepted use. Compare-and-set on the counter the signature was checked against, so two assertions

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
 import { Browser, linkWithText, type Page } from '../helpers/browser.js';
-import { accept, authorizeUrl, expectPage, submitSandbox } from '../flow/helpers/flow.js';
+import { accept, authorizeUrl, callbackOf, expectPage, redeem, submitSandbox } from '../flow/helpers/flow.js';
+import { SoftAuthenticator } from './soft-authenticator.js';
 
 /** A well-formed assertion (as our browser script posts it) for a credential the service has never seen. */
 const strangerAssertion = (): string => JSON.stringify({
@@ -141,12 +142,84 @@ describe('passkey endpoints: what a script or a stranger gets', function () {
     expect(await rowCount('visitor_accounts')).to.equal(accounts);
   });
 
-  it('limits passkey sign-in attempts per address (429 once spent)', async () => {
-    const browser = visitor();
-    const { signIn } = pathsOf(await signInPage(browser));
-    const statuses: number[] = [];
-    for (let attempt = 0; attempt < 52; attempt++) statuses.push((await postJson(browser, signIn, { response: 'x' })).status);
-    expect(statuses.filter((status) => status === 429).length).to.be.above(0);
-    expect(statuses.at(-1)).to.equal(429);
+  describe('with a software authenticator', () => {
+    type Options = { challenge: string; rp: { id: string }; user: { id: string }; rpId: string };
+
+    /** A verification on a new browser, saved to `authenticator` (unless `answer` says otherwise): the registration's answer. */
+    async function saveWith(authenticator: SoftAuthenticator, answer = (options: Options) => authenticator.create(options, { origin: app.url })) {
+      const browser = visitor();
+      const choice = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));
+      const result = expectPage(await submitSandbox(browser, await browser.open(linkWithText(choice, 'Selfie'))));
+      const paths = pathsOf(result);
+      const options = (await postJson(browser, paths.registerOptions)).body as unknown as Options;
+      return { browser, paths, answer: await postJson(browser, paths.register, { response: answer(options) }) };
+    }
+
+    /** A login entry on a new browser, answered by `answer`. */
+    async function signInWith(answer: (options: Options) => string) {
+      const browser = visitor();
+      const paths = pathsOf(await signInPage(browser));
+      const options = (await postJson(browser, paths.signInOptions)).body as unknown as Options;
+      return { browser, answer: await postJson(browser, paths.signIn, { response: answer(options) }) };
+    }
+
+    const counterOf = async (authenticator: SoftAuthenticator): Promise<number> =>
+      Number((await app.provider.db('visitor_passkeys').where('credential_id', authenticator.credentialId.toString('base64url')).first()).counter);
+
+    it('saves, then signs in: the script is sent on to the website, which reads reused: true', async () => {
+      const authenticator = new SoftAuthenticator();
+      const saved = await saveWith(authenticator);
+      expect(saved.answer.body['location']).to.match(/\/result\?notice=passkey_saved$/);
+      const { browser, answer } = await signInWith((options) => authenticator.get(options, { origin: app.url }));
+      const landing = await browser.open(String(answer.body['location']), { stopAt: client.redirectUri });
+      expect(await redeem(app.url, client, callbackOf(landing, client).get('code')!)).to.include({ reused: true });
+      expect(await counterOf(authenticator)).to.equal(1);
+    });
+
+    it('refuses an assertion without user verification, from another origin, for another user handle, or replaying its counter', async () => {
+      const authenticator = new SoftAuthenticator();
+      await saveWith(authenticator);
+      const refusals = [
+        (options: Options) => authenticator.get(options, { origin: app.url, userVerified: false }),
+        (options: Options) => authenticator.get(options, { origin: 'https://evil.example' }),
+        (options: Options) => authenticator.get(options, { origin: app.url }, 'c29tZW9uZS1lbHNl'),
+      ];
+      for (const answer of refusals) {
+        const refused = (await signInWith(answer)).answer;
+        expect(refused.status).to.equal(401);
+        expect(refused.body).to.include({ error: 'refused', message: 'This passkey could not be accepted.' });
+      }
+      expect(await counterOf(authenticator)).to.equal(0);
+      expect((await signInWith((options) => authenticator.get(options, { origin: app.url }))).answer.status).to.equal(200);
+      authenticator.counter -= 1; // a clone still at the previous state
+      expect((await signInWith((options) => authenticator.get(options, { origin: app.url }))).answer.status).to.equal(401);
+    });
+
+    it('refuses a registration without user verification, and one claiming a credential id already saved (409, no account made)', async () => {
+      const unverified = new SoftAuthenticator();
+      const refused = await saveWith(unverified, (options) => unverified.create(options, { origin: app.url, userVerified: false }));
+      expect(refused.answer).to.deep.include({ status: 400 });
+      const victim = new SoftAuthenticator();
+      await saveWith(victim);
+      const accounts = await rowCount('visitor_accounts');
+      const forger = new SoftAuthenticator(victim.credentialId);
+      const forged = await saveWith(forger);
+      expect(forged.answer.status).to.equal(409);
+      expect(forged.answer.body).to.include({ error: 'refused' });
+      expect(await rowCount('visitor_accounts')).to.equal(accounts);
+      // The victim's passkey still works.
+      expect((await signInWith((options) => victim.get(options, { origin: app.url }))).answer.status).to.equal(200);
+    });
+  });
+  // Last: it spends this address's sign-in points for the rest of the file.
+  describe('rate limits', () => {
+    it('limits passkey sign-in attempts per address (429 once spent)', async () => {
+      const browser = visitor();
+      const { signIn } = pathsOf(await signInPage(browser));
+      const statuses: number[] = [];
+      for (let attempt = 0; attempt < 52; attempt++) statuses.push((await postJson(browser, signIn, { response: 'x' })).status);
+      expect(statuses.filter((status) => status === 429).length).to.be.above(0);
+      expect(statuses.at(-1)).to.equal(429);
+    });
   });
 });

@@ -105,9 +105,10 @@ const register = (passkeys: PasskeyServices): Handler => async (services, ctx, v
 
   const { accountId, verificationUid } = visit.progress;
   if (accountId !== null) {
-    await addPasskey(runtime.db, accountId, passkey);
+    if (!(await addPasskey(runtime.db, accountId, passkey))) return refuse(ctx, visit, 'refused', 409);
   } else {
     const newAccountId = await createPasskeyAccount(runtime.db, passkey);
+    if (newAccountId === undefined) return refuse(ctx, visit, 'refused', 409);
     const verification = verificationUid ? await findVerificationByUid(runtime.db, verificationUid) : undefined;
     if (verification) await saveProof(runtime.db, proofOf(verification, accountSubject(newAccountId), runtime.config.proofReuseTtl));
     await updateProgress(runtime.db, visit.uid, visit.expiresAt, { account_id: newAccountId });
