@@ -12,7 +12,7 @@ export interface Ceremony {
 }
 
 /** How long the browser has between asking for options and answering (the WebAuthn timeout sent is shorter). */
-export const CEREMONY_SECONDS = 300;
+const CEREMONY_SECONDS = 300;
 
 /**
  * Remembers the challenge sent for one ceremony of one interaction (table passkey_ceremonies). A new request
