@@ -1,4 +1,5 @@
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../security/hashing.js';
+import { normalizeIdentifier } from '../security/identifiers.js';
 import type { Database } from '../store/database.js';
 
 /** A visitor's account for the login flow: a username they chose (never an email) and an scrypt password hash. */
@@ -15,31 +16,44 @@ export class UsernameTakenError extends Error {
 export const USERNAME_PATTERN = '^\\s*[A-Za-z0-9._-]{3,32}\\s*$';
 export const MIN_PASSWORD_LENGTH = 10;
 
-/** Usernames compare case-insensitively (a unique index on lower(username)); spaces around them are dropped. */
-export const normalizeUsername = (username: string): string => username.trim();
+/** A username is stored as typed, without the spaces around it (USERNAME_PATTERN allows them). */
+const storedUsername = (username: string): string => username.trim();
 
-/** The one key per account whatever the case typed, e.g. for rate limits (matches the lower(username) index). */
-export const usernameKey = (username: string): string => normalizeUsername(username).toLowerCase();
-
-export async function createVisitorAccount(db: Database, input: { username: string; password: string }): Promise<VisitorAccount> {
+/**
+ * Creates an account; `seed` runs in the same transaction with the new account (e.g. to give it a result), and
+ * whatever it throws undoes the account. The scrypt work is done before the transaction opens.
+ */
+export async function createVisitorAccount(
+  db: Database,
+  input: { username: string; password: string },
+  seed: (trx: Database, account: VisitorAccount) => Promise<void> = async () => {},
+): Promise<VisitorAccount> {
   const passwordHash = await hashPassword(input.password);
-  const rows = await db.raw<{ rows: Array<{ id: number; username: string }> }>(
-    // The unique index is on an expression, so the conflict target must name it that way.
-    'INSERT INTO visitor_accounts (username, password_hash) VALUES (?, ?) ON CONFLICT ((lower(username))) DO NOTHING RETURNING id, username',
-    [normalizeUsername(input.username), passwordHash],
-  );
-  const row = rows.rows[0];
-  if (!row) throw new UsernameTakenError('this username is taken');
-  return { id: row.id, username: row.username };
+  return db.transaction(async (trx) => {
+    const rows = await trx.raw<{ rows: Array<{ id: number; username: string }> }>(
+      // The unique index is on an expression, so the conflict target must name it that way.
+      'INSERT INTO visitor_accounts (username, password_hash) VALUES (?, ?) ON CONFLICT ((lower(username))) DO NOTHING RETURNING id, username',
+      [storedUsername(input.username), passwordHash],
+    );
+    const row = rows.rows[0];
+    if (!row) throw new UsernameTakenError('this username is taken');
+    const account = { id: row.id, username: row.username };
+    await seed(trx, account);
+    return account;
+  });
 }
 
 /**
  * The account when username and password match. An unknown username costs the same scrypt work against a
  * dummy hash, so neither the answer nor its timing tells which usernames exist.
+ *
+ * The username typed is looked up in the form the sign-in throttle counts it (normalizeIdentifier). Stored
+ * usernames are ASCII (USERNAME_PATTERN), where that form is plain lower case: the unique lower(username) index;
+ * a spelling that normalises to anything else (`İ` → `i̇`) matches no account.
  */
 export async function authenticateVisitor(db: Database, username: string, password: string): Promise<VisitorAccount | undefined> {
   const row = await db('visitor_accounts')
-    .whereRaw('lower(username) = lower(?)', [normalizeUsername(username)])
+    .whereRaw('lower(username) = ?', [normalizeIdentifier(username)])
     .first<{ id: number; username: string; password_hash: string } | undefined>();
   const valid = await verifyPassword(password, row?.password_hash ?? DUMMY_PASSWORD_HASH);
   return row && valid ? { id: row.id, username: row.username } : undefined;

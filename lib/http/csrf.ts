@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import type {} from 'koa-body';
 import { randomToken, safeEqual } from '../security/hashing.js';
@@ -5,21 +6,48 @@ import { HttpError } from './errors.js';
 
 const COOKIE = 'ap_csrf';
 
-/** The form token for this browser (a signed, HttpOnly cookie holds the same value: double submit). */
-export function csrfToken(ctx: Context): string {
-  const existing = ctx.cookies.get(COOKIE, { signed: true });
-  if (existing) return existing;
-  const token = randomToken(24);
-  ctx.cookies.set(COOKIE, token, { signed: true, httpOnly: true, sameSite: 'lax', secure: ctx.secure, overwrite: true });
-  return token;
+interface CsrfState {
+  /** what this request's forms act on: `interaction:<uid>`, `platform-session:<id>`; none before a session exists */
+  csrfBinding?: string;
 }
 
-/** Throws 403 unless `sent` (the form's `_csrf` field) matches this browser's token; for a body parsed by its handler. */
-export function checkCsrfToken(ctx: Context, sent: unknown): void {
-  const expected = ctx.cookies.get(COOKIE, { signed: true });
-  if (typeof sent !== 'string' || !expected || !safeEqual(sent, expected)) {
-    throw new HttpError(403, 'This form has expired. Go back, reload the page and try again.');
+/**
+ * Binds the form tokens of this request to what the forms act on (an interaction, a platform session). A token is
+ * an HMAC, under the server's cookie keys, of that binding and this browser's secret (OWASP "signed double-submit
+ * cookie"): another browser's cookie and token, even planted here, are refused in this interaction or session.
+ */
+export function bindCsrf(ctx: Context, binding: string): void {
+  (ctx.state as CsrfState).csrfBinding = binding;
+}
+
+/** The server's cookie keys, newest first: the token is made with the first and accepted under any (key rotation). */
+function serverKeys(ctx: Context): string[] {
+  const keys: unknown = ctx.app.keys;
+  if (!Array.isArray(keys) || keys.length === 0 || !keys.every((key): key is string => typeof key === 'string')) {
+    throw new Error('the app needs its cookie keys for form tokens');
   }
+  return keys;
+}
+
+const tokenOf = (ctx: Context, key: string, secret: string): string =>
+  createHmac('sha256', key).update(`${(ctx.state as CsrfState).csrfBinding ?? ''}\0${secret}`).digest('base64url');
+
+/** The form token for this browser and this request's binding (a signed, HttpOnly cookie holds the browser's secret). */
+export function csrfToken(ctx: Context): string {
+  let secret = ctx.cookies.get(COOKIE, { signed: true });
+  if (!secret) {
+    secret = randomToken(24);
+    ctx.cookies.set(COOKIE, secret, { signed: true, httpOnly: true, sameSite: 'lax', secure: ctx.secure, overwrite: true });
+  }
+  return tokenOf(ctx, serverKeys(ctx)[0]!, secret);
+}
+
+/** Throws 403 unless `sent` (the form's `_csrf` field) is this browser's token for this request's binding; for a body parsed by its handler. */
+export function checkCsrfToken(ctx: Context, sent: unknown): void {
+  const secret = ctx.cookies.get(COOKIE, { signed: true });
+  const valid = typeof sent === 'string' && secret !== undefined
+    && serverKeys(ctx).some((key) => safeEqual(sent, tokenOf(ctx, key, secret)));
+  if (!valid) throw new HttpError(403, 'This form has expired. Go back, reload the page and try again.');
 }
 
 /** Rejects a state-changing request whose `_csrf` field does not match the cookie (403). Run after the body parser. */

@@ -27,6 +27,10 @@ export interface Limiter {
   consume(key: string): Promise<void>;
   /** Forgets a key (e.g. after a successful sign-in). */
   reset(key: string): Promise<void>;
+  /** Throws the same 429 as consume when key has no point left, without spending one: for limits that count failures only. */
+  check(key: string): Promise<void>;
+  /** Spends one point without ever refusing: the failure that a later `check` counts. */
+  record(key: string): Promise<void>;
 }
 
 export interface RateLimits {
@@ -59,18 +63,29 @@ export function createRateLimits(db: Database): RateLimits {
             await store.consume(key);
           } catch (rejection) {
             if (!(rejection instanceof RateLimiterRes)) throw rejection;
-            const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-            throw new HttpError(429, `Too many requests. Try again in ${retryAfter} seconds.`, { 'Retry-After': String(retryAfter) });
+            throw tooManyRequests(rejection);
           }
         },
         async reset(key) {
           await store.delete(key);
+        },
+        async check(key) {
+          const spent = await store.get(key);
+          if (spent && spent.consumedPoints >= policy.points) throw tooManyRequests(spent);
+        },
+        async record(key) {
+          await store.penalty(key, 1);
         },
       };
       cache.set(policy.name, limiter);
       return limiter;
     },
   };
+}
+
+function tooManyRequests(spent: RateLimiterRes): HttpError {
+  const retryAfter = Math.max(1, Math.ceil(spent.msBeforeNext / 1000));
+  return new HttpError(429, `Too many requests. Try again in ${retryAfter} seconds.`, { 'Retry-After': String(retryAfter) });
 }
 
 /** Middleware spending one point of `limiter` per request, keyed by `key(ctx)`. */

@@ -1,5 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import type { Runtime } from '../runtime.js';
+import { bindCsrf } from '../http/csrf.js';
 import { seeOther } from '../http/see-other.js';
 import { closeSession, openSession, resumeSession, type SignedInWebmaster } from './sessions.js';
 
@@ -15,13 +16,15 @@ interface PlatformState {
 
 export const webmasterOf = (ctx: Context): SignedInWebmaster | undefined => (ctx.state as PlatformState).webmaster;
 
-/** Loads the signed-in webmaster (if any) from the session cookie into ctx.state. */
+/** Loads the signed-in webmaster (if any) from the session cookie into ctx.state; the session's forms are bound to it. */
 export const loadSession = (runtime: Runtime): Middleware => async (ctx, next) => {
   const id = ctx.cookies.get(COOKIE);
   if (id) {
     const webmaster = await resumeSession(runtime, id);
-    if (webmaster) (ctx.state as PlatformState).webmaster = webmaster;
-    else ctx.cookies.set(COOKIE, null, cookieOptions(ctx));
+    if (webmaster) {
+      (ctx.state as PlatformState).webmaster = webmaster;
+      bindCsrf(ctx, `platform-session:${id}`);
+    } else ctx.cookies.set(COOKIE, null, cookieOptions(ctx));
   }
   await next();
 };

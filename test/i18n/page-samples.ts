@@ -95,13 +95,16 @@ export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
   })),
 
   'platform/base.njk': [platform],
-  'platform/signin.njk': [{ ...platform, webmaster: undefined, email: 'webmaster@example.test', failed: true }],
+  'platform/signin.njk': [
+    { ...platform, webmaster: undefined, email: 'webmaster@example.test', failed: true },
+    { ...platform, webmaster: undefined, registered: true },
+  ],
   'platform/register.njk': [
     { ...platform, webmaster: undefined, minLength: 12, maxLength: 128 },
     // as lib/platform/routes/auth-routes.ts fills them
     ...each({ ...platform, webmaster: undefined, email: 'webmaster@example.test', minLength: 12, maxLength: 128 }, 'errors', [
       { email: 'platform.register.error.email', password: 'platform.register.error.password' },
-      { email: 'platform.register.error.taken', confirm: 'platform.register.error.confirm' },
+      { confirm: 'platform.register.error.confirm' },
     ]),
   ],
   'platform/account.njk': [

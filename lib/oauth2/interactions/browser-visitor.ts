@@ -3,8 +3,21 @@ import { randomToken } from '../../security/hashing.js';
 import { OAUTH2_PATHS } from '../paths.js';
 
 const COOKIE = 'ap_visitor';
-// Only the interaction pages read it; a session cookie, so it ends with the browser session.
-const COOKIE_PATH = OAUTH2_PATHS.interaction('').replace(/\/$/, '');
+/** The path of the cookies only the interaction pages read. */
+export const INTERACTION_COOKIE_PATH = OAUTH2_PATHS.interaction('').replace(/\/$/, '');
+
+interface BrowserVisitorState {
+  /** set when this request gave the browser a new anonymous visitor: the cookie it sent is no longer this browser's */
+  browserVisitor?: string;
+}
+
+/** A new anonymous visitor for this browser; a session cookie, so it ends with the browser session. */
+function issueBrowserVisitor(ctx: Context): string {
+  const id = randomToken(18);
+  ctx.cookies.set(COOKIE, id, { signed: true, httpOnly: true, sameSite: 'lax', secure: ctx.secure, path: INTERACTION_COOKIE_PATH, overwrite: true });
+  (ctx.state as BrowserVisitorState).browserVisitor = id;
+  return `anon:${id}`;
+}
 
 /**
  * The anonymous visitor of this browser session, `anon:<random>`: the subject of age proofs reusable in this
@@ -13,10 +26,14 @@ const COOKIE_PATH = OAUTH2_PATHS.interaction('').replace(/\/$/, '');
 export function browserVisitor(ctx: Context, create: true): string;
 export function browserVisitor(ctx: Context, create: false): string | undefined;
 export function browserVisitor(ctx: Context, create: boolean): string | undefined {
-  const existing = ctx.cookies.get(COOKIE, { signed: true });
+  const existing = (ctx.state as BrowserVisitorState).browserVisitor ?? ctx.cookies.get(COOKIE, { signed: true });
   if (existing) return `anon:${existing}`;
-  if (!create) return undefined;
-  const id = randomToken(18);
-  ctx.cookies.set(COOKIE, id, { signed: true, httpOnly: true, sameSite: 'lax', secure: ctx.secure, path: COOKIE_PATH, overwrite: true });
-  return `anon:${id}`;
+  return create ? issueBrowserVisitor(ctx) : undefined;
 }
+
+/**
+ * The subject for a proof this browser has just earned: always a new anonymous visitor (the cookie rotates). A
+ * cookie this browser held before, which someone else may have planted (a sibling subdomain can set it) and kept a
+ * copy of, therefore never reaches the proof. Proofs of the previous cookie stay with it.
+ */
+export const browserVisitorForNewProof = (ctx: Context): string => issueBrowserVisitor(ctx);

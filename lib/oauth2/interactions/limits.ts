@@ -1,10 +1,12 @@
 import type { Limiter } from '../../http/rate-limit.js';
 import type { Runtime } from '../../runtime.js';
+import { signInGuard, type SignInGuard } from '../../security/sign-in-guard.js';
+import { INTERACTION_COOKIE_PATH } from './browser-visitor.js';
 
 export interface InteractionLimits {
-  signInPerAccount: Limiter;
-  signInPerIp: Limiter;
+  signIn: SignInGuard;
   accountCreationPerIp: Limiter;
+  usernameTakenPerVerification: Limiter;
   challengeFailuresPerInteraction: Limiter;
   challengeFailuresPerIp: Limiter;
 }
@@ -13,10 +15,12 @@ export interface InteractionLimits {
 export function interactionLimits(runtime: Runtime): InteractionLimits {
   const limiter = runtime.rateLimits.limiter.bind(runtime.rateLimits);
   return {
-    // Password guessing: per username (reset on success), and per address across usernames.
-    signInPerAccount: limiter({ name: 'visitor-sign-in-account', points: 10, duration: 900 }),
-    signInPerIp: limiter({ name: 'visitor-sign-in-ip', points: 50, duration: 900 }),
+    // Password guessing (sign-in-guard.ts); a browser that signed in to the account before keeps a device cookie.
+    signIn: signInGuard(runtime.rateLimits, 'visitor-sign-in', { name: 'ap_visitor_device', path: INTERACTION_COOKIE_PATH }),
     accountCreationPerIp: limiter({ name: 'visitor-account-create-ip', points: 10, duration: 3600 }),
+    // "This username is taken" answers: a visitor finds a free name in a few tries, a prober needs a new verification
+    // (a passed challenge) for every few names besides the per-address ceiling above.
+    usernameTakenPerVerification: limiter({ name: 'visitor-username-taken-verification', points: 5, duration: 3600 }),
     // Challenges that did not pass (refused or failed): a visitor may retry, a script may not keep trying.
     challengeFailuresPerInteraction: limiter({ name: 'challenge-failure-interaction', points: 10, duration: 3600 }),
     challengeFailuresPerIp: limiter({ name: 'challenge-failure-ip', points: 100, duration: 3600 }),

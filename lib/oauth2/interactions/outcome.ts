@@ -5,7 +5,7 @@ import type { AssuranceLevel } from '../../verification/challenge.js';
 import { accountSubject, proofOf, saveProof } from '../../verification/proofs.js';
 import { createVerification, linkGrant, type Verification } from '../../verification/records.js';
 import { issueGrant } from '../grants.js';
-import { browserVisitor } from './browser-visitor.js';
+import { browserVisitor, browserVisitorForNewProof } from './browser-visitor.js';
 import { forgetProgress, updateProgress } from './progress.js';
 import { VisitorError } from '../../http/visitor-errors.js';
 import { seeOther } from '../../http/see-other.js';
@@ -53,7 +53,7 @@ export async function completeChallenge(services: InteractionServices, ctx: Cont
   const { runtime } = services;
   const verification = await recordVerification(services, ctx, visit, { ...evidence, reused: false });
   const { proofReuseTtl } = runtime.config;
-  await saveProof(runtime.db, proofOf(verification, browserVisitor(ctx, true), Math.min(proofReuseTtl, BROWSER_PROOF_MAX_SECONDS)));
+  await saveProof(runtime.db, proofOf(verification, browserVisitorForNewProof(ctx), Math.min(proofReuseTtl, BROWSER_PROOF_MAX_SECONDS)));
   if (visit.progress.accountId !== null) {
     await saveProof(runtime.db, proofOf(verification, accountSubject(visit.progress.accountId), proofReuseTtl));
     return handOver(services, ctx, visit, verification.uid);

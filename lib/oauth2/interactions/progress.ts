@@ -48,6 +48,18 @@ export async function updateProgress(db: Database, uid: string, expiresAt: Date,
     .merge(Object.keys(changes));
 }
 
+/**
+ * Gives the verification this interaction recorded to a new account, once: false when an account already has it (a
+ * concurrent "save" won). Run in the transaction that creates the account, so the loser's account is rolled back.
+ */
+export async function claimVerificationForAccount(db: Database, uid: string, verificationUid: string, accountId: number): Promise<boolean> {
+  const claimed = await db('interaction_progress')
+    .where({ uid, verification_uid: verificationUid })
+    .whereNull('account_id')
+    .update({ account_id: accountId });
+  return claimed === 1;
+}
+
 /** The interaction is over (handed to the website or declined): nothing of it is kept. */
 export async function forgetProgress(db: Database, uid: string): Promise<void> {
   await db('interaction_progress').where('uid', uid).delete();

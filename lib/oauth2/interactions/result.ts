@@ -8,6 +8,7 @@ import { seeOther } from '../../http/see-other.js';
 import { noticeOf, type Notice } from './notices.js';
 import { handOver } from './outcome.js';
 import { renderPage } from './page.js';
+import { claimVerificationForAccount } from './progress.js';
 import type { InteractionServices, Visit } from './visit.js';
 
 /** The verification this visit recorded; without one the visitor goes back to the start (undefined). */
@@ -67,14 +68,26 @@ export async function saveToAccount(services: InteractionServices, ctx: Context,
     return showResult(ctx, visit, verification, { error: t('interaction.result.error.confirmation'), username: typedUsername }, 422);
   }
   await limits.accountCreationPerIp.consume(ctx.ip);
+  // Checked before the name is: once spent, every name gets the 429, a free one as well as a taken one.
+  await limits.usernameTakenPerVerification.check(verification.uid);
   let accountId: number;
   try {
-    accountId = (await createVisitorAccount(runtime.db, { username: form.username, password: form.password })).id;
+    accountId = (await createVisitorAccount(runtime.db, { username: form.username, password: form.password }, async (trx, account) => {
+      if (!(await claimVerificationForAccount(trx, visit.uid, verification.uid, account.id))) throw new ResultAlreadySavedError();
+      await saveProof(trx, proofOf(verification, accountSubject(account.id), runtime.config.proofReuseTtl));
+    })).id;
   } catch (error) {
+    if (error instanceof ResultAlreadySavedError) return showResult(ctx, visit, verification, { error: t('interaction.result.error.alreadySaved') }, 409);
     if (!(error instanceof UsernameTakenError)) throw error;
+    // Whether a username exists is the one thing this form must tell; each answer costs a probe (see limits.ts).
+    await limits.usernameTakenPerVerification.record(verification.uid);
     return showResult(ctx, visit, verification, { error: t('interaction.result.error.taken'), username: typedUsername }, 409);
   }
-  await saveProof(runtime.db, proofOf(verification, accountSubject(accountId), runtime.config.proofReuseTtl));
   visit.progress = { ...visit.progress, accountId };
   await handOver(services, ctx, visit, verification.uid);
+}
+
+/** Another "save" of the same result (a second tab, a double click) created its account first. */
+class ResultAlreadySavedError extends Error {
+  override name = 'ResultAlreadySavedError';
 }

@@ -2,7 +2,8 @@ import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import { formBody } from '../../http/body.js';
-import { requireCsrf } from '../../http/csrf.js';
+import { bindCsrf, requireCsrf } from '../../http/csrf.js';
+import { sameOrigin } from '../../http/same-origin.js';
 import { schedulePeriodic } from '../../periodic.js';
 import type { Runtime } from '../../runtime.js';
 import { buildRegistry } from '../../verification/registry.js';
@@ -44,9 +45,12 @@ export async function interactionRouter(runtime: Runtime, provider: Provider): P
   type Handler = (services: InteractionServices, ctx: Context, visit: Visit) => Promise<void>;
   const page = (handler: Handler) => (ctx: Context) => handler(services, ctx, (ctx.state as { visit: Visit }).visit);
   const router = new Router({ prefix: OAUTH2_PATHS.interaction(':uid') });
-  // The visit is loaded before the CSRF check so that even a refused form is answered in the visitor's language.
-  router.use(visitorErrors(runtime.log), formBody(), async (ctx, next) => {
-    (ctx.state as { visit: Visit }).visit = await loadVisit(ctx, services);
+  // The visit is loaded before the CSRF check so that even a refused form is answered in the visitor's language,
+  // and every form token is bound to this interaction.
+  router.use(visitorErrors(runtime.log), sameOrigin(runtime.config.issuer), formBody(), async (ctx, next) => {
+    const visit = await loadVisit(ctx, services);
+    (ctx.state as { visit: Visit }).visit = visit;
+    bindCsrf(ctx, `interaction:${visit.uid}`);
     await next();
   });
   router.get('/', page(showEntry));

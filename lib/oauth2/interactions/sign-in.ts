@@ -1,7 +1,8 @@
 import type { Context } from 'koa';
 import { translator } from '../../i18n/catalogue.js';
-import { authenticateVisitor, usernameKey } from '../../accounts/visitor-accounts.js';
+import { authenticateVisitor } from '../../accounts/visitor-accounts.js';
 import { compileSchema, CSRF_FIELD, readForm } from '../../http/form.js';
+import { normalizeIdentifier } from '../../security/identifiers.js';
 import { noticeOf } from './notices.js';
 import { readyToVerify, renderPage } from './page.js';
 import { browserProof } from './reuse.js';
@@ -39,11 +40,12 @@ export async function signIn(services: InteractionServices, ctx: Context, visit:
   if (!form) return showForm(services, ctx, visit, t('interaction.signIn.error.missing'), '', 422);
 
   const { limits, runtime } = services;
-  const accountKey = usernameKey(form.username);
-  await limits.signInPerIp.consume(ctx.ip);
-  await limits.signInPerAccount.consume(accountKey);
+  const attempt = await limits.signIn.admit(ctx, normalizeIdentifier(form.username));
   const account = await authenticateVisitor(runtime.db, form.username, form.password);
-  if (!account) return showForm(services, ctx, visit, t('interaction.signIn.error.wrong'), form.username, 401);
-  await limits.signInPerAccount.reset(accountKey);
+  if (!account) {
+    await limits.signIn.failed(attempt);
+    return showForm(services, ctx, visit, t('interaction.signIn.error.wrong'), form.username, 401);
+  }
+  await limits.signIn.succeeded(ctx, attempt);
   await continueSignedIn(services, ctx, visit, account.id);
 }

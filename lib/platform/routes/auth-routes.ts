@@ -2,15 +2,14 @@ import Router from '@koa/router';
 import { compileSchema, CSRF_FIELD, readForm, textField } from '../../http/form.js';
 import type { Runtime } from '../../runtime.js';
 import { sha256 } from '../../security/hashing.js';
-import { authenticateWebmaster, createWebmaster, EmailTakenError, normalizeEmail } from '../../webmasters/accounts.js';
+import { normalizeIdentifier } from '../../security/identifiers.js';
+import { signInGuard } from '../../security/sign-in-guard.js';
+import { authenticateWebmaster, createWebmaster, EmailTakenError } from '../../webmasters/accounts.js';
 import { endSession, PLATFORM_PATH, startSession, webmasterOf } from '../authentication.js';
 import { checkNewCredentials, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../credentials.js';
 import { renderPage } from '../page.js';
 import { seeOther } from '../../http/see-other.js';
 
-// Sign-in guesses are limited per email (one account under attack) and per IP (one attacker, many accounts).
-const SIGN_IN_PER_EMAIL = { name: 'platform-signin-email', points: 10, duration: 15 * 60 };
-const SIGN_IN_PER_IP = { name: 'platform-signin-ip', points: 50, duration: 15 * 60 };
 const REGISTER_PER_EMAIL = { name: 'platform-register-email', points: 5, duration: 3600 };
 const REGISTER_PER_IP = { name: 'platform-register-ip', points: 20, duration: 3600 };
 
@@ -31,14 +30,16 @@ const validSignIn = compileSchema<{ email: string; password: string; _csrf: stri
 const LANDING = `${PLATFORM_PATH}/websites`;
 
 // Limiter keys hold a digest, not the address itself, so the shared rate_limits table stores no emails.
-const emailKey = (email: string): string => sha256(normalizeEmail(email));
+const emailKey = (email: string): string => sha256(normalizeIdentifier(email));
+
+/** The device cookie of the platform: a browser that signed in to an account before passes its per-account throttle. */
+const PLATFORM_DEVICE = { name: 'ap_platform_device', path: PLATFORM_PATH };
 
 /** Register, sign in, sign out. */
 export function authRoutes(runtime: Runtime): Router {
   const router = new Router();
+  const guard = signInGuard(runtime.rateLimits, 'platform-signin', PLATFORM_DEVICE);
   const limits = {
-    signInPerEmail: runtime.rateLimits.limiter(SIGN_IN_PER_EMAIL),
-    signInPerIp: runtime.rateLimits.limiter(SIGN_IN_PER_IP),
     registerPerEmail: runtime.rateLimits.limiter(REGISTER_PER_EMAIL),
     registerPerIp: runtime.rateLimits.limiter(REGISTER_PER_IP),
   };
@@ -54,29 +55,30 @@ export function authRoutes(runtime: Runtime): Router {
     const errors: Record<string, string> = {};
     for (const field of checkNewCredentials({ email, password })) errors[field] = `platform.register.error.${field}`;
     if (!errors.password && password !== textField(ctx.request.body, 'confirm')) errors.confirm = 'platform.register.error.confirm';
-    if (Object.keys(errors).length === 0) {
-      try {
-        const webmaster = await createWebmaster(runtime.db, { email, password });
-        await startSession(ctx, runtime, webmaster.id);
-        return seeOther(ctx, LANDING, { noStore: true });
-      } catch (error) {
-        if (!(error instanceof EmailTakenError)) throw error;
-        errors.email = 'platform.register.error.taken';
-      }
+    if (Object.keys(errors).length > 0) return renderPage(ctx, 'register.njk', { ...PASSWORD_LIMITS, email, errors }, 400);
+    // The same answer whether or not the email already has an account, so registering tells nobody which emails do
+    // (the scrypt work is done in both cases): the sign-in page says what happened in either case.
+    try {
+      await createWebmaster(runtime.db, { email, password });
+    } catch (error) {
+      if (!(error instanceof EmailTakenError)) throw error;
     }
-    renderPage(ctx, 'register.njk', { ...PASSWORD_LIMITS, email, errors }, 400);
+    seeOther(ctx, `${PLATFORM_PATH}/signin?registered=1`, { noStore: true });
   });
 
-  router.get('/signin', (ctx) => renderPage(ctx, 'signin.njk'));
+  router.get('/signin', (ctx) => renderPage(ctx, 'signin.njk', { registered: ctx.query['registered'] === '1' }));
   router.post('/signin', async (ctx) => {
     const form = readForm(ctx, validSignIn);
     const email = form?.email.trim() ?? textField(ctx.request.body, 'email').trim();
-    await limits.signInPerIp.consume(ctx.ip);
-    await limits.signInPerEmail.consume(emailKey(email));
     // One message for an unknown email, a wrong password and a malformed form: the form tells nobody which emails exist.
-    const webmaster = form ? await authenticateWebmaster(runtime.db, email, form.password) : undefined;
-    if (!webmaster) return renderPage(ctx, 'signin.njk', { email, failed: true }, 400);
-    await limits.signInPerEmail.reset(emailKey(email));
+    if (!form) return renderPage(ctx, 'signin.njk', { email, failed: true }, 400);
+    const attempt = await guard.admit(ctx, normalizeIdentifier(email));
+    const webmaster = await authenticateWebmaster(runtime.db, email, form.password);
+    if (!webmaster) {
+      await guard.failed(attempt);
+      return renderPage(ctx, 'signin.njk', { email, failed: true }, 400);
+    }
+    await guard.succeeded(ctx, attempt);
     await startSession(ctx, runtime, webmaster.id);
     seeOther(ctx, LANDING, { noStore: true });
   });

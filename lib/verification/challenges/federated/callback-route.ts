@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import { formBody } from '../../../http/body.js';
 import { requireCsrf } from '../../../http/csrf.js';
 import { HttpError } from '../../../http/errors.js';
+import { sameOrigin } from '../../../http/same-origin.js';
 import { rateLimit } from '../../../http/rate-limit.js';
 import { render } from '../../../http/render.js';
 import { seeOther } from '../../../http/see-other.js';
@@ -56,7 +57,7 @@ export function federatedCallbackRoutes(runtime: Runtime): Router {
     seeOther(ctx, `${step}?${response.toString()}`);
   });
 
-  router.post(federatedCallbackPath(':provider'), limit, formBody('16kb'), requireCsrf, (ctx) => {
+  router.post(federatedCallbackPath(':provider'), limit, sameOrigin(runtime.config.issuer), formBody('16kb'), requireCsrf, (ctx) => {
     const provider = providerOf(ctx);
     if (provider.settings.responseMode !== 'fragment') throw new HttpError(405, 'Method Not Allowed');
     const body = (ctx.request.body ?? {}) as Record<string, unknown>;

@@ -1,0 +1,73 @@
+import type { Context } from 'koa';
+import type { Limiter, RateLimits } from '../http/rate-limit.js';
+import { addressGroup } from './address-group.js';
+import { knownDevice, rememberDevice, type DeviceCookieScope } from './device-cookie.js';
+import { sha256 } from './hashing.js';
+
+const FIFTEEN_MINUTES = 15 * 60;
+
+/**
+ * Password guessing stays expensive without letting a stranger lock the owner out (OWASP "slow brute-force
+ * protection with device cookies"). Only failures count. A browser unknown to the account is throttled per
+ * (account, network), per network across accounts, and per account across networks (a high ceiling, for guessing
+ * spread over many networks). A browser that signed in to the account before carries a device cookie and passes
+ * all three: it is throttled only per device, so no amount of guessing elsewhere keeps the owner out.
+ */
+export const SIGN_IN_THROTTLES = {
+  accountAndNetwork: { points: 10, duration: FIFTEEN_MINUTES },
+  network: { points: 50, duration: FIFTEEN_MINUTES },
+  account: { points: 100, duration: 3600 },
+  device: { points: 10, duration: FIFTEEN_MINUTES },
+} as const;
+
+export interface SignInGuard {
+  /**
+   * Before the password is checked: throws 429 (with Retry-After) when this browser must wait for `identifier`
+   * (a normalizeIdentifier result). Returns the attempt to report with `failed` or `succeeded`.
+   */
+  admit(ctx: Context, identifier: string): Promise<SignInAttempt>;
+  /** A wrong password (or unknown account): counted against every throttle the attempt passed. */
+  failed(attempt: SignInAttempt): Promise<void>;
+  /** The right password: this browser becomes a known device of the account. */
+  succeeded(ctx: Context, attempt: SignInAttempt): Promise<void>;
+}
+
+export interface SignInAttempt {
+  identifier: string;
+  /** the limiter keys this attempt is counted under */
+  keys: Array<{ limiter: Limiter; key: string }>;
+}
+
+/** The sign-in guard of one surface; `name` prefixes its limiter names, `device` is where its device cookie lives. */
+export function signInGuard(rateLimits: RateLimits, name: string, device: DeviceCookieScope): SignInGuard {
+  const limiter = (throttle: keyof typeof SIGN_IN_THROTTLES): Limiter =>
+    rateLimits.limiter({ name: `${name}-${throttle}`, ...SIGN_IN_THROTTLES[throttle] });
+  const limiters = { accountAndNetwork: limiter('accountAndNetwork'), network: limiter('network'), account: limiter('account'), device: limiter('device') };
+
+  return {
+    async admit(ctx, identifier) {
+      // Limiter keys hold digests, so the shared rate_limits table stores no emails or usernames.
+      const account = sha256(identifier);
+      const network = addressGroup(ctx.ip);
+      const nonce = knownDevice(ctx, device, identifier);
+      const keys = nonce
+        ? [{ limiter: limiters.device, key: sha256(nonce) }]
+        : [
+            { limiter: limiters.network, key: network },
+            { limiter: limiters.accountAndNetwork, key: `${account}|${network}` },
+            { limiter: limiters.account, key: account },
+          ];
+      for (const { limiter: throttle, key } of keys) await throttle.check(key);
+      return { identifier, keys };
+    },
+    async failed(attempt) {
+      await Promise.all(attempt.keys.map(({ limiter: throttle, key }) => throttle.record(key)));
+    },
+    async succeeded(ctx, attempt) {
+      // The per-account count stays: the owner signing in elsewhere must not give a guesser a fresh allowance.
+      const personal = attempt.keys.filter(({ limiter: throttle }) => throttle === limiters.accountAndNetwork || throttle === limiters.device);
+      await Promise.all(personal.map(({ limiter: throttle, key }) => throttle.reset(key)));
+      rememberDevice(ctx, device, attempt.identifier);
+    },
+  };
+}

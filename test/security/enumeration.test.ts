@@ -1,0 +1,94 @@
+import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import { createVisitorAccount } from '../../lib/accounts/visitor-accounts.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { Browser, formOf, type Page } from '../helpers/browser.js';
+import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
+import { accept, authorizeUrl, callbackOf, expectPage, submitSandbox } from '../flow/helpers/flow.js';
+
+const PASSWORD = 'correct horse battery';
+const newUsername = (): string => `visitor.${randomBytes(4).toString('hex')}`;
+
+describe('security: what registration and "save result" tell a stranger (issue 12, items 11 and 13)', () => {
+  let app: TestApp;
+  let client: ClientFixture;
+  before(async () => {
+    app = await startTestApp();
+    const webmaster = await createWebmasterFixture(app.provider.runtime);
+    client = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'TEST', challenges: ['selfie'] });
+  });
+  after(() => app.close());
+
+  async function register(email: string, password: string): Promise<Page> {
+    const browser = new Browser(app.url);
+    await browser.open('/platform/register');
+    return browser.post('/platform/register', { email, password, confirm: password });
+  }
+  async function signIn(email: string, password: string): Promise<string> {
+    const browser = new Browser(app.url);
+    await browser.open('/platform/signin');
+    return (await browser.post('/platform/signin', { email, password })).url.pathname;
+  }
+
+  it('answers platform registration the same whether or not the email has an account, and changes no existing account', async () => {
+    const existing = await createWebmasterFixture(app.provider.runtime);
+    const fresh = `new-${randomBytes(4).toString('hex')}@example.test`;
+    const answers = [await register(fresh, PASSWORD), await register(existing.email.toUpperCase(), PASSWORD)];
+    for (const answer of answers) {
+      expect(answer.status).to.equal(200);
+      expect(answer.url.pathname + answer.url.search).to.equal('/platform/signin?registered=1');
+      expect(answer.html).to.contain('If this email address had no account yet, it now has one with the password you chose.')
+        .and.contain('If it already had one, nothing was changed');
+    }
+    const text = (page: Page) => page.html.replace(/name="_csrf" value="[^"]*"/, '');
+    expect(text(answers[0]!)).to.equal(text(answers[1]!));
+
+    expect(await signIn(fresh, PASSWORD)).to.equal('/platform/account');
+    expect(await signIn(existing.email, existing.password)).to.equal('/platform/account');
+    expect(await signIn(existing.email, PASSWORD)).to.equal('/platform/signin');
+  });
+
+  async function resultPage(browser: Browser): Promise<Page> {
+    const sandbox = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));
+    const result = expectPage(await submitSandbox(browser, sandbox, { level: 'STANDARD' }));
+    expect(result.url.pathname).to.match(/\/result$/);
+    return result;
+  }
+
+  it('gives one verification to at most one account: of 4 parallel saves one wins, the others see "already saved"', async () => {
+    const browser = new Browser(app.url);
+    const save = formOf(await resultPage(browser), { action: '/result/save' });
+    const usernames = [newUsername(), newUsername(), newUsername(), newUsername()];
+    const answers = await Promise.all(usernames.map((username) => browser.submit(save, { username, password: PASSWORD, password_confirmation: PASSWORD })));
+
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.every((status) => status < 500), statuses.join()).to.equal(true);
+    const handedOver = answers.filter((answer) => answer.location !== undefined);
+    expect(handedOver).to.have.length(1);
+    callbackOf(handedOver[0]!, client);
+    for (const loser of answers.filter((answer) => answer.location === undefined)) {
+      expect(loser.status).to.equal(409);
+      expect(loser.html).to.contain('This result is already saved to an account.');
+    }
+    const accounts = await app.provider.db('visitor_accounts').whereIn('username', usernames).select('id');
+    expect(accounts).to.have.length(1);
+    expect(await app.provider.db('age_proofs').where('subject', `acct:${accounts[0].id}`).select('subject')).to.have.length(1);
+  });
+
+  it('answers "username taken" at most 5 times per verification; then every name waits, a free one too', async () => {
+    const taken = newUsername();
+    await createVisitorAccount(app.provider.runtime.db, { username: taken, password: PASSWORD });
+    const browser = new Browser(app.url);
+    const save = formOf(await resultPage(browser), { action: '/result/save' });
+    const attempt = (username: string) => browser.submit(save, { username, password: PASSWORD, password_confirmation: PASSWORD });
+    for (let n = 1; n <= 5; n++) {
+      const page = await attempt(taken);
+      expect(page.status, `probe ${n}`).to.equal(409);
+      expect(page.html).to.contain('already taken');
+    }
+    expect((await attempt(taken)).status).to.equal(429);
+    const free = await attempt(newUsername());
+    expect(free.status).to.equal(429);
+    expect(free.html).to.contain('Too many attempts');
+  });
+});
