@@ -21,7 +21,8 @@ function rawPost(browser: Browser, address: string, fields: Record<string, strin
   });
 }
 
-describe('security: CSRF tokens bound to their interaction or session, and an Origin check (issue 12, item 9)', () => {
+describe('security: CSRF tokens bound to their interaction or session, and an Origin check (issue 12, item 9)', function () {
+  this.timeout(120_000); // the first app of a process starts the embedded database
   let app: TestApp;
   let client: ClientFixture;
   let webmaster: WebmasterFixture;
