@@ -13,7 +13,7 @@ const FIFTEEN_MINUTES = 15 * 60;
  * spread over many networks). A browser that signed in to the account before carries a device cookie and passes
  * all three: it is throttled only per device, so no amount of guessing elsewhere keeps the owner out.
  */
-export const SIGN_IN_THROTTLES = {
+const SIGN_IN_THROTTLES = {
   accountAndNetwork: { points: 10, duration: FIFTEEN_MINUTES },
   network: { points: 50, duration: FIFTEEN_MINUTES },
   account: { points: 100, duration: 3600 },

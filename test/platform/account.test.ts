@@ -38,7 +38,7 @@ describe('webmasters platform: accounts, sessions and the Authorization Token', 
   });
   after(() => app.close());
 
-  it('registers a webmaster, who lands signed in on their websites', async () => {
+  it('registers a webmaster, who then signs in and lands on their websites', async () => {
     const { client, email } = await register(app);
     const page = await client.open('/platform/account');
     expect(page.status).to.equal(200);

@@ -14,6 +14,9 @@ function browserAt(app: TestApp, ip: string): { browser: Browser; moveTo(next: s
   return { browser: new Browser(app.url, { headers }), moveTo: (next) => { headers['x-forwarded-for'] = next; } };
 }
 
+/** The identifier in fullwidth forms (ｏｗｎｅｒ＠…), which NFKC maps back to ASCII. */
+const fullwidth = (text: string): string => text.replace(/[!-~]/g, (character) => String.fromCharCode(character.charCodeAt(0) + 0xfee0));
+
 type Outcome = 'signedIn' | 'refused' | 'throttled';
 
 /** One sign-in surface as the tests drive it: an attempt from a browser is signed in, refused (wrong credentials) or throttled (429). */
@@ -103,6 +106,7 @@ function lockOutScenarios(setUp: () => { app: TestApp; surface: Surface }): void
     const browser = browserAt(app, '203.0.113.210').browser;
     for (let n = 1; n <= 10; n++) expect(await surface.signIn(browser, identifier, `wrong guess ${n}`)).to.equal('refused');
     expect(await surface.signIn(browser, ` ${identifier.toUpperCase()} `, password)).to.equal('throttled');
+    expect(await surface.signIn(browser, fullwidth(identifier), password)).to.equal('throttled');
     const dotted = identifier.replace('i', '\u0130');
     expect(dotted).not.to.equal(identifier);
     expect(await surface.signIn(browser, dotted, password)).not.to.equal('signedIn');
