@@ -20,6 +20,12 @@ export function bindCsrf(ctx: Context, binding: string): void {
   (ctx.state as CsrfState).csrfBinding = binding;
 }
 
+/**
+ * The binding of a form served where no interaction is known yet whose post is relayed (307) into one: the
+ * federated relay page at the fixed callback URI. There the sealed state ties the answer to its interaction.
+ */
+export const RELAYED_FORM_BINDING = 'relayed-form';
+
 /** The server's cookie keys, newest first: the token is made with the first and accepted under any (key rotation). */
 function serverKeys(ctx: Context): string[] {
   const keys: unknown = ctx.app.keys;

@@ -8,9 +8,11 @@ import { PAGE_SAMPLES } from './page-samples.js';
 // Every full page (a template extending layout.njk), discovered when the test runs, in every language:
 // <html lang> is the language, and no translation key or {placeholder} shows through.
 
-/** Just what render() touches: the CSRF cookie and the response fields. */
+/** Just what render() touches: the CSRF cookie, the cookie keys the form token is made with, and the response fields. */
 function fakeContext(): Context & { body: string } {
-  const ctx = { cookies: { get: () => 'sample-csrf-token', set() {} }, secure: false, set() {}, status: 0, type: '', body: '' };
+  const ctx = {
+    app: { keys: ['sample-cookie-key'] }, state: {}, cookies: { get: () => 'sample-csrf-secret', set() {} }, secure: false, set() {}, status: 0, type: '', body: '',
+  };
   return ctx as unknown as Context & { body: string };
 }
 

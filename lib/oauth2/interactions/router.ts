@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import { formBody } from '../../http/body.js';
-import { bindCsrf, requireCsrf } from '../../http/csrf.js';
+import { bindCsrf, RELAYED_FORM_BINDING, requireCsrf } from '../../http/csrf.js';
 import { sameOrigin } from '../../http/same-origin.js';
 import { schedulePeriodic } from '../../periodic.js';
 import type { Runtime } from '../../runtime.js';
@@ -26,7 +26,12 @@ const SWEEP_EVERY_MS = 10 * 60 * 1000;
  * A challenge step may take a file (multipart/form-data, e.g. a selfie): the body parser leaves that stream to the
  * challenge, which checks `_csrf` itself once it has read the fields (see Challenge.handle). Every other POST is checked here.
  */
-const csrfUnlessUpload: Middleware = (ctx, next) => (ctx.is('multipart/form-data') ? next() : requireCsrf(ctx, next));
+const csrfUnlessUpload: Middleware = (ctx, next) => {
+  if (ctx.is('multipart/form-data')) return next();
+  // A federated answer relayed from the page at the fixed callback URI carries that page's token (see RELAYED_FORM_BINDING).
+  if (ctx.params['step'] === 'callback') bindCsrf(ctx, RELAYED_FORM_BINDING);
+  return requireCsrf(ctx, next);
+};
 
 /**
  * The visitor's pages of an authorization, under the path oidc-provider sends the visitor to: prompt, challenge

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { formBody } from '../../../http/body.js';
-import { requireCsrf } from '../../../http/csrf.js';
+import { bindCsrf, RELAYED_FORM_BINDING, requireCsrf } from '../../../http/csrf.js';
 import { HttpError } from '../../../http/errors.js';
 import { sameOrigin } from '../../../http/same-origin.js';
 import { rateLimit } from '../../../http/rate-limit.js';
@@ -24,6 +24,10 @@ import { isFederatedName } from './settings.js';
 export function federatedCallbackRoutes(runtime: Runtime): Router {
   const providers = federatedProviders(runtime);
   const router = new Router();
+  router.use((ctx, next) => {
+    bindCsrf(ctx, RELAYED_FORM_BINDING);
+    return next();
+  });
   // A visitor comes back once or twice per check; a shared address (office, mobile carrier) gets room for many.
   const limit = rateLimit(runtime.rateLimits.limiter({ name: 'federated-callback-ip', points: 120, duration: 600 }), (ctx) => ctx.ip);
 
