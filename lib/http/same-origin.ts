@@ -5,9 +5,10 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Defence in depth beside the CSRF token: a state-changing request from a browser must come from a page of the
- * issuer's own origin. The `Origin` header decides when the browser sent one; else `Sec-Fetch-Site` must say
- * `same-origin`. A request with neither (an old browser, a script) is left to the CSRF token. The surface's error
- * handler answers the 403 in its own shape.
+ * issuer's own origin. An `Origin` header naming an origin decides; else `Sec-Fetch-Site` must say `same-origin`.
+ * `Origin: null` is what browsers send for our own forms under our `Referrer-Policy: no-referrer`, so it defers to
+ * `Sec-Fetch-Site` like a missing Origin. A request with neither (an old browser, a script) is left to the CSRF
+ * token. The surface's error handler answers the 403 in its own shape.
  */
 export function sameOrigin(issuer: string): Middleware {
   const expected = new URL(issuer).origin;
@@ -20,7 +21,7 @@ export function sameOrigin(issuer: string): Middleware {
 }
 
 function fromIssuer(expected: string, origin: string, fetchSite: string): boolean {
-  if (origin) return origin === expected;
+  if (origin && origin !== 'null') return origin === expected;
   if (fetchSite) return fetchSite === 'same-origin';
   return true;
 }
