@@ -10,6 +10,7 @@ import { operationsApp } from './http/operations.js';
 import { createRateLimits } from './http/rate-limit.js';
 import { securityHeaders } from './http/security-headers.js';
 import { staticAssets } from './http/static-assets.js';
+import { checkerRoutes } from './checker/routes.js';
 import { createGeoResolver } from './geo/resolver.js';
 import { federatedCallbackRoutes } from './verification/challenges/federated/index.js';
 import type { GeoOptions } from './geo/settings.js';
@@ -119,6 +120,7 @@ async function assemble({ config, db, clock, log, env, geo, closers }: AssemblyI
   app.use(externalApi(runtime));
   const provider = createProvider(runtime);
   app.use(requirementRoutes(runtime).routes());
+  app.use(checkerRoutes(runtime, provider).routes());
   app.use(platformRouter(runtime).routes());
   app.use(federatedCallbackRoutes(runtime).routes());
   app.use((await interactionRouter(runtime, provider)).routes());

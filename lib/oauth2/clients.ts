@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Sealer } from '../security/sealing.js';
 import type { Database } from '../store/database.js';
 import type { Environment } from '../verification/challenge.js';
+import { findCheckerClientWebsite, isCheckerClientId } from '../checker/client.js';
 import { SCOPE } from './scope.js';
 
 /** The website behind an OAuth2 client_id, as the visitor's pages need it. */
@@ -67,6 +68,7 @@ const toClientWebsite = (row: ClientRow): ClientWebsite => ({
 });
 
 export async function findClientWebsite(db: Database, clock: Clock, clientId: string): Promise<ClientWebsite | undefined> {
+  if (isCheckerClientId(clientId)) return findCheckerClientWebsite(db, clientId);
   const row = await findClientRow(db, clock, clientId);
   return row ? toClientWebsite(row) : undefined;
 }

@@ -1,5 +1,6 @@
 import Provider, { type Configuration } from 'oidc-provider';
 import { knexAdapter } from '../../adapters/knex.js';
+import { checkerClientMetadata, isCheckerClientId } from '../checker/client.js';
 import type { Runtime } from '../runtime.js';
 import { findClientMetadata } from './clients.js';
 import { loadGrantOfThisInteraction, verificationPolicy } from './interaction-policy.js';
@@ -34,7 +35,7 @@ const FEATURES_OFF = [
 function configuration(runtime: Runtime): Configuration {
   const { db, clock, sealer, log, config } = runtime;
   return {
-    adapter: knexAdapter({ db, clock, log, onClose: runtime.onClose, findClient: (id) => findClientMetadata(db, clock, sealer, id) }),
+    adapter: knexAdapter({ db, clock, log, onClose: runtime.onClose, findClient: (id) => (isCheckerClientId(id) ? checkerClientMetadata(runtime, id) : findClientMetadata(db, clock, sealer, id)) }),
     jwks: config.jwks,
     cookies: { keys: config.cookieKeys },
     clientAuthMethods: ['client_secret_basic', 'client_secret_post'],

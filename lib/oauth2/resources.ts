@@ -6,6 +6,7 @@ import { oauthJsonError } from '../http/errors.js';
 import type { Runtime } from '../runtime.js';
 import { findVerificationByUid } from '../verification/records.js';
 import { OAUTH2_PATHS } from './paths.js';
+import { resourcesJwtAnswer } from './resources-jwt.js';
 import { VERIFICATION_CLAIM } from './token-claims.js';
 
 /** RFC 6750 §2.1 b64token. */
@@ -23,6 +24,7 @@ function bearerError(ctx: Context, realm: string, status: 400 | 401, error: 'inv
 export function resourcesRoutes(runtime: Runtime, provider: Provider): Router {
   const router = new Router();
   const realm = runtime.config.issuer;
+  const answeredAsJwt = resourcesJwtAnswer(runtime);
 
   router.get(OAUTH2_PATHS.resources, async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
@@ -51,6 +53,7 @@ export function resourcesRoutes(runtime: Runtime, provider: Provider): Router {
       bearerError(ctx, realm, 401, 'invalid_token', 'the verification behind this access token has expired');
       return;
     }
+    if (await answeredAsJwt(ctx, verification, token.clientId!)) return;
     ctx.body = {
       resources: {
         verified: verification.verified,

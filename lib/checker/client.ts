@@ -1,0 +1,56 @@
+import { createHmac, hkdfSync } from 'node:crypto';
+import type { AdapterPayload } from 'oidc-provider';
+import type { ClientWebsite } from '../oauth2/clients.js';
+import { SCOPE } from '../oauth2/scope.js';
+import type { Runtime } from '../runtime.js';
+import type { Database } from '../store/database.js';
+import { findKeyWebsite } from './key-website.js';
+import { CHECKER_PATHS } from './paths.js';
+
+/**
+ * Each website public key has an internal OAuth2 client, so the script's verification runs on the same interaction
+ * pages as any OAuth2 client's (docs/decisions.md "Checker script"). Its client_id is the key behind a prefix no
+ * registered client_id has (those start with `live_`/`test_`), so it needs no row and dies with the key.
+ */
+const PREFIX = 'checker_';
+
+export const checkerClientId = (publicKey: string): string => PREFIX + publicKey;
+
+export const isCheckerClientId = (clientId: string): boolean => clientId.startsWith(PREFIX);
+
+const publicKeyOf = (clientId: string): string => clientId.slice(PREFIX.length);
+
+export const checkerCallbackUrl = (issuer: string): string => new URL(CHECKER_PATHS.callback, issuer).href;
+
+/**
+ * The internal client's secret: derived from the sealing key (HKDF, then HMAC of the client_id), never stored and
+ * never shown. Nobody presents it: the callback consumes the code itself; the provider only requires a secret-based
+ * client to have one.
+ */
+function derivedSecret(sealingKey: Buffer, clientId: string): string {
+  const key = Buffer.from(hkdfSync('sha256', sealingKey, Buffer.alloc(0), 'age-provider checker client secret', 32));
+  return createHmac('sha256', key).update(clientId).digest('base64url');
+}
+
+/** oidc-provider metadata for an internal client, or undefined when its key is not current. */
+export async function checkerClientMetadata(runtime: Runtime, clientId: string): Promise<AdapterPayload | undefined> {
+  const found = await findKeyWebsite(runtime.db, publicKeyOf(clientId));
+  if (!found) return undefined;
+  return {
+    client_id: clientId,
+    client_secret: derivedSecret(runtime.config.sealingKey, clientId),
+    client_name: found.website.name,
+    redirect_uris: [checkerCallbackUrl(runtime.config.issuer)],
+    grant_types: ['authorization_code'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'client_secret_basic',
+    scope: SCOPE,
+    environment: found.environment,
+  };
+}
+
+/** The interaction pages' view of an internal client (its redirect is our own callback, so none is listed). */
+export async function findCheckerClientWebsite(db: Database, clientId: string): Promise<ClientWebsite | undefined> {
+  const found = await findKeyWebsite(db, publicKeyOf(clientId));
+  return found ? { clientId, environment: found.environment, redirectUris: [], website: found.website } : undefined;
+}
