@@ -41,18 +41,16 @@ async function resultOf(runtime: Runtime, provider: Provider, signer: Verificati
   return { error, message: error === 'access_denied' ? 'the visitor declined' : 'the verification could not be completed' };
 }
 
-/** Hands the result to the page: in the fragment of its return address, or posted to its exact origin by the window. */
+/**
+ * Hands the result to the page: posted to its exact origin by the window, or (target=redirect) in the fragment of
+ * its return address. The return is a page that moves on by script or link, not a 303: the chain began with a form
+ * on our pages, and browsers hold every redirect after a form to that page's CSP form-action.
+ */
 function deliver(ctx: Context, state: CheckerState, website: string, result: Result): void {
-  ctx.set('Cache-Control', 'no-store');
-  if (state.target === 'redirect' && state.returnTo) {
-    const fragment = 'token' in result ? `age_provider_token=${result.token}` : `age_provider_error=${encodeURIComponent(result.error)}`;
-    ctx.status = 303;
-    ctx.redirect(`${state.returnTo}#${fragment}`);
-    return;
-  }
-  render(ctx, 'checker/relay.njk', browserLanguage(ctx), {
-    origin: state.origin, website, message: JSON.stringify({ type: 'age-provider:result', ...result }),
-  });
+  const variables = state.target === 'redirect' && state.returnTo
+    ? { returnTo: `${state.returnTo}#${'token' in result ? `age_provider_token=${result.token}` : `age_provider_error=${encodeURIComponent(result.error)}`}` }
+    : { origin: state.origin, message: JSON.stringify({ type: 'age-provider:result', ...result }) };
+  render(ctx, 'checker/relay.njk', browserLanguage(ctx), { website, ...variables });
 }
 
 /**

@@ -98,6 +98,10 @@
   }
   function logo() {
     var svg = new DOMParser().parseFromString(LOGO, 'image/svg+xml').documentElement;
+    // Decorative here: the button's label names the service.
+    Array.prototype.slice.call(svg.querySelectorAll('title, desc')).forEach(function (node) { node.remove(); });
+    svg.removeAttribute('aria-labelledby');
+    svg.removeAttribute('role');
     svg.setAttribute('aria-hidden', 'true');
     svg.setAttribute('focusable', 'false');
     svg.setAttribute('width', '28');
