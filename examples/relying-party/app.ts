@@ -6,6 +6,7 @@ import Koa, { type Context } from 'koa';
 import { packageRoot } from '../../lib/paths.js';
 import { authorizationUrl, exchangeCode, isVerification, newAttempt, ProviderError, readVerification, stateMatches, type Attempt, type Verification } from './oauth2-client.js';
 import { homePage, problemPage, type Problem } from './pages.js';
+import { scriptShopRoutes } from './script-shop.js';
 import type { RelyingPartySettings } from './settings.js';
 
 const ATTEMPT_COOKIE = 'rp_attempt';
@@ -105,6 +106,8 @@ export function createRelyingPartyApp(settings: RelyingPartySettings): Koa {
     ctx.status = 303;
     ctx.redirect('/?attempt=done');
   });
+
+  scriptShopRoutes(router, settings);
 
   app.use(async (ctx, next) => {
     ctx.set('X-Content-Type-Options', 'nosniff');
