@@ -251,6 +251,14 @@ describe('the checker surface limits strangers per address', () => {
     expect(Number(limited.headers.get('retry-after'))).to.be.above(0);
     expect((await fetch(`${app.url}/v1/checker.js`)).status).to.equal(200);
   });
+
+  it('refuses to start with a CHECKER_RATE_LIMIT_PER_IP that is not a count', async () => {
+    const error = await startTestApp({ env: { CHECKER_RATE_LIMIT_PER_IP: 'lots' } }).then(async (started) => {
+      await started.close();
+      return undefined;
+    }, (caught: unknown) => caught);
+    expect((error as Error).message).to.contain('CHECKER_RATE_LIMIT_PER_IP');
+  });
 });
 
 describe('GET /v1/oauth2/resources with Accept: application/jwt', () => {
