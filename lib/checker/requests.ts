@@ -59,7 +59,7 @@ const callbackShape: JSONSchemaType<CallbackQuery> = {
   },
 };
 
-const ajv = new Ajv({ allErrors: false, useDefaults: true });
+const ajv = new Ajv({ allErrors: false });
 export const validRequirementQuery = ajv.compile(requirementShape);
 export const validStartQuery = ajv.compile(startShape);
 export const validCallbackQuery = ajv.compile(callbackShape);
