@@ -5,6 +5,8 @@ import type { Config, Settings } from './config/types.js';
 import { fallbackErrors } from './http/fallback.js';
 import { requestDeadline } from './http/deadline.js';
 import { healthRoutes, type Readiness } from './http/health.js';
+import { pinOriginToIssuer, warnAboutUntrustedProxy } from './http/issuer-origin.js';
+import { requestIds } from './http/request-id.js';
 import { createMetrics } from './http/metrics.js';
 import { operationsApp } from './http/operations.js';
 import { createRateLimits } from './http/rate-limit.js';
@@ -61,6 +63,7 @@ export async function createAgeProvider(options: AgeProviderOptions = {}): Promi
   const { config, warnings } = await loadConfig(settings, env ?? process.env);
   const log = logger ?? createLogger(config.logLevel);
   for (const warning of warnings) log.warn(warning);
+  warnAboutUntrustedProxy(config.issuer, config.trustProxy, log);
 
   const closers: Array<() => Promise<void> | void> = [];
   const db = givenDb ?? (await openConfiguredDatabase(config, log));
@@ -107,6 +110,8 @@ async function assemble({ config, db, clock, log, env, geo, closers }: AssemblyI
   const app = new Koa({ keys: config.cookieKeys, proxy: config.trustProxy, maxIpsCount: config.trustProxy ? 1 : 0 });
   app.silent = true;
   const metrics = createMetrics();
+  app.use(requestIds(log, config.trustProxy));
+  app.use(pinOriginToIssuer(config.issuer));
   app.use(metrics.middleware);
   app.use(securityHeaders({ https: config.issuer.startsWith('https://') }));
   app.use(fallbackErrors(log));

@@ -1,4 +1,5 @@
 import type { LogLevel } from './config/types.js';
+import { currentRequestId } from './http/request-id.js';
 
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
@@ -13,7 +14,8 @@ const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 
 export function createLogger(level: LogLevel, write: (line: string) => void = (line) => process.stderr.write(line)): Logger {
   const emit = (at: Exclude<LogLevel, 'silent'>) => (message: string, fields: Record<string, unknown> = {}) => {
     if (ORDER[at] < ORDER[level]) return;
-    write(`${JSON.stringify({ time: new Date().toISOString(), level: at, message, ...fields })}\n`);
+    const requestId = currentRequestId();
+    write(`${JSON.stringify({ time: new Date().toISOString(), level: at, message, ...(requestId ? { requestId } : {}), ...fields })}\n`);
   };
   return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
 }

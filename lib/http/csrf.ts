@@ -3,8 +3,9 @@ import type { Context, Middleware } from 'koa';
 import type {} from 'koa-body';
 import { randomToken, safeEqual } from '../security/hashing.js';
 import { HttpError } from './errors.js';
+import { hostOnlyCookieName } from './issuer-origin.js';
 
-const COOKIE = 'ap_csrf';
+const cookieName = (ctx: Context): string => hostOnlyCookieName(ctx.secure, 'ap_csrf');
 
 interface CsrfState {
   /** what this request's forms act on: `interaction:<uid>`, `platform-session:<id>`; none before a session exists */
@@ -40,17 +41,17 @@ const tokenOf = (ctx: Context, key: string, secret: string): string =>
 
 /** The form token for this browser and this request's binding (a signed, HttpOnly cookie holds the browser's secret). */
 export function csrfToken(ctx: Context): string {
-  let secret = ctx.cookies.get(COOKIE, { signed: true });
+  let secret = ctx.cookies.get(cookieName(ctx), { signed: true });
   if (!secret) {
     secret = randomToken(24);
-    ctx.cookies.set(COOKIE, secret, { signed: true, httpOnly: true, sameSite: 'lax', secure: ctx.secure, overwrite: true });
+    ctx.cookies.set(cookieName(ctx), secret, { signed: true, httpOnly: true, sameSite: 'lax', secure: ctx.secure, overwrite: true });
   }
   return tokenOf(ctx, serverKeys(ctx)[0]!, secret);
 }
 
 /** Throws 403 unless `sent` (the form's `_csrf` field) is this browser's token for this request's binding; for a body parsed by its handler. */
 export function checkCsrfToken(ctx: Context, sent: unknown): void {
-  const secret = ctx.cookies.get(COOKIE, { signed: true });
+  const secret = ctx.cookies.get(cookieName(ctx), { signed: true });
   const valid = typeof sent === 'string' && secret !== undefined
     && serverKeys(ctx).some((key) => safeEqual(sent, tokenOf(ctx, key, secret)));
   if (!valid) throw new HttpError(403, 'This form has expired. Go back, reload the page and try again.');

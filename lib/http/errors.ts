@@ -1,5 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Context } from 'koa';
+import { isDatabaseUnavailable } from '../store/unavailable.js';
+import { OUTAGE } from './outage.js';
 
 /** An error whose status and message are safe to show to the caller; `code` is its `error` field in a JSON answer. */
 export class HttpError extends Error {
@@ -23,10 +25,12 @@ export const statusName = (status: number): string => STATUS_CODES[status] ?? 'E
 
 /**
  * Status and safe message for any thrown value: our HttpError, koa/http-errors with `expose`
- * (body parser 400/413/415), else 500 with a generic message.
+ * (body parser 400/413/415), a database outage as 503 with Retry-After (and its OAuth2 `code`), else 500 with a
+ * generic message.
  */
-export function describeError(error: unknown): { status: number; message: string; headers: Record<string, string> } {
+export function describeError(error: unknown): { status: number; message: string; headers: Record<string, string>; code?: string } {
   if (error instanceof HttpError) return { status: error.status, message: error.message, headers: error.headers };
+  if (isDatabaseUnavailable(error)) return { status: OUTAGE.status, message: OUTAGE.message, headers: { ...OUTAGE.headers }, code: OUTAGE.code };
   const candidate = error as { status?: unknown; statusCode?: unknown; expose?: unknown; message?: unknown; headers?: unknown };
   const status = Number(candidate.status ?? candidate.statusCode);
   if (Number.isInteger(status) && status >= 400 && status < 500 && candidate.expose !== false) {

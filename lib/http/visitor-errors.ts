@@ -6,7 +6,7 @@ import { browserLanguage } from '../i18n/negotiate.js';
 import type { Logger } from '../log.js';
 
 /** The problems a visitor can meet on our pages; each has a title and an explanation in every language. */
-export type VisitorErrorKind = 'expired' | 'website' | 'unavailable' | 'too_many' | 'form_expired' | 'not_found' | 'bad_request' | 'server';
+export type VisitorErrorKind = 'expired' | 'website' | 'unavailable' | 'too_many' | 'form_expired' | 'not_found' | 'bad_request' | 'server' | 'outage';
 
 export class VisitorError extends Error {
   override name = 'VisitorError';
@@ -28,7 +28,7 @@ export function setVisitorLanguage(ctx: Context, language: Language): void {
 const visitorLanguage = (ctx: Context): Language =>
   (ctx.state as { visitorLanguage?: Language }).visitorLanguage ?? browserLanguage(ctx);
 
-const KIND_OF_STATUS: Record<number, VisitorErrorKind> = { 400: 'bad_request', 403: 'form_expired', 404: 'not_found', 413: 'bad_request', 415: 'bad_request', 429: 'too_many' };
+const KIND_OF_STATUS: Record<number, VisitorErrorKind> = { 400: 'bad_request', 403: 'form_expired', 404: 'not_found', 413: 'bad_request', 415: 'bad_request', 429: 'too_many', 503: 'outage' };
 
 /**
  * Every error on a visitor's page becomes an HTML page in the visitor's language (never JSON, never a stack): ours, a
@@ -52,7 +52,9 @@ export function visitorErrors(log: Logger): Middleware {
         if (status >= 500) log.error('request failed', { path: ctx.path, error: (error as Error).stack ?? String(error) });
       }
       const retryAfter = ctx.response.get('Retry-After');
-      render(ctx, 'interaction/error.njk', visitorLanguage(ctx), { kind, retryAfter, ...options }, status);
+      // During an outage the same address works again once the database is back: offer it (a GET only, never a form post).
+      const retryUrl = kind === 'outage' && ctx.method === 'GET' ? ctx.originalUrl : undefined;
+      render(ctx, 'interaction/error.njk', visitorLanguage(ctx), { kind, retryAfter, retryUrl, ...options }, status);
     }
   };
 }

@@ -3,6 +3,8 @@ import { knexAdapter } from '../../adapters/knex.js';
 import { checkerClientMetadata, isCheckerClientId } from '../checker/client.js';
 import type { Runtime } from '../runtime.js';
 import { findClientMetadata } from './clients.js';
+import { watchProviderFailures } from './failures.js';
+import { providerCookies } from './cookies.js';
 import { loadGrantOfThisInteraction, verificationPolicy } from './interaction-policy.js';
 import { introspectionResponse } from './introspection-response.js';
 import { authorizationServerMetadata } from './metadata.js';
@@ -37,7 +39,7 @@ function configuration(runtime: Runtime): Configuration {
   return {
     adapter: knexAdapter({ db, clock, log, onClose: runtime.onClose, findClient: (id) => (isCheckerClientId(id) ? checkerClientMetadata(runtime, id) : findClientMetadata(db, clock, sealer, id)) }),
     jwks: config.jwks,
-    cookies: { keys: config.cookieKeys },
+    cookies: providerCookies(config),
     clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
     extraClientMetadata: { properties: ['environment'] },
     responseTypes: ['code'],
@@ -95,5 +97,6 @@ export function createProvider(runtime: Runtime): Provider {
   provider.use(tokenResponse);
   provider.use(introspectionResponse);
   provider.use(authorizationServerMetadata);
+  watchProviderFailures(provider, runtime.log);
   return provider;
 }

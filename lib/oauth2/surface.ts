@@ -6,6 +6,7 @@ import { perMinuteSetting } from '../http/rate-limit.js';
 import type { Runtime } from '../runtime.js';
 import { rewriteEntryPoints } from './entry.js';
 import { guardOAuth2Methods } from './method-guard.js';
+import { oauth2Failures } from './failures.js';
 import { OAUTH2_PATHS } from './paths.js';
 import { resourcesRoutes } from './resources.js';
 
@@ -21,6 +22,8 @@ const isProviderPath = (path: string) => PROVIDER_PATHS.has(path.toLowerCase()) 
 
 /** The back-channel paths a stranger can call without a browser (each costs a client or token lookup). */
 const BACK_CHANNEL = new Set<string>([OAUTH2_PATHS.token, OAUTH2_PATHS.resources, OAUTH2_PATHS.introspection, OAUTH2_PATHS.revocation]);
+// Routers match case-insensitively and ignore a trailing slash: so do the limit and the error shape.
+const isBackChannel = (ctx: Koa.Context): boolean => BACK_CHANNEL.has(ctx.path.toLowerCase().replace(/\/$/, ''));
 /**
  * Per address and minute (`OAUTH2_RATE_LIMIT_PER_IP`): one website's server sends all of its site's calls, so the
  * ceiling is high; it stops hammering, not traffic. Counted per process: a shared store would add a write to every
@@ -37,8 +40,7 @@ function limitBackChannel(runtime: Runtime): Koa.Middleware {
     local: true,
   });
   return async (ctx, next) => {
-    // Routers match case-insensitively and ignore a trailing slash: so does the limit.
-    if (!BACK_CHANNEL.has(ctx.path.toLowerCase().replace(/\/$/, ''))) return next();
+    if (!isBackChannel(ctx)) return next();
     try {
       await limiter.consume(ctx.ip);
     } catch (error) {
@@ -59,6 +61,7 @@ export function mountOAuth2(app: Koa, runtime: Runtime, provider: Provider): voi
   const runProvider = compose(provider.middleware);
   app.use(guardOAuth2Methods());
   app.use(rewriteEntryPoints(runtime));
+  app.use(oauth2Failures(runtime.log, isBackChannel));
   app.use(limitBackChannel(runtime));
   app.use(resourcesRoutes(runtime, provider).routes());
   app.use((ctx, next) => (isProviderPath(ctx.path) ? runProvider(ctx, next) : next()));

@@ -89,9 +89,9 @@ export function requirementRoutes(runtime: Runtime): Router {
         age_threshold: runtime.geo.ageThresholdFor(location),
       };
     } catch (error) {
-      const { status, message, headers } = describeError(error);
+      const { status, message, headers, code: described } = describeError(error);
       if (status >= 500) runtime.log.error('requirement failed', { error: (error as Error).stack ?? String(error) });
-      const code = (error instanceof HttpError ? error.code : undefined) ?? (status === 429 ? 'too_many_requests' : 'server_error');
+      const code = (error instanceof HttpError ? error.code : described) ?? (status === 429 ? 'too_many_requests' : 'server_error');
       oauthJsonError(ctx, status, code, message, { ...headers, 'Cache-Control': 'no-store' });
     }
   });
