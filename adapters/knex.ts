@@ -1,4 +1,4 @@
-import { errors, type Adapter, type AdapterConstructor, type AdapterPayload } from 'oidc-provider';
+import Provider, { errors, type Adapter, type AdapterConstructor, type AdapterPayload } from 'oidc-provider';
 import { addSeconds, epochSeconds, type Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/log.js';
 import { schedulePeriodic } from '../lib/periodic.js';
@@ -20,12 +20,36 @@ export interface KnexAdapterOptions {
   onClose(task: () => Promise<void>): void;
 }
 
+interface PayloadRow {
+  type: string;
+  id: string;
+  /** JSON text */
+  payload: string;
+  grant_id: string | null;
+  uid: string | null;
+  user_code: string | null;
+  expires_at: Date | null;
+}
+
 interface Row {
   payload: AdapterPayload;
   consumed_at: Date | string | null;
 }
 
 const DEFAULT_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+
+/**
+ * The authorization code each token request has redeemed but not yet written (keyed by the request's context):
+ * the redemption is written by the same statement as the access token, so a failed exchange leaves the code
+ * unused and the website can retry it (a code consumed without a token would lose the visitor's verification).
+ */
+const pendingRedemptions = new WeakMap<object, string>();
+
+/** The request oidc-provider is serving at the token endpoint, when there is one. */
+function tokenRequest(): object | undefined {
+  const ctx = Provider.ctx;
+  return ctx?.oidc?.route === 'token' ? ctx : undefined;
+}
 
 /**
  * Bearer secrets (their id is the value a client presents) are only ever checked, never looked up by uid: the table
@@ -72,18 +96,22 @@ export function knexAdapter(options: KnexAdapterOptions): AdapterConstructor {
     async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
       if (this.type === 'Client') throw new Error('clients are managed through the External API, not oidc-provider');
       const { jti: _jti, ...withoutJti } = payload;
-      await db(TABLE)
-        .insert({
-          type: this.type,
-          id: this.key(id),
-          payload: JSON.stringify(this.hashed ? withoutJti : payload),
-          grant_id: payload.grantId ?? null,
-          uid: payload.uid ?? null,
-          user_code: payload.userCode ?? null,
-          expires_at: expiresIn ? addSeconds(clock.now(), expiresIn) : null,
-        })
-        .onConflict(['type', 'id'])
-        .merge(['payload', 'grant_id', 'uid', 'user_code', 'expires_at']);
+      const row: PayloadRow = {
+        type: this.type,
+        id: this.key(id),
+        payload: JSON.stringify(this.hashed ? withoutJti : payload),
+        grant_id: payload.grantId ?? null,
+        uid: payload.uid ?? null,
+        user_code: payload.userCode ?? null,
+        expires_at: expiresIn ? addSeconds(clock.now(), expiresIn) : null,
+      };
+      const request = this.type === 'AccessToken' ? tokenRequest() : undefined;
+      const code = request && pendingRedemptions.get(request);
+      if (request && code !== undefined) {
+        pendingRedemptions.delete(request);
+        return insertRedeeming(row, code);
+      }
+      await db(TABLE).insert(row).onConflict(['type', 'id']).merge(['payload', 'grant_id', 'uid', 'user_code', 'expires_at']);
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
@@ -109,22 +137,53 @@ export function knexAdapter(options: KnexAdapterOptions): AdapterConstructor {
     }
 
     /**
-     * Redeems a single-use artifact atomically: of concurrent redemptions exactly one changes the row.
-     * A second redemption is an attack or a replay: everything issued under the artifact's grant is revoked
-     * and the request fails with invalid_grant (RFC 6749 §4.1.2).
+     * Redeems a single-use artifact atomically: of concurrent redemptions exactly one changes the row. At the token
+     * endpoint the code's redemption is deferred to the access token's write (insertRedeeming).
      */
     async consume(id: string): Promise<void> {
+      const request = this.type === 'AuthorizationCode' ? tokenRequest() : undefined;
+      if (request) {
+        // Written with the access token (insertRedeeming); until then a failure leaves the code redeemable.
+        pendingRedemptions.set(request, this.key(id));
+        return;
+      }
       const changed: number = await db(TABLE)
         .where({ type: this.type, id: this.key(id) })
         .whereNull('consumed_at')
         .update({ consumed_at: clock.now() });
-      if (changed === 1) return;
-      const grantOf = db(TABLE).select('grant_id').where({ type: this.type, id: this.key(id) });
-      await db(TABLE)
-        .whereIn('grant_id', grantOf)
-        .orWhere((query) => query.where('type', 'Grant').whereIn('id', grantOf))
-        .delete();
-      throw new errors.InvalidGrant('authorization code already used');
+      if (changed !== 1) await refuseReplay(this.type, this.key(id));
     }
   };
+
+  /**
+   * A second redemption is an attack or a replay: everything issued under the artifact's grant is revoked and the
+   * request fails with invalid_grant (RFC 6749 §4.1.2).
+   */
+  async function refuseReplay(type: string, key: string): Promise<never> {
+    const grantOf = db(TABLE).select('grant_id').where({ type, id: key });
+    await db(TABLE)
+      .whereIn('grant_id', grantOf)
+      .orWhere((query) => query.where('type', 'Grant').whereIn('id', grantOf))
+      .delete();
+    throw new errors.InvalidGrant('authorization code already used');
+  }
+
+  /**
+   * One statement marks the code consumed and stores the access token: both or neither. Of concurrent redemptions
+   * exactly one updates the code row (the others wait for its lock, then find it consumed) and inserts a token.
+   */
+  async function insertRedeeming(row: PayloadRow, codeKey: string): Promise<void> {
+    const result: { rows: unknown[] } = await db.raw(
+      `WITH redeemed AS (
+         UPDATE ${TABLE} SET consumed_at = ? WHERE type = 'AuthorizationCode' AND id = ? AND consumed_at IS NULL RETURNING id
+       )
+       INSERT INTO ${TABLE} (type, id, payload, grant_id, uid, user_code, expires_at)
+       SELECT ?::text, ?::text, ?::jsonb, ?::text, ?::text, ?::text, ?::timestamptz FROM redeemed
+       ON CONFLICT (type, id) DO UPDATE SET payload = excluded.payload, grant_id = excluded.grant_id, uid = excluded.uid,
+         user_code = excluded.user_code, expires_at = excluded.expires_at
+       RETURNING id`,
+      [clock.now(), codeKey, row.type, row.id, row.payload, row.grant_id, row.uid, row.user_code, row.expires_at],
+    );
+    if (result.rows.length !== 1) await refuseReplay('AuthorizationCode', codeKey);
+  }
 }

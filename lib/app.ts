@@ -5,6 +5,7 @@ import type { Config, Settings } from './config/types.js';
 import { fallbackErrors } from './http/fallback.js';
 import { requestDeadline } from './http/deadline.js';
 import { healthRoutes, type Readiness } from './http/health.js';
+import { inputGuard } from './http/input-guard.js';
 import { pinOriginToIssuer, warnAboutUntrustedProxy } from './http/issuer-origin.js';
 import { requestIds } from './http/request-id.js';
 import { createMetrics } from './http/metrics.js';
@@ -121,6 +122,8 @@ async function assemble({ config, db, clock, log, env, geo, closers }: AssemblyI
   app.use(health.routes());
   // After health: /readyz has its own, shorter bound.
   app.use(requestDeadline(config.requestTimeoutMs));
+  // Before every surface and any query; under the deadline, since it reads request bodies.
+  app.use(inputGuard());
   // Surfaces: each module mounts its own routes here (paths never collide; the provider goes last).
   app.use(externalApi(runtime));
   const provider = createProvider(runtime);

@@ -67,8 +67,23 @@ const scopeValidator: Validator = async (ctx) => {
   }
 };
 
-/** oidc-provider's `extraParams`: each of our parameters with its validator, plus the rule on `scope`. */
+/**
+ * Values the website chooses freely and gets back (state) or that are stored with the interaction for its hour
+ * (nonce, login_hint): at most this many characters (docs/configuration.md, "Input limits"). Checked after the
+ * client and redirect_uri, so the website receives invalid_request on its redirect_uri.
+ */
+export const FREE_TEXT_PARAMETER_MAX = 1024;
+const FREE_TEXT_PARAMETERS = ['state', 'nonce', 'login_hint'] as const;
+
+const lengthValidator = (name: string): Validator => async (_ctx, value) => {
+  if (typeof value === 'string' && value.length > FREE_TEXT_PARAMETER_MAX) {
+    throw new errors.InvalidRequest(`${name} must be at most ${FREE_TEXT_PARAMETER_MAX} characters`);
+  }
+};
+
+/** oidc-provider's `extraParams`: each of our parameters with its validator, plus the rules on `scope` and free text. */
 export function requestParameters(): Record<string, Validator> {
   const ours = Object.fromEntries((Object.keys(SCHEMAS) as RequestParameter[]).map((name) => [name, parameterValidator(name)]));
-  return { ...ours, scope: scopeValidator };
+  const freeText = Object.fromEntries(FREE_TEXT_PARAMETERS.map((name) => [name, lengthValidator(name)]));
+  return { ...ours, ...freeText, scope: scopeValidator };
 }

@@ -7,7 +7,7 @@ import type { Runtime } from '../runtime.js';
 import { rewriteEntryPoints } from './entry.js';
 import { guardOAuth2Methods } from './method-guard.js';
 import { oauth2Failures } from './failures.js';
-import { OAUTH2_PATHS } from './paths.js';
+import { BACK_CHANNEL_PATHS, OAUTH2_PATHS } from './paths.js';
 import { resourcesRoutes } from './resources.js';
 
 /** The provider routes we serve; anything else it knows (openid-configuration, logout confirm) stays unreachable. */
@@ -21,7 +21,7 @@ const RESUME = new RegExp(`^${OAUTH2_PATHS.authorization}/[A-Za-z0-9_-]+$`, 'i')
 const isProviderPath = (path: string) => PROVIDER_PATHS.has(path.toLowerCase()) || RESUME.test(path);
 
 /** The back-channel paths a stranger can call without a browser (each costs a client or token lookup). */
-const BACK_CHANNEL = new Set<string>([OAUTH2_PATHS.token, OAUTH2_PATHS.resources, OAUTH2_PATHS.introspection, OAUTH2_PATHS.revocation]);
+const BACK_CHANNEL = new Set(BACK_CHANNEL_PATHS);
 // Routers match case-insensitively and ignore a trailing slash: so do the limit and the error shape.
 const isBackChannel = (ctx: Koa.Context): boolean => BACK_CHANNEL.has(ctx.path.toLowerCase().replace(/\/$/, ''));
 /**

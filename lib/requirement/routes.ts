@@ -9,7 +9,7 @@ import { perMinuteSetting } from '../http/rate-limit.js';
 import type { Runtime } from '../runtime.js';
 import { findRegionsByPublicKey } from './website-regions.js';
 
-const REQUIREMENT_PATH = '/v1/requirement';
+export const REQUIREMENT_PATH = '/v1/requirement';
 
 interface RequirementQuery {
   key: string;

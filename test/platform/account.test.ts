@@ -270,9 +270,20 @@ describe('webmasters platform: session expiry and https', () => {
     expect(redirectPaths(await busy.open('/platform/account'))).to.deep.equal(['/platform/signin']);
   });
 
-  it('marks the session cookie Secure when the request came over https', async () => {
-    offsetSeconds = 0;
-    const cookie = await sessionCookieOfSignIn(app, { 'X-Forwarded-Proto': 'https' });
-    expect(cookie).to.match(/; secure/i).and.match(/httponly/i).and.match(/samesite=lax/i);
-  });
+});
+
+describe('webmasters platform: https issuer', () => {
+  let app: TestApp;
+  // ISSUER decides (issue 12 item 8): Secure with or without a trusted proxy, whatever the request's own scheme.
+  for (const trustProxy of [false, true]) {
+    it(`marks the session cookie Secure when the issuer is https (TRUST_PROXY ${trustProxy ? 'on' : 'off'})`, async () => {
+      app = await startTestApp({ trustProxy, issuer: 'https://age.example' });
+      try {
+        const cookie = await sessionCookieOfSignIn(app);
+        expect(cookie).to.match(/; secure/i).and.match(/httponly/i).and.match(/samesite=lax/i);
+      } finally {
+        await app.close();
+      }
+    });
+  }
 });

@@ -1,0 +1,181 @@
+import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
+import type { Context, Middleware } from 'koa';
+import { EXTERNAL_PREFIX } from '../external/surface.js';
+import { BACK_CHANNEL_PATHS, LEGACY_PATHS } from '../oauth2/paths.js';
+import { REQUIREMENT_PATH } from '../requirement/routes.js';
+import { HttpError, oauthJsonError, statusName } from './errors.js';
+
+/**
+ * What a stranger may send in a query (documented in docs/configuration.md, "Input limits"). An authorization
+ * request's parameters are stored with its interaction for an hour, so these bound what one address can make us
+ * keep: the per-address authorization ceiling × QUERY_BYTES × one hour.
+ */
+export const INPUT_LIMITS = {
+  /** the whole query string, as sent (percent-encoded) */
+  queryBytes: 8 * 1024,
+  /** any one query parameter's name or decoded value */
+  valueLength: 2048,
+  /** the most body the guard reads to check; every surface's own limit is lower (oidc-provider 56 KiB, External API 64 KiB) */
+  bodyBytes: 256 * 1024,
+} as const;
+
+/** C0 controls (NUL included), DEL and C1 controls: never meaningful in a parameter, fatal to PostgreSQL text (NUL). */
+const CONTROL = /[\u0000-\u001F\u007F-\u009F]/u;
+/** In a body, a text area may carry line breaks and tabs. */
+const CONTROL_IN_BODY = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/u;
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+class BadInput extends Error {
+  override name = 'BadInput';
+  constructor(readonly status: 400 | 413, message: string) {
+    super(message);
+  }
+}
+
+/** Decodes one application/x-www-form-urlencoded component; bad percent-encoding or invalid UTF-8 is bad input. */
+function decodeComponent(raw: string): string {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    throw new BadInput(400, 'a parameter is not valid percent-encoded UTF-8');
+  }
+}
+
+function checkText(text: string, control: RegExp, what: string): void {
+  if (control.test(text)) throw new BadInput(400, `${what} contains a control character`);
+}
+
+/** Every name and value of an urlencoded string: valid UTF-8, no control characters, optionally at most `maxLength`. */
+function checkEncoded(encoded: string, control: RegExp, what: string, maxLength?: number): void {
+  for (const pair of encoded.split('&')) {
+    if (pair === '') continue;
+    for (const part of pair.split('=')) {
+      const text = decodeComponent(part);
+      checkText(text, control, what);
+      if (maxLength !== undefined && text.length > maxLength) {
+        throw new BadInput(400, `a query parameter is longer than ${maxLength} characters`);
+      }
+    }
+  }
+}
+
+function checkQuery(ctx: Context): void {
+  checkText(decodeComponent(ctx.path), CONTROL, 'the path');
+  const query = ctx.querystring;
+  if (Buffer.byteLength(query) > INPUT_LIMITS.queryBytes) throw new BadInput(400, `the query is longer than ${INPUT_LIMITS.queryBytes} bytes`);
+  checkEncoded(query, CONTROL, 'a query parameter', INPUT_LIMITS.valueLength);
+}
+
+/** Client credentials in a Basic header become a client_id lookup: the same rules as a form field. */
+function checkBasicCredentials(ctx: Context): void {
+  const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(ctx.get('Authorization'));
+  if (!match) return;
+  let credentials: string;
+  try {
+    credentials = strictUtf8.decode(Buffer.from(match[1] ?? '', 'base64'));
+  } catch {
+    throw new BadInput(400, 'the Basic credentials are not valid UTF-8');
+  }
+  // RFC 6749 §2.3.1: each half is form-urlencoded before base64.
+  for (const half of credentials.split(':')) checkText(decodeComponent(half), CONTROL, 'the Basic credentials');
+}
+
+function checkJsonStrings(value: unknown): void {
+  if (typeof value === 'string') checkText(value, CONTROL_IN_BODY, 'a JSON string');
+  else if (Array.isArray(value)) value.forEach(checkJsonStrings);
+  else if (value && typeof value === 'object') {
+    for (const [key, member] of Object.entries(value)) {
+      checkText(key, CONTROL_IN_BODY, 'a JSON member name');
+      checkJsonStrings(member);
+    }
+  }
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let received = 0;
+  for await (const chunk of req) {
+    received += (chunk as Buffer).length;
+    if (received > INPUT_LIMITS.bodyBytes) throw new BadInput(413, 'the request body is too large');
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks, received);
+}
+
+/**
+ * Hands the bytes the guard read to whichever parser the surface uses (koa-body, oidc-provider's own) as if they
+ * were still unread: a stream of its own state over the same request (headers, socket and method are inherited).
+ */
+function replayBody(ctx: Context, body: Buffer): void {
+  const replay = Object.create(ctx.req) as IncomingMessage;
+  (Readable as unknown as { call(self: unknown): void }).call(replay);
+  replay._read = () => {};
+  replay._destroy = (error, callback) => callback(error);
+  replay.push(body);
+  replay.push(null);
+  ctx.req = replay;
+  ctx.request.req = replay;
+}
+
+async function checkBody(ctx: Context): Promise<void> {
+  const type = ctx.request.is('application/x-www-form-urlencoded', 'application/json');
+  if (!type) return;
+  if ((ctx.request.length ?? 0) > INPUT_LIMITS.bodyBytes) throw new BadInput(413, 'the request body is too large');
+  const body = await readBody(ctx.req);
+  replayBody(ctx, body);
+  let text: string;
+  try {
+    text = strictUtf8.decode(body);
+  } catch {
+    throw new BadInput(400, 'the request body is not valid UTF-8');
+  }
+  if (type === 'application/x-www-form-urlencoded') return checkEncoded(text, CONTROL_IN_BODY, 'a form field');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return; // malformed JSON: the surface answers it in its own words
+  }
+  checkJsonStrings(parsed);
+}
+
+/** Paths answering RFC 6749-style JSON errors (the OAuth2 back channel, its legacy twins, the requirement). */
+const OAUTH_JSON_PATHS = new Set<string>([...BACK_CHANNEL_PATHS, ...Object.keys(LEGACY_PATHS), REQUIREMENT_PATH]);
+
+/** Answers bad input in the shape of the surface the request was for. */
+function answer(ctx: Context, problem: BadInput): void {
+  const path = ctx.path.toLowerCase().replace(/\/$/, '');
+  if (path === EXTERNAL_PREFIX || path.startsWith(`${EXTERNAL_PREFIX}/`)) {
+    // spec 2.7
+    ctx.status = problem.status;
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { message: `Request invalid: ${problem.message}.`, error: statusName(problem.status), statusCode: problem.status };
+  } else if (OAUTH_JSON_PATHS.has(path)) {
+    oauthJsonError(ctx, problem.status, 'invalid_request', problem.message, { 'Cache-Control': 'no-store' });
+  } else {
+    // Browser surfaces (authorization, interaction pages, platform): the visitor's error page, from the fallback handler.
+    throw new HttpError(problem.status, problem.message);
+  }
+}
+
+/**
+ * Runs before any surface, so before any query: rejects NUL, other control characters and invalid UTF-8 in the
+ * path, every query parameter, Basic client credentials and every urlencoded or JSON body field, and queries or
+ * values over INPUT_LIMITS, with the surface's own 400 (413 for a body too large to check).
+ */
+export function inputGuard(): Middleware {
+  return async (ctx, next) => {
+    try {
+      checkQuery(ctx);
+      checkBasicCredentials(ctx);
+      await checkBody(ctx);
+    } catch (error) {
+      if (!(error instanceof BadInput)) throw error;
+      answer(ctx, error);
+      return;
+    }
+    await next();
+  };
+}
