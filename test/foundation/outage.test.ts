@@ -1,0 +1,81 @@
+import { expect } from 'chai';
+import type { ClientFixture } from '../helpers/fixtures.js';
+import { createWebmasterFixture } from '../helpers/fixtures.js';
+import { authorizationQuery, authorize, issueToken, startOAuth2App, type OAuth2TestApp } from '../oauth2/helpers/oauth2.js';
+
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+
+/**
+ * Every surface while its database is unreachable (issue 12 item 18): the pool is closed under the running app, so
+ * every query fails the way a stopped server makes it fail (knex: no connection can be acquired).
+ */
+describe('database outage: every surface answers 503 with Retry-After in its own shape', function () {
+  this.timeout(120_000);
+  let harness: OAuth2TestApp;
+  let client: ClientFixture;
+  let apiToken: string;
+  let accessToken: string;
+  let code: string;
+  let url: string;
+  before(async () => {
+    harness = await startOAuth2App();
+    url = harness.app.url;
+    client = await harness.client();
+    apiToken = (await createWebmasterFixture(harness.app.provider.runtime)).apiToken;
+    accessToken = (await issueToken(harness.app, client)).access_token;
+    ({ code } = await authorize(harness.app, client));
+    await harness.app.provider.db.destroy();
+  });
+  after(() => harness.app.close());
+
+  function expectRetryAfter(response: Response): void {
+    expect(response.status).to.equal(503);
+    expect(Number(response.headers.get('retry-after'))).to.be.greaterThan(0);
+  }
+
+  async function expectOAuthJson(response: Response): Promise<void> {
+    expectRetryAfter(response);
+    expect(response.headers.get('content-type')).to.match(/^application\/json/);
+    expect(await response.json()).to.include({ error: 'temporarily_unavailable' });
+  }
+
+  async function expectVisitorPage(response: Response, retryPath: string): Promise<void> {
+    expectRetryAfter(response);
+    expect(response.headers.get('content-type')).to.match(/^text\/html/);
+    const html = await response.text();
+    expect(html).to.include('Service temporarily unavailable');
+    expect(html).to.include(`href="${retryPath.replace(/&/g, '&amp;')}"`);
+  }
+
+  it('answers the back channel in RFC 6749 JSON: token, Resources, introspection, revocation', async () => {
+    const basic = `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString('base64')}`;
+    const post = (path: string, body: string) => fetch(`${url}${path}`, { method: 'POST', headers: { ...FORM, authorization: basic }, body });
+    await expectOAuthJson(await post('/v1/oauth2/token', `grant_type=authorization_code&code=${code}&redirect_uri=${encodeURIComponent(client.redirectUri)}`));
+    await expectOAuthJson(await post('/api/oauth2/token', `grant_type=authorization_code&code=${code}&redirect_uri=${encodeURIComponent(client.redirectUri)}`));
+    await expectOAuthJson(await fetch(`${url}/v1/oauth2/resources`, { headers: { authorization: `Bearer ${accessToken}` } }));
+    await expectOAuthJson(await post('/v1/oauth2/token/introspection', `token=${accessToken}`));
+    await expectOAuthJson(await post('/v1/oauth2/token/revocation', `token=${accessToken}`));
+  });
+
+  it('answers the requirement in its JSON shape', async () => {
+    await expectOAuthJson(await fetch(`${url}/v1/requirement?key=${'k'.repeat(40)}`));
+  });
+
+  it('answers the External API in its error shape (spec 2.7)', async () => {
+    const response = await fetch(`${url}/external/website`, { headers: { authorization: `Bearer ${apiToken}` } });
+    expectRetryAfter(response);
+    expect(await response.json()).to.deep.equal({
+      message: 'The service cannot reach its database right now. Retry in a few seconds.', error: 'Service Unavailable', statusCode: 503,
+    });
+  });
+
+  it('shows the visitor the outage page with a link to try the same address again', async () => {
+    const path = `/v1/oauth2/checker?${authorizationQuery(client)}`;
+    await expectVisitorPage(await fetch(`${url}${path}`, { redirect: 'manual' }), path);
+  });
+
+  it('shows the webmaster the same page on the platform', async () => {
+    const response = await fetch(`${url}/platform/account`, { headers: { cookie: 'ap_platform=some-session' }, redirect: 'manual' });
+    await expectVisitorPage(response, '/platform/account');
+  });
+});
