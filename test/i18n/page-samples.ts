@@ -64,7 +64,7 @@ const integration = {
 export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
   'error.njk': [{ message: 'Not Found', backUrl: '/back' }],
 
-  'interaction/error.njk': each({ retryAfter: 30, returnTo: 'https://shop.example/callback?error=access_denied', backUrl: '/back' }, 'kind', keyParts('interaction.error.', '.title')),
+  'interaction/error.njk': each({ retryAfter: 30, retryUrl: '/v1/oauth2/checker?client_id=x&state=y', returnTo: 'https://shop.example/callback?error=access_denied', backUrl: '/back' }, 'kind', keyParts('interaction.error.', '.title')),
   'interaction/choose.njk': each({
     ...visitor, signedIn: true,
     challenges: keyParts('interaction.challenge.', '.about').map((name) => ({ name, url: `/v1/oauth2/interaction/uid/challenge/${name}/start` })),
