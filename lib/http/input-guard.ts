@@ -1,10 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Context, Middleware } from 'koa';
-import { EXTERNAL_PREFIX } from '../external/surface.js';
-import { BACK_CHANNEL_PATHS, LEGACY_PATHS } from '../oauth2/paths.js';
-import { REQUIREMENT_PATH } from '../requirement/routes.js';
-import { HttpError, oauthJsonError, statusName } from './errors.js';
+import { HttpError } from './errors.js';
+import { errorShapeOf, writeJsonError } from './surface-errors.js';
 
 /**
  * What a stranger may send in a query (documented in docs/configuration.md, "Input limits"). An authorization
@@ -141,23 +139,13 @@ async function checkBody(ctx: Context): Promise<void> {
   checkJsonStrings(parsed);
 }
 
-/** Paths answering RFC 6749-style JSON errors (the OAuth2 back channel, its legacy twins, the requirement). */
-const OAUTH_JSON_PATHS = new Set<string>([...BACK_CHANNEL_PATHS, ...Object.keys(LEGACY_PATHS), REQUIREMENT_PATH]);
-
 /** Answers bad input in the shape of the surface the request was for. */
 function answer(ctx: Context, problem: BadInput): void {
-  const path = ctx.path.toLowerCase().replace(/\/$/, '');
-  if (path === EXTERNAL_PREFIX || path.startsWith(`${EXTERNAL_PREFIX}/`)) {
-    // spec 2.7
-    ctx.status = problem.status;
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = { message: `Request invalid: ${problem.message}.`, error: statusName(problem.status), statusCode: problem.status };
-  } else if (OAUTH_JSON_PATHS.has(path)) {
-    oauthJsonError(ctx, problem.status, 'invalid_request', problem.message, { 'Cache-Control': 'no-store' });
-  } else {
-    // Browser surfaces (authorization, interaction pages, platform): the visitor's error page, from the fallback handler.
-    throw new HttpError(problem.status, problem.message);
-  }
+  const shape = errorShapeOf(ctx);
+  // Browser surfaces (authorization, interaction pages, platform): the visitor's error page, from the fallback handler.
+  if (shape === 'visitor') throw new HttpError(problem.status, problem.message);
+  const message = shape === 'external' ? `Request invalid: ${problem.message}.` : problem.message;
+  writeJsonError(ctx, shape, { status: problem.status, message, code: 'invalid_request' });
 }
 
 /**

@@ -1,7 +1,5 @@
 import type { Context, Middleware } from 'koa';
 import type Provider from 'oidc-provider';
-import { describeError, oauthJsonError } from '../http/errors.js';
-import { OUTAGE } from '../http/outage.js';
 import type { Logger } from '../log.js';
 import { isDatabaseUnavailable } from '../store/unavailable.js';
 
@@ -20,25 +18,14 @@ export function watchProviderFailures(provider: Provider, log: Logger): void {
 }
 
 /**
- * Wraps the OAuth2 surface. A back-channel call (token, Resources, introspection, revocation) always gets RFC 6749
- * JSON, even for a failure thrown past the provider's own handler; a database outage is 503 with Retry-After
- * (`temporarily_unavailable`) on every route, the visitor's page for the browser routes.
+ * Wraps the OAuth2 surface: a database outage the provider answered as its own 500 is rethrown, so the fallback
+ * answers it in the route's shape (503 `temporarily_unavailable` JSON on the back channel, the visitor's outage page
+ * on the browser routes), with Retry-After.
  */
-export function oauth2Failures(log: Logger, isBackChannel: (ctx: Context) => boolean): Middleware {
+export function oauth2Outages(): Middleware {
   return async (ctx, next) => {
-    try {
-      await next();
-    } catch (error) {
-      if (!isBackChannel(ctx)) throw error;
-      const { status, message, headers, code } = describeError(error);
-      if (status >= 500) log.error('oauth2 back channel failure', { path: ctx.path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-      oauthJsonError(ctx, status, code ?? (status >= 500 ? 'server_error' : 'invalid_request'), message, headers);
-      return;
-    }
+    await next();
     const outage = outages.get(ctx);
-    if (outage === undefined || ctx.status !== 500) return;
-    // The provider already rendered its page: the visitor's outage page (with a retry link) replaces it.
-    if (ctx.response.is('html')) throw outage;
-    oauthJsonError(ctx, OUTAGE.status, OUTAGE.code, OUTAGE.message, OUTAGE.headers);
+    if (outage !== undefined && ctx.status === 500) throw outage;
   };
 }

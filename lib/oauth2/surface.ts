@@ -5,8 +5,8 @@ import { HttpError, oauthJsonError } from '../http/errors.js';
 import { perMinuteSetting } from '../http/rate-limit.js';
 import type { Runtime } from '../runtime.js';
 import { rewriteEntryPoints } from './entry.js';
+import { oauth2Outages } from './failures.js';
 import { guardOAuth2Methods } from './method-guard.js';
-import { oauth2Failures } from './failures.js';
 import { BACK_CHANNEL_PATHS, OAUTH2_PATHS } from './paths.js';
 import { resourcesRoutes } from './resources.js';
 
@@ -22,8 +22,6 @@ const isProviderPath = (path: string) => PROVIDER_PATHS.has(path.toLowerCase()) 
 
 /** The back-channel paths a stranger can call without a browser (each costs a client or token lookup). */
 const BACK_CHANNEL = new Set(BACK_CHANNEL_PATHS);
-// Routers match case-insensitively and ignore a trailing slash: so do the limit and the error shape.
-const isBackChannel = (ctx: Koa.Context): boolean => BACK_CHANNEL.has(ctx.path.toLowerCase().replace(/\/$/, ''));
 /**
  * Per address and minute (`OAUTH2_RATE_LIMIT_PER_IP`): one website's server sends all of its site's calls, so the
  * ceiling is high; it stops hammering, not traffic. Counted per process: a shared store would add a write to every
@@ -40,7 +38,8 @@ function limitBackChannel(runtime: Runtime): Koa.Middleware {
     local: true,
   });
   return async (ctx, next) => {
-    if (!isBackChannel(ctx)) return next();
+    // Routers match case-insensitively and ignore a trailing slash: so does the limit.
+    if (!BACK_CHANNEL.has(ctx.path.toLowerCase().replace(/\/$/, ''))) return next();
     try {
       await limiter.consume(ctx.ip);
     } catch (error) {
@@ -61,7 +60,7 @@ export function mountOAuth2(app: Koa, runtime: Runtime, provider: Provider): voi
   const runProvider = compose(provider.middleware);
   app.use(guardOAuth2Methods());
   app.use(rewriteEntryPoints(runtime));
-  app.use(oauth2Failures(runtime.log, isBackChannel));
+  app.use(oauth2Outages());
   app.use(limitBackChannel(runtime));
   app.use(resourcesRoutes(runtime, provider).routes());
   app.use((ctx, next) => (isProviderPath(ctx.path) ? runProvider(ctx, next) : next()));

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { expect } from 'chai';
 import type { ClientFixture } from '../helpers/fixtures.js';
 import { createWebmasterFixture } from '../helpers/fixtures.js';
@@ -77,5 +78,33 @@ describe('database outage: every surface answers 503 with Retry-After in its own
   it('shows the webmaster the same page on the platform', async () => {
     const response = await fetch(`${url}/platform/account`, { headers: { cookie: 'ap_platform=some-session' }, redirect: 'manual' });
     await expectVisitorPage(response, '/platform/account');
+  });
+});
+
+describe('request deadline: a request past REQUEST_TIMEOUT_MS is an outage in its surface\'s shape', function () {
+  this.timeout(120_000);
+  let harness: OAuth2TestApp;
+  before(async () => {
+    harness = await startOAuth2App({ REQUEST_TIMEOUT_MS: '3000' });
+  });
+  after(() => harness.app.close());
+
+  it('answers the back channel 503 temporarily_unavailable JSON, not the visitor page', async () => {
+    const client = await harness.client();
+    const { access_token: accessToken } = await issueToken(harness.app, client);
+    const adapter = harness.app.provider.provider.AccessToken.adapter;
+    const find = adapter.find.bind(adapter);
+    adapter.find = async (id) => {
+      await delay(8000);
+      return find(id);
+    };
+    try {
+      const response = await fetch(`${harness.app.url}/v1/oauth2/resources`, { headers: { authorization: `Bearer ${accessToken}` } });
+      expect(response.status).to.equal(503);
+      expect(Number(response.headers.get('retry-after'))).to.be.greaterThan(0);
+      expect(await response.json()).to.include({ error: 'temporarily_unavailable' });
+    } finally {
+      adapter.find = find;
+    }
   });
 });
