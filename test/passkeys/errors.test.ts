@@ -73,7 +73,8 @@ describe('passkey endpoints: what a script or a stranger gets', function () {
     const { signInOptions } = pathsOf(await signInPage(browser));
     const before = await rowCount('passkey_ceremonies');
     headers['origin'] = 'https://evil.example';
-    expect(await postJson(browser, signInOptions)).to.deep.equal({ status: 403, body: { error: 'origin' } });
+    // refused by the interaction pages' Origin check before the passkey endpoint's own, stricter one
+    expect((await postJson(browser, signInOptions)).status).to.equal(403);
     headers['origin'] = 'null'; // what a form post sends under our no-referrer policy
     expect((await postJson(browser, signInOptions)).status).to.equal(403);
     delete headers['origin'];

@@ -199,7 +199,7 @@ describe('webmasters platform: languages', () => {
       await client.open('/platform/register');
       await client.post('/platform/register', { email, password: PASSWORD, confirm: PASSWORD });
       const account = await client.post('/platform/signin', { email, password: PASSWORD });
-      expect(account.url.pathname, language).to.equal('/platform/account');
+      expect(account.url.pathname, language).to.equal('/platform/websites');
       expect((await client.post('/platform/account/token')).status, language).to.equal(200);
       await client.open('/platform/websites');
       const website = await client.post('/platform/websites', { name: 'Site', domain: 'site.example.com', language: 'auto', challenges: 'selfie', regions: '' });

@@ -88,7 +88,7 @@ describe('security: CSRF tokens bound to their interaction or session, and an Or
     const attackerAccount = await signIn(attacker, otherWebmaster);
     const attackerToken = csrfOf(attackerAccount);
     const victim = new Browser(app.url);
-    expect((await signIn(victim, webmaster)).url.pathname).to.equal('/platform/account');
+    expect((await signIn(victim, webmaster)).url.pathname).to.equal('/platform/websites');
 
     const tokens = () => app.provider.db('api_tokens').where('webmaster_id', webmaster.id).select('id');
     const before = await tokens();

@@ -43,8 +43,8 @@ describe('security: what registration and "save result" tell a stranger (issue 1
     const text = (page: Page) => page.html.replace(/name="_csrf" value="[^"]*"/, '');
     expect(text(answers[0]!)).to.equal(text(answers[1]!));
 
-    expect(await signIn(fresh, PASSWORD)).to.equal('/platform/account');
-    expect(await signIn(existing.email, existing.password)).to.equal('/platform/account');
+    expect(await signIn(fresh, PASSWORD)).to.equal('/platform/websites');
+    expect(await signIn(existing.email, existing.password)).to.equal('/platform/websites');
     expect(await signIn(existing.email, PASSWORD)).to.equal('/platform/signin');
   });
 

@@ -42,7 +42,7 @@ const platformSurface = (app: TestApp): Surface => ({
   async signIn(browser, email, password) {
     await browser.open('/platform/signin');
     const page = await browser.post('/platform/signin', { email, password });
-    return outcomeOf(page, 400, page.status === 200 && page.url.pathname === '/platform/account');
+    return outcomeOf(page, 400, page.status === 200 && page.url.pathname === '/platform/websites');
   },
 });
 
