@@ -17,6 +17,7 @@ import { checkerRoutes } from './checker/routes.js';
 import { createGeoResolver } from './geo/resolver.js';
 import { federatedCallbackRoutes } from './verification/challenges/federated/index.js';
 import type { GeoOptions } from './geo/settings.js';
+import { brandingAssets, loadBranding, type BrandingOptions } from './branding/index.js';
 import { externalApi } from './external/router.js';
 import { createLogger, type Logger } from './log.js';
 import { platformRouter } from './platform/router.js';
@@ -40,6 +41,8 @@ export interface AgeProviderOptions extends Partial<Settings> {
   db?: Database;
   /** Geo sources and per-region age thresholds (else GEO_COUNTRY_HEADER, GEO_SUBDIVISION_HEADER, GEOIP_DATABASE, AGE_THRESHOLDS). */
   geo?: GeoOptions;
+  /** The operator's name, logo, colour and links on every page (else BRAND_NAME, BRAND_LOGO, BRAND_COLOR, …). */
+  branding?: BrandingOptions;
 }
 
 export interface AgeProvider {
@@ -60,7 +63,7 @@ export interface AgeProvider {
 
 /** Builds the whole service: configuration, storage (migrated), and the Koa app with every surface mounted. */
 export async function createAgeProvider(options: AgeProviderOptions = {}): Promise<AgeProvider> {
-  const { env, clock, logger, db: givenDb, geo, ...settings } = options;
+  const { env, clock, logger, db: givenDb, geo, branding, ...settings } = options;
   const { config, warnings } = await loadConfig(settings, env ?? process.env);
   const log = logger ?? createLogger(config.logLevel);
   for (const warning of warnings) log.warn(warning);
@@ -74,7 +77,7 @@ export async function createAgeProvider(options: AgeProviderOptions = {}): Promi
   }
 
   try {
-    return await assemble({ config, db, clock: clock ?? systemClock, log, env: env ?? process.env, geo, closers });
+    return await assemble({ config, db, clock: clock ?? systemClock, log, env: env ?? process.env, geo, branding, closers });
   } catch (error) {
     // A feature's bad setting fails after the database opened: release it (and the embedded lock) before throwing.
     for (const task of closers.reverse()) await task();
@@ -89,10 +92,11 @@ interface AssemblyInput {
   log: Logger;
   env: NodeJS.ProcessEnv;
   geo: GeoOptions | undefined;
+  branding: BrandingOptions | undefined;
   closers: Array<() => Promise<void> | void>;
 }
 
-async function assemble({ config, db, clock, log, env, geo, closers }: AssemblyInput): Promise<AgeProvider> {
+async function assemble({ config, db, clock, log, env, geo, branding, closers }: AssemblyInput): Promise<AgeProvider> {
   const runtime: Runtime = {
     config,
     db,
@@ -116,6 +120,7 @@ async function assemble({ config, db, clock, log, env, geo, closers }: AssemblyI
   app.use(metrics.middleware);
   app.use(securityHeaders({ https: config.issuer.startsWith('https://') }));
   app.use(fallbackErrors(log));
+  app.use(brandingAssets(loadBranding(env, branding)));
   app.use(staticAssets());
   const readiness: Readiness = { draining: false };
   const health = healthRoutes(db, readiness);

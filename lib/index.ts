@@ -3,3 +3,4 @@ export type { Config, Settings } from './config/types.js';
 export { ConfigError } from './config/load.js';
 export type { Clock } from './clock.js';
 export type { Logger } from './log.js';
+export type { BrandingOptions } from './branding/index.js';

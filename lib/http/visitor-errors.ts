@@ -8,13 +8,27 @@ import type { Logger } from '../log.js';
 /** The problems a visitor can meet on our pages; each has a title and an explanation in every language. */
 export type VisitorErrorKind = 'expired' | 'website' | 'unavailable' | 'too_many' | 'form_expired' | 'not_found' | 'bad_request' | 'server' | 'outage';
 
+/**
+ * What went wrong in the website's own request, shown under "For the website's developer" on the visitor's error
+ * page (escaped like every template value) and logged at info: the visitor cannot fix it, the webmaster can.
+ */
+export interface DeveloperDetails {
+  /** the OAuth 2.0 error code the website receives or would receive */
+  error: string;
+  description?: string;
+  /** the request parameter at fault, and the value it carried */
+  parameter?: string;
+  value?: string;
+  clientId?: string;
+}
+
 export class VisitorError extends Error {
   override name = 'VisitorError';
   constructor(
     readonly kind: VisitorErrorKind,
     readonly status: number,
     /** returnTo: where the visitor goes back to the website (the interaction already carries the error for it) */
-    readonly options: { returnTo?: string; backUrl?: string } = {},
+    readonly options: { returnTo?: string; backUrl?: string; developer?: DeveloperDetails } = {},
   ) {
     super(kind);
   }
@@ -44,6 +58,7 @@ export function visitorErrors(log: Logger): Middleware {
       let options: VisitorError['options'] = {};
       if (error instanceof VisitorError) {
         ({ kind, status, options } = error);
+        if (options.developer) logDeveloperError(log, options.developer);
       } else {
         const described = describeError(error);
         status = described.status;
@@ -57,4 +72,9 @@ export function visitorErrors(log: Logger): Middleware {
       render(ctx, 'interaction/error.njk', visitorLanguage(ctx), { kind, retryAfter, retryUrl, ...options }, status);
     }
   };
+}
+
+/** A website's faulty request, at info: its webmaster's problem to fix, not ours (no alert), yet findable by client id. */
+export function logDeveloperError(log: Logger, details: DeveloperDetails): void {
+  log.info('authorization request refused', { client_id: details.clientId, error: details.error, error_description: details.description, parameter: details.parameter, value: details.value });
 }

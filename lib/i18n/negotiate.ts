@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { FALLBACK_LANGUAGE, isLanguage, type Language } from './languages.js';
+import { FALLBACK_LANGUAGE, isLanguage, LANGUAGE_CHOICES, type Language } from './languages.js';
 
 /**
  * The page language: the request's `language` unless `auto`, else the website's unless `auto`,
@@ -9,6 +9,15 @@ export function negotiateLanguage(requested: string | undefined, website: string
   if (isLanguage(requested)) return requested;
   if (isLanguage(website)) return website;
   return fromAcceptLanguage(acceptLanguage ?? '') ?? FALLBACK_LANGUAGE;
+}
+
+/**
+ * Why a request's `language` was not used as given (negotiation decided instead), or undefined when it was used or
+ * absent: the website's developer finds the reason in the log rather than the visitor meeting an error.
+ */
+export function ignoredLanguage(requested: string | undefined): 'mis-cased' | 'unknown' | undefined {
+  if (requested === undefined || (LANGUAGE_CHOICES as readonly string[]).includes(requested)) return undefined;
+  return (LANGUAGE_CHOICES as readonly string[]).includes(requested.toLowerCase()) ? 'mis-cased' : 'unknown';
 }
 
 /** The browser's language (Accept-Language), for pages no request or website chose a language for. */

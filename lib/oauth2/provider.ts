@@ -55,7 +55,7 @@ function configuration(runtime: Runtime): Configuration {
       policy: verificationPolicy(),
       url: (_ctx, interaction) => OAUTH2_PATHS.interaction(interaction.uid),
     },
-    renderError,
+    renderError: renderError(runtime.log),
     routes: {
       authorization: OAUTH2_PATHS.authorization,
       token: OAUTH2_PATHS.token,

@@ -1,6 +1,5 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { errors, type Client, type KoaContextWithOIDC } from 'oidc-provider';
-import { LANGUAGE_CHOICES } from '../i18n/languages.js';
 import { ASSURANCE_LEVELS, CHALLENGE_NAMES } from '../verification/challenge.js';
 import { FLOWS } from './paths.js';
 import { SCOPE } from './scope.js';
@@ -11,7 +10,8 @@ const challengeName = `(?:${CHALLENGE_NAMES.join('|')})`;
 
 /** Our authorization request parameters (spec 4.1, ARCHITECTURE §6.1); the test_* ones drive the TEST sandbox. */
 const SCHEMAS = {
-  language: { type: 'string', enum: [...LANGUAGE_CHOICES] },
+  /** any language tag: one we do not serve (or mis-cased) falls back to negotiation (visit.ts), it never fails the request */
+  language: { type: 'string', pattern: '^[A-Za-z0-9-]{1,35}$' },
   challenges: { type: 'string', pattern: `^${challengeName}(?:,${challengeName})*$` },
   /** set by the entry rewrite only (entry.ts), never by the client */
   flow: { type: 'string', enum: [...FLOWS] },

@@ -24,7 +24,11 @@ const interactionPaths = {
   signIn: '/v1/oauth2/interaction/uid/sign-in', consent: '/v1/oauth2/interaction/uid/consent',
   continueResult: '/v1/oauth2/interaction/uid/continue', saveResult: '/v1/oauth2/interaction/uid/save',
 };
-const visitor = { paths: interactionPaths, sandbox: true, error: 'Sample error', proof: { method: 'selfie' }, username: 'visitor' };
+const visitor = {
+  paths: interactionPaths, sandbox: true, error: 'Sample error', proof: { method: 'selfie' }, username: 'visitor',
+  website: { name: 'Example Shop', domain: 'shop.example', domainVerified: false }, returnHost: 'shop.example', step: 'check', hasOtherMethods: true,
+  fieldErrors: [{ field: 'username', message: 'Sample field error' }],
+};
 const notices = keyParts('interaction.notice.');
 
 const website = {
@@ -62,17 +66,19 @@ const integration = {
 };
 
 export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
-  'error.njk': [{ message: 'Not Found', backUrl: '/back' }],
+  'error.njk': [{ message: 'Not Found', backUrl: '/back', developer: { error: 'invalid_client', description: 'client is invalid', parameter: 'client_id', value: 'x', clientId: 'x' } }],
 
-  'interaction/error.njk': each({ retryAfter: 30, retryUrl: '/v1/oauth2/checker?client_id=x&state=y', returnTo: 'https://shop.example/callback?error=access_denied', backUrl: '/back' }, 'kind', keyParts('interaction.error.', '.title')),
+  'interaction/error.njk': each({ developer: { error: 'temporarily_unavailable', clientId: 'x' }, retryAfter: 30, retryUrl: '/v1/oauth2/checker?client_id=x&state=y', returnTo: 'https://shop.example/callback?error=access_denied', backUrl: '/back' }, 'kind', keyParts('interaction.error.', '.title')),
   'interaction/choose.njk': each({
     ...visitor, signedIn: true,
-    challenges: keyParts('interaction.challenge.', '.about').map((name) => ({ name, url: `/v1/oauth2/interaction/uid/challenge/${name}/start` })),
+    methods: keyParts('interaction.challenge.', '.about').map((name) => ({ name, url: `/v1/oauth2/interaction/uid/challenge/${name}/start`, icon: `/static/method-${name}.svg`, time: '1 min', shares: 'nothing' })),
   }, 'notice', notices),
   'interaction/prompt.njk': [{ ...visitor, website }],
   'interaction/sign-in.njk': each(visitor, 'notice', notices),
   'interaction/result.njk': ASSURANCE_LEVELS.map((level, index) => ({
-    ...visitor, minPasswordLength: 10,
+    ...visitor, minPasswordLength: 10, invalid: { username: true },
+    // every other sample's location is unknown, so both wordings render
+    place: index % 2 === 0 ? { country: 'United States', subdivision: 'Texas' } : { country: null, subdivision: null },
     verification: { country: 'US', countrySubdivision: 'US-TX', assuranceLevel: level, ageThreshold: 18, reused: index % 2 === 0 },
   })),
 

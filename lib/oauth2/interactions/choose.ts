@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { seeOther } from '../../http/see-other.js';
 import { failUnavailable } from './outcome.js';
+import { methodCards } from './method-cards.js';
 import { noticeOf } from './notices.js';
 import { readyToVerify, renderPage } from './page.js';
 import { browserProof } from './reuse.js';
@@ -19,7 +20,7 @@ export async function showChoice(services: InteractionServices, ctx: Context, vi
   if (!only && !proof) return failUnavailable(services, ctx, visit);
   if (only && !others.length && !proof && !notice) return seeOther(ctx, visit.paths.step(only, 'start'));
   renderPage(ctx, visit, 'interaction/choose.njk', {
-    challenges: visit.challenges.map((name) => ({ name, url: visit.paths.step(name, 'start') })),
+    methods: methodCards(visit),
     proof,
     notice,
   });

@@ -97,7 +97,10 @@ export async function failUnavailable(services: InteractionServices, ctx: Contex
     error: 'temporarily_unavailable',
     error_description: 'no age verification method is available for this request',
   });
-  throw new VisitorError('unavailable', 503, { returnTo });
+  throw new VisitorError('unavailable', 503, {
+    returnTo,
+    developer: { error: 'temporarily_unavailable', description: 'no age verification method is available for this request', parameter: 'challenges', value: visit.params.challenges ?? '', clientId: visit.client.clientId },
+  });
 }
 
 /**

@@ -3,12 +3,23 @@ import { render } from '../../http/render.js';
 import { seeOther } from '../../http/see-other.js';
 import type { Visit } from './visit.js';
 
-/** Renders an interaction page in the visit's language with what every page shows (the website, the sandbox banner, sign-in state, the paths). */
+/** The three steps the visitor's pages show: the request (prompt), the check (choice, challenges, sign-in), the result. */
+export type VisitStep = 'request' | 'check' | 'result';
+
+/**
+ * Renders an interaction page in the visit's language with what every page shows: who is asking (the website, the
+ * host the visitor returns to, whether its domain is verified), the step, the sandbox banner, sign-in state, the paths.
+ * A template may set its own `step`; challenge pages are in the check step.
+ */
 export function renderPage(ctx: Context, visit: Visit, template: string, variables: Record<string, unknown> = {}, status = 200): void {
   render(ctx, template, visit.language, {
     website: visit.client.website,
+    // From the registered redirect URI oidc-provider matched, not the domain the webmaster typed (issue 12 item 4).
+    returnHost: new URL(visit.params.redirect_uri).host,
+    step: 'check' satisfies VisitStep,
     sandbox: visit.environment === 'TEST',
     signedIn: visit.progress.accountId !== null,
+    hasOtherMethods: visit.challenges.length > 1,
     paths: visit.paths,
     ...variables,
   }, status);

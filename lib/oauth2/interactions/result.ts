@@ -1,7 +1,8 @@
 import type { Context } from 'koa';
-import { translator } from '../../i18n/catalogue.js';
+import { translator, type Translate } from '../../i18n/catalogue.js';
+import { placeNames } from '../../geo/display-names.js';
 import { createVisitorAccount, MIN_PASSWORD_LENGTH, USERNAME_PATTERN, UsernameTakenError } from '../../accounts/visitor-accounts.js';
-import { compileSchema, CSRF_FIELD, readForm } from '../../http/form.js';
+import { compileSchema, CSRF_FIELD, readForm, textField } from '../../http/form.js';
 import { accountSubject, proofOf, saveProof } from '../../verification/proofs.js';
 import { findVerificationByUid, type Verification } from '../../verification/records.js';
 import { seeOther } from '../../http/see-other.js';
@@ -18,8 +19,20 @@ async function recordedVerification(services: InteractionServices, ctx: Context,
   return verification;
 }
 
-const showResult = (ctx: Context, visit: Visit, verification: Verification, extra: { error?: string; username?: string; notice?: Notice } = {}, status = 200): void =>
-  renderPage(ctx, visit, 'interaction/result.njk', { verification, minPasswordLength: MIN_PASSWORD_LENGTH, ...extra }, status);
+/** A form field's problem, shown in the summary at the top of the form (linked to the field) and beside the field. */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+const showResult = (ctx: Context, visit: Visit, verification: Verification, extra: { fieldErrors?: FieldError[]; error?: string; username?: string; notice?: Notice } = {}, status = 200): void =>
+  renderPage(ctx, visit, 'interaction/result.njk', {
+    verification,
+    place: placeNames(verification.country, verification.countrySubdivision, visit.language),
+    minPasswordLength: MIN_PASSWORD_LENGTH,
+    invalid: Object.fromEntries((extra.fieldErrors ?? []).map((problem) => [problem.field, true])),
+    ...extra,
+  }, status);
 
 /** After a pass: what the website will receive, with "save this result to an account" or "continue". */
 export async function showVerificationResult(services: InteractionServices, ctx: Context, visit: Visit): Promise<void> {
@@ -51,21 +64,31 @@ const validateSave = compileSchema<SaveForm>({
   },
 });
 
+const USERNAME = new RegExp(USERNAME_PATTERN);
+
+/** Every problem of the save form at once, so the visitor fixes them in one go. */
+function saveFormProblems(body: unknown, t: Translate): FieldError[] {
+  const password = textField(body, 'password');
+  return [
+    ...(USERNAME.test(textField(body, 'username')) ? [] : [{ field: 'username', message: t('interaction.result.error.username') }]),
+    ...(password.length >= MIN_PASSWORD_LENGTH && password.length <= 1024 ? [] : [{ field: 'password', message: t('interaction.result.error.password', { min: MIN_PASSWORD_LENGTH }) }]),
+    ...(textField(body, 'password_confirmation') === password ? [] : [{ field: 'password_confirmation', message: t('interaction.result.error.confirmation') }]),
+  ];
+}
+
 /** Creates a visitor account holding this result (reusable for PROOF_REUSE_TTL), then continues to the website. */
 export async function saveToAccount(services: InteractionServices, ctx: Context, visit: Visit): Promise<void> {
   const verification = await recordedVerification(services, ctx, visit);
   if (!verification) return;
   const { runtime, limits } = services;
   const t = translator(visit.language);
-  const body = ctx.request.body as Record<string, unknown> | undefined;
-  const typedUsername = typeof body?.['username'] === 'string' ? body['username'].slice(0, 64) : '';
+  const typedUsername = textField(ctx.request.body, 'username').slice(0, 64);
   const form = readForm(ctx, validateSave);
-  if (!form) {
-    const problem = validateSave.errors?.[0]?.instancePath === '/password' ? 'password' : 'username';
-    return showResult(ctx, visit, verification, { error: t(`interaction.result.error.${problem}`, { min: MIN_PASSWORD_LENGTH }), username: typedUsername }, 422);
-  }
-  if (form.password !== form.password_confirmation) {
-    return showResult(ctx, visit, verification, { error: t('interaction.result.error.confirmation'), username: typedUsername }, 422);
+  const problems = saveFormProblems(ctx.request.body, t);
+  if (!form || problems.length > 0) {
+    // A form of the wrong shape (a field missing or repeated) says what the visitor can fix: the username.
+    const fieldErrors = problems.length > 0 ? problems : [{ field: 'username', message: t('interaction.result.error.username') }];
+    return showResult(ctx, visit, verification, { fieldErrors, username: typedUsername }, 422);
   }
   await limits.accountCreationPerIp.consume(ctx.ip);
   // Checked before the name is: once spent, every name gets the 429, a free one as well as a taken one.
@@ -81,7 +104,7 @@ export async function saveToAccount(services: InteractionServices, ctx: Context,
     if (!(error instanceof UsernameTakenError)) throw error;
     // Whether a username exists is the one thing this form must tell; each answer costs a probe (see limits.ts).
     await limits.usernameTakenPerVerification.record(verification.uid);
-    return showResult(ctx, visit, verification, { error: t('interaction.result.error.taken'), username: typedUsername }, 409);
+    return showResult(ctx, visit, verification, { fieldErrors: [{ field: 'username', message: t('interaction.result.error.taken') }], username: typedUsername }, 409);
   }
   visit.progress = { ...visit.progress, accountId };
   await handOver(services, ctx, visit, verification.uid);

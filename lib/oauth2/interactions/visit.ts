@@ -3,7 +3,7 @@ import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import { cspOf } from '../../http/security-headers.js';
 import type { Language } from '../../i18n/languages.js';
-import { negotiateLanguage } from '../../i18n/negotiate.js';
+import { ignoredLanguage, negotiateLanguage } from '../../i18n/negotiate.js';
 import type { Runtime } from '../../runtime.js';
 import type { ChallengeName, Environment } from '../../verification/challenge.js';
 import { availableChallenges, parseRequestedChallenges } from '../../verification/availability.js';
@@ -68,8 +68,14 @@ export async function loadVisit(ctx: Context, services: InteractionServices): Pr
   const params = interaction.params as VisitParams;
 
   const client = await findClientWebsite(runtime.db, runtime.clock, params.client_id);
-  if (!client) throw new VisitorError('website', 400);
+  if (!client) {
+    throw new VisitorError('website', 400, {
+      developer: { error: 'invalid_client', description: 'the client is unknown or no longer active', parameter: 'client_id', value: params.client_id },
+    });
+  }
   const language = negotiateLanguage(params.language, client.website.language, ctx.get('Accept-Language'));
+  const ignored = ignoredLanguage(params.language);
+  if (ignored) runtime.log.info('language parameter ignored', { client_id: params.client_id, language: params.language, reason: ignored, negotiated: language });
   setVisitorLanguage(ctx, language);
   // Forms here may end in a redirect to the website; browsers check form-action along the redirect chain.
   cspOf(ctx)['form-action']?.push(new URL(params.redirect_uri).origin);

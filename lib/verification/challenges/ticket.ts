@@ -1,5 +1,5 @@
 import { unknownStep, type Challenge, type StepContext } from '../challenge.js';
-import { CSRF_FIELD, compileSchema, readForm } from '../../http/form.js';
+import { CSRF_FIELD, compileSchema, readForm, textField } from '../../http/form.js';
 import type { ChallengeModule } from '../registry.js';
 import { attemptLimit } from './attempts.js';
 import { normalizeTicketCode, redeemTicket } from '../tickets.js';
@@ -26,8 +26,13 @@ export const ticketModule: ChallengeModule = {
     // Guessing is hopeless against 100-bit codes; these limits also keep the database out of reach of a flood.
     const guesses = attemptLimit(runtime, { name: 'ticket-guess', perInteraction: 5, perIp: 30, windowSeconds: 600 });
 
-    const showForm = (context: StepContext, error?: string, status = 200): void =>
-      context.render('challenges/ticket.njk', { action: context.stepUrl('redeem'), error }, status);
+    // A wrong code is shown again (the visitor corrects a typo rather than retyping 20 characters).
+    const showForm = (context: StepContext, problem?: { message: string; code: string }, status = 200): void =>
+      context.render('challenges/ticket.njk', {
+        action: context.stepUrl('redeem'),
+        code: problem?.code ?? '',
+        fieldErrors: problem ? [{ field: 'code', message: problem.message }] : [],
+      }, status);
 
     const challenge: Challenge = {
       name: 'ticket',
@@ -40,10 +45,11 @@ export const ticketModule: ChallengeModule = {
 
         const form = readForm(koa, validateTicketForm);
         const code = form && normalizeTicketCode(form.code);
-        if (!code) return showForm(context, context.t('challenges.ticket.error.format'), 422);
+        const typed = textField(koa.request.body, 'code').slice(0, 100);
+        if (!code) return showForm(context, { message: context.t('challenges.ticket.error.format'), code: typed }, 422);
         await guesses.spend(context);
         const level = await redeemTicket(runtime.db, runtime.clock, code);
-        if (!level) return showForm(context, context.t('challenges.ticket.error.invalid'), 422);
+        if (!level) return showForm(context, { message: context.t('challenges.ticket.error.invalid'), code: typed }, 422);
         await context.finish({ passed: true, assuranceLevel: level });
       },
     };

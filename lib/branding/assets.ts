@@ -1,0 +1,60 @@
+import type { Context, Middleware } from 'koa';
+import type { Branding } from './settings.js';
+
+/** Where the pages find the operator's logo and colour: served from our own origin, so the strict CSP holds. */
+export const BRAND_PATHS = { theme: '/brand/theme.css', logoPrefix: '/brand/logo.' } as const;
+const DEFAULT_LOGO = '/static/logo-on-light.svg';
+
+/** What the templates get as `brand`: the name, links and where the logo is. */
+export interface BrandView {
+  name: string;
+  logoUrl: string;
+  themeUrl: string;
+  operatorName?: string;
+  privacyPolicyUrl?: string;
+  termsUrl?: string;
+  supportUrl?: string;
+  supportEmail?: string;
+}
+
+/**
+ * The colour as CSS custom properties. Only the stylesheet uses them (no inline style), so the CSP stays strict.
+ * A darker shade for hover and focus borders is mixed in CSS from the same colour.
+ */
+const themeCss = (branding: Branding): string => `:root { --brand: ${branding.color}; }\n`;
+
+export function brandView(branding: Branding): BrandView {
+  const { logo, color: _color, ...rest } = branding;
+  return { ...rest, logoUrl: logo ? BRAND_PATHS.logoPrefix + logo.extension : DEFAULT_LOGO, themeUrl: BRAND_PATHS.theme };
+}
+
+const BRAND_STATE = Symbol('brand');
+
+/** The brand every page of this app shows (render.ts reads it; set once per request by brandingAssets). */
+export const brandOf = (ctx: Context): BrandView | undefined => (ctx.state as { [BRAND_STATE]?: BrandView } | undefined)?.[BRAND_STATE];
+
+/** Serves the theme stylesheet and the logo from memory, and tells every page rendered in this request the brand. */
+export function brandingAssets(branding: Branding): Middleware {
+  const view = brandView(branding);
+  const theme = Buffer.from(themeCss(branding));
+  const logoPath = branding.logo ? BRAND_PATHS.logoPrefix + branding.logo.extension : undefined;
+  return async (ctx, next) => {
+    (ctx.state as { [BRAND_STATE]?: BrandView })[BRAND_STATE] = view;
+    const reading = ctx.method === 'GET' || ctx.method === 'HEAD';
+    if (reading && ctx.path === BRAND_PATHS.theme) {
+      ctx.type = 'text/css; charset=utf-8';
+      ctx.set('Cache-Control', 'public, max-age=300');
+      ctx.body = theme;
+      return;
+    }
+    if (reading && logoPath && ctx.path === logoPath && branding.logo) {
+      ctx.type = branding.logo.type;
+      ctx.set('Cache-Control', 'public, max-age=300');
+      // An operator's SVG may carry script: as its own document it must run nothing.
+      ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox");
+      ctx.body = branding.logo.body;
+      return;
+    }
+    await next();
+  };
+}
