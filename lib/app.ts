@@ -17,6 +17,7 @@ import { checkerRoutes } from './checker/routes.js';
 import { createGeoResolver } from './geo/resolver.js';
 import { federatedCallbackRoutes } from './verification/challenges/federated/index.js';
 import type { GeoOptions } from './geo/settings.js';
+import { publicDomainProbe, type DomainProbe } from './websites/domain-probe.js';
 import { brandingAssets, loadBranding, type BrandingOptions } from './branding/index.js';
 import { externalApi } from './external/router.js';
 import { createLogger, type Logger } from './log.js';
@@ -43,7 +44,12 @@ export interface AgeProviderOptions extends Partial<Settings> {
   geo?: GeoOptions;
   /** The operator's name, logo, colour and links on every page (else BRAND_NAME, BRAND_LOGO, BRAND_COLOR, …). */
   branding?: BrandingOptions;
+  /** How website domains are looked up for verification (default: public DNS and https, 5 s each). */
+  domainProbe?: DomainProbe;
 }
+
+/** Each DNS query or file fetch of a domain verification. */
+const DOMAIN_PROBE_TIMEOUT_MS = 5000;
 
 export interface AgeProvider {
   /** The Koa app serving every surface; mount it or call app.callback(). */
@@ -63,7 +69,7 @@ export interface AgeProvider {
 
 /** Builds the whole service: configuration, storage (migrated), and the Koa app with every surface mounted. */
 export async function createAgeProvider(options: AgeProviderOptions = {}): Promise<AgeProvider> {
-  const { env, clock, logger, db: givenDb, geo, branding, ...settings } = options;
+  const { env, clock, logger, db: givenDb, geo, branding, domainProbe, ...settings } = options;
   const { config, warnings } = await loadConfig(settings, env ?? process.env);
   const log = logger ?? createLogger(config.logLevel);
   for (const warning of warnings) log.warn(warning);
@@ -77,7 +83,7 @@ export async function createAgeProvider(options: AgeProviderOptions = {}): Promi
   }
 
   try {
-    return await assemble({ config, db, clock: clock ?? systemClock, log, env: env ?? process.env, geo, branding, closers });
+    return await assemble({ config, db, clock: clock ?? systemClock, log, env: env ?? process.env, geo, branding, domainProbe, closers });
   } catch (error) {
     // A feature's bad setting fails after the database opened: release it (and the embedded lock) before throwing.
     for (const task of closers.reverse()) await task();
@@ -93,10 +99,11 @@ interface AssemblyInput {
   env: NodeJS.ProcessEnv;
   geo: GeoOptions | undefined;
   branding: BrandingOptions | undefined;
+  domainProbe: DomainProbe | undefined;
   closers: Array<() => Promise<void> | void>;
 }
 
-async function assemble({ config, db, clock, log, env, geo, branding, closers }: AssemblyInput): Promise<AgeProvider> {
+async function assemble({ config, db, clock, log, env, geo, branding, domainProbe, closers }: AssemblyInput): Promise<AgeProvider> {
   const runtime: Runtime = {
     config,
     db,
@@ -105,6 +112,7 @@ async function assemble({ config, db, clock, log, env, geo, branding, closers }:
     log,
     rateLimits: createRateLimits(db),
     geo: createGeoResolver({ config, env, log }, geo),
+    domainProbe: domainProbe ?? publicDomainProbe(DOMAIN_PROBE_TIMEOUT_MS),
     env,
     onClose: (task: () => Promise<void> | void) => {
       closers.push(task);

@@ -5,6 +5,7 @@ import type { RateLimits } from './http/rate-limit.js';
 import type { Logger } from './log.js';
 import type { Sealer } from './security/sealing.js';
 import type { Database } from './store/database.js';
+import type { DomainProbe } from './websites/domain-probe.js';
 
 /** What every service and route needs, built once by createAgeProvider. */
 export interface Runtime {
@@ -15,6 +16,8 @@ export interface Runtime {
   log: Logger;
   rateLimits: RateLimits;
   geo: GeoResolver;
+  /** how website domains are verified from outside (DNS TXT, /.well-known file) */
+  domainProbe: DomainProbe;
   /** the environment settings were read from (features read their own keys from it) */
   env: NodeJS.ProcessEnv;
   /** Registers work for close(): timers to clear, connections to end. Runs in reverse order. */

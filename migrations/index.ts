@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import * as initial from './001_initial.js';
 import * as interactionProgress from './002_interaction_progress.js';
+import * as domainVerification from './003_domain_verification.js';
 import * as visitorPasskeys from './004_visitor_passkeys.js';
 
 interface Migration {
@@ -12,5 +13,6 @@ interface Migration {
 export const migrations: ReadonlyArray<readonly [name: string, migration: Migration]> = [
   ['001_initial', initial],
   ['002_interaction_progress', interactionProgress],
+  ['003_domain_verification', domainVerification],
   ['004_visitor_passkeys', visitorPasskeys],
 ];

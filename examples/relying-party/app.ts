@@ -11,6 +11,9 @@ import type { RelyingPartySettings } from './settings.js';
 
 const ATTEMPT_COOKIE = 'rp_attempt';
 const RESULT_COOKIE = 'rp_result';
+/** "The visitor declined or cancelled": shown by the home page in the shop's window after the popup closes. */
+const DECLINED_COOKIE = 'rp_declined';
+const DECLINED_LIFETIME_MS = 5 * 60 * 1000;
 const ATTEMPT_LIFETIME_MS = 10 * 60 * 1000;
 
 const STATIC_TYPES: Record<string, string> = { '.css': 'text/css; charset=utf-8', '.js': 'text/javascript; charset=utf-8' };
@@ -72,13 +75,15 @@ export function createRelyingPartyApp(settings: RelyingPartySettings): Koa {
 
   router.get('/', (ctx) => {
     const verification = readCookieJson<Verification>(ctx, RESULT_COOKIE, isVerification);
-    html(ctx, homePage(settings, verification, ctx.query.attempt === 'done'));
+    const declined = ctx.cookies.get(DECLINED_COOKIE, { signed: true }) === '1';
+    html(ctx, homePage(settings, verification, ctx.query.attempt === 'done', declined));
   });
 
   // A fresh state and PKCE verifier per attempt, remembered in a signed HttpOnly cookie, then off to the provider.
   router.get('/verify', (ctx) => {
     const attempt = newAttempt();
     writeCookieJson(ctx, ATTEMPT_COOKIE, attempt, ATTEMPT_LIFETIME_MS);
+    ctx.cookies.set(DECLINED_COOKIE, null, cookieOptions(ctx));
     ctx.set('Cache-Control', 'no-store');
     ctx.redirect(authorizationUrl(settings, attempt));
   });
@@ -91,7 +96,12 @@ export function createRelyingPartyApp(settings: RelyingPartySettings): Koa {
     // RFC 9207: the provider names itself in `iss`; an answer from another authorization server is refused.
     const issuer = queryString(ctx, 'iss');
     if (issuer !== undefined && issuer !== settings.ageProviderUrl) return problem(ctx, 'providerFailed', 502);
-    if (ctx.query.error === 'access_denied') return problem(ctx, 'declined', 200);
+    // Declined or cancelled: like a result, the outcome goes to the home page, which the popup hands to the shop's window.
+    if (ctx.query.error === 'access_denied') {
+      ctx.cookies.set(DECLINED_COOKIE, '1', { ...cookieOptions(ctx), maxAge: DECLINED_LIFETIME_MS });
+      ctx.status = 303;
+      return ctx.redirect('/?attempt=done');
+    }
     const code = queryString(ctx, 'code');
     if (!code) return problem(ctx, 'providerFailed', 502);
     let verification: Verification;

@@ -8,6 +8,10 @@ export interface Messages {
   /** shown by the requirement script; {country} and {age} are filled in */
   gateRequired: string;
   gateNotRequired: string;
+  /** gateRequired when the provider could not tell where the visitor is (country ZZ); {age} is filled in */
+  gateRequiredUnknown: string;
+  /** the country field when the provider could not tell where the visitor is */
+  countryUnknown: string;
   /** the button label: it names the service (spec 1, button guidelines) */
   button: string;
   buttonHint: string;
@@ -37,6 +41,8 @@ export const MESSAGES: Record<SiteLanguage, Messages> = {
     gateHeading: 'This shop is for adults only',
     gateText: 'Before you enter, please verify your age. We only learn the result, never your identity documents.',
     gateRequired: 'Age verification is required where you are ({country}): you must be {age} or older.',
+    gateRequiredUnknown: 'We could not tell where you are, so age verification is required: you must be {age} or older.',
+    countryUnknown: 'Unknown: the age provider could not tell where you are',
     gateNotRequired: 'Age verification is not required where you are ({country}). You may still verify your age.',
     button: 'Verify my age with Age Provider',
     buttonHint: 'Opens Age Provider in a new window.',
@@ -64,6 +70,8 @@ export const MESSAGES: Record<SiteLanguage, Messages> = {
     gateHeading: 'Dieser Shop ist nur für Erwachsene',
     gateText: 'Bitte bestätigen Sie vor dem Betreten Ihr Alter. Wir erfahren nur das Ergebnis, niemals Ihre Ausweisdokumente.',
     gateRequired: 'An Ihrem Standort ({country}) ist eine Altersprüfung vorgeschrieben: Sie müssen mindestens {age} Jahre alt sein.',
+    gateRequiredUnknown: 'Wir konnten Ihren Standort nicht feststellen, daher ist eine Altersprüfung vorgeschrieben: Sie müssen mindestens {age} Jahre alt sein.',
+    countryUnknown: 'Unbekannt: Der Altersprüfdienst konnte Ihren Standort nicht feststellen',
     gateNotRequired: 'An Ihrem Standort ({country}) ist keine Altersprüfung vorgeschrieben. Sie können Ihr Alter trotzdem bestätigen.',
     button: 'Mein Alter mit Age Provider bestätigen',
     buttonHint: 'Öffnet Age Provider in einem neuen Fenster.',
@@ -91,6 +99,8 @@ export const MESSAGES: Record<SiteLanguage, Messages> = {
     gateHeading: 'Esta tienda es solo para adultos',
     gateText: 'Antes de entrar, verifica tu edad. Solo conocemos el resultado, nunca tus documentos de identidad.',
     gateRequired: 'En tu ubicación ({country}) la verificación de edad es obligatoria: debes tener {age} años o más.',
+    gateRequiredUnknown: 'No pudimos saber dónde estás, así que la verificación de edad es obligatoria: debes tener {age} años o más.',
+    countryUnknown: 'Desconocido: el servicio de verificación no pudo saber dónde estás',
     gateNotRequired: 'En tu ubicación ({country}) la verificación de edad no es obligatoria. Aun así puedes verificar tu edad.',
     button: 'Verificar mi edad con Age Provider',
     buttonHint: 'Abre Age Provider en una ventana nueva.',
@@ -118,6 +128,8 @@ export const MESSAGES: Record<SiteLanguage, Messages> = {
     gateHeading: 'Cette boutique est réservée aux adultes',
     gateText: 'Avant d’entrer, veuillez vérifier votre âge. Nous ne connaissons que le résultat, jamais vos pièces d’identité.',
     gateRequired: 'La vérification de l’âge est obligatoire là où vous êtes ({country}) : vous devez avoir {age} ans ou plus.',
+    gateRequiredUnknown: 'Nous n’avons pas pu déterminer où vous êtes, la vérification de l’âge est donc obligatoire : vous devez avoir {age} ans ou plus.',
+    countryUnknown: 'Inconnu : le service de vérification n’a pas pu déterminer où vous êtes',
     gateNotRequired: 'La vérification de l’âge n’est pas obligatoire là où vous êtes ({country}). Vous pouvez tout de même vérifier votre âge.',
     button: 'Vérifier mon âge avec Age Provider',
     buttonHint: 'Ouvre Age Provider dans une nouvelle fenêtre.',
@@ -145,6 +157,8 @@ export const MESSAGES: Record<SiteLanguage, Messages> = {
     gateHeading: 'Questo negozio è riservato agli adulti',
     gateText: 'Prima di entrare, verifica la tua età. Conosciamo solo il risultato, mai i tuoi documenti d’identità.',
     gateRequired: 'Nel luogo in cui ti trovi ({country}) la verifica dell’età è obbligatoria: devi avere almeno {age} anni.',
+    gateRequiredUnknown: 'Non siamo riusciti a capire dove ti trovi, quindi la verifica dell’età è obbligatoria: devi avere almeno {age} anni.',
+    countryUnknown: 'Sconosciuto: il servizio di verifica non è riuscito a capire dove ti trovi',
     gateNotRequired: 'Nel luogo in cui ti trovi ({country}) la verifica dell’età non è obbligatoria. Puoi comunque verificare la tua età.',
     button: 'Verifica la mia età con Age Provider',
     buttonHint: 'Apre Age Provider in una nuova finestra.',
@@ -172,6 +186,8 @@ export const MESSAGES: Record<SiteLanguage, Messages> = {
     gateHeading: 'Esta loja é apenas para adultos',
     gateText: 'Antes de entrar, verifique a sua idade. Só ficamos a saber o resultado, nunca os seus documentos de identificação.',
     gateRequired: 'No local onde se encontra ({country}) a verificação da idade é obrigatória: tem de ter {age} anos ou mais.',
+    gateRequiredUnknown: 'Não conseguimos saber onde se encontra, por isso a verificação da idade é obrigatória: tem de ter {age} anos ou mais.',
+    countryUnknown: 'Desconhecido: o serviço de verificação não conseguiu saber onde se encontra',
     gateNotRequired: 'No local onde se encontra ({country}) a verificação da idade não é obrigatória. Pode verificar a sua idade na mesma.',
     button: 'Verificar a minha idade com Age Provider',
     buttonHint: 'Abre o Age Provider numa nova janela.',

@@ -44,7 +44,7 @@ function verifyButton(settings: RelyingPartySettings, m: Messages): string {
 function gate(settings: RelyingPartySettings, m: Messages): string {
   const requirementUrl = `${settings.ageProviderUrl}/v1/requirement?key=${encodeURIComponent(settings.publicKey)}`;
   return `    <section id="gate" aria-labelledby="gate-heading" data-requirement-url="${escapeHtml(requirementUrl)}"
-      data-text-required="${escapeHtml(m.gateRequired)}">
+      data-text-required="${escapeHtml(m.gateRequired)}" data-text-required-unknown="${escapeHtml(m.gateRequiredUnknown)}">
       <h1 id="gate-heading">${escapeHtml(m.gateHeading)}</h1>
       <p>${escapeHtml(m.gateText)}</p>
       <p id="requirement" role="status" hidden></p>
@@ -61,11 +61,20 @@ function formatExpiry(settings: RelyingPartySettings, expiresAt: number): string
   return `${new Intl.DateTimeFormat(settings.language, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(new Date(expiresAt * 1000))} UTC`;
 }
 
+/** ISO's "unknown" country: the provider could not tell where the visitor is. */
+const UNKNOWN_COUNTRY = 'ZZ';
+
+/** The country by name in the site's language, or the explanation of an unknown location. */
+function countryName(settings: RelyingPartySettings, m: Messages, code: string): string {
+  if (code === UNKNOWN_COUNTRY) return m.countryUnknown;
+  return new Intl.DisplayNames([settings.language], { type: 'region', fallback: 'code' }).of(code) ?? code;
+}
+
 function result(settings: RelyingPartySettings, m: Messages, verification: Verification): string {
   const rows: Array<[string, string]> = [
     [m.fieldVerified, verification.verified ? m.yes : m.no],
     [m.fieldUid, verification.uid],
-    [m.fieldCountry, verification.country],
+    [m.fieldCountry, countryName(settings, m, verification.country)],
     [m.fieldSubdivision, verification.country_subdivision ?? m.none],
     [m.fieldLevel, verification.assurance_level],
     [m.fieldThreshold, `${verification.age_threshold}+`],
@@ -81,11 +90,18 @@ ${rows.map(([label, value]) => `        <dt>${escapeHtml(label)}</dt><dd>${escap
     </section>`;
 }
 
-/** The shop's home page: the verification result when there is one, else the age gate. */
-export function homePage(settings: RelyingPartySettings, verification: Verification | undefined, returnToOpener: boolean): string {
+const declinedNotice = (m: Messages): string => `    <section id="problem" class="not-verified" aria-labelledby="problem-heading">
+      <h1 id="problem-heading">${escapeHtml(m.notVerifiedHeading)}</h1>
+      <p>${escapeHtml(m.declined)}</p>
+    </section>
+`;
+
+/** The shop's home page: the verification result when there is one, else the age gate (after a decline, saying so). */
+export function homePage(settings: RelyingPartySettings, verification: Verification | undefined, returnToOpener: boolean, declined = false): string {
   const m = MESSAGES[settings.language];
   if (verification?.verified) return layout(settings, result(settings, m, verification), { returnToOpener });
-  return layout(settings, `${verification ? result(settings, m, verification) : ''}${gate(settings, m)}`, { returnToOpener });
+  const before = verification ? result(settings, m, verification) : declined ? declinedNotice(m) : '';
+  return layout(settings, `${before}${gate(settings, m)}`, { returnToOpener });
 }
 
 export type Problem = 'declined' | 'stateMismatch' | 'providerFailed';

@@ -1,10 +1,11 @@
 import type { SchemaObject } from 'ajv';
 import type { Runtime } from '../runtime.js';
 import {
-  createOAuth2Config, createWebsite, getOAuth2Config, getWebsite, getWebsiteKey, listWebsites, regenerateOAuth2Credentials,
+  checkDomainVerification, createOAuth2Config, createWebsite, getDomainVerification, getOAuth2Config, getWebsite, getWebsiteKey, listWebsites, regenerateOAuth2Credentials,
   regenerateWebsiteKey, updateOAuth2Config, updateWebsite,
   type Environment, type OAuth2CreateInput, type OAuth2UpdateInput, type WebsiteCreateInput, type WebsiteUpdateInput,
 } from '../websites/index.js';
+import { domainVerificationSchema } from './schemas/domain-verification.js';
 import { oauth2CreateSchema } from './schemas/oauth2-create.js';
 import { oauth2UpdateSchema } from './schemas/oauth2-update.js';
 import { oauth2ConfigurationSchema, websiteKeySchema, websiteListSchema, websiteSchema } from './schemas/responses.js';
@@ -40,7 +41,10 @@ export interface Operation<S extends Scope = Scope> {
 // Erases the scope type parameter so operations of every scope fit one list (the router supplies matching values).
 const define = <S extends Scope>(operation: Operation<S>): Operation => operation as unknown as Operation;
 
-/** The ten operations of spec 4.2, in its order; the router and openapi.json are both built from this list. */
+/**
+ * The ten operations of spec 4.2, in its order, then the domain verification pair (issue 12); the router and
+ * openapi.json are both built from this list.
+ */
 export const OPERATIONS: readonly Operation[] = [
   define({
     operationId: 'listWebsites', method: 'get', path: '/website', scope: 'account', summary: 'Retrieve all websites',
@@ -93,5 +97,15 @@ export const OPERATIONS: readonly Operation[] = [
     operationId: 'getOAuth2', method: 'get', path: '/website/:website_id/oauth2/:environment', scope: 'environment',
     summary: 'Retrieve OAuth2', response: oauth2ConfigurationSchema,
     run: ({ runtime, webmasterId, websiteId, environment }) => getOAuth2Config(runtime, webmasterId, websiteId, environment),
+  }),
+  define({
+    operationId: 'getDomainVerification', method: 'get', path: '/website/:website_id/domain-verification', scope: 'website',
+    summary: 'Retrieve domain verification (the token to publish, and whether the domain is verified)', response: domainVerificationSchema,
+    run: ({ runtime, webmasterId, websiteId }) => getDomainVerification(runtime, webmasterId, websiteId),
+  }),
+  define({
+    operationId: 'checkDomainVerification', method: 'post', path: '/website/:website_id/domain-verification/check', scope: 'website',
+    summary: 'Check domain verification now (DNS TXT record or /.well-known/age-provider.txt)', response: domainVerificationSchema,
+    run: ({ runtime, webmasterId, websiteId }) => checkDomainVerification(runtime, webmasterId, websiteId),
   }),
 ];

@@ -7,6 +7,7 @@ import { loadSession, PLATFORM_PATH, requireWebmaster } from './authentication.j
 import { accountRoutes } from './routes/account-routes.js';
 import { authRoutes } from './routes/auth-routes.js';
 import { confirmationRoutes } from './routes/confirmation-routes.js';
+import { domainRoutes } from './routes/domain-routes.js';
 import { websiteRoutes } from './routes/website-routes.js';
 
 /**
@@ -19,7 +20,7 @@ export function platformRouter(runtime: Runtime): Router {
   router.use(authRoutes(runtime).routes());
   const signedIn = new Router();
   signedIn.use(requireWebmaster);
-  signedIn.use(accountRoutes(runtime).routes(), websiteRoutes(runtime).routes(), confirmationRoutes(runtime).routes());
+  signedIn.use(accountRoutes(runtime).routes(), websiteRoutes(runtime).routes(), confirmationRoutes(runtime).routes(), domainRoutes(runtime).routes());
   router.use(signedIn.routes());
   return router;
 }

@@ -5,3 +5,4 @@ export {
   CREDENTIAL_GRACE_SECONDS, createOAuth2Config, getOAuth2Config, listOAuth2Configs, regenerateOAuth2Credentials, updateOAuth2Config,
 } from './oauth2.js';
 export * from './models.js';
+export { checkDomainVerification, getDomainVerification, type DomainVerification } from './domain-verification.js';

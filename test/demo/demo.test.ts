@@ -91,11 +91,11 @@ describe('the demo (npm start): age-provider, seeded records and the relying par
     expect(again.html, 'the result is remembered by the shop').to.contain('Your age is verified');
   });
 
-  it('a visitor who declines the prompt comes back to the shop unverified', async () => {
+  it('a visitor who declines the prompt comes back to the shop unverified, told so on its home page', async () => {
     const visitor = new Browser();
     const page = await walkSandbox(visitor, await visitor.open(`${demo.relyingPartyUrl}/verify`), demo.relyingPartyUrl, 'decline');
-    expect(page.url.pathname).to.equal('/callback');
-    expect(page.html).to.contain('You declined the age verification');
+    expect(page.url.pathname).to.equal('/');
+    expect(page.html).to.contain('You declined the age verification').and.contain('data-return-to-opener');
     expect(page.html).not.to.contain('Your age is verified');
   });
 

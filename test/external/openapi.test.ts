@@ -24,6 +24,8 @@ const SPEC_OPERATIONS = [
   'post /external/website/{website_id}/oauth2/{environment}', 'patch /external/website/{website_id}/oauth2/{environment}',
   'patch /external/website/{website_id}/oauth2/{environment}/regenerate', 'get /external/website/{website_id}/oauth2/{environment}',
 ];
+/** Beyond spec 4.2: domain verification (issue 12). */
+const DOMAIN_OPERATIONS = ['get /external/website/{website_id}/domain-verification', 'post /external/website/{website_id}/domain-verification/check'];
 const METHODS = ['get', 'post', 'patch', 'put', 'delete'];
 
 describe('External API: openapi.json', () => {
@@ -47,11 +49,11 @@ describe('External API: openapi.json', () => {
   });
   after(() => app.close());
 
-  it('describes exactly the ten operations of spec 4.2, all behind the bearer token', () => {
+  it('describes exactly the ten operations of spec 4.2 and the two of domain verification, all behind the bearer token', () => {
     expect(document.openapi).to.equal('3.1.0');
     const described = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method} ${path}`));
-    expect(described).to.have.members(SPEC_OPERATIONS);
-    expect(described).to.have.length(10);
+    expect(described).to.have.members([...SPEC_OPERATIONS, ...DOMAIN_OPERATIONS]);
+    expect(described).to.have.length(12);
     expect(document.components.securitySchemes.apiToken).to.include({ type: 'http', scheme: 'bearer' });
   });
 

@@ -36,7 +36,7 @@ describe('visitor flow in the TEST sandbox', () => {
 
     const result = expectPage(await submitSandbox(browser, sandbox, { outcome: 'pass', level: 'ENHANCED', country: 'us', subdivision: 'us-tx' }));
     expect(result.url).to.match(/\/result$/);
-    expect(result.html).to.contain('Your age is verified').and.contain('US (US-TX)').and.contain('Enhanced');
+    expect(result.html).to.contain('Your age is verified').and.contain('United States, Texas').and.contain('Enhanced');
 
     const callback = callbackOf(await continueWithoutSaving(browser, result), client);
     expect(callback.get('code')).to.be.a('string');

@@ -45,7 +45,7 @@ describe('a located visitor through the sandbox flow', () => {
     expect(sandbox.status).to.equal(200);
 
     const result = expectPage(await submitSandbox(browser, sandbox));
-    expect(result.html).to.contain('Your age is verified').and.contain('US (US-AL)');
+    expect(result.html).to.contain('Your age is verified').and.contain('United States, Alabama');
     const callback = callbackOf(await continueWithoutSaving(browser, result), client);
     const resources = await redeem(app.url, client, callback.get('code')!);
     expect(resources).to.include({ verified: true, country: 'US', country_subdivision: 'US-AL', age_threshold: 19 });

@@ -6,7 +6,7 @@ import { LANGUAGE_CHOICES } from '../../i18n/languages.js';
 import type { Runtime } from '../../runtime.js';
 import { WEBSITE_CHALLENGES } from '../../verification/challenge.js';
 import {
-  createOAuth2Config, createWebsite, ENVIRONMENTS, FREE_CHALLENGES, getWebsite, listWebsites, regenerateOAuth2Credentials,
+  createOAuth2Config, createWebsite, ENVIRONMENTS, FREE_CHALLENGES, getDomainVerification, getWebsite, listWebsites, regenerateOAuth2Credentials,
   regenerateWebsiteKey, updateOAuth2Config, updateWebsite,
 } from '../../websites/index.js';
 import { PLATFORM_PATH, webmasterOf } from '../authentication.js';
@@ -51,8 +51,9 @@ export function websiteRoutes(runtime: Runtime): Router {
 
   async function showWebsite(ctx: Context, websiteId: number, failed?: FailedForm, status = 200): Promise<void> {
     const overviews = await overviewsOf(runtime, ownerOf(ctx), [await getWebsite(runtime, ownerOf(ctx), websiteId)]);
+    const domainVerification = await getDomainVerification(runtime, ownerOf(ctx), websiteId);
     const integrations = integrationsOf(overviews[0]!, runtime.config.issuer, browserLanguage(ctx));
-    renderPage(ctx, 'website.njk', { ...pageOptions(ctx), overview: overviews[0], secrets: hasSecrets(overviews), failed, integrations }, status);
+    renderPage(ctx, 'website.njk', { ...pageOptions(ctx), overview: overviews[0], secrets: hasSecrets(overviews), failed, integrations, domainVerification }, status);
   }
 
   /**

@@ -1,0 +1,30 @@
+// Response of the domain verification operations (issue 12 item 4; beyond spec 4.2), published in openapi.json.
+
+const timestamp = { type: ['string', 'null'], description: 'ISO 8601 time, or null' } as const;
+
+export const domainVerificationSchema = {
+  title: 'DomainVerification',
+  type: 'object',
+  additionalProperties: false,
+  required: ['domain', 'verified', 'verifiedAt', 'checkedAt', 'token', 'dns', 'file'],
+  description: 'Publish `token` as a DNS TXT record on `dns.name`, or as a line of the file at `file.url`, then call the check operation. Visitors see whether the domain is verified.',
+  properties: {
+    domain: { type: 'string' },
+    verified: { type: 'boolean' },
+    verifiedAt: timestamp,
+    checkedAt: timestamp,
+    token: { type: 'string', pattern: '^age-provider-verification=[A-Za-z0-9_-]+$' },
+    dns: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['name', 'type', 'value'],
+      properties: { name: { type: 'string' }, type: { type: 'string', enum: ['TXT'] }, value: { type: 'string' } },
+    },
+    file: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['url', 'content'],
+      properties: { url: { type: 'string' }, content: { type: 'string' } },
+    },
+  },
+} as const;
