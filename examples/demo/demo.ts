@@ -44,7 +44,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   const { relyingPartyPort, ...providerOptions } = options;
   const env = providerOptions.env ?? process.env;
   // The demo is one process: on PostgreSQL it may keep its keys in DATA_DIR (SINGLE_INSTANCE).
-  const { env: _env, clock: _clock, logger: _logger, db: _db, ...given } = providerOptions;
+  const { env: _env, clock: _clock, logger: _logger, db: _db, geo: _geo, branding: _branding, domainProbe: _probe, ...given } = providerOptions;
   const settings = { singleInstance: true, ...given };
 
   // Both ports are bound before the provider is built, so its issuer names the real port even when PORT is 0.

@@ -11,7 +11,7 @@ export interface ClientWebsite {
   clientId: string;
   environment: Environment;
   redirectUris: string[];
-  website: { id: number; name: string; domain: string; language: string; challenges: string[]; regions: string[] };
+  website: { id: number; name: string; domain: string; domainVerified: boolean; language: string; challenges: string[]; regions: string[] };
 }
 
 interface ClientRow {
@@ -22,6 +22,7 @@ interface ClientRow {
   website_id: number;
   name: string;
   domain: string;
+  domain_verified_at: Date | null;
   language: string;
   challenges: string[];
   regions: string[];
@@ -43,6 +44,7 @@ async function findClientRow(db: Database, clock: Clock, clientId: string): Prom
       'website.id as website_id',
       'website.name',
       'website.domain',
+      'website.domain_verified_at',
       'website.language',
       'website.challenges',
       'website.regions',
@@ -61,6 +63,7 @@ const toClientWebsite = (row: ClientRow): ClientWebsite => ({
     id: row.website_id,
     name: row.name,
     domain: row.domain,
+    domainVerified: row.domain_verified_at !== null,
     language: row.language,
     challenges: row.challenges,
     regions: row.regions,

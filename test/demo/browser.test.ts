@@ -98,7 +98,7 @@ describe('the demo in a browser (Debian chromium, headless)', function () {
     const page = await browser!.newPage();
     await page.route('**/v1/requirement?*', (route) => route.continue({ headers: { ...route.request().headers(), 'x-visitor-country': 'FR' } }));
     await page.goto(demo!.relyingPartyUrl);
-    await page.getByText('Age verification is not required where you are (FR)').waitFor();
+    await page.getByText('Age verification is not required where you are (France)').waitFor();
     expect(await page.getByRole('heading', { name: 'This shop is for adults only' }).isVisible()).to.equal(false);
     expect(await page.getByRole('link', { name: 'Verify my age with Age Provider' }).isVisible(), 'verifying stays possible').to.equal(true);
   });
