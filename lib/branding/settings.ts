@@ -30,7 +30,7 @@ export interface BrandLogo {
 export type Branding = Omit<BrandingOptions, 'logo' | 'name' | 'color'> & { name: string; color: string; logo?: BrandLogo };
 
 export const DEFAULT_BRAND_NAME = 'Age Provider';
-/** The project's blue: 8.2:1 with white. */
+/** The project's blue: 7.7:1 with white. */
 export const DEFAULT_BRAND_COLOR = '#004db3';
 /** A logo is shown at header size; anything bigger is a mistake (or a photo). */
 const MAX_LOGO_BYTES = 512 * 1024;
