@@ -124,6 +124,12 @@ export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
   ],
   'platform/website.njk': [
     ...each({ ...platform, overview, secrets: true, showSecrets: true }, 'notice', keyParts('platform.notice.')),
+    // the domain section (views/platform/domain.njk) not verified after a check, and verified
+    ...[false, true].map((verified) => ({ ...platform, overview, domainVerification: {
+      domain: 'shop.example', verified, checkedAt: '2026-01-01T00:00:00.000Z', token: 'age-provider-verification=abc',
+      dns: { name: '_age-provider.shop.example', type: 'TXT', value: 'age-provider-verification=abc' },
+      file: { url: 'https://shop.example/.well-known/age-provider.txt', content: 'age-provider-verification=abc' },
+    } })),
     { ...platform, overview, secrets: true, showSecrets: false, failed: failedForm('website') },
     { ...platform, overview: { website, oauth2: {} }, secrets: false, failed: failedForm('oauth2-LIVE'), integrations: [] },
     { ...platform, overview, secrets: false, integrations: [integration] },
