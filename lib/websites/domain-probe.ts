@@ -1,5 +1,4 @@
-import { lookup } from 'node:dns/promises';
-import { Resolver } from 'node:dns/promises';
+import { lookup, Resolver } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 
 /**
