@@ -80,7 +80,7 @@ describe('visitor accounts and reuse', () => {
     const unknownUser = expectPage(await signIn(browser, page, newUsername(), 'not the password'));
     expect(wrongPassword.status).to.equal(401);
     expect(unknownUser.status).to.equal(401);
-    const message = (html: string) => /<p class="error"[^>]*>([^<]*)<\/p>/.exec(html)?.[1];
+    const message = (html: string) => /id="form-error"[^>]*>[\s\S]*?<p>([^<]*)<\/p>/.exec(html)?.[1];
     expect(message(wrongPassword.html)).to.equal('The username or the password is wrong.');
     expect(message(unknownUser.html)).to.equal(message(wrongPassword.html));
   });
