@@ -64,7 +64,8 @@ describe('the demo in a browser (Debian chromium, headless)', function () {
     await page.goto(demo!.relyingPartyUrl);
 
     // The requirement script ran under the shop's CSP and kept the gate (every region requires verification here).
-    await page.getByText('Age verification is required where you are').waitFor();
+    // No geolocation source is configured here: the location is unknown, and the gate says so in words.
+    await page.getByText('We could not tell where you are, so age verification is required').waitFor();
     const button = page.getByRole('link', { name: 'Verify my age with Age Provider' });
     expect(await button.evaluate((element) => (globalThis as unknown as BrowserGlobals).getComputedStyle(element).backgroundColor)).to.equal('rgb(0, 77, 179)');
     expect(await button.locator('img').evaluate((image) => (image as unknown as { naturalWidth: number }).naturalWidth), 'the logo loads').to.be.above(0);
