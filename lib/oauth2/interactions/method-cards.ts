@@ -1,6 +1,9 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { catalogues } from '../../i18n/catalogue.js';
 import type { Language } from '../../i18n/languages.js';
-import { CHALLENGE_NAMES, type ChallengeName } from '../../verification/challenge.js';
+import { viewsDir } from '../../paths.js';
+import type { ChallengeName } from '../../verification/challenge.js';
 import type { Visit } from './visit.js';
 
 /** One method on the choice page: its icon, how long it takes and what leaves the device, and where it starts. */
@@ -13,7 +16,7 @@ export interface MethodCard {
 }
 
 /** Methods with their own icon in views/static (method-<name>.svg); a method added later shows the generic one until it has its own. */
-const WITH_ICON: ReadonlySet<string> = new Set(CHALLENGE_NAMES);
+const WITH_ICON: ReadonlySet<string> = new Set(readdirSync(join(viewsDir, 'static')).flatMap((file) => /^method-(\w+)\.svg$/.exec(file)?.slice(1) ?? []));
 
 /** A catalogue text that a method may not have yet (a new method's card then shows no such line rather than failing). */
 const optionalText = (language: Language, key: string): string | undefined => catalogues[language][key];
