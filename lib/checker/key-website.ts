@@ -5,7 +5,7 @@ import type { Environment } from '../verification/challenge.js';
 export interface KeyWebsite {
   publicKey: string;
   environment: Environment;
-  website: { id: number; name: string; domain: string; language: string; challenges: string[]; regions: string[] };
+  website: { id: number; name: string; domain: string; domainVerified: boolean; language: string; challenges: string[]; regions: string[] };
 }
 
 /** Public keys are URL-safe tokens (`pk_live_…`, `pk_test_…`); anything else cannot be one, so it is not looked up. */
@@ -20,6 +20,7 @@ interface Row {
   language: string;
   challenges: string[];
   regions: string[];
+  domain_verified_at: Date | null;
 }
 
 /**
@@ -33,9 +34,9 @@ export async function findKeyWebsite(db: Database, publicKey: string): Promise<K
     .where('key.public_key', publicKey)
     .first<Row | undefined>(
       'key.public_key', 'key.environment', 'website.id', 'website.name', 'website.domain', 'website.language', 'website.challenges',
-      'website.regions',
+      'website.regions', 'website.domain_verified_at',
     );
   if (!row) return undefined;
-  const { public_key, environment, ...website } = row;
-  return { publicKey: public_key, environment, website };
+  const { public_key, environment, domain_verified_at, ...website } = row;
+  return { publicKey: public_key, environment, website: { ...website, domainVerified: domain_verified_at !== null } };
 }
