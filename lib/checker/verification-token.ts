@@ -3,7 +3,7 @@ import { importJWK, SignJWT, type JWK } from 'jose';
 import type { JWKS } from 'oidc-provider';
 import { epochSeconds } from '../clock.js';
 import type { Runtime } from '../runtime.js';
-import type { Verification } from '../verification/records.js';
+import { verificationResult, type Verification } from '../verification/records.js';
 
 /** The JOSE `typ` of the signed result (docs/checker.md "The token"). */
 export const VERIFICATION_TOKEN_TYPE = 'age-verification+jwt';
@@ -42,18 +42,7 @@ export function createVerificationSigner(runtime: Runtime): VerificationSigner {
       const { kid, alg, key } = await signingKey;
       const now = epochSeconds(runtime.clock.now());
       const expiresAt = epochSeconds(verification.expiresAt);
-      return new SignJWT({
-        verified: verification.verified,
-        uid: verification.uid,
-        country: verification.country,
-        country_subdivision: verification.countrySubdivision,
-        assurance_level: verification.assuranceLevel,
-        age_threshold: verification.ageThreshold,
-        reused: verification.reused,
-        expires_at: expiresAt,
-        expires_in: expiresAt - now,
-        environment: verification.environment,
-      })
+      return new SignJWT({ ...verificationResult(verification, now), environment: verification.environment })
         .setProtectedHeader({ alg, kid, typ: VERIFICATION_TOKEN_TYPE })
         .setIssuer(runtime.config.issuer)
         .setAudience(audience)

@@ -4,7 +4,7 @@ import type Provider from 'oidc-provider';
 import { epochSeconds } from '../clock.js';
 import { oauthJsonError } from '../http/errors.js';
 import type { Runtime } from '../runtime.js';
-import { findVerificationByUid } from '../verification/records.js';
+import { findVerificationByUid, verificationResult } from '../verification/records.js';
 import { OAUTH2_PATHS } from './paths.js';
 import { resourcesJwtAnswer } from './resources-jwt.js';
 import { VERIFICATION_CLAIM } from './token-claims.js';
@@ -54,19 +54,7 @@ export function resourcesRoutes(runtime: Runtime, provider: Provider): Router {
       return;
     }
     if (await answeredAsJwt(ctx, verification, token.clientId!)) return;
-    ctx.body = {
-      resources: {
-        verified: verification.verified,
-        uid: verification.uid,
-        country: verification.country,
-        country_subdivision: verification.countrySubdivision,
-        assurance_level: verification.assuranceLevel,
-        age_threshold: verification.ageThreshold,
-        reused: verification.reused,
-        expires_at: expiresAt,
-        expires_in: expiresAt - now,
-      },
-    };
+    ctx.body = { resources: verificationResult(verification, now) };
   });
   return router;
 }

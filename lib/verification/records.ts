@@ -1,4 +1,4 @@
-import { addSeconds } from '../clock.js';
+import { addSeconds, epochSeconds } from '../clock.js';
 import { randomToken } from '../security/hashing.js';
 import type { Database } from '../store/database.js';
 import type { AssuranceLevel, Environment } from './challenge.js';
@@ -17,6 +17,22 @@ export interface Verification {
   reused: boolean;
   verifiedAt: Date;
   expiresAt: Date;
+}
+
+/** What a website reads about a verification (Resources' JSON and the signed token alike), as of `now` (epoch seconds). */
+export function verificationResult(verification: Verification, now: number) {
+  const expiresAt = epochSeconds(verification.expiresAt);
+  return {
+    verified: verification.verified,
+    uid: verification.uid,
+    country: verification.country,
+    country_subdivision: verification.countrySubdivision,
+    assurance_level: verification.assuranceLevel,
+    age_threshold: verification.ageThreshold,
+    reused: verification.reused,
+    expires_at: expiresAt,
+    expires_in: expiresAt - now,
+  };
 }
 
 export type NewVerification = Omit<Verification, 'uid' | 'expiresAt'> & { ttlSeconds: number };
