@@ -5,7 +5,7 @@ import { createLogger, type Logger } from '../../lib/log.js';
 import type { DomainProbe } from '../../lib/websites/domain-probe.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { Browser, decodeHtml, formOf, type Page } from '../helpers/browser.js';
-import { createClientFixture, createWebmasterFixture, type ClientFixture, type WebmasterFixture } from '../helpers/fixtures.js';
+import { createClientFixture, createWebmasterFixture, startAppWithClient, type ClientFixture, type WebmasterFixture } from '../helpers/fixtures.js';
 import { apiClient, expectError, type ApiClient } from '../external/api.js';
 import { accept, authorizeUrl, expectPage } from '../flow/helpers/flow.js';
 
@@ -154,9 +154,7 @@ describe('forms on the visitor pages', function () {
   let client: ClientFixture;
 
   before(async () => {
-    app = await startTestApp();
-    const webmaster = await createWebmasterFixture(app.provider.runtime);
-    client = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'LIVE', challenges: ['ticket'] });
+    ({ app, client } = await startAppWithClient({ environment: 'LIVE', challenges: ['ticket'] }));
   });
   after(() => app.close());
 

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import type { AgeProviderOptions } from '../../lib/app.js';
 import type { Runtime } from '../../lib/runtime.js';
 import { issueApiToken } from '../../lib/webmasters/api-tokens.js';
 import { createWebmaster } from '../../lib/webmasters/accounts.js';
 import type { Environment } from '../../lib/verification/challenge.js';
 import { createOAuth2Config, createWebsite } from '../../lib/websites/index.js';
+import { startTestApp, type TestApp } from './app.js';
 
 export interface WebmasterFixture {
   id: number;
@@ -46,4 +48,19 @@ export async function createClientFixture(
   const config = await createOAuth2Config(runtime, webmasterId, website.id, environment, { redirectUris });
   const keys = Object.fromEntries(website.keys.map((key) => [key.environment, key.publicKey])) as Record<Environment, string>;
   return { websiteId: website.id, environment, clientId: config.clientId!, clientSecret: config.clientSecret!, redirectUri: redirectUris[0]!, keys };
+}
+
+/** The app (with `appOptions`) and one webmaster's website with an ACTIVE OAuth2 configuration made with `clientOptions`. */
+export async function startAppWithClient(
+  clientOptions: Parameters<typeof createClientFixture>[2] = {},
+  appOptions: AgeProviderOptions = {},
+): Promise<{ app: TestApp; client: ClientFixture }> {
+  const app = await startTestApp(appOptions);
+  try {
+    const webmaster = await createWebmasterFixture(app.provider.runtime);
+    return { app, client: await createClientFixture(app.provider.runtime, webmaster.id, clientOptions) };
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
 }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
+import type { TestApp } from '../helpers/app.js';
+import { startAppWithClient, type ClientFixture } from '../helpers/fixtures.js';
 import { Browser, linkWithText, type Page } from '../helpers/browser.js';
 import { accept, authorizeUrl, callbackOf, expectPage, redeem, submitSandbox } from '../flow/helpers/flow.js';
 import { SoftAuthenticator } from './soft-authenticator.js';
@@ -29,9 +29,7 @@ describe('passkey endpoints: what a script or a stranger gets', function () {
   let client: ClientFixture;
 
   before(async () => {
-    app = await startTestApp();
-    const webmaster = await createWebmasterFixture(app.provider.runtime);
-    client = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'TEST', challenges: ['selfie', 'ticket'] });
+    ({ app, client } = await startAppWithClient({ environment: 'TEST', challenges: ['selfie', 'ticket'] }));
   });
   after(() => app.close());
 

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { createVisitorAccount } from '../../lib/accounts/visitor-accounts.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
 import { Browser, formOf, type Page } from '../helpers/browser.js';
-import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
+import { createWebmasterFixture, startAppWithClient, type ClientFixture } from '../helpers/fixtures.js';
 import { accept, authorizeUrl, expectPage } from '../flow/helpers/flow.js';
 
 const PASSWORD = 'correct horse battery';
@@ -119,9 +119,7 @@ describe('security: no lock-out of the rightful owner (issue 12, items 1 and 2)'
   let app: TestApp;
   let client: ClientFixture;
   before(async () => {
-    app = await startTestApp({ env: { TRUST_PROXY: 'true' } });
-    const webmaster = await createWebmasterFixture(app.provider.runtime);
-    client = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'TEST', challenges: ['selfie'] });
+    ({ app, client } = await startAppWithClient({ environment: 'TEST', challenges: ['selfie'] }, { env: { TRUST_PROXY: 'true' } }));
   });
   after(() => app.close());
 

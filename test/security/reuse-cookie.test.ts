@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
 import { Browser, linkWithText, type Page } from '../helpers/browser.js';
-import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
+import { startAppWithClient, type ClientFixture } from '../helpers/fixtures.js';
 import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage, submitSandbox } from '../flow/helpers/flow.js';
 
 const VISITOR_COOKIES = ['ap_visitor', 'ap_visitor.sig'];
@@ -11,9 +11,7 @@ describe('security: the anonymous reuse cookie rotates when a proof is attached 
   let app: TestApp;
   let client: ClientFixture;
   before(async () => {
-    app = await startTestApp();
-    const webmaster = await createWebmasterFixture(app.provider.runtime);
-    client = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'TEST', challenges: ['selfie', 'ticket'] });
+    ({ app, client } = await startAppWithClient({ environment: 'TEST', challenges: ['selfie', 'ticket'] }));
   });
   after(() => app.close());
 
