@@ -1,7 +1,6 @@
 import { expect } from 'chai';
-import { startOAuth2App, authorizationQuery, type OAuth2TestApp } from '../oauth2/helpers/oauth2.js';
+import { startOAuth2AppWithCallers, authorizationQuery, type OAuth2TestApp } from '../oauth2/helpers/oauth2.js';
 import type { ClientFixture } from '../helpers/fixtures.js';
-import { createWebmasterFixture } from '../helpers/fixtures.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
@@ -13,10 +12,8 @@ describe('input guard: control characters, invalid UTF-8 and oversized values ge
   let apiToken: string;
   let url: string;
   before(async () => {
-    harness = await startOAuth2App();
+    ({ harness, client, apiToken } = await startOAuth2AppWithCallers());
     url = harness.app.url;
-    client = await harness.client();
-    apiToken = (await createWebmasterFixture(harness.app.provider.runtime)).apiToken;
   });
   after(() => harness.app.close());
 

@@ -1,8 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { expect } from 'chai';
 import type { ClientFixture } from '../helpers/fixtures.js';
-import { createWebmasterFixture } from '../helpers/fixtures.js';
-import { authorizationQuery, authorize, issueToken, startOAuth2App, type OAuth2TestApp } from '../oauth2/helpers/oauth2.js';
+import { authorizationQuery, authorize, issueToken, startOAuth2App, startOAuth2AppWithCallers, type OAuth2TestApp } from '../oauth2/helpers/oauth2.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
@@ -19,10 +18,8 @@ describe('database outage: every surface answers 503 with Retry-After in its own
   let code: string;
   let url: string;
   before(async () => {
-    harness = await startOAuth2App();
+    ({ harness, client, apiToken } = await startOAuth2AppWithCallers());
     url = harness.app.url;
-    client = await harness.client();
-    apiToken = (await createWebmasterFixture(harness.app.provider.runtime)).apiToken;
     accessToken = (await issueToken(harness.app, client)).access_token;
     ({ code } = await authorize(harness.app, client));
     await harness.app.provider.db.destroy();

@@ -23,6 +23,19 @@ export async function startOAuth2App(env: NodeJS.ProcessEnv = {}): Promise<OAuth
   return { app, clock, webmasterId: webmaster.id, client: (options) => createClientFixture(app.provider.runtime, webmaster.id, options) };
 }
 
+/** startOAuth2App with one caller of each surface: a website's client and another webmaster's External API token. */
+export async function startOAuth2AppWithCallers(): Promise<{ harness: OAuth2TestApp; client: ClientFixture; apiToken: string }> {
+  const harness = await startOAuth2App();
+  try {
+    const client = await harness.client();
+    const apiToken = (await createWebmasterFixture(harness.app.provider.runtime)).apiToken;
+    return { harness, client, apiToken };
+  } catch (error) {
+    await harness.app.close();
+    throw error;
+  }
+}
+
 export const authorizationQuery = (client: ClientFixture, extra: Record<string, string> = {}): string =>
   new URLSearchParams({ client_id: client.clientId, redirect_uri: client.redirectUri, response_type: 'code', scope: 'read', ...extra }).toString();
 
