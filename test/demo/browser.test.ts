@@ -1,13 +1,9 @@
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { startDemo, type Demo } from '../../examples/demo/demo.js';
+import { chromium, type Browser } from 'playwright-core';
+import type { Demo } from '../../examples/demo/demo.js';
 import { updateWebsite } from '../../lib/websites/index.js';
-import { testSecrets } from '../helpers/app.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { passSandbox, startTestDemo, watchProblems, type TestDemo } from '../helpers/demo.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -17,22 +13,9 @@ interface BrowserGlobals {
 }
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
-/** The TEST sandbox as a person clicks through it: accept, first challenge, "pass", continue to the website. */
-async function passSandbox(popup: Page, websiteName: string): Promise<void> {
-  await popup.getByRole('button', { name: 'Accept and continue' }).click();
-  const choice = popup.getByRole('heading', { name: 'Choose how to prove your age' });
-  const sandbox = popup.getByRole('radio', { name: /^Pass/ });
-  await choice.or(sandbox).first().waitFor();
-  if (await choice.isVisible()) await popup.locator('ul.choices a.button').first().click();
-  await sandbox.check();
-  await popup.getByRole('button', { name: 'Send this result' }).click();
-  await popup.getByRole('button', { name: `Continue to ${websiteName}` }).click();
-}
-
 describe('the demo in a browser (Debian chromium, headless)', function () {
   this.timeout(120_000);
-  let database: TestDatabase | undefined;
-  let dataDir: string | undefined;
+  let started: TestDemo | undefined;
   let demo: Demo | undefined;
   let browser: Browser | undefined;
 
@@ -41,26 +24,20 @@ describe('the demo in a browser (Debian chromium, headless)', function () {
       console.log(`    skipped: ${CHROMIUM} is not installed (Debian: apt-get install -y chromium)`);
       this.skip();
     }
-    database = await createTestDatabase();
-    dataDir = await mkdtemp(join(tmpdir(), 'age-provider-browser-'));
     // Geolocation from a trusted proxy's header, which the last test sets the way a CDN would.
-    demo = await startDemo({ env: { GEO_COUNTRY_HEADER: 'X-Visitor-Country' }, trustProxy: true, logLevel: 'silent', dataDir, port: 0, ...testSecrets, db: database.db, ...(database.url ? { databaseUrl: database.url } : {}) });
+    started = await startTestDemo('age-provider-browser-', { env: { GEO_COUNTRY_HEADER: 'X-Visitor-Country' }, trustProxy: true });
+    demo = started.demo;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   });
   after(async () => {
     await browser?.close();
-    await demo?.close();
-    await database?.drop();
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    await started?.close();
   });
 
   it('a visitor clicks "Verify my age", passes the sandbox in the new window, and the shop shows the result', async () => {
     const page = await browser!.newPage();
-    const problems: string[] = [];
     // Script errors and CSP violations in the shop's window (a missing favicon is not one of them).
-    page.on('pageerror', (error) => problems.push(error.message));
-    page.on('console', (message) => { if (message.type() === 'error' && !/status of 404/.test(message.text())) problems.push(message.text()); });
-    page.on('response', (response) => { if (response.status() >= 400 && !response.url().endsWith('/favicon.ico')) problems.push(`${response.status()} ${response.url()}`); });
+    const problems = watchProblems(page);
     await page.goto(demo!.relyingPartyUrl);
 
     // The requirement script ran under the shop's CSP and kept the gate (every region requires verification here).
