@@ -36,39 +36,26 @@ const credentialFields = {
   authenticatorAttachment: { ...SHORT, nullable: true },
 } as const;
 
-const validateRegistration = compileSchema<RegistrationPost>({
+/** A credential's JSON whose `response` holds exactly `responseProperties`, the `required` ones always. */
+const credentialSchema = (required: string[], responseProperties: Record<string, unknown>) => ({
   type: 'object',
   additionalProperties: false,
   required: ['id', 'rawId', 'type', 'response', 'clientExtensionResults'],
   properties: {
     ...credentialFields,
-    response: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['clientDataJSON', 'attestationObject'],
-      properties: {
-        clientDataJSON: BASE64URL,
-        attestationObject: BASE64URL,
-        transports: { type: 'array', items: SHORT, maxItems: 8, nullable: true },
-      },
-    },
+    response: { type: 'object', additionalProperties: false, required, properties: responseProperties },
   },
-} as unknown as JSONSchemaType<RegistrationPost>);
+});
 
-const validateAuthentication = compileSchema<AuthenticationPost>({
-  type: 'object',
-  additionalProperties: false,
-  required: ['id', 'rawId', 'type', 'response', 'clientExtensionResults'],
-  properties: {
-    ...credentialFields,
-    response: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['clientDataJSON', 'authenticatorData', 'signature', 'userHandle'],
-      properties: { clientDataJSON: BASE64URL, authenticatorData: BASE64URL, signature: BASE64URL, userHandle: { ...BASE64URL, minLength: 1, maxLength: 128 } },
-    },
-  },
-} as unknown as JSONSchemaType<AuthenticationPost>);
+const validateRegistration = compileSchema<RegistrationPost>(credentialSchema(['clientDataJSON', 'attestationObject'], {
+  clientDataJSON: BASE64URL,
+  attestationObject: BASE64URL,
+  transports: { type: 'array', items: SHORT, maxItems: 8, nullable: true },
+}) as unknown as JSONSchemaType<RegistrationPost>);
+
+const validateAuthentication = compileSchema<AuthenticationPost>(credentialSchema(['clientDataJSON', 'authenticatorData', 'signature', 'userHandle'], {
+  clientDataJSON: BASE64URL, authenticatorData: BASE64URL, signature: BASE64URL, userHandle: { ...BASE64URL, minLength: 1, maxLength: 128 },
+}) as unknown as JSONSchemaType<AuthenticationPost>);
 
 function parsed(text: unknown): unknown {
   if (typeof text !== 'string' || text.length > 32_768) return undefined;
