@@ -2,18 +2,23 @@ import { MESSAGES, type Messages } from './messages.js';
 import type { Verification } from './oauth2-client.js';
 import type { RelyingPartySettings } from './settings.js';
 
-const escapeHtml = (value: string): string =>
+export const escapeHtml = (value: string): string =>
   value.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
 
-function layout(settings: RelyingPartySettings, body: string, options: { returnToOpener?: boolean } = {}): string {
-  const m = MESSAGES[settings.language];
+/** Every page's document start, up to the site's stylesheet: its language and title. The page goes on with the rest of its head. */
+export function documentStart(settings: RelyingPartySettings): string {
   return `<!doctype html>
 <html lang="${settings.language}">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>${escapeHtml(m.title)}</title>
-  <link rel="stylesheet" href="/static/site.css">
+  <title>${escapeHtml(MESSAGES[settings.language].title)}</title>
+  <link rel="stylesheet" href="/static/site.css">`;
+}
+
+function layout(settings: RelyingPartySettings, body: string, options: { returnToOpener?: boolean } = {}): string {
+  const m = MESSAGES[settings.language];
+  return `${documentStart(settings)}
 </head>
 <body${options.returnToOpener ? ' data-return-to-opener' : ''}>
   <header class="site"><strong>${escapeHtml(m.title)}</strong></header>

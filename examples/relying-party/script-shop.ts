@@ -2,13 +2,11 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify } from 'jose';
 import { MESSAGES } from './messages.js';
+import { documentStart, escapeHtml } from './pages.js';
 import type { RelyingPartySettings } from './settings.js';
 
 /** A token is a few hundred bytes; anything much larger is not one. */
 const MAX_BODY_BYTES = 8 * 1024;
-
-const escapeHtml = (value: string): string =>
-  value.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
 
 /** Scripts from this site and from the age provider only; the page talks to this site's backend only. */
 const scriptPageCsp = (provider: string): string =>
@@ -21,13 +19,7 @@ const scriptPageCsp = (provider: string): string =>
 function scriptPage(settings: RelyingPartySettings): string {
   const m = MESSAGES[settings.language];
   const checker = `${settings.ageProviderUrl}/v1/checker.js?key=${encodeURIComponent(settings.publicKey)}`;
-  return `<!doctype html>
-<html lang="${settings.language}">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>${escapeHtml(m.title)}</title>
-  <link rel="stylesheet" href="/static/site.css">
+  return `${documentStart(settings)}
   <script src="/static/script-shop.js" defer></script>
   <script src="${escapeHtml(checker)}" async></script>
 </head>
