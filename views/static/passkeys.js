@@ -32,37 +32,33 @@
     return Object.assign({}, json, { challenge: toBytes(json.challenge), allowCredentials: descriptors(json.allowCredentials) });
   }
 
-  function common(credential) {
+  // The credential as the server reads it: `response` holds clientDataJSON and the ceremony's own `fields`.
+  function credentialJson(credential, fields) {
     return {
       id: credential.id,
       rawId: toBase64url(credential.rawId),
       type: credential.type,
       clientExtensionResults: {},
       authenticatorAttachment: credential.authenticatorAttachment || null,
+      response: Object.assign({ clientDataJSON: toBase64url(credential.response.clientDataJSON) }, fields),
     };
   }
 
   function registrationJson(credential) {
     const response = credential.response;
-    const json = common(credential);
-    json.response = {
-      clientDataJSON: toBase64url(response.clientDataJSON),
+    return credentialJson(credential, {
       attestationObject: toBase64url(response.attestationObject),
       transports: response.getTransports ? response.getTransports() : [],
-    };
-    return json;
+    });
   }
 
   function assertionJson(credential) {
     const response = credential.response;
-    const json = common(credential);
-    json.response = {
-      clientDataJSON: toBase64url(response.clientDataJSON),
+    return credentialJson(credential, {
       authenticatorData: toBase64url(response.authenticatorData),
       signature: toBase64url(response.signature),
       userHandle: response.userHandle ? toBase64url(response.userHandle) : '',
-    };
-    return json;
+    });
   }
 
   // A form post of our own origin: the CSRF token travels as the forms' does; fetch sends Origin, which the server checks.
