@@ -53,7 +53,7 @@ describe('operations endpoints and the HTML fallback', () => {
     expect(csp).to.contain("default-src 'none'").and.contain("frame-ancestors 'none'").and.not.contain('unsafe-inline');
     const html = await response.text();
     expect(html).to.contain('<html lang="fr">').and.not.contain('Not Found');
-    expect(html).to.match(/<h1>[^<]*introuvable[^<]*<\/h1>/i);
+    expect(html).to.match(/<h1[^>]*>[^<]*introuvable[^<]*<\/h1>/i);
     // Stylesheets and the icon belong in <head> (no stray /favicon.ico request, no restyling flash).
     expect(html.slice(0, html.indexOf('</head>'))).to.contain('rel="icon" href="/static/logo-on-light.svg"').and.contain('href="/static/app.css"');
   });

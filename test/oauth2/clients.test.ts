@@ -41,7 +41,7 @@ describe('oauth2: clients are the websites’ OAuth2 configurations', () => {
       clientId: client.clientId,
       environment: 'TEST',
       redirectUris: [client.redirectUri],
-      website: { id: client.websiteId, name: 'Shop', domain: 'shop.example', language: 'fr', challenges: ['ticket'], regions: ['US-TX'] },
+      website: { id: client.websiteId, name: 'Shop', domain: 'shop.example', domainVerified: false, language: 'fr', challenges: ['ticket'], regions: ['US-TX'] },
     });
     expect(await findClientWebsite(db(), harness.clock, 'unknown')).to.equal(undefined);
   });
