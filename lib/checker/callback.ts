@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { errors } from 'oidc-provider';
 import type Provider from 'oidc-provider';
 import { HttpError } from '../http/errors.js';
 import { render } from '../http/render.js';
@@ -27,7 +28,14 @@ async function verificationToken(runtime: Runtime, provider: Provider, signer: V
     || code.redirectUri !== checkerCallbackUrl(runtime.config.issuer)) {
     return { error: 'unavailable', message: 'the authorization code is invalid, expired or already used' };
   }
-  await code.consume();
+  // The adapter redeems atomically: a second, concurrent callback with the same code loses here (invalid_grant,
+  // and the grant is revoked as a replay), so one code yields at most one token.
+  try {
+    await code.consume();
+  } catch (error) {
+    if (error instanceof errors.InvalidGrant) return { error: 'unavailable', message: 'the authorization code is invalid, expired or already used' };
+    throw error;
+  }
   const verification = code.grantId ? await findVerificationByGrant(runtime.db, code.grantId) : undefined;
   if (!verification?.verified || verification.expiresAt <= runtime.clock.now()) {
     return { error: 'unavailable', message: 'the verification has expired' };
