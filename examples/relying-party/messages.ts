@@ -33,6 +33,8 @@ export interface Messages {
   stateMismatch: string;
   providerFailed: string;
   back: string;
+  /** the link to the shop's page that integrates with the checker script alone */
+  scriptPage: string;
 }
 
 export const MESSAGES: Record<SiteLanguage, Messages> = {
@@ -64,6 +66,7 @@ export const MESSAGES: Record<SiteLanguage, Messages> = {
     stateMismatch: 'We could not confirm this verification: the answer does not belong to a request from this browser. Please try again.',
     providerFailed: 'The age verification service could not be reached or refused the answer. Please try again later.',
     back: 'Back to the shop',
+    scriptPage: 'The same shop with the one-line checker script',
   },
   de: {
     title: 'Demo-Shop',
@@ -93,6 +96,7 @@ export const MESSAGES: Record<SiteLanguage, Messages> = {
     stateMismatch: 'Wir konnten diese Prüfung nicht bestätigen: Die Antwort gehört zu keiner Anfrage aus diesem Browser. Bitte versuchen Sie es erneut.',
     providerFailed: 'Der Dienst zur Altersprüfung war nicht erreichbar oder hat die Antwort abgelehnt. Bitte versuchen Sie es später erneut.',
     back: 'Zurück zum Shop',
+    scriptPage: 'Derselbe Shop mit dem einzeiligen Prüfskript',
   },
   es: {
     title: 'Tienda de demostración',
@@ -122,6 +126,7 @@ export const MESSAGES: Record<SiteLanguage, Messages> = {
     stateMismatch: 'No hemos podido confirmar esta verificación: la respuesta no corresponde a ninguna solicitud de este navegador. Inténtalo de nuevo.',
     providerFailed: 'No se ha podido contactar con el servicio de verificación de edad o ha rechazado la respuesta. Inténtalo más tarde.',
     back: 'Volver a la tienda',
+    scriptPage: 'La misma tienda con el script de verificación de una línea',
   },
   fr: {
     title: 'Boutique de démonstration',
@@ -151,6 +156,7 @@ export const MESSAGES: Record<SiteLanguage, Messages> = {
     stateMismatch: 'Nous n’avons pas pu confirmer cette vérification : la réponse ne correspond à aucune demande de ce navigateur. Veuillez réessayer.',
     providerFailed: 'Le service de vérification de l’âge est injoignable ou a refusé la réponse. Veuillez réessayer plus tard.',
     back: 'Retour à la boutique',
+    scriptPage: 'La même boutique avec le script de vérification en une ligne',
   },
   it: {
     title: 'Negozio dimostrativo',
@@ -180,6 +186,7 @@ export const MESSAGES: Record<SiteLanguage, Messages> = {
     stateMismatch: 'Non siamo riusciti a confermare questa verifica: la risposta non corrisponde a nessuna richiesta di questo browser. Riprova.',
     providerFailed: 'Il servizio di verifica dell’età non è raggiungibile o ha rifiutato la risposta. Riprova più tardi.',
     back: 'Torna al negozio',
+    scriptPage: 'Lo stesso negozio con lo script di verifica di una riga',
   },
   pt: {
     title: 'Loja de demonstração',
@@ -209,5 +216,6 @@ export const MESSAGES: Record<SiteLanguage, Messages> = {
     stateMismatch: 'Não foi possível confirmar esta verificação: a resposta não pertence a nenhum pedido deste navegador. Tente novamente.',
     providerFailed: 'Não foi possível contactar o serviço de verificação da idade ou este recusou a resposta. Tente novamente mais tarde.',
     back: 'Voltar à loja',
+    scriptPage: 'A mesma loja com o script de verificação de uma linha',
   },
 };

@@ -59,7 +59,8 @@ function gate(settings: RelyingPartySettings, m: Messages): string {
       <p>${escapeHtml(m.welcome)}</p>
       <p id="not-required" role="status"></p>
     </section>
-${verifyButton(settings, m)}`;
+${verifyButton(settings, m)}
+    <p class="hint"><a href="/script">${escapeHtml(m.scriptPage)}</a></p>`;
 }
 
 function formatExpiry(settings: RelyingPartySettings, expiresAt: number): string {

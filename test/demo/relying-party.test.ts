@@ -33,6 +33,7 @@ describe('examples/relying-party: settings and the button in the site language',
       expect(page.html).to.contain(`<html lang="${language}">`);
       expect(page.html).to.contain(`<span>${BUTTON_LABELS[language]}</span>`);
       expect(page.html).to.contain('src="http://127.0.0.1:3000/static/logo-on-dark.svg"');
+      expect(page.html, 'the home page leads to the script-only page').to.match(/<a href="\/script">[^<]+<\/a>/);
 
       const start = await fetch(`${site.url}/verify`, { redirect: 'manual' });
       const authorization = new URL(start.headers.get('location')!);
