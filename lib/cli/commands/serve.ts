@@ -61,9 +61,11 @@ process exits within SHUTDOWN_TIMEOUT seconds (exit code 1 when requests had to 
     const signal = await stopped;
     const timeoutMs = config.shutdownTimeout * 1000;
     const deadline = Date.now() + timeoutMs;
-    log.info('shutting down: draining in-flight requests', { signal, timeoutMs });
     provider.drain();
-    const drained = (await Promise.all(drainers.map((server) => server.drain(timeoutMs)))).every(Boolean);
+    const draining = Promise.all(drainers.map((server) => server.drain(timeoutMs)));
+    // Said once the listeners are closed, so whoever reads it can rely on new connections being refused.
+    log.info('shutting down: draining in-flight requests', { signal, timeoutMs });
+    const drained = (await draining).every(Boolean);
     const closed = await settlesWithin(provider.close(), Math.max(deadline - Date.now(), 0));
     if (!drained) log.warn('shutdown deadline reached: the remaining connections were cut', { timeoutMs });
     if (closed === 'failed') log.error('closing the database failed');
