@@ -1,39 +1,22 @@
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { startDemo, type Demo } from '../../examples/demo/demo.js';
 import { testSecrets } from '../helpers/app.js';
+import { axeViolations, CHROMIUM, CHROMIUM_ARGS, openPage, VIEWPORTS } from '../helpers/chromium.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 // Every state of the visitor's pages in a real browser, at desktop size and 390 px wide, with an operator's
 // branding: axe finds no violation, and the whole flow can be completed with the keyboard alone.
 // SCREENSHOTS=<folder> also saves each state as a PNG, to look at.
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
-const VIEWPORTS = { desktop: { width: 1280, height: 900 }, mobile: { width: 390, height: 844 } } as const;
 const BRANDING = {
   name: 'Trustcheck', color: '#1d4ed8', operatorName: 'Trustcheck GmbH', privacyPolicyUrl: 'https://trustcheck.example/privacy',
   termsUrl: 'https://trustcheck.example/terms', supportEmail: 'help@trustcheck.example',
 };
-
-/** What axe reports, reduced to what a failure message needs. */
-interface AxeResults {
-  violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }>;
-}
-
-const axeSource = readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-/** Runs axe in the page, evaluated by the driver (the page's own CSP still refuses every inline script). */
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(await axeSource);
-  const results = await page.evaluate(() => (globalThis as unknown as { axe: { run(): Promise<unknown> } }).axe.run()) as AxeResults;
-  return results.violations.map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-}
 
 /** Tabs until `target` has the focus (as a keyboard user does), then presses Enter or Space on it. */
 async function activateByKeyboard(page: Page, target: Locator, key: 'Enter' | 'Space' = 'Enter'): Promise<void> {
@@ -76,12 +59,7 @@ describe('the visitor pages in a browser: axe, 390 px, keyboard only (Debian chr
 
   for (const [size, viewport] of Object.entries(VIEWPORTS)) {
     it(`every page state at ${size} size (${viewport.width} px) has no axe violation and shows the operator's brand`, async () => {
-      const context = await browser!.newContext({ viewport, locale: 'en-GB' });
-      const page = await context.newPage();
-      const problems: string[] = [];
-      // CSP violations and script errors; the expected 4xx answers of the error states are not problems.
-      page.on('pageerror', (error) => problems.push(error.message));
-      page.on('console', (message) => { if (message.type() === 'error' && !/^Failed to load resource/.test(message.text())) problems.push(message.text()); });
+      const { context, page, problems } = await openPage(browser!, viewport);
       const checked: string[] = [];
       const check = async (state: string): Promise<void> => {
         expect(await axeViolations(page), `${state} at ${size}`).to.deep.equal([]);
