@@ -78,11 +78,16 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
       await check('platform website with Integrate and domain');
 
       await page.getByRole('link', { name: /TEST/ }).first().click();
-      await page.waitForURL((url) => url.pathname.endsWith('/regenerate'));
+      await page.getByRole('heading', { name: 'Regenerate the TEST key of Accessible shop?' }).waitFor();
       await check('platform confirmation (regenerate key)');
 
       await page.goto(`${base}/platform/account`);
       await check('platform account');
+      await page.getByRole('button', { name: 'Generate' }).click();
+      await page.getByLabel('Your new API token').waitFor();
+      await check('platform account, new token shown once');
+      await page.goto(`${base}/platform/account/token/regenerate`);
+      await check('platform confirmation (regenerate token)');
 
       // eu_av: a LIVE client naming challenges=eu_av, prompt accepted.
       await page.goto(authorizeUrl(base, euAv, 'checker', { response_type: 'code', scope: 'read', challenges: 'eu_av' }));
@@ -101,7 +106,7 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
       await page.getByRole('button', { name: 'Save to a passkey' }).waitFor();
       await check('result with passkey save');
 
-      expect(checked).to.have.length(8);
+      expect(checked).to.have.length(10);
       expect(problems).to.deep.equal([]);
       await context.close();
     });
