@@ -1,4 +1,4 @@
-import { domainToASCII } from 'node:url';
+import { domainToASCII, domainToUnicode } from 'node:url';
 import { Ajv, type ErrorObject, type SchemaObject } from 'ajv';
 import { HttpError } from '../http/errors.js';
 
@@ -7,9 +7,19 @@ const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
 // At least two labels; the last starts with a letter, which rules out IPv4 addresses.
 const HOST_NAME = new RegExp(`^(?:${LABEL}\\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$`);
 
-/** A lower-case host name; punycode labels must decode (domainToASCII returns them unchanged only then). */
+/**
+ * Punycode labels must decode to a valid IDN and encode back to themselves. Node 20's domainToASCII refuses a label
+ * that does not decode, Node 24's returns it unchanged, so each xn-- label is also checked to have decoded at all.
+ */
+function punycodeDecodes(value: string): boolean {
+  if (domainToASCII(value) !== value) return false;
+  const decoded = domainToUnicode(value).split('.');
+  return value.split('.').every((label, index) => !label.startsWith('xn--') || (decoded[index] !== undefined && !decoded[index].startsWith('xn--')));
+}
+
+/** A lower-case host name whose punycode labels, if any, are valid. */
 export function isWebsiteDomain(value: string): boolean {
-  return value.length <= 253 && HOST_NAME.test(value) && domainToASCII(value) === value;
+  return value.length <= 253 && HOST_NAME.test(value) && punycodeDecodes(value);
 }
 
 /** ARCHITECTURE §6.10: absolute, https unless loopback, no fragment, no userinfo; printable ASCII only (compared exactly later). */
