@@ -18,6 +18,8 @@ type Result = { token: string } | { error: string; message: string };
 /** An OAuth2 error code the provider sent back passes on as is; anything else is `unavailable`. */
 const ERROR_CODE = /^[a-z_]{1,64}$/;
 
+const SPENT_CODE: Result = { error: 'unavailable', message: 'the authorization code is invalid, expired or already used' };
+
 /**
  * The code, once: it must be this key's client's, for our callback, unexpired and unused; consuming it here
  * (no token endpoint round trip) leaves it as spent as the token endpoint would.
@@ -26,14 +28,14 @@ async function verificationToken(runtime: Runtime, provider: Provider, signer: V
   const code = await provider.AuthorizationCode.find(value);
   if (!code || !code.isValid || code.clientId !== checkerClientId(state.publicKey)
     || code.redirectUri !== checkerCallbackUrl(runtime.config.issuer)) {
-    return { error: 'unavailable', message: 'the authorization code is invalid, expired or already used' };
+    return SPENT_CODE;
   }
   // The adapter redeems atomically: a second, concurrent callback with the same code loses here (invalid_grant,
   // and the grant is revoked as a replay), so one code yields at most one token.
   try {
     await code.consume();
   } catch (error) {
-    if (error instanceof errors.InvalidGrant) return { error: 'unavailable', message: 'the authorization code is invalid, expired or already used' };
+    if (error instanceof errors.InvalidGrant) return SPENT_CODE;
     throw error;
   }
   const verification = code.grantId ? await findVerificationByGrant(runtime.db, code.grantId) : undefined;
