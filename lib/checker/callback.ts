@@ -5,7 +5,7 @@ import { HttpError } from '../http/errors.js';
 import { render } from '../http/render.js';
 import { browserLanguage } from '../i18n/negotiate.js';
 import type { Runtime } from '../runtime.js';
-import { findVerificationByGrant } from '../verification/records.js';
+import { findVerificationByGrant } from '../verification/verifications.js';
 import { checkerCallbackUrl, checkerClientId } from './client.js';
 import { findKeyWebsite } from './key-website.js';
 import { validCallbackQuery, type CallbackQuery } from './requests.js';

@@ -3,7 +3,7 @@ import { importJWK, SignJWT, type JWK } from 'jose';
 import type { JWKS } from 'oidc-provider';
 import { epochSeconds } from '../clock.js';
 import type { Runtime } from '../runtime.js';
-import { verificationResult, type Verification } from '../verification/records.js';
+import { verificationResult, type Verification } from '../verification/verifications.js';
 
 /** The JOSE `typ` of the signed result (docs/checker.md "The token"). */
 export const VERIFICATION_TOKEN_TYPE = 'age-verification+jwt';

@@ -1,4 +1,4 @@
-import { COUNTRY_CODES, US_SUBDIVISION_CODES } from '../websites/region-codes.js';
+import { COUNTRY_CODES, US_SUBDIVISION_CODES } from './region-codes.js';
 import { UNKNOWN_LOCATION, type Location } from './location.js';
 
 /** Kosovo's user-assigned code: not in ISO 3166-1, yet MaxMind and CDNs report it, so a location may carry it. */

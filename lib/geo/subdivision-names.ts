@@ -1,4 +1,4 @@
-/** ISO 3166-2:US subdivision names (the list lib/websites/region-codes.ts holds the codes of). */
+/** ISO 3166-2:US subdivision names (the list lib/geo/region-codes.ts holds the codes of). */
 export const US_SUBDIVISION_NAMES: Readonly<Record<string, string>> = {
   'US-AL': 'Alabama',
   'US-AK': 'Alaska',

@@ -4,7 +4,7 @@ import type Provider from 'oidc-provider';
 import { epochSeconds } from '../clock.js';
 import { oauthJsonError } from '../http/errors.js';
 import type { Runtime } from '../runtime.js';
-import { findVerificationByUid, verificationResult } from '../verification/records.js';
+import { findVerificationByUid, verificationResult } from '../verification/verifications.js';
 import { OAUTH2_PATHS } from './paths.js';
 import { resourcesJwtAnswer } from './resources-jwt.js';
 import { VERIFICATION_CLAIM } from './token-claims.js';

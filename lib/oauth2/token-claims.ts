@@ -1,6 +1,6 @@
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Database } from '../store/database.js';
-import { findVerificationByGrant } from '../verification/records.js';
+import { findVerificationByGrant } from '../verification/verifications.js';
 
 /** Where the verification uid rides on an access token (its `extra` claims). */
 export const VERIFICATION_CLAIM = 'verification';

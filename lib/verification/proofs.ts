@@ -1,7 +1,7 @@
 import { addSeconds, type Clock } from '../clock.js';
 import type { Database } from '../store/database.js';
 import type { AssuranceLevel, Environment } from './challenge.js';
-import type { Verification } from './records.js';
+import type { Verification } from './verifications.js';
 
 /**
  * An age proof a subject may reuse instead of passing a challenge again. Subjects: `acct:<id>` for a visitor

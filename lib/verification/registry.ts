@@ -1,7 +1,7 @@
 import type { Runtime } from '../runtime.js';
 import type { Challenge, ChallengeName, Environment } from './challenge.js';
 import { sandboxChallenge } from './challenges/sandbox.js';
-import { ticketModule } from './challenges/ticket.js';
+import { ticketModule } from './challenges/ticket/challenge.js';
 import { federatedModules } from './challenges/federated/index.js';
 import { VENDOR_CHALLENGE_MODULES } from './challenges/vendors/modules.js';
 import { euAvModule } from './challenges/eu-av/index.js';

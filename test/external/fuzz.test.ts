@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { LANGUAGE_CHOICES } from '../../lib/i18n/languages.js';
 import { CHALLENGE_NAMES } from '../../lib/verification/challenge.js';
 import type { Website } from '../../lib/websites/index.js';
-import { REGION_CODES } from '../../lib/websites/region-codes.js';
+import { REGION_CODES } from '../../lib/geo/region-codes.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createWebmasterFixture } from '../helpers/fixtures.js';
 import { apiClient, request, snapshot, type ApiResponse } from './api.js';

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { createVisitorAccount } from '../../lib/accounts/visitor-accounts.js';
+import { createVisitorAccount } from '../../lib/visitors/visitor-accounts.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { Browser, formOf, type Page } from '../helpers/browser.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
-import { accept, authorizeUrl, callbackOf, expectPage, submitSandbox } from '../flow/helpers/flow.js';
+import { accept, authorizeUrl, callbackOf, expectPage, submitSandbox } from '../oauth2/interactions/helpers/flow.js';
 
 const PASSWORD = 'correct horse battery';
 const newUsername = (): string => `visitor.${randomBytes(4).toString('hex')}`;

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { createVisitorAccount } from '../../lib/accounts/visitor-accounts.js';
+import { createVisitorAccount } from '../../lib/visitors/visitor-accounts.js';
 import type { TestApp } from '../helpers/app.js';
 import { Browser, formOf, type Page } from '../helpers/browser.js';
 import { createWebmasterFixture, startAppWithClient, type ClientFixture } from '../helpers/fixtures.js';
-import { accept, authorizeUrl, expectPage } from '../flow/helpers/flow.js';
+import { accept, authorizeUrl, expectPage } from '../oauth2/interactions/helpers/flow.js';
 
 const PASSWORD = 'correct horse battery';
 

@@ -1,6 +1,6 @@
 import { systemClock } from '../../clock.js';
 import { ASSURANCE_LEVELS, type AssuranceLevel } from '../../verification/challenge.js';
-import { issueTickets, MAX_BATCH_SIZE } from '../../verification/tickets.js';
+import { issueTickets, MAX_BATCH_SIZE } from '../../verification/challenges/ticket/codes.js';
 import { output, UsageError, type Command } from '../command.js';
 import { withConfiguredDatabase } from '../configured-database.js';
 

@@ -1,5 +1,5 @@
 import { systemClock } from '../../clock.js';
-import { checkNewCredentials, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../platform/credentials.js';
+import { checkNewCredentials, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../webmasters/credentials.js';
 import { randomToken } from '../../security/hashing.js';
 import { issueApiToken } from '../../webmasters/api-tokens.js';
 import { createWebmaster, EmailTakenError, findWebmasterByEmail } from '../../webmasters/accounts.js';

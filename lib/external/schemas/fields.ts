@@ -1,6 +1,6 @@
 import { LANGUAGE_CHOICES } from '../../i18n/languages.js';
 import { WEBSITE_CHALLENGES } from '../../verification/challenge.js';
-import { REGION_CODES } from '../../websites/region-codes.js';
+import { REGION_CODES } from '../../geo/region-codes.js';
 
 // Field schemas shared by the request bodies. Each `description` doubles as the 400 message when the field is invalid.
 

@@ -3,7 +3,7 @@ import type { InteractionResults } from 'oidc-provider';
 import type { Location } from '../../geo/location.js';
 import type { AssuranceLevel } from '../../verification/challenge.js';
 import { accountSubject, proofOf, saveProof } from '../../verification/proofs.js';
-import { createVerification, linkGrant, type Verification } from '../../verification/records.js';
+import { createVerification, linkGrant, type Verification } from '../../verification/verifications.js';
 import { issueGrant } from '../grants.js';
 import { browserVisitor, browserVisitorForNewProof } from './browser-visitor.js';
 import { forgetProgress, updateProgress } from './progress.js';

@@ -1,16 +1,16 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { startCeremony, takeCeremony, type CeremonyPurpose } from '../../accounts/passkey-ceremonies.js';
+import { startCeremony, takeCeremony, type CeremonyPurpose } from '../../visitors/passkey-ceremonies.js';
 import {
   authenticationOptions, newUserHandle, registrationOptions, relyingPartyOf, verifyAuthentication, verifyRegistration, type RelyingParty,
-} from '../../accounts/passkey-webauthn.js';
-import { addPasskey, createPasskeyAccount, findPasskey, passkeysOf, recordPasskeyUse } from '../../accounts/passkeys.js';
+} from '../../visitors/passkey-webauthn.js';
+import { addPasskey, createPasskeyAccount, findPasskey, passkeysOf, recordPasskeyUse } from '../../visitors/passkeys.js';
 import { requireCsrf } from '../../http/csrf.js';
 import type { Limiter } from '../../http/rate-limit.js';
 import { seeOther } from '../../http/see-other.js';
 import { translator } from '../../i18n/catalogue.js';
 import { accountSubject, proofOf, saveProof } from '../../verification/proofs.js';
-import { findVerificationByUid } from '../../verification/records.js';
+import { findVerificationByUid } from '../../verification/verifications.js';
 import { readyToVerify } from './page.js';
 import { readAuthentication, readRegistration } from './passkey-responses.js';
 import { updateProgress } from './progress.js';

@@ -1,10 +1,10 @@
 import type { Context } from 'koa';
 import { translator, type Translate } from '../../i18n/catalogue.js';
 import { placeNames } from '../../geo/display-names.js';
-import { createVisitorAccount, MIN_PASSWORD_LENGTH, USERNAME_PATTERN, UsernameTakenError } from '../../accounts/visitor-accounts.js';
+import { createVisitorAccount, MIN_PASSWORD_LENGTH, USERNAME_PATTERN, UsernameTakenError } from '../../visitors/visitor-accounts.js';
 import { compileSchema, CSRF_FIELD, readForm, textField } from '../../http/form.js';
 import { accountSubject, proofOf, saveProof } from '../../verification/proofs.js';
-import { findVerificationByUid, type Verification } from '../../verification/records.js';
+import { findVerificationByUid, type Verification } from '../../verification/verifications.js';
 import { seeOther } from '../../http/see-other.js';
 import { noticeOf, type Notice } from './notices.js';
 import { handOver } from './outcome.js';

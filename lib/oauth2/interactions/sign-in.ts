@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { translator } from '../../i18n/catalogue.js';
-import { authenticateVisitor } from '../../accounts/visitor-accounts.js';
+import { authenticateVisitor } from '../../visitors/visitor-accounts.js';
 import { compileSchema, CSRF_FIELD, readForm } from '../../http/form.js';
 import { normalizeIdentifier } from '../../security/identifiers.js';
 import { noticeOf } from './notices.js';

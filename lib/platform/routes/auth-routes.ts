@@ -6,7 +6,7 @@ import { normalizeIdentifier } from '../../security/identifiers.js';
 import { signInGuard } from '../../security/sign-in-guard.js';
 import { authenticateWebmaster, createWebmaster, EmailTakenError } from '../../webmasters/accounts.js';
 import { endSession, PLATFORM_PATH, startSession, webmasterOf } from '../authentication.js';
-import { checkNewCredentials, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../credentials.js';
+import { checkNewCredentials, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../webmasters/credentials.js';
 import { renderPage } from '../page.js';
 import { seeOther } from '../../http/see-other.js';
 

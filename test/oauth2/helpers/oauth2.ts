@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../../helpers/fixtures.js';
 import { issueGrant } from '../../../lib/oauth2/grants.js';
-import { createVerification, linkGrant, type NewVerification } from '../../../lib/verification/records.js';
+import { createVerification, linkGrant, type NewVerification } from '../../../lib/verification/verifications.js';
 import { Browser, locationOf } from '../../helpers/browser.js';
 import { MovableClock } from './clock.js';
 

@@ -1,0 +1,58 @@
+import { unknownStep, type Challenge, type StepContext } from '../../challenge.js';
+import { CSRF_FIELD, compileSchema, readForm, textField } from '../../../http/form.js';
+import type { ChallengeModule } from '../../registry.js';
+import { attemptLimit } from '../attempts.js';
+import { normalizeTicketCode, redeemTicket } from './codes.js';
+
+interface TicketForm {
+  _csrf: string;
+  code: string;
+}
+
+const validateTicketForm = compileSchema<TicketForm>({
+  type: 'object',
+  additionalProperties: false,
+  required: ['_csrf', 'code'],
+  properties: { ...CSRF_FIELD, code: { type: 'string', maxLength: 100 } },
+});
+
+/**
+ * The visitor types a single-use code from a ticket batch the operator issued (`age-provider tickets issue`).
+ * Built in: it needs no third party, so it is always configured.
+ */
+export const ticketModule: ChallengeModule = {
+  name: 'ticket',
+  configure(runtime) {
+    // Guessing is hopeless against 100-bit codes; these limits also keep the database out of reach of a flood.
+    const guesses = attemptLimit(runtime, { name: 'ticket-guess', perInteraction: 5, perIp: 30, windowSeconds: 600 });
+
+    // A wrong code is shown again (the visitor corrects a typo rather than retyping 20 characters).
+    const showForm = (context: StepContext, problem?: { message: string; code: string }, status = 200): void =>
+      context.render('challenges/ticket.njk', {
+        action: context.stepUrl('redeem'),
+        code: problem?.code ?? '',
+        fieldErrors: problem ? [{ field: 'code', message: problem.message }] : [],
+      }, status);
+
+    const challenge: Challenge = {
+      name: 'ticket',
+      free: true,
+      assuranceLevel: 'STRICT',
+      async handle(step, context) {
+        const { koa } = context;
+        if (step === 'start' && koa.method === 'GET') return showForm(context);
+        if (step !== 'redeem' || koa.method !== 'POST') throw unknownStep();
+
+        const form = readForm(koa, validateTicketForm);
+        const code = form && normalizeTicketCode(form.code);
+        const typed = textField(koa.request.body, 'code').slice(0, 100);
+        if (!code) return showForm(context, { message: context.t('challenges.ticket.error.format'), code: typed }, 422);
+        await guesses.spend(context);
+        const level = await redeemTicket(runtime.db, runtime.clock, code);
+        if (!level) return showForm(context, { message: context.t('challenges.ticket.error.invalid'), code: typed }, 422);
+        await context.finish({ passed: true, assuranceLevel: level });
+      },
+    };
+    return challenge;
+  },
+};

@@ -1,0 +1,36 @@
+import { expect } from 'chai';
+import type { TestApp } from '../../../../helpers/app.js';
+import type { ClientFixture } from '../../../../helpers/fixtures.js';
+import { Browser, formOf, locationOf, type Page } from '../../../../helpers/browser.js';
+
+/** Starts a checker authorization, accepts the prompt and lands on the challenge named in `challenges`. */
+export async function startChallenge(app: TestApp, client: ClientFixture, challenge: string): Promise<{ visitor: Browser; uid: string; page: Page }> {
+  const visitor = new Browser(app.url, { headers: { 'accept-language': 'en' } });
+  const query = new URLSearchParams({ client_id: client.clientId, redirect_uri: client.redirectUri, response_type: 'code', scope: 'read', state: 'st-1', challenges: challenge });
+  const prompt = await visitor.open(`/v1/oauth2/checker?${query.toString()}`);
+  expect(prompt.status, 'the prompt page').to.equal(200);
+  const consent = formOf(prompt, { action: '/consent' });
+  const uid = /\/v1\/oauth2\/interaction\/([^/]+)\/consent$/.exec(consent.action.pathname)?.[1];
+  if (!uid) throw new Error('no interaction on the prompt page');
+  const page = await visitor.submit(consent, {}, { name: 'decision', value: 'accept' });
+  return { visitor, uid, page };
+}
+
+/** From the result page: continue to the website, exchange the code, read Resources. */
+export async function resourcesAfterPass(app: TestApp, client: ClientFixture, visitor: Browser, uid: string): Promise<Record<string, unknown>> {
+  const back = await visitor.post(`/v1/oauth2/interaction/${uid}/result/continue`, {}, { stopAt: client.redirectUri });
+  const target = locationOf(back);
+  expect(target.href.startsWith(client.redirectUri), `a redirect to the website, not ${target.href}`).to.equal(true);
+  const code = target.searchParams.get('code');
+  expect(code, 'a code for the website').to.be.a('string');
+  const token = await fetch(`${app.url}/v1/oauth2/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')}` },
+    body: new URLSearchParams({ grant_type: 'authorization_code', code: code!, redirect_uri: client.redirectUri }),
+  });
+  expect(token.status).to.equal(200);
+  const { access_token: accessToken } = (await token.json()) as { access_token: string };
+  const resources = await fetch(`${app.url}/v1/oauth2/resources`, { headers: { authorization: `Bearer ${accessToken}` } });
+  expect(resources.status).to.equal(200);
+  return ((await resources.json()) as { resources: Record<string, unknown> }).resources;
+}

@@ -1,0 +1,114 @@
+import { expect } from 'chai';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { axeViolations, CHROMIUM, CHROMIUM_ARGS, openPage, VIEWPORTS } from '../helpers/chromium.js';
+import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
+import { authorizeUrl } from '../oauth2/interactions/helpers/flow.js';
+import { createTestIssuer } from '../verification/challenges/eu-av/wallet.js';
+
+// The page states visitor-pages.browser.test.ts does not reach: the webmasters' platform, the eu_av challenge and
+// the result page offering to save the result to a passkey. axe finds no violation at desktop size and 390 px wide.
+
+describe('more pages in a browser: axe at desktop size and 390 px (Debian chromium, headless)', function () {
+  this.timeout(240_000);
+  let app: TestApp | undefined;
+  let trustDir: string | undefined;
+  let euAv: ClientFixture;
+  let selfie: ClientFixture;
+  let browser: Browser | undefined;
+
+  before(async function () {
+    if (!existsSync(CHROMIUM)) {
+      console.log(`    skipped: ${CHROMIUM} is not installed (Debian: apt-get install -y chromium)`);
+      this.skip();
+    }
+    trustDir = await mkdtemp(join(tmpdir(), 'age-provider-axe-trust-'));
+    await writeFile(join(trustDir, 'issuer.pem'), (await createTestIssuer()).rootPem);
+    // Passkeys refuse an IP address as relying-party id: the issuer is http://localhost:<port>.
+    app = await startTestApp({ env: { EU_AV_TRUSTED_ISSUERS: trustDir } }, { hostname: 'localhost' });
+    const webmaster = await createWebmasterFixture(app.provider.runtime);
+    euAv = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'LIVE', challenges: ['ticket'] });
+    selfie = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'TEST', challenges: ['selfie', 'ticket'] });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  });
+  after(async () => {
+    await browser?.close();
+    await app?.close();
+    if (trustDir) await rm(trustDir, { recursive: true, force: true });
+  });
+
+  for (const [size, viewport] of Object.entries(VIEWPORTS)) {
+    it(`every platform, eu_av and passkey page state at ${size} size (${viewport.width} px) has no axe violation`, async () => {
+      const { context, page, problems } = await openPage(browser!, viewport);
+      const checked: string[] = [];
+      const check = async (state: string): Promise<void> => {
+        expect(await axeViolations(page), `${state} at ${size}`).to.deep.equal([]);
+        checked.push(state);
+      };
+      const base = app!.url;
+      const email = `axe-${size}@example.test`;
+
+      await page.goto(`${base}/platform/register`);
+      await check('platform register');
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password', { exact: true }).fill('an accessible passphrase');
+      await page.getByLabel('Confirm password').fill('an accessible passphrase');
+      await page.getByRole('button').last().click();
+      await page.waitForURL((url) => url.pathname === '/platform/signin');
+      await check('platform sign-in');
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password').fill('an accessible passphrase');
+      await page.keyboard.press('Enter');
+      await page.waitForURL((url) => url.pathname === '/platform/websites');
+      expect(await page.locator('.empty-state').count(), 'a new webmaster has no website yet').to.equal(1);
+      await check('platform websites, empty');
+
+      await page.getByLabel('Name').fill('Accessible shop');
+      await page.getByLabel('Domain').fill('accessible.example.com');
+      await page.getByRole('button', { name: 'Add website' }).click();
+      const manage = page.getByRole('link', { name: /Accessible shop/ });
+      if (!/\/platform\/websites\/\d+/.test(new URL(page.url()).pathname)) await manage.first().click();
+      await page.waitForURL((url) => /^\/platform\/websites\/\d+$/.test(url.pathname));
+      expect(await page.locator('#integrate-heading, [aria-labelledby="integrate-heading"]').count(), 'the Integrate section').to.be.above(0);
+      expect(await page.locator('[aria-labelledby="domain-heading"], #domain-heading').count(), 'the domain section').to.be.above(0);
+      await check('platform website with Integrate and domain');
+
+      await page.getByRole('link', { name: /TEST/ }).first().click();
+      await page.getByRole('heading', { name: 'Regenerate the TEST key of Accessible shop?' }).waitFor();
+      await check('platform confirmation (regenerate key)');
+
+      await page.goto(`${base}/platform/account`);
+      await check('platform account');
+      await page.getByRole('button', { name: 'Generate' }).click();
+      await page.getByLabel('Your new API token').waitFor();
+      await check('platform account, new token shown once');
+      await page.goto(`${base}/platform/account/token/regenerate`);
+      await check('platform confirmation (regenerate token)');
+
+      // eu_av: a LIVE client naming challenges=eu_av, prompt accepted.
+      await page.goto(authorizeUrl(base, euAv, 'checker', { response_type: 'code', scope: 'read', challenges: 'eu_av' }));
+      await page.getByRole('button', { name: 'Accept and continue' }).click();
+      await page.waitForURL((url) => /\/challenge\/eu_av\/start$/.test(url.pathname));
+      await page.getByRole('link', { name: 'Open my app on this device' }).waitFor();
+      await check('eu_av challenge');
+
+      // The result page with its passkey section: the selfie sandbox passed.
+      await page.goto(authorizeUrl(base, selfie, 'checker'));
+      await page.getByRole('button', { name: 'Accept and continue' }).click();
+      await page.getByRole('link', { name: 'Selfie' }).click();
+      await page.getByRole('radio', { name: /^Pass/ }).check();
+      await page.getByRole('button', { name: 'Send this result' }).click();
+      await page.getByRole('heading', { name: 'Your age is verified' }).waitFor();
+      await page.getByRole('button', { name: 'Save to a passkey' }).waitFor();
+      await check('result with passkey save');
+
+      expect(checked).to.have.length(10);
+      expect(problems).to.deep.equal([]);
+      await context.close();
+    });
+  }
+});
