@@ -57,6 +57,9 @@ function tokenRequest(): object | undefined {
  */
 const HASHED_TYPES = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken']);
 
+/** The key a bearer secret is stored under (Resources looks access tokens up by it in its one statement). */
+export const storedKey = (bearerValue: string): string => sha256(bearerValue);
+
 /**
  * oidc-provider's storage on Knex: every model but Client in one table keyed by (type, id).
  * Single statements only, so nothing here ever holds the embedded database's one connection across awaits.
@@ -90,7 +93,7 @@ export function knexAdapter(options: KnexAdapterOptions): AdapterConstructor {
     }
 
     private key(id: string): string {
-      return this.hashed ? sha256(id) : id;
+      return this.hashed ? storedKey(id) : id;
     }
 
     async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {

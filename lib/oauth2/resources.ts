@@ -1,10 +1,10 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import type Provider from 'oidc-provider';
 import { epochSeconds } from '../clock.js';
 import { oauthJsonError } from '../http/errors.js';
 import type { Runtime } from '../runtime.js';
-import { findVerificationByUid, verificationResult } from '../verification/verifications.js';
+import { findBearerVerification, verificationResult } from '../verification/verifications.js';
+import { storedKey } from '../../adapters/knex.js';
 import { OAUTH2_PATHS } from './paths.js';
 import { resourcesJwtAnswer } from './resources-jwt.js';
 import { VERIFICATION_CLAIM } from './token-claims.js';
@@ -18,10 +18,11 @@ function bearerError(ctx: Context, realm: string, status: 400 | 401, error: 'inv
 }
 
 /**
- * GET /v1/oauth2/resources (spec 2.3): the verification behind a bearer token. Two indexed reads: the token
- * (AccessToken.find, then its strict isExpired because find tolerates clock skew) and the verification by uid.
+ * GET /v1/oauth2/resources (spec 2.3): the verification behind a bearer token, in one statement that also refuses a
+ * revoked grant, a disabled configuration and a lapsed credential (findBearerVerification). No clock tolerance: an
+ * expired token is refused.
  */
-export function resourcesRoutes(runtime: Runtime, provider: Provider): Router {
+export function resourcesRoutes(runtime: Runtime): Router {
   const router = new Router();
   const realm = runtime.config.issuer;
   const answeredAsJwt = resourcesJwtAnswer(runtime);
@@ -39,21 +40,18 @@ export function resourcesRoutes(runtime: Runtime, provider: Provider): Router {
       bearerError(ctx, realm, 400, 'invalid_request', 'the Authorization header is malformed');
       return;
     }
-    const token = await provider.AccessToken.find(value);
-    const uid = token?.extra?.[VERIFICATION_CLAIM];
-    // find() accepts a token up to clockTolerance past its exp; Resources does not.
-    if (!token || token.isExpired || typeof uid !== 'string') {
+    const found = await findBearerVerification(runtime.db, storedKey(value), VERIFICATION_CLAIM, runtime.clock.now());
+    if (!found) {
       bearerError(ctx, realm, 401, 'invalid_token', 'the access token is invalid, expired or revoked');
       return;
     }
-    const verification = await findVerificationByUid(runtime.db, uid);
+    const { verification, clientId } = found;
     const now = epochSeconds(runtime.clock.now());
-    const expiresAt = verification ? epochSeconds(verification.expiresAt) : 0;
-    if (!verification || expiresAt <= now) {
+    if (epochSeconds(verification.expiresAt) <= now) {
       bearerError(ctx, realm, 401, 'invalid_token', 'the verification behind this access token has expired');
       return;
     }
-    if (await answeredAsJwt(ctx, verification, token.clientId!)) return;
+    if (await answeredAsJwt(ctx, verification, clientId)) return;
     ctx.body = { resources: verificationResult(verification, now) };
   });
   return router;

@@ -62,6 +62,6 @@ export function mountOAuth2(app: Koa, runtime: Runtime, provider: Provider): voi
   app.use(rewriteEntryPoints(runtime));
   app.use(oauth2Outages());
   app.use(limitBackChannel(runtime));
-  app.use(resourcesRoutes(runtime, provider).routes());
+  app.use(resourcesRoutes(runtime).routes());
   app.use((ctx, next) => (isProviderPath(ctx.path) ? runProvider(ctx, next) : next()));
 }

@@ -97,6 +97,38 @@ export async function linkGrant(db: Database, uid: string, grantId: string): Pro
   if (updated !== 1) throw new Error(`verification ${uid} is missing or already linked`);
 }
 
+/** What an access token stands for at Resources: its client and the verification behind it. */
+export interface BearerVerification {
+  clientId: string;
+  verification: Verification;
+}
+
+/**
+ * Resources' one statement (docs/decisions.md "Resources in one statement"): the access token by its stored key,
+ * unexpired, whose grant still exists (a replayed code deletes it), whose client still resolves (an ACTIVE
+ * configuration with a current or in-grace credential, or the current public key of an internal checker client),
+ * with the verification its `claim` names. Undefined when any of that fails; the verification may have expired.
+ */
+export async function findBearerVerification(db: Database, tokenKey: string, claim: string, now: Date): Promise<BearerVerification | undefined> {
+  const result: { rows: Array<Row & { client_id: string }> } = await db.raw(
+    `SELECT verification.*, token.payload->>'clientId' AS client_id
+       FROM oidc_payloads token
+       JOIN oidc_payloads grant_row ON grant_row.type = 'Grant' AND grant_row.id = token.grant_id
+        AND (grant_row.expires_at IS NULL OR grant_row.expires_at > :now)
+       JOIN verifications verification ON verification.uid = token.payload->'extra'->>:claim
+      WHERE token.type = 'AccessToken' AND token.id = :tokenKey AND token.expires_at > :now
+        AND (token.payload->>'exp')::bigint > :nowSeconds
+        AND (EXISTS (SELECT 1 FROM oauth2_credentials credential JOIN oauth2_configs config ON config.id = credential.config_id
+                      WHERE credential.client_id = token.payload->>'clientId' AND config.status = 'ACTIVE'
+                        AND (credential.superseded_at IS NULL OR credential.valid_until > :now))
+          OR EXISTS (SELECT 1 FROM website_keys website_key WHERE 'checker_' || website_key.public_key = token.payload->>'clientId'))`,
+    // `exp` is the provider's own claim, set and judged (isExpired) on the provider's clock, the system's.
+    { now, nowSeconds: epochSeconds(new Date()), claim, tokenKey },
+  );
+  const row = result.rows[0];
+  return row ? { clientId: row.client_id, verification: fromRow(row) } : undefined;
+}
+
 export async function findVerificationByGrant(db: Database, grantId: string): Promise<Verification | undefined> {
   const row = await db<Row>('verifications').where('grant_id', grantId).first();
   return row ? fromRow(row) : undefined;

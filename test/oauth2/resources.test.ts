@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { epochSeconds } from '../../lib/clock.js';
 import { sha256 } from '../../lib/security/hashing.js';
+import { regenerateOAuth2Credentials, updateOAuth2Config } from '../../lib/websites/oauth2.js';
 import { authorize, issueToken, readResources, requestToken, startOAuth2App, type OAuth2TestApp, type TokenBody } from './helpers/oauth2.js';
 
 describe('oauth2: resources endpoint (spec 2.3, RFC 6750)', () => {
@@ -70,7 +71,7 @@ describe('oauth2: resources endpoint (spec 2.3, RFC 6750)', () => {
     await expectInvalidToken(await readResources(harness.app, token.access_token));
   });
 
-  it('reads the token and the verification in two queries', async () => {
+  it('reads the token, its grant, its client and the verification in one statement', async () => {
     const client = await harness.client();
     const token = await issueToken(harness.app, client);
     const queries: string[] = [];
@@ -78,6 +79,27 @@ describe('oauth2: resources endpoint (spec 2.3, RFC 6750)', () => {
     harness.app.provider.db.on('query', record);
     expect((await readResources(harness.app, token.access_token)).status).to.equal(200);
     harness.app.provider.db.off('query', record);
-    expect(queries).to.have.length(2);
+    expect(queries).to.have.length(1);
+  });
+
+  it('refuses the tokens of a configuration the website disabled, and serves them again once re-enabled', async () => {
+    const client = await harness.client();
+    const token = await issueToken(harness.app, client);
+    const { runtime } = harness.app.provider;
+    await updateOAuth2Config(runtime, harness.webmasterId, client.websiteId, client.environment, { status: 'DISABLED' });
+    await expectInvalidToken(await readResources(harness.app, token.access_token));
+    await updateOAuth2Config(runtime, harness.webmasterId, client.websiteId, client.environment, { status: 'ACTIVE' });
+    expect((await readResources(harness.app, token.access_token)).status).to.equal(200);
+  });
+
+  it("serves a superseded credential's tokens through its grace period and refuses them after it", async () => {
+    const client = await harness.client();
+    const token = await issueToken(harness.app, client);
+    const { runtime } = harness.app.provider;
+    await regenerateOAuth2Credentials(runtime, harness.webmasterId, client.websiteId, client.environment);
+    expect((await readResources(harness.app, token.access_token)).status).to.equal(200);
+    // A second regeneration ends the first pair's grace at once (spec 4.2 #9).
+    await regenerateOAuth2Credentials(runtime, harness.webmasterId, client.websiteId, client.environment);
+    await expectInvalidToken(await readResources(harness.app, token.access_token));
   });
 });
