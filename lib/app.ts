@@ -17,6 +17,7 @@ import { checkerRoutes } from './checker/routes.js';
 import { createGeoResolver } from './geo/resolver.js';
 import { federatedCallbackRoutes } from './verification/challenges/federated/index.js';
 import type { GeoOptions } from './geo/settings.js';
+import { createClientCache } from './websites/client-cache.js';
 import { publicDomainProbe, type DomainProbe } from './websites/domain-probe.js';
 import { brandingAssets, loadBranding, type BrandingOptions } from './branding/index.js';
 import { externalApi } from './external/router.js';
@@ -104,6 +105,8 @@ interface AssemblyInput {
 }
 
 async function assemble({ config, db, clock, log, env, geo, branding, domainProbe, closers }: AssemblyInput): Promise<AgeProvider> {
+  const clients = await createClientCache(db, clock, log);
+  closers.push(() => clients.close());
   const runtime: Runtime = {
     config,
     db,
@@ -111,6 +114,7 @@ async function assemble({ config, db, clock, log, env, geo, branding, domainProb
     clock,
     log,
     rateLimits: createRateLimits(db),
+    clients,
     geo: createGeoResolver({ config, env, log }, geo),
     domainProbe: domainProbe ?? publicDomainProbe(DOMAIN_PROBE_TIMEOUT_MS),
     env,

@@ -5,6 +5,7 @@ import type { RateLimits } from './http/rate-limit.js';
 import type { Logger } from './log.js';
 import type { Sealer } from './security/sealing.js';
 import type { Database } from './store/database.js';
+import type { ClientCache } from './websites/client-cache.js';
 import type { DomainProbe } from './websites/domain-probe.js';
 
 /** What every service and route needs, built once by createAgeProvider. */
@@ -15,6 +16,8 @@ export interface Runtime {
   clock: Clock;
   log: Logger;
   rateLimits: RateLimits;
+  /** client lookups remembered per instance, forgotten on every announced client change */
+  clients: ClientCache;
   geo: GeoResolver;
   /** how website domains are verified from outside (DNS TXT, /.well-known file) */
   domainProbe: DomainProbe;

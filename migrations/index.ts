@@ -3,6 +3,7 @@ import * as initial from './001_initial.js';
 import * as interactionProgress from './002_interaction_progress.js';
 import * as domainVerification from './003_domain_verification.js';
 import * as visitorPasskeys from './004_visitor_passkeys.js';
+import * as clientChangeFeed from './005_client_change_feed.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -15,4 +16,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['002_interaction_progress', interactionProgress],
   ['003_domain_verification', domainVerification],
   ['004_visitor_passkeys', visitorPasskeys],
+  ['005_client_change_feed', clientChangeFeed],
 ];

@@ -3,7 +3,6 @@ import type { AdapterPayload } from 'oidc-provider';
 import type { ClientWebsite } from '../oauth2/clients.js';
 import { SCOPE } from '../oauth2/scope.js';
 import type { Runtime } from '../runtime.js';
-import type { Database } from '../store/database.js';
 import { findKeyWebsite } from './key-website.js';
 import { CHECKER_PATHS } from './paths.js';
 
@@ -20,6 +19,10 @@ export const isCheckerClientId = (clientId: string): boolean => clientId.startsW
 
 const publicKeyOf = (clientId: string): string => clientId.slice(PREFIX.length);
 
+/** The website behind an internal client's key, through the instance's client cache (a regenerated key empties it). */
+const keyWebsiteOf = (runtime: Runtime, clientId: string) =>
+  runtime.clients.get(`checker:${clientId}`, async () => ({ value: await findKeyWebsite(runtime.db, publicKeyOf(clientId)) }));
+
 export const checkerCallbackUrl = (issuer: string): string => new URL(CHECKER_PATHS.callback, issuer).href;
 
 /**
@@ -34,7 +37,7 @@ function derivedSecret(sealingKey: Buffer, clientId: string): string {
 
 /** oidc-provider metadata for an internal client, or undefined when its key is not current. */
 export async function checkerClientMetadata(runtime: Runtime, clientId: string): Promise<AdapterPayload | undefined> {
-  const found = await findKeyWebsite(runtime.db, publicKeyOf(clientId));
+  const found = await keyWebsiteOf(runtime, clientId);
   if (!found) return undefined;
   return {
     client_id: clientId,
@@ -50,7 +53,7 @@ export async function checkerClientMetadata(runtime: Runtime, clientId: string):
 }
 
 /** The interaction pages' view of an internal client (its redirect is our own callback, so none is listed). */
-export async function findCheckerClientWebsite(db: Database, clientId: string): Promise<ClientWebsite | undefined> {
-  const found = await findKeyWebsite(db, publicKeyOf(clientId));
+export async function findCheckerClientWebsite(runtime: Runtime, clientId: string): Promise<ClientWebsite | undefined> {
+  const found = await keyWebsiteOf(runtime, clientId);
   return found ? { clientId, environment: found.environment, redirectUris: [], website: found.website } : undefined;
 }

@@ -1,7 +1,5 @@
 import type { AdapterPayload } from 'oidc-provider';
-import type { Clock } from '../clock.js';
-import type { Sealer } from '../security/sealing.js';
-import type { Database } from '../store/database.js';
+import type { Runtime } from '../runtime.js';
 import type { Environment } from '../verification/challenge.js';
 import { findCheckerClientWebsite, isCheckerClientId } from '../checker/client.js';
 import { SCOPE } from './scope.js';
@@ -26,13 +24,14 @@ interface ClientRow {
   language: string;
   challenges: string[];
   regions: string[];
+  valid_until: Date | null;
 }
 
 /**
  * The one query deciding whether a client_id resolves: its configuration is ACTIVE and its credential pair is
  * current, or superseded but still inside its grace period (ARCHITECTURE §6.9).
  */
-async function findClientRow(db: Database, clock: Clock, clientId: string): Promise<ClientRow | undefined> {
+function queryClientRow({ db, clock }: Runtime, clientId: string): Promise<ClientRow | undefined> {
   return db('oauth2_credentials as credential')
     .join('oauth2_configs as config', 'config.id', 'credential.config_id')
     .join('websites as website', 'website.id', 'config.website_id')
@@ -48,11 +47,20 @@ async function findClientRow(db: Database, clock: Clock, clientId: string): Prom
       'website.language',
       'website.challenges',
       'website.regions',
+      'credential.valid_until',
     )
     .where('credential.client_id', clientId)
     .andWhere('config.status', 'ACTIVE')
     .andWhere((query) => query.whereNull('credential.superseded_at').orWhere('credential.valid_until', '>', clock.now()))
     .first<ClientRow | undefined>();
+}
+
+/** The row of a client_id, remembered per instance until a client change is announced or its grace ends. */
+function findClientRow(runtime: Runtime, clientId: string): Promise<ClientRow | undefined> {
+  return runtime.clients.get(`client:${clientId}`, async () => {
+    const row = await queryClientRow(runtime, clientId);
+    return { value: row, validUntil: row?.valid_until ?? null };
+  });
 }
 
 const toClientWebsite = (row: ClientRow): ClientWebsite => ({
@@ -70,23 +78,23 @@ const toClientWebsite = (row: ClientRow): ClientWebsite => ({
   },
 });
 
-export async function findClientWebsite(db: Database, clock: Clock, clientId: string): Promise<ClientWebsite | undefined> {
-  if (isCheckerClientId(clientId)) return findCheckerClientWebsite(db, clientId);
-  const row = await findClientRow(db, clock, clientId);
+export async function findClientWebsite(runtime: Runtime, clientId: string): Promise<ClientWebsite | undefined> {
+  if (isCheckerClientId(clientId)) return findCheckerClientWebsite(runtime, clientId);
+  const row = await findClientRow(runtime, clientId);
   return row ? toClientWebsite(row) : undefined;
 }
 
 /**
- * oidc-provider client metadata for a client_id, or undefined when it does not resolve. Looked up on every
- * request (the provider caches only the built object by a hash of this metadata), so disabling or rotating
- * takes effect at once.
+ * oidc-provider client metadata for a client_id, or undefined when it does not resolve. Asked on every request (the
+ * provider caches only the built object by a hash of this metadata); the row comes from the instance's client cache,
+ * which every change to a client empties on every instance, so disabling or rotating takes effect at once.
  */
-export async function findClientMetadata(db: Database, clock: Clock, sealer: Sealer, clientId: string): Promise<AdapterPayload | undefined> {
-  const row = await findClientRow(db, clock, clientId);
+export async function findClientMetadata(runtime: Runtime, clientId: string): Promise<AdapterPayload | undefined> {
+  const row = await findClientRow(runtime, clientId);
   if (!row) return undefined;
   return {
     client_id: row.client_id,
-    client_secret: sealer.unseal(row.secret_sealed),
+    client_secret: runtime.sealer.unseal(row.secret_sealed),
     client_name: row.name,
     redirect_uris: row.redirect_uris,
     grant_types: ['authorization_code'],

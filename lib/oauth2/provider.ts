@@ -37,7 +37,7 @@ const FEATURES_OFF = [
 function configuration(runtime: Runtime): Configuration {
   const { db, clock, sealer, log, config } = runtime;
   return {
-    adapter: knexAdapter({ db, clock, log, onClose: runtime.onClose, findClient: (id) => (isCheckerClientId(id) ? checkerClientMetadata(runtime, id) : findClientMetadata(db, clock, sealer, id)) }),
+    adapter: knexAdapter({ db, clock, log, onClose: runtime.onClose, findClient: (id) => (isCheckerClientId(id) ? checkerClientMetadata(runtime, id) : findClientMetadata(runtime, id)) }),
     jwks: config.jwks,
     cookies: providerCookies(config),
     clientAuthMethods: ['client_secret_basic', 'client_secret_post'],

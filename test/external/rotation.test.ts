@@ -4,6 +4,7 @@ import type { OAuth2Configuration, Website } from '../../lib/websites/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createWebmasterFixture } from '../helpers/fixtures.js';
 import { apiClient, type ApiClient } from './api.js';
+import { tokenEndpointAccepts as acceptedAt } from '../oauth2/helpers/oauth2.js';
 
 const HOUR = 3600_000;
 
@@ -42,23 +43,7 @@ describe('External API: OAuth2 credential rotation', () => {
 
   const row = (clientId: string) => app.database.db('oauth2_credentials').where('client_id', clientId).first<CredentialRow>();
 
-  /**
-   * Whether the token endpoint accepts the pair: with a made-up code, authenticated clients get invalid_grant,
-   * unknown or expired ones invalid_client (client authentication runs before the grant).
-   */
-  async function tokenEndpointAccepts(pair: OAuth2Configuration): Promise<boolean> {
-    const response = await fetch(`${app.url}/v1/oauth2/token`, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/x-www-form-urlencoded',
-        Authorization: `Basic ${Buffer.from(`${pair.clientId!}:${pair.clientSecret!}`).toString('base64')}`,
-      },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code: 'made-up-code', redirect_uri: redirectUri }),
-    });
-    const { error } = (await response.json()) as { error: string };
-    expect(error).to.be.oneOf(['invalid_grant', 'invalid_client']);
-    return error === 'invalid_grant';
-  }
+  const tokenEndpointAccepts = (pair: OAuth2Configuration) => acceptedAt(app.url, pair, redirectUri);
 
   it('keeps the previous pair valid for 24 hours after a regeneration, the new one at once', async () => {
     const { websiteId, initial } = await newConfiguration();

@@ -67,7 +67,7 @@ export async function loadVisit(ctx: Context, services: InteractionServices): Pr
   if (interaction.uid !== uid) throw new VisitorError('expired', 400);
   const params = interaction.params as VisitParams;
 
-  const client = await findClientWebsite(runtime.db, runtime.clock, params.client_id);
+  const client = await findClientWebsite(runtime, params.client_id);
   if (!client) {
     throw new VisitorError('website', 400, {
       developer: { error: 'invalid_client', description: 'the client is unknown or no longer active', parameter: 'client_id', value: params.client_id },

@@ -157,3 +157,21 @@ export async function issueToken(app: TestApp, client: ClientFixture): Promise<T
 export function readResources(app: TestApp, accessToken: string | undefined, path = '/v1/oauth2/resources'): Promise<Response> {
   return fetch(`${app.url}${path}`, accessToken === undefined ? {} : { headers: { authorization: `Bearer ${accessToken}` } });
 }
+
+/**
+ * Whether the token endpoint at `url` authenticates the pair: with a made-up code, an authenticated client gets
+ * invalid_grant, an unknown, disabled or lapsed one invalid_client (client authentication runs before the grant).
+ */
+export async function tokenEndpointAccepts(url: string, pair: { clientId?: string | null; clientSecret?: string | null }, redirectUri: string): Promise<boolean> {
+  const response = await fetch(`${url}/v1/oauth2/token`, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/x-www-form-urlencoded',
+      Authorization: `Basic ${Buffer.from(`${pair.clientId!}:${pair.clientSecret!}`).toString('base64')}`,
+    },
+    body: new URLSearchParams({ grant_type: 'authorization_code', code: 'made-up-code', redirect_uri: redirectUri }),
+  });
+  const { error } = (await response.json()) as { error: string };
+  expect(error).to.be.oneOf(['invalid_grant', 'invalid_client']);
+  return error === 'invalid_grant';
+}
