@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import Provider, { errors, type Adapter, type AdapterConstructor, type AdapterPayload } from 'oidc-provider';
 import { addSeconds, epochSeconds, type Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/log.js';
@@ -44,6 +45,53 @@ const DEFAULT_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
  * unused and the website can retry it (a code consumed without a token would lose the visitor's verification).
  */
 const pendingRedemptions = new WeakMap<object, string>();
+
+/** What a token request read with its authorization code, so that the grant and the verification cost no statement. */
+interface ReadWithCode {
+  grantId: string;
+  grant: AdapterPayload | undefined;
+  verification: { uid: string; verified: boolean } | undefined;
+}
+
+/** Per token request (keyed by its context): the grant and verification the code's one read brought along. */
+const readWithCode = new WeakMap<object, ReadWithCode>();
+
+/**
+ * The verification the token request's code read found for `grantId` (token-claims asks before querying): `null` when
+ * the read found none, undefined when this request read nothing for that grant.
+ */
+export function verificationReadWithCode(ctx: object | undefined, grantId: string): { uid: string; verified: boolean } | null | undefined {
+  const read = ctx ? readWithCode.get(ctx) : undefined;
+  if (!read || read.grantId !== grantId) return undefined;
+  return read.verification ?? null;
+}
+
+/** The verification the Grant saved inside `saveGrantLinked` is linked to, in the same statement. */
+const linkedVerification = new AsyncLocalStorage<string>();
+
+/**
+ * Runs `save` (a Grant's save) so that the grant row and its verification's link (verifications.grant_id) are
+ * written by one statement: both or neither, and a verification already linked fails the save.
+ */
+export function saveGrantLinked<T>(verificationUid: string, save: () => Promise<T>): Promise<T> {
+  return linkedVerification.run(verificationUid, save);
+}
+
+/** A row its reader already has (read with its companions in one statement), for the model's next find. */
+interface PrereadRow {
+  type: string;
+  id: string;
+  row: { payload: AdapterPayload; consumed_at: Date | string | null } | undefined;
+}
+const preread = new AsyncLocalStorage<PrereadRow>();
+
+/**
+ * Runs `find` (e.g. provider.interactionDetails) so that the `type` row with `id` comes from `row` instead of a
+ * statement: the interaction pages read the interaction, its progress and its verification in one.
+ */
+export function withPrereadRow<T>(known: PrereadRow, find: () => Promise<T>): Promise<T> {
+  return preread.run(known, find);
+}
 
 /** The request oidc-provider is serving at the token endpoint, when there is one. */
 function tokenRequest(): object | undefined {
@@ -114,11 +162,22 @@ export function knexAdapter(options: KnexAdapterOptions): AdapterConstructor {
         pendingRedemptions.delete(request);
         return insertRedeeming(row, code);
       }
+      const verificationUid = this.type === 'Grant' ? linkedVerification.getStore() : undefined;
+      if (verificationUid !== undefined) return insertLinkedGrant(row, verificationUid);
       await db(TABLE).insert(row).onConflict(['type', 'id']).merge(['payload', 'grant_id', 'uid', 'user_code', 'expires_at']);
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
       if (this.type === 'Client') return findClient(id);
+      const known = preread.getStore();
+      if (known && known.type === this.type && known.id === id && !this.hashed) return toPayload(known.row);
+      const request = tokenRequest();
+      if (request && this.type === 'AuthorizationCode') {
+        const code = await findCodeWithGrant(request, this.key(id));
+        return code && { ...code, jti: id };
+      }
+      const withCode = request && this.type === 'Grant' ? readWithCode.get(request) : undefined;
+      if (withCode?.grantId === id) return withCode.grant;
       const payload = toPayload(await live(this.type).andWhere('id', this.key(id)).first());
       return payload && this.hashed ? { ...payload, jti: id } : payload;
     }
@@ -159,6 +218,35 @@ export function knexAdapter(options: KnexAdapterOptions): AdapterConstructor {
   };
 
   /**
+   * At the token endpoint: the code, its grant and the grant's verification in one statement (the exchange's only
+   * read); the grant and the verification are kept for the request's Grant.find and extraTokenClaims.
+   */
+  async function findCodeWithGrant(request: object, codeKey: string): Promise<AdapterPayload | undefined> {
+    const now = clock.now();
+    const result: { rows: Array<Row & { grant_id: string | null; grant_payload: AdapterPayload | null; verification_uid: string | null; verified: boolean | null }> } =
+      await db.raw(
+        `SELECT code.payload, code.consumed_at, code.grant_id, grant_row.payload AS grant_payload,
+                verification.uid AS verification_uid, verification.verified
+           FROM ${TABLE} code
+           LEFT JOIN ${TABLE} grant_row ON grant_row.type = 'Grant' AND grant_row.id = code.grant_id
+            AND (grant_row.expires_at IS NULL OR grant_row.expires_at > :now)
+           LEFT JOIN verifications verification ON verification.grant_id = code.grant_id
+          WHERE code.type = 'AuthorizationCode' AND code.id = :codeKey AND (code.expires_at IS NULL OR code.expires_at > :now)`,
+        { now, codeKey },
+      );
+    const row = result.rows[0];
+    if (!row) return undefined;
+    if (row.grant_id) {
+      readWithCode.set(request, {
+        grantId: row.grant_id,
+        grant: row.grant_payload ?? undefined,
+        verification: row.verification_uid ? { uid: row.verification_uid, verified: row.verified === true } : undefined,
+      });
+    }
+    return toPayload(row);
+  }
+
+  /**
    * A second redemption is an attack or a replay: everything issued under the artifact's grant is revoked and the
    * request fails with invalid_grant (RFC 6749 §4.1.2).
    */
@@ -169,6 +257,20 @@ export function knexAdapter(options: KnexAdapterOptions): AdapterConstructor {
       .orWhere((query) => query.where('type', 'Grant').whereIn('id', grantOf))
       .delete();
     throw new errors.InvalidGrant('authorization code already used');
+  }
+
+  /** One statement links the verification (still unlinked) to the grant and stores the grant. */
+  async function insertLinkedGrant(row: PayloadRow, verificationUid: string): Promise<void> {
+    const result: { rows: unknown[] } = await db.raw(
+      `WITH linked AS (
+         UPDATE verifications SET grant_id = ? WHERE uid = ? AND grant_id IS NULL RETURNING uid
+       )
+       INSERT INTO ${TABLE} (type, id, payload, grant_id, uid, user_code, expires_at)
+       SELECT ?::text, ?::text, ?::jsonb, ?::text, ?::text, ?::text, ?::timestamptz FROM linked
+       RETURNING id`,
+      [row.id, verificationUid, row.type, row.id, row.payload, row.grant_id, row.uid, row.user_code, row.expires_at],
+    );
+    if (result.rows.length !== 1) throw new Error(`verification ${verificationUid} is missing or already linked`);
   }
 
   /**

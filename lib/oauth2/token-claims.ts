@@ -1,5 +1,6 @@
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Database } from '../store/database.js';
+import { verificationReadWithCode } from '../../adapters/knex.js';
 import { findVerificationByGrant } from '../verification/verifications.js';
 
 /** Where the verification uid rides on an access token (its `extra` claims). */
@@ -15,9 +16,12 @@ interface IssuedToken {
  * so Resources finds it. No verified verification, no token: a token must mean "verified".
  */
 export function verificationClaims(db: Database) {
-  return async (_ctx: KoaContextWithOIDC | undefined, token: IssuedToken): Promise<Record<string, string> | undefined> => {
+  return async (ctx: KoaContextWithOIDC | undefined, token: IssuedToken): Promise<Record<string, string> | undefined> => {
     if (token.kind !== 'AccessToken') return undefined;
-    const verification = token.grantId ? await findVerificationByGrant(db, token.grantId) : undefined;
+    if (!token.grantId) throw new errors.InvalidGrant('the authorization has no verification');
+    // At the token endpoint the code's read brought the verification along (adapters/knex.ts).
+    const read = verificationReadWithCode(ctx, token.grantId);
+    const verification = read === undefined ? await findVerificationByGrant(db, token.grantId) : read ?? undefined;
     if (!verification?.verified) throw new errors.InvalidGrant('the authorization has no verification');
     return { [VERIFICATION_CLAIM]: verification.uid };
   };

@@ -37,7 +37,7 @@ export function verificationResult(verification: Verification, now: number) {
 
 export type NewVerification = Omit<Verification, 'uid' | 'expiresAt'> & { ttlSeconds: number };
 
-interface Row {
+export interface VerificationRow {
   uid: string;
   website_id: number;
   environment: Environment;
@@ -52,7 +52,8 @@ interface Row {
   expires_at: Date;
 }
 
-const fromRow = (row: Row): Verification => ({
+/** A verifications row (or its to_jsonb, where timestamps are text) as a Verification. */
+export const verificationFromRow = (row: VerificationRow): Verification => ({
   uid: row.uid,
   websiteId: row.website_id,
   environment: row.environment,
@@ -72,7 +73,7 @@ const newUid = (environment: Environment): string => randomToken(16, environment
 
 export async function createVerification(db: Database, input: NewVerification): Promise<Verification> {
   const uid = newUid(input.environment);
-  const [row] = await db<Row>('verifications')
+  const [row] = await db<VerificationRow>('verifications')
     .insert({
       uid,
       website_id: input.websiteId,
@@ -88,13 +89,7 @@ export async function createVerification(db: Database, input: NewVerification): 
       expires_at: addSeconds(input.verifiedAt, input.ttlSeconds),
     })
     .returning('*');
-  return fromRow(row as Row);
-}
-
-/** Links the grant oidc-provider will issue tokens under; a verification serves exactly one grant. */
-export async function linkGrant(db: Database, uid: string, grantId: string): Promise<void> {
-  const updated: number = await db('verifications').where('uid', uid).whereNull('grant_id').update('grant_id', grantId);
-  if (updated !== 1) throw new Error(`verification ${uid} is missing or already linked`);
+  return verificationFromRow(row as VerificationRow);
 }
 
 /** What an access token stands for at Resources: its client and the verification behind it. */
@@ -110,7 +105,7 @@ export interface BearerVerification {
  * with the verification its `claim` names. Undefined when any of that fails; the verification may have expired.
  */
 export async function findBearerVerification(db: Database, tokenKey: string, claim: string, now: Date): Promise<BearerVerification | undefined> {
-  const result: { rows: Array<Row & { client_id: string }> } = await db.raw(
+  const result: { rows: Array<VerificationRow & { client_id: string }> } = await db.raw(
     `SELECT verification.*, token.payload->>'clientId' AS client_id
        FROM oidc_payloads token
        JOIN oidc_payloads grant_row ON grant_row.type = 'Grant' AND grant_row.id = token.grant_id
@@ -126,15 +121,15 @@ export async function findBearerVerification(db: Database, tokenKey: string, cla
     { now, nowSeconds: epochSeconds(new Date()), claim, tokenKey },
   );
   const row = result.rows[0];
-  return row ? { clientId: row.client_id, verification: fromRow(row) } : undefined;
+  return row ? { clientId: row.client_id, verification: verificationFromRow(row) } : undefined;
 }
 
 export async function findVerificationByGrant(db: Database, grantId: string): Promise<Verification | undefined> {
-  const row = await db<Row>('verifications').where('grant_id', grantId).first();
-  return row ? fromRow(row) : undefined;
+  const row = await db<VerificationRow>('verifications').where('grant_id', grantId).first();
+  return row ? verificationFromRow(row) : undefined;
 }
 
 export async function findVerificationByUid(db: Database, uid: string): Promise<Verification | undefined> {
-  const row = await db<Row>('verifications').where('uid', uid).first();
-  return row ? fromRow(row) : undefined;
+  const row = await db<VerificationRow>('verifications').where('uid', uid).first();
+  return row ? verificationFromRow(row) : undefined;
 }

@@ -3,7 +3,7 @@ import type { InteractionResults } from 'oidc-provider';
 import type { Location } from '../../geo/location.js';
 import type { AssuranceLevel } from '../../verification/challenge.js';
 import { accountSubject, proofOf, saveProof } from '../../verification/proofs.js';
-import { createVerification, linkGrant, type Verification } from '../../verification/verifications.js';
+import { createVerification, type Verification } from '../../verification/verifications.js';
 import { issueGrant } from '../grants.js';
 import { browserVisitor, browserVisitorForNewProof } from './browser-visitor.js';
 import { forgetProgress, updateProgress } from './progress.js';
@@ -75,10 +75,8 @@ function providerAccountId(ctx: Context, visit: Visit): string {
 
 /** Ends the interaction with the verification: a fresh grant linked to it, and the visitor goes back to the website with a code. */
 export async function handOver(services: InteractionServices, ctx: Context, visit: Visit, verificationUid: string): Promise<void> {
-  const { runtime, provider } = services;
   const accountId = providerAccountId(ctx, visit);
-  const grantId = await issueGrant(provider, { accountId, clientId: visit.client.clientId });
-  await linkGrant(runtime.db, verificationUid, grantId);
+  const grantId = await issueGrant(services.provider, { accountId, clientId: visit.client.clientId, verificationUid });
   // Not remembered: the provider's session lasts as long as the browser session, like the anonymous visitor.
   seeOther(ctx, await finishInteraction(services, visit, { login: { accountId, remember: false }, consent: { grantId } }));
 }

@@ -10,7 +10,6 @@ import type { Limiter } from '../../http/rate-limit.js';
 import { seeOther } from '../../http/see-other.js';
 import { translator } from '../../i18n/catalogue.js';
 import { accountSubject, proofOf, saveProof } from '../../verification/proofs.js';
-import { findVerificationByUid } from '../../verification/verifications.js';
 import { readyToVerify } from './page.js';
 import { readAuthentication, readRegistration } from './passkey-responses.js';
 import { updateProgress } from './progress.js';
@@ -103,13 +102,12 @@ const register = (passkeys: PasskeyServices): Handler => async (services, ctx, v
   const passkey = await verifyRegistration(passkeys.rp, response, { challenge: ceremony.challenge, userHandle: ceremony.userHandle });
   if (!passkey) return refuse(ctx, visit, 'refused', 400);
 
-  const { accountId, verificationUid } = visit.progress;
+  const { accountId, verificationUid, verification } = visit.progress;
   if (accountId !== null) {
     if (!(await addPasskey(runtime.db, accountId, passkey))) return refuse(ctx, visit, 'refused', 409);
   } else {
     const newAccountId = await createPasskeyAccount(runtime.db, passkey);
     if (newAccountId === undefined) return refuse(ctx, visit, 'refused', 409);
-    const verification = verificationUid ? await findVerificationByUid(runtime.db, verificationUid) : undefined;
     if (verification) await saveProof(runtime.db, proofOf(verification, accountSubject(newAccountId), runtime.config.proofReuseTtl));
     await updateProgress(runtime.db, visit.uid, visit.expiresAt, { account_id: newAccountId });
   }

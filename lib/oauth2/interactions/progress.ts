@@ -1,7 +1,9 @@
+import type { AdapterPayload } from 'oidc-provider';
 import type { Clock } from '../../clock.js';
 import type { Sealer } from '../../security/sealing.js';
 import type { Database } from '../../store/database.js';
 import type { StepContext } from '../../verification/challenge.js';
+import { verificationFromRow, type Verification, type VerificationRow } from '../../verification/verifications.js';
 
 /** Where the visitor is in one interaction (table interaction_progress; rows die with the interaction). */
 export interface Progress {
@@ -12,9 +14,11 @@ export interface Progress {
   verificationUid: string | null;
   /** the challenge under way and its private state, sealed (read through challengeState) */
   challenge: { name: string; sealedState: string } | null;
+  /** the verification `verificationUid` names, read with the progress */
+  verification: Verification | null;
 }
 
-export const NOTHING_YET: Progress = { acceptedAt: null, accountId: null, verificationUid: null, challenge: null };
+export const NOTHING_YET: Progress = { acceptedAt: null, accountId: null, verificationUid: null, challenge: null, verification: null };
 
 interface Row {
   accepted_at: Date | null;
@@ -24,18 +28,54 @@ interface Row {
   challenge_state_sealed: string | null;
 }
 
+const toProgress = (row: Row, verification: VerificationRow | null): Progress => ({
+  acceptedAt: row.accepted_at ? new Date(row.accepted_at) : null,
+  accountId: row.account_id,
+  verificationUid: row.verification_uid,
+  challenge: row.challenge && row.challenge_state_sealed ? { name: row.challenge, sealedState: row.challenge_state_sealed } : null,
+  verification: verification ? verificationFromRow(verification) : null,
+});
+
+/** The progress of interaction `uid` (and its recorded verification), outside a page (e.g. a wallet's response). */
 export async function readProgress(db: Database, clock: Clock, uid: string): Promise<Progress> {
-  const row = await db<Row>('interaction_progress')
-    .where('uid', uid)
-    .where('expires_at', '>', clock.now())
-    .first('accepted_at', 'account_id', 'verification_uid', 'challenge', 'challenge_state_sealed');
-  if (!row) return NOTHING_YET;
-  return {
-    acceptedAt: row.accepted_at ? new Date(row.accepted_at) : null,
-    accountId: row.account_id,
-    verificationUid: row.verification_uid,
-    challenge: row.challenge && row.challenge_state_sealed ? { name: row.challenge, sealedState: row.challenge_state_sealed } : null,
-  };
+  const row = await db('interaction_progress as progress')
+    .leftJoin('verifications as verification', 'verification.uid', 'progress.verification_uid')
+    .where('progress.uid', uid)
+    .where('progress.expires_at', '>', clock.now())
+    .first<(Row & { verification: VerificationRow | null }) | undefined>(
+      'progress.accepted_at', 'progress.account_id', 'progress.verification_uid', 'progress.challenge', 'progress.challenge_state_sealed',
+      db.raw('to_jsonb(verification) AS verification'),
+    );
+  return row ? toProgress(row, row.verification) : NOTHING_YET;
+}
+
+/** oidc-provider's stored interaction, as its adapter keeps it (adapters/knex.ts). */
+export interface InteractionRow {
+  payload: AdapterPayload;
+  consumed_at: Date | string | null;
+}
+
+/**
+ * A page's one read: the interaction (oidc-provider's row, handed to its adapter through withPrereadRow), this
+ * visit's progress and the verification it recorded. Undefined interaction: unknown or expired.
+ */
+export async function readVisitRows(db: Database, clock: Clock, uid: string): Promise<{ interaction: InteractionRow | undefined; progress: Progress }> {
+  const result: { rows: Array<InteractionRow & Partial<Row> & { has_progress: boolean; verification: VerificationRow | null }> } = await db.raw(
+    `SELECT interaction.payload, interaction.consumed_at, progress.uid IS NOT NULL AS has_progress, progress.accepted_at,
+            progress.account_id, progress.verification_uid, progress.challenge, progress.challenge_state_sealed,
+            to_jsonb(verification) AS verification
+       FROM oidc_payloads interaction
+       LEFT JOIN interaction_progress progress ON progress.uid = interaction.id AND progress.expires_at > :now
+       LEFT JOIN verifications verification ON verification.uid = progress.verification_uid
+      WHERE interaction.type = 'Interaction' AND interaction.id = :uid
+        AND (interaction.expires_at IS NULL OR interaction.expires_at > :now)`,
+    { now: clock.now(), uid },
+  );
+  const row = result.rows[0];
+  if (!row) return { interaction: undefined, progress: NOTHING_YET };
+  const interaction = { payload: row.payload, consumed_at: row.consumed_at };
+  if (!row.has_progress) return { interaction, progress: NOTHING_YET };
+  return { interaction, progress: toProgress(row as Row, row.verification) };
 }
 
 type Changes = Partial<Pick<Row, 'accepted_at' | 'account_id' | 'verification_uid' | 'challenge' | 'challenge_state_sealed'>>;

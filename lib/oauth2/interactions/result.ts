@@ -4,7 +4,7 @@ import { placeNames } from '../../geo/display-names.js';
 import { createVisitorAccount, MIN_PASSWORD_LENGTH, USERNAME_PATTERN, UsernameTakenError } from '../../visitors/visitor-accounts.js';
 import { compileSchema, CSRF_FIELD, readForm, textField } from '../../http/form.js';
 import { accountSubject, proofOf, saveProof } from '../../verification/proofs.js';
-import { findVerificationByUid, type Verification } from '../../verification/verifications.js';
+import type { Verification } from '../../verification/verifications.js';
 import { seeOther } from '../../http/see-other.js';
 import { noticeOf, type Notice } from './notices.js';
 import { handOver } from './outcome.js';
@@ -13,8 +13,8 @@ import { claimVerificationForAccount } from './progress.js';
 import type { InteractionServices, Visit } from './visit.js';
 
 /** The verification this visit recorded; without one the visitor goes back to the start (undefined). */
-async function recordedVerification(services: InteractionServices, ctx: Context, visit: Visit): Promise<Verification | undefined> {
-  const verification = visit.progress.verificationUid ? await findVerificationByUid(services.runtime.db, visit.progress.verificationUid) : undefined;
+async function recordedVerification(_services: InteractionServices, ctx: Context, visit: Visit): Promise<Verification | undefined> {
+  const verification = visit.progress.verification ?? undefined;
   if (!verification) seeOther(ctx, visit.paths.root);
   return verification;
 }

@@ -13,7 +13,8 @@ import type { Flow } from '../paths.js';
 import type { RequestParameterValues } from '../request-parameters.js';
 import type { InteractionLimits } from './limits.js';
 import { interactionPaths, type InteractionPaths } from './paths.js';
-import { NOTHING_YET, readProgress, type Progress } from './progress.js';
+import { withPrereadRow } from '../../../adapters/knex.js';
+import { NOTHING_YET, readVisitRows, type Progress } from './progress.js';
 import { setVisitorLanguage, VisitorError } from '../../http/visitor-errors.js';
 
 /** What the interaction pages share: built once when the router is mounted. */
@@ -57,9 +58,12 @@ export interface Visit {
 export async function loadVisit(ctx: Context, services: InteractionServices): Promise<Visit> {
   const { runtime, provider, registry } = services;
   const uid = String(ctx.params['uid']);
+  // One statement: the interaction in the URL, its progress and its verification. oidc-provider still finds the
+  // interaction by its cookie, and gets this row only when the two name the same one.
+  const rows = await readVisitRows(runtime.db, runtime.clock, uid);
   let interaction: Interaction;
   try {
-    interaction = await provider.interactionDetails(ctx.req, ctx.res);
+    interaction = await withPrereadRow({ type: 'Interaction', id: uid, row: rows.interaction }, () => provider.interactionDetails(ctx.req, ctx.res));
   } catch (error) {
     if (error instanceof errors.SessionNotFound) throw new VisitorError('expired', 400);
     throw error;
@@ -92,7 +96,7 @@ export async function loadVisit(ctx: Context, services: InteractionServices): Pr
     language,
     expiresAt: new Date(interaction.exp * 1000),
     // An interaction that skips every page never keeps progress.
-    progress: testOutcome ? NOTHING_YET : await readProgress(runtime.db, runtime.clock, uid),
+    progress: testOutcome ? NOTHING_YET : rows.progress,
     testOutcome,
     paths: interactionPaths(uid),
     challenges: availableChallenges(client.website.challenges, parseRequestedChallenges(params.challenges), (name) => registry.offers(environment, name), registry.configured),

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../../helpers/fixtures.js';
 import { issueGrant } from '../../../lib/oauth2/grants.js';
-import { createVerification, linkGrant, type NewVerification } from '../../../lib/verification/verifications.js';
+import { createVerification, type NewVerification } from '../../../lib/verification/verifications.js';
 import { Browser, locationOf } from '../../helpers/browser.js';
 import { MovableClock } from './clock.js';
 
@@ -49,7 +49,7 @@ export function interactionUid(response: Response): string {
 
 /**
  * Test-only stand-in for the interaction pages: records a verification, links it to a fresh grant, and finishes the
- * interaction exactly the way the pages do (issueGrant, linkGrant, interactionResult with login + consent),
+ * interaction exactly the way the pages do (issueGrant (linked to the verification), interactionResult with login + consent),
  * reading the interaction from the browser's own signed cookie. Returns where the browser goes next.
  */
 export async function completeInteraction(
@@ -75,8 +75,7 @@ export async function completeInteraction(
     ...verification,
   });
   const accountId = `visitor_${randomBytes(8).toString('hex')}`;
-  const grantId = await issueGrant(provider, { accountId, clientId: client.clientId });
-  await linkGrant(runtime.db, created.uid, grantId);
+  const grantId = await issueGrant(provider, { accountId, clientId: client.clientId, verificationUid: created.uid });
   const req = new IncomingMessage(new Socket());
   req.url = `/v1/oauth2/interaction/${uid}`;
   req.method = 'GET';
