@@ -1,0 +1,189 @@
+/**
+ * `npm run bench:compare`: age-provider against vanilla oidc-provider in the same run, with the same load generator
+ * and the same flow shape (authorization → interaction → resume → token → Resources, keep-alive, concurrency 16).
+ * age-provider runs as an operator runs it (`age-provider serve`, TRUST_PROXY, a distinct X-Forwarded-For per
+ * visitor) on PostgreSQL when DATABASE_URL is set, and on the embedded database. Loopback only; bounded by counts.
+ * BENCH_RUNS=3 reports the median of three runs; BENCH_PROFILE=1 runs the server under `node --cpu-prof` and prints
+ * where its busy time went. Method and figures: docs/performance.md.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import knexFactory from 'knex';
+import { packageRoot } from '../lib/paths.js';
+import { summariseProfile } from './profile-summary.js';
+import { exchange, obtainCode, peakRssMb, phase, readResources, VANILLA_CLIENT, wholeFlow, type PhaseResult, type Target } from './compare-flows.js';
+
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const FLOWS = Number(process.env.BENCH_FLOWS ?? 300);
+const RUNS = Number(process.env.BENCH_RUNS ?? 1);
+const PROFILE = process.env.BENCH_PROFILE === '1';
+const PHASES = ['flows', 'token', 'resources', 'pages'] as const;
+type PhaseName = (typeof PHASES)[number];
+
+const freePort = (): Promise<number> => new Promise((resolve) => {
+  const probe = createServer().listen(0, '127.0.0.1', () => {
+    const { port } = probe.address() as { port: number };
+    probe.close(() => resolve(port));
+  });
+});
+
+/** Waits for a line of the child's output matching `pattern`. */
+const lineOf = (child: ChildProcess, pattern: RegExp): Promise<RegExpExecArray> => new Promise((resolve, reject) => {
+  let seen = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    seen += chunk.toString();
+    const match = pattern.exec(seen);
+    if (match) resolve(match);
+  });
+  child.once('exit', (code) => reject(new Error(`exited with ${code}: ${seen}`)));
+});
+
+const stop = async (child: ChildProcess): Promise<void> => {
+  if (child.exitCode !== null) return;
+  child.removeAllListeners('exit');
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGINT');
+  await exited;
+};
+
+async function startVanilla(): Promise<{ child: ChildProcess; target: Target }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(packageRoot, 'bench', 'vanilla-server.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [, url] = await lineOf(child, /ready (\S+)\n/);
+  return {
+    child,
+    target: { name: 'vanilla', url: url!, pid: child.pid!, paths: { authorization: '/auth', token: '/token', resources: '/resources' }, client: VANILLA_CLIENT, shortcut: {} },
+  };
+}
+
+const cli = (args: string[], env: NodeJS.ProcessEnv): string => {
+  const run = spawnSync(process.execPath, [join(packageRoot, 'bin', 'age-provider.js'), ...args], { env, encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`age-provider ${args.join(' ')}: ${run.stderr}`);
+  return run.stdout;
+};
+
+/** `age-provider serve` on a fresh database, with a webmaster, a website and a TEST OAuth2 client made as an operator would. */
+async function startAgeProvider(databaseUrl: string | undefined): Promise<{ child: ChildProcess; target: Target; cleanUp(): Promise<void> }> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'age-provider-bench-'));
+  let dropDatabase = async () => {};
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, PORT: String(port), ISSUER: `http://127.0.0.1:${port}`, TRUST_PROXY: 'true', LOG_LEVEL: 'warn', DATA_DIR: dataDir };
+  if (databaseUrl) {
+    const name = `ap_bench_${process.pid}_${Date.now()}`;
+    const admin = knexFactory({ client: 'pg', connection: databaseUrl, pool: { min: 0, max: 1 } });
+    await admin.raw(`CREATE DATABASE ${name}`);
+    const url = new URL(databaseUrl);
+    url.pathname = `/${name}`;
+    Object.assign(env, { DATABASE_URL: url.href, SINGLE_INSTANCE: 'true' });
+    dropDatabase = async () => {
+      await admin.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.destroy();
+    };
+  }
+  cli(['migrate'], env);
+  cli(['webmaster', 'create', '--email', 'bench@example.com', '--json'], env);
+  const { token } = JSON.parse(cli(['webmaster', 'token', '--email', 'bench@example.com', '--json'], env)) as { token: string };
+  const profileDir = join(dataDir, 'profile');
+  const profiling = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const child = spawn(process.execPath, [...profiling, join(packageRoot, 'bin', 'age-provider.js'), 'serve'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; ; attempt += 1) {
+    const ready = await fetch(`${url}/readyz`).then((response) => response.ok, () => false);
+    if (ready) break;
+    if (attempt > 300 || child.exitCode !== null) throw new Error('age-provider serve did not become ready');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const api = async <T>(method: string, path: string, json: unknown): Promise<T> => {
+    const response = await fetch(`${url}/external${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(json) });
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+    return (await response.json()) as T;
+  };
+  const website = await api<{ id: number }>('POST', '/website', { name: 'Bench shop', domain: 'bench.example.com' });
+  const oauth2 = await api<{ clientId: string; clientSecret: string }>('POST', `/website/${website.id}/oauth2/test`, { redirectUris: [VANILLA_CLIENT.redirectUri] });
+  return {
+    child,
+    target: {
+      name: databaseUrl ? 'age-provider (PostgreSQL)' : 'age-provider (embedded)', url, pid: child.pid!,
+      paths: { authorization: '/v1/oauth2/checker', token: '/v1/oauth2/token', resources: '/v1/oauth2/resources' },
+      client: { clientId: oauth2.clientId, clientSecret: oauth2.clientSecret, redirectUri: VANILLA_CLIENT.redirectUri },
+      shortcut: { test_outcome: 'pass' },
+    },
+    async cleanUp() {
+      await stop(child);
+      if (PROFILE) for (const file of readdirSync(profileDir)) console.log(summariseProfile(join(profileDir, file)));
+      await dropDatabase();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+type Results = Record<PhaseName, PhaseResult> & { peakRssMb: number };
+
+/** The four phases against one target; vanilla's "pages" is its five-request flow (it has no pages). */
+async function measure(target: Target, isAgeProvider: boolean): Promise<Results> {
+  for (let warmUp = 0; warmUp < 20; warmUp += 1) await wholeFlow(target);
+  const flows = await phase(target, FLOWS, CONCURRENCY, () => wholeFlow(target));
+  const minted = await Promise.all(Array.from({ length: FLOWS }, () => obtainCode(target)));
+  const token = await phase(target, FLOWS, CONCURRENCY, (index) => exchange(target, minted[index]!).then(() => undefined));
+  const accessToken = await exchange(target, await obtainCode(target));
+  const resources = await phase(target, FLOWS * 10, CONCURRENCY, () => readResources(target, accessToken));
+  const pages = await phase(target, Math.ceil(FLOWS / 3), CONCURRENCY, () => wholeFlow(target, isAgeProvider));
+  return { flows, token, resources, pages, peakRssMb: peakRssMb(target.pid) };
+}
+
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+function medianOf(runs: Results[]): Results {
+  const pick = (name: PhaseName): PhaseResult => {
+    const list = runs.map((run) => run[name]);
+    return {
+      operations: median(list.map((item) => item.operations)), failures: Math.max(...list.map((item) => item.failures)),
+      perSecond: median(list.map((item) => item.perSecond)), p50Ms: median(list.map((item) => item.p50Ms)),
+      p99Ms: median(list.map((item) => item.p99Ms)), cpuMsPerOperation: median(list.map((item) => item.cpuMsPerOperation)),
+    };
+  };
+  return { flows: pick('flows'), token: pick('token'), resources: pick('resources'), pages: pick('pages'), peakRssMb: median(runs.map((run) => run.peakRssMb)) };
+}
+
+function print(vanilla: Results, ours: Record<string, Results>): void {
+  const row = (cells: Array<string | number>) => console.log(cells.map((cell, index) => String(cell)[index === 0 ? 'padEnd' : 'padStart'](index === 0 ? 30 : 26)).join(''));
+  console.log('');
+  row(['', 'vanilla', ...Object.keys(ours)]);
+  const labels: Record<PhaseName, string> = { flows: 'whole flows (shortcut)', token: 'token exchanges', resources: 'Resources', pages: 'flows through the pages' };
+  for (const name of PHASES) {
+    row([`${labels[name]} /s`, vanilla[name].perSecond, ...Object.values(ours).map((result) => `${result[name].perSecond} (${(result[name].perSecond / vanilla[name].perSecond).toFixed(2)}x)`)]);
+    row(['  p50 / p99 ms', `${vanilla[name].p50Ms} / ${vanilla[name].p99Ms}`, ...Object.values(ours).map((result) => `${result[name].p50Ms} / ${result[name].p99Ms}`)]);
+    row(['  server CPU ms per op', vanilla[name].cpuMsPerOperation, ...Object.values(ours).map((result) => `${result[name].cpuMsPerOperation} (${(result[name].cpuMsPerOperation / vanilla[name].cpuMsPerOperation).toFixed(1)}x)`)]);
+    row(['  failures', vanilla[name].failures, ...Object.values(ours).map((result) => result[name].failures)]);
+  }
+  row(['peak RSS MB', vanilla.peakRssMb, ...Object.values(ours).map((result) => result.peakRssMb)]);
+}
+
+console.log('building (tsc): `age-provider serve` runs the compiled CLI...');
+if (spawnSync(process.execPath, [join(packageRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(packageRoot, 'tsconfig.json')], { stdio: 'inherit' }).status !== 0) process.exit(1);
+
+const databases: Array<string | undefined> = [...(process.env.DATABASE_URL ? [process.env.DATABASE_URL] : []), undefined];
+const vanillaRuns: Results[] = [];
+const ourRuns: Record<string, Results[]> = {};
+for (let run = 1; run <= RUNS; run += 1) {
+  console.log(`run ${run}/${RUNS}: vanilla oidc-provider...`);
+  const vanilla = await startVanilla();
+  try {
+    vanillaRuns.push(await measure(vanilla.target, false));
+  } finally {
+    await stop(vanilla.child);
+  }
+  for (const databaseUrl of databases) {
+    const server = await startAgeProvider(databaseUrl);
+    console.log(`run ${run}/${RUNS}: ${server.target.name}...`);
+    try {
+      (ourRuns[server.target.name] ??= []).push(await measure(server.target, true));
+    } finally {
+      await server.cleanUp();
+    }
+  }
+}
+print(medianOf(vanillaRuns), Object.fromEntries(Object.entries(ourRuns).map(([name, runs]) => [name, medianOf(runs)])));
+console.log(`\n${RUNS === 1 ? 'one run' : `median of ${RUNS} runs`}; ${FLOWS} flows, ${FLOWS} token exchanges, ${FLOWS * 10} Resources reads, ${Math.ceil(FLOWS / 3)} page flows per server, concurrency ${CONCURRENCY}`);
