@@ -17,6 +17,7 @@ import { checkerRoutes } from './checker/routes.js';
 import { createGeoResolver } from './geo/resolver.js';
 import { federatedCallbackRoutes } from './verification/challenges/federated/index.js';
 import type { GeoOptions } from './geo/settings.js';
+import { buildRegistry, type ChallengeRegistry } from './verification/registry.js';
 import { createClientCache } from './websites/client-cache.js';
 import { publicDomainProbe, type DomainProbe } from './websites/domain-probe.js';
 import { brandingAssets, loadBranding, type BrandingOptions } from './branding/index.js';
@@ -107,6 +108,7 @@ interface AssemblyInput {
 async function assemble({ config, db, clock, log, env, geo, branding, domainProbe, closers }: AssemblyInput): Promise<AgeProvider> {
   const clients = await createClientCache(db, clock, log);
   closers.push(() => clients.close());
+  let registry: ChallengeRegistry | undefined;
   const runtime: Runtime = {
     config,
     db,
@@ -115,6 +117,10 @@ async function assemble({ config, db, clock, log, env, geo, branding, domainProb
     log,
     rateLimits: createRateLimits(db),
     clients,
+    get challenges() {
+      if (!registry) throw new Error('the challenge registry is read while it is being built');
+      return registry;
+    },
     geo: createGeoResolver({ config, env, log }, geo),
     domainProbe: domainProbe ?? publicDomainProbe(DOMAIN_PROBE_TIMEOUT_MS),
     env,
@@ -122,6 +128,9 @@ async function assemble({ config, db, clock, log, env, geo, branding, domainProb
       closers.push(task);
     },
   };
+
+  // The challenges are configured from the runtime they then belong to.
+  registry = await buildRegistry(runtime);
 
   // Behind a proxy only the address it appended is trusted: earlier X-Forwarded-For entries are the client's to forge.
   const app = new Koa({ keys: config.cookieKeys, proxy: config.trustProxy, maxIpsCount: config.trustProxy ? 1 : 0 });

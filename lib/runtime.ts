@@ -5,6 +5,7 @@ import type { RateLimits } from './http/rate-limit.js';
 import type { Logger } from './log.js';
 import type { Sealer } from './security/sealing.js';
 import type { Database } from './store/database.js';
+import type { ChallengeRegistry } from './verification/registry.js';
 import type { ClientCache } from './websites/client-cache.js';
 import type { DomainProbe } from './websites/domain-probe.js';
 
@@ -16,6 +17,8 @@ export interface Runtime {
   clock: Clock;
   log: Logger;
   rateLimits: RateLimits;
+  /** the configured challenges (built at start-up from this runtime: do not read it inside a module's configure) */
+  readonly challenges: ChallengeRegistry;
   /** client lookups remembered per instance, forgotten on every announced client change */
   clients: ClientCache;
   geo: GeoResolver;

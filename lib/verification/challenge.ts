@@ -13,6 +13,15 @@ export type ChallengeName = (typeof CHALLENGE_NAMES)[number];
 
 /** The challenges a website record may list (spec 2.4); paypal, agego, agekey and eu_av load only through the request or the operator. */
 export const WEBSITE_CHALLENGES = ['selfie', 'email_age', 'credit_card', 'ticket', 'anonymage', 'pleenk'] as const satisfies readonly ChallengeName[];
+
+/**
+ * The challenges free by default (ARCHITECTURE §6.6: no paid vendor contract per check), so in a new website's
+ * `challenges` when its creator names none. A configured challenge's `<PREFIX>_FREE` setting overrides its entry
+ * (ChallengeRegistry.freeChallenges).
+ */
+const FREE_BY_DEFAULT: ReadonlySet<ChallengeName> = new Set(['selfie', 'email_age', 'ticket']);
+
+export const isFreeByDefault = (name: ChallengeName): boolean => FREE_BY_DEFAULT.has(name);
 export type WebsiteChallenge = (typeof WEBSITE_CHALLENGES)[number];
 
 export const ASSURANCE_LEVELS = ['STANDARD', 'ENHANCED', 'STRICT'] as const;

@@ -1,5 +1,5 @@
 import type { Runtime } from '../runtime.js';
-import type { Challenge, ChallengeName, Environment } from './challenge.js';
+import { isFreeByDefault, WEBSITE_CHALLENGES, type Challenge, type ChallengeName, type Environment, type WebsiteChallenge } from './challenge.js';
 import { sandboxChallenge } from './challenges/sandbox.js';
 import { ticketModule } from './challenges/ticket/challenge.js';
 import { federatedModules } from './challenges/federated/index.js';
@@ -38,6 +38,11 @@ export interface ChallengeRegistry {
   configured(name: ChallengeName): boolean;
   /** The configured challenges' own endpoints (Challenge.routes), to mount beside the interaction pages. */
   routes: readonly Router[];
+  /**
+   * A new website's default `challenges` (spec 2.4 "all free challenges"): a configured challenge is free as its
+   * `<PREFIX>_FREE` setting says; one the operator has not configured keeps its default (ARCHITECTURE §6.6).
+   */
+  freeChallenges(): WebsiteChallenge[];
 }
 
 /** Builds the configured challenges once, at start-up (ARCHITECTURE §6.1, §6.3). */
@@ -67,5 +72,6 @@ export async function buildRegistry(runtime: Runtime, modules: readonly Challeng
     resolve: (environment, name) => (environment === 'TEST' ? sandboxFor(name) : live.get(name)),
     configured: (name) => live.has(name),
     routes: [...live.values()].flatMap((challenge) => (challenge.routes ? [challenge.routes] : [])),
+    freeChallenges: () => WEBSITE_CHALLENGES.filter((name) => live.get(name)?.free ?? isFreeByDefault(name)),
   };
 }

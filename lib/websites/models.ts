@@ -4,12 +4,6 @@ import type { Environment, WebsiteChallenge } from '../verification/challenge.js
 export type { Environment } from '../verification/challenge.js';
 export const ENVIRONMENTS = ['LIVE', 'TEST'] as const satisfies readonly Environment[];
 
-/**
- * A website's challenges when its creator names none (spec 2.4 "all free challenges"): the ones an operator can run
- * without a paid vendor contract per check.
- */
-export const FREE_CHALLENGES = ['selfie', 'email_age', 'ticket'] as const satisfies readonly WebsiteChallenge[];
-
 export type OAuth2Status = 'ACTIVE' | 'DISABLED';
 
 /** Website key (spec 2.5). */

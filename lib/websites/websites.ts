@@ -3,7 +3,7 @@ import { websiteUpdateSchema } from '../external/schemas/website-update.js';
 import { validator } from '../external/validation.js';
 import type { Runtime } from '../runtime.js';
 import { newPublicKey } from './credentials.js';
-import { ENVIRONMENTS, FREE_CHALLENGES, type Website, type WebsiteCreateInput, type WebsiteKey, type WebsiteUpdateInput } from './models.js';
+import { ENVIRONMENTS, type Website, type WebsiteCreateInput, type WebsiteKey, type WebsiteUpdateInput } from './models.js';
 import { checkWebsiteId, deniedAccess, type Queryable } from './ownership.js';
 
 type WebsiteRow = Omit<Website, 'keys'>;
@@ -58,7 +58,7 @@ export async function createWebsite(runtime: Runtime, webmasterId: number, input
         name: body.name.trim(),
         domain: body.domain,
         language: body.language ?? 'auto',
-        challenges: JSON.stringify(body.challenges ?? FREE_CHALLENGES),
+        challenges: JSON.stringify(body.challenges ?? runtime.challenges.freeChallenges()),
         regions: JSON.stringify(body.regions ?? []),
         created_at: now,
         updated_at: now,

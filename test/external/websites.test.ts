@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { FREE_CHALLENGES, type Website } from '../../lib/websites/index.js';
+import type { Website } from '../../lib/websites/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createWebmasterFixture } from '../helpers/fixtures.js';
 import { apiClient, expectError, snapshot, type ApiClient } from './api.js';
@@ -25,7 +25,7 @@ describe('External API: websites', () => {
     expect(response.status).to.equal(200);
     const website = response.body;
     expect(website).to.have.all.keys('id', 'name', 'domain', 'language', 'regions', 'challenges', 'keys');
-    expect(website).to.deep.include({ name: 'Shop', domain: 'shop.example.com', language: 'auto', regions: [], challenges: [...FREE_CHALLENGES] });
+    expect(website).to.deep.include({ name: 'Shop', domain: 'shop.example.com', language: 'auto', regions: [], challenges: ['selfie', 'email_age', 'ticket'] });
     expect(website.id).to.be.a('number').above(0);
     expect(website.keys.map((key) => key.environment)).to.deep.equal(['LIVE', 'TEST']);
     expect(website.keys[0]!.publicKey).to.match(/^pk_live_[A-Za-z0-9_-]{32}$/);
@@ -76,5 +76,30 @@ describe('External API: websites', () => {
   it('answers 404 for a website id that does not exist', async () => {
     expectError(await api.get('/website/999999'), 404);
     expectError(await api.patch('/website/999999', { name: 'x' }), 404);
+  });
+});
+
+describe("External API: a new website's default challenges follow the operator's <NAME>_FREE settings", () => {
+  const stripe = { STRIPE_SECRET_KEY: 'sk_test_51abc', STRIPE_PUBLISHABLE_KEY: 'pk_test_51abc' };
+
+  async function defaultsWith(env: NodeJS.ProcessEnv): Promise<string[]> {
+    const app = await startTestApp({ env });
+    try {
+      const api = apiClient(app.url, (await createWebmasterFixture(app.provider.runtime)).apiToken);
+      const created = await api.post<Website>('/website', { name: 'Shop', domain: 'shop.example.com' });
+      expect(created.status).to.equal(200);
+      return created.body.challenges;
+    } finally {
+      await app.close();
+    }
+  }
+
+  it('adds credit_card when CREDIT_CARD_FREE=true with the credit-card settings', async () => {
+    expect(await defaultsWith({ ...stripe, CREDIT_CARD_FREE: 'true' })).to.deep.equal(['selfie', 'email_age', 'credit_card', 'ticket']);
+  });
+
+  it('leaves credit_card out when CREDIT_CARD_FREE is not set, configured or not', async () => {
+    expect(await defaultsWith(stripe)).to.deep.equal(['selfie', 'email_age', 'ticket']);
+    expect(await defaultsWith({ CREDIT_CARD_FREE: 'true' })).to.deep.equal(['selfie', 'email_age', 'ticket']);
   });
 });

@@ -6,7 +6,6 @@ import { bindCsrf, RELAYED_FORM_BINDING, requireCsrf } from '../../http/csrf.js'
 import { sameOrigin } from '../../http/same-origin.js';
 import { schedulePeriodic } from '../../periodic.js';
 import type { Runtime } from '../../runtime.js';
-import { buildRegistry } from '../../verification/registry.js';
 import { OAUTH2_PATHS } from '../paths.js';
 import { runChallengeStep } from './challenge-steps.js';
 import { showChoice } from './choose.js';
@@ -42,7 +41,7 @@ export async function interactionRouter(runtime: Runtime, provider: Provider): P
   const services: InteractionServices = {
     runtime,
     provider,
-    registry: await buildRegistry(runtime),
+    registry: runtime.challenges,
     limits: interactionLimits(runtime),
   };
   schedulePeriodic(runtime, { name: 'sweeping interaction progress', everyMs: SWEEP_EVERY_MS, run: () => sweepExpiredProgress(runtime.db, runtime.clock) });

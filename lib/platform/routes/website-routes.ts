@@ -6,7 +6,7 @@ import { LANGUAGE_CHOICES } from '../../i18n/languages.js';
 import type { Runtime } from '../../runtime.js';
 import { WEBSITE_CHALLENGES } from '../../verification/challenge.js';
 import {
-  createOAuth2Config, createWebsite, ENVIRONMENTS, FREE_CHALLENGES, getDomainVerification, getWebsite, listWebsites, regenerateOAuth2Credentials,
+  createOAuth2Config, createWebsite, ENVIRONMENTS, getDomainVerification, getWebsite, listWebsites, regenerateOAuth2Credentials,
   regenerateWebsiteKey, updateOAuth2Config, updateWebsite,
 } from '../../websites/index.js';
 import { PLATFORM_PATH, webmasterOf } from '../authentication.js';
@@ -30,7 +30,7 @@ interface FailedForm {
   message?: string;
 }
 
-const OPTIONS = { languages: LANGUAGE_CHOICES, challenges: WEBSITE_CHALLENGES, environments: ENVIRONMENTS, freeChallenges: FREE_CHALLENGES };
+const OPTIONS = { languages: LANGUAGE_CHOICES, challenges: WEBSITE_CHALLENGES, environments: ENVIRONMENTS };
 
 /** The websites overview and each website's page: keys, OAuth2 configurations, and the forms that change them. */
 export function websiteRoutes(runtime: Runtime): Router {
@@ -40,6 +40,7 @@ export function websiteRoutes(runtime: Runtime): Router {
 
   const pageOptions = (ctx: Context) => ({
     ...OPTIONS,
+    freeChallenges: runtime.challenges.freeChallenges(),
     showSecrets: ctx.query.secrets === 'shown',
     notice: NOTICES.find((notice) => notice === ctx.query.saved),
   });

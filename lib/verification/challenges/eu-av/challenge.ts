@@ -1,5 +1,5 @@
 import { CSRF_FIELD, compileSchema, readForm } from '../../../http/form.js';
-import { unknownStep, type Challenge, type ChallengeOutcome, type StepContext } from '../../challenge.js';
+import { isFreeByDefault, unknownStep, type Challenge, type ChallengeOutcome, type StepContext } from '../../challenge.js';
 import { dcApiRequest, newPending, walletRequestUrl, type PendingPresentation } from './request.js';
 import { qrCodeSvg } from './qr.js';
 import type { EuAvSettings } from './settings.js';
@@ -86,7 +86,7 @@ export function createEuAvChallenge(settings: EuAvSettings, issuer: string): Cha
 
   return {
     name: 'eu_av',
-    free: false,
+    free: isFreeByDefault('eu_av'),
     assuranceLevel: settings.assuranceLevel,
     async handle(step, context) {
       const method = context.koa.method;

@@ -1,4 +1,4 @@
-import { unknownStep, type Challenge, type StepContext } from '../../challenge.js';
+import { isFreeByDefault, unknownStep, type Challenge, type StepContext } from '../../challenge.js';
 import { CSRF_FIELD, compileSchema, readForm, textField } from '../../../http/form.js';
 import type { ChallengeModule } from '../../registry.js';
 import { attemptLimit } from '../attempts.js';
@@ -36,7 +36,7 @@ export const ticketModule: ChallengeModule = {
 
     const challenge: Challenge = {
       name: 'ticket',
-      free: true,
+      free: isFreeByDefault('ticket'),
       assuranceLevel: 'STRICT',
       async handle(step, context) {
         const { koa } = context;
