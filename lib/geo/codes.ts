@@ -35,6 +35,25 @@ export function normaliseLocation(country: unknown, subdivision: unknown): Locat
   return { country: code, subdivision: normaliseSubdivision(code, subdivision) };
 }
 
+/** Why a test location is refused, in the words each surface shows. */
+export type TestLocationProblem = 'country' | 'subdivision';
+
+/**
+ * The one rule for a location a TEST caller names (the sandbox page, the authorization's test_country and
+ * test_subdivision, /v1/requirement's): the country must be a known ISO 3166-1 code, or `ZZ` to simulate a visitor
+ * nobody could locate, and a subdivision, if given (`TX` or `US-TX`), must be an ISO 3166-2 code of that country (an
+ * existing one for the US).
+ */
+export function testLocation(country: unknown, subdivision: unknown): Location | TestLocationProblem {
+  const unknown = typeof country === 'string' && country.trim().toUpperCase() === UNKNOWN_LOCATION.country;
+  const code = unknown ? UNKNOWN_LOCATION.country : normaliseCountry(country);
+  if (!code) return 'country';
+  const blank = subdivision === undefined || subdivision === null || (typeof subdivision === 'string' && subdivision.trim() === '');
+  if (blank) return { country: code, subdivision: null };
+  const subdivisionCode = normaliseSubdivision(code, subdivision);
+  return subdivisionCode ? { country: code, subdivision: subdivisionCode } : 'subdivision';
+}
+
 /** Whether `code` is a country or subdivision code an operator may configure (same rules as a website's regions, plus other countries' subdivisions). */
 export function isRegionCode(code: string): boolean {
   if (LOCATABLE_COUNTRIES.has(code)) return true;

@@ -1,6 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { errors, type Client, type KoaContextWithOIDC } from 'oidc-provider';
 import { ASSURANCE_LEVELS, CHALLENGE_NAMES } from '../verification/challenge.js';
+import { testLocation } from '../geo/codes.js';
 import { FLOWS } from './paths.js';
 import { SCOPE } from './scope.js';
 
@@ -38,9 +39,11 @@ const isSandboxParameter = (name: string) => name.startsWith('test_');
 /** Extra rules a value must meet beyond its schema. */
 const CROSS_CHECKS: Partial<Record<RequestParameter, (value: string, ctx: KoaContextWithOIDC) => string | undefined>> = {
   challenges: (value) => (new Set(value.split(',')).size === value.split(',').length ? undefined : 'challenges must not repeat a name'),
+  test_country: (value) => (testLocation(value, undefined) === 'country' ? 'test_country must be an ISO 3166-1 alpha-2 country code' : undefined),
   test_subdivision: (value, ctx) => {
     const country = ctx.oidc.params?.['test_country'];
-    return typeof country === 'string' && !value.startsWith(`${country}-`) ? 'test_subdivision must lie in test_country' : undefined;
+    const located = testLocation(typeof country === 'string' ? country : value.slice(0, 2), value);
+    return typeof located === 'string' ? 'test_subdivision must be an ISO 3166-2 subdivision of test_country' : undefined;
   },
 };
 

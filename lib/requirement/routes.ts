@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { Ajv, type JSONSchemaType } from 'ajv';
 import type { Context } from 'koa';
-import { normaliseCountry, normaliseLocation } from '../geo/codes.js';
+import { testLocation } from '../geo/codes.js';
 import type { Location } from '../geo/location.js';
 import { isVerificationRequired } from '../geo/regions.js';
 import { describeError, HttpError, oauthJsonError } from '../http/errors.js';
@@ -44,11 +44,9 @@ const allowAnyOrigin = (ctx: Context): void => {
 async function resolveLocation(ctx: Context, runtime: Runtime, query: RequirementQuery, environment: 'LIVE' | 'TEST'): Promise<Location> {
   if (query.test_country === undefined && query.test_subdivision === undefined) return runtime.geo.locate(ctx);
   if (environment !== 'TEST') throw invalidRequest('test_country and test_subdivision are accepted with a TEST key only');
-  if (!normaliseCountry(query.test_country)) throw invalidRequest('test_country must be an ISO 3166-1 alpha-2 country code');
-  const location = normaliseLocation(query.test_country, query.test_subdivision);
-  if (query.test_subdivision !== undefined && location.subdivision === null) {
-    throw invalidRequest(`test_subdivision must be an ISO 3166-2 subdivision of ${location.country}`);
-  }
+  const location = testLocation(query.test_country, query.test_subdivision);
+  if (location === 'country') throw invalidRequest('test_country must be an ISO 3166-1 alpha-2 country code');
+  if (location === 'subdivision') throw invalidRequest(`test_subdivision must be an ISO 3166-2 subdivision of ${String(query.test_country).trim().toUpperCase()}`);
   return location;
 }
 

@@ -99,7 +99,7 @@ describe('oauth2: authorization endpoints (spec 4.1)', () => {
       expect(params.get('error'), name).to.equal('invalid_request');
       expect(params.get('error_description')).to.contain(name);
     }
-    for (const extra of <Record<string, string>[]>[{ test_outcome: 'maybe' }, { test_level: 'HIGH' }, { test_country: 'usa' }, { test_country: 'US', test_subdivision: 'CA-ON' }]) {
+    for (const extra of <Record<string, string>[]>[{ test_outcome: 'maybe' }, { test_level: 'HIGH' }, { test_country: 'usa' }, { test_country: 'QQ' }, { test_subdivision: 'QQ-11' }, { test_country: 'US', test_subdivision: 'CA-ON' }, { test_country: 'US', test_subdivision: 'US-ZZ' }]) {
       const params = await redirectedError(`/v1/oauth2/checker?${authorizationQuery(sandbox, extra)}`);
       expect(params.get('error'), JSON.stringify(extra)).to.equal('invalid_request');
     }

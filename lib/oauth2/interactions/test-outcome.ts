@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { sandboxLocation } from '../../verification/challenges/sandbox.js';
+import { testLocation } from '../../geo/codes.js';
 import { endWithError, handOver, recordVerification } from './outcome.js';
 import type { InteractionServices, Visit } from './visit.js';
 
@@ -12,7 +12,9 @@ export async function runTestOutcome(services: InteractionServices, ctx: Context
   const { test_outcome: outcome, test_level: level, test_country: country, test_subdivision: subdivision } = visit.params;
   if (outcome === 'refuse') return endWithError(services, ctx, visit, 'access_denied', 'the sandbox refused the verification (test_outcome=refuse)');
   const givenCountry = country ?? subdivision?.slice(0, 2);
-  const location = givenCountry ? sandboxLocation(givenCountry, subdivision) : undefined;
+  // The authorization endpoint already refused a location testLocation refuses (request-parameters.ts).
+  const named = givenCountry ? testLocation(givenCountry, subdivision) : undefined;
+  const location = typeof named === 'object' ? named : undefined;
   const verification = await recordVerification(services, ctx, visit, { method: 'sandbox', assuranceLevel: level ?? 'STANDARD', location, reused: false });
   await handOver(services, ctx, visit, verification.uid);
 }

@@ -1,5 +1,6 @@
 import { ASSURANCE_LEVELS, unknownStep, type AssuranceLevel, type Challenge, type ChallengeName, type StepContext } from '../challenge.js';
 import { CSRF_FIELD, compileSchema, readForm } from '../../http/form.js';
+import { testLocation } from '../../geo/codes.js';
 
 /** What the visitor picks on the sandbox page; the same fields a TEST client may send as test_* parameters. */
 export interface SandboxChoice {
@@ -9,18 +10,6 @@ export interface SandboxChoice {
   subdivision: string | null;
 }
 
-export const COUNTRY_PATTERN = '^[A-Z]{2}$';
-/** ISO 3166-2: the country, a dash, one to three letters or digits (e.g. US-CA, FR-75, DE-BY). */
-export const SUBDIVISION_PATTERN = '^[A-Z]{2}-[A-Z0-9]{1,3}$';
-
-/** Country and subdivision as the sandbox records them; undefined when they do not form a valid pair. */
-export function sandboxLocation(country: string, subdivision: string | null | undefined): { country: string; subdivision: string | null } | undefined {
-  const upperCountry = country.trim().toUpperCase();
-  const upperSubdivision = subdivision?.trim().toUpperCase() || null;
-  if (!new RegExp(COUNTRY_PATTERN).test(upperCountry)) return undefined;
-  if (upperSubdivision && !(new RegExp(SUBDIVISION_PATTERN).test(upperSubdivision) && upperSubdivision.startsWith(`${upperCountry}-`))) return undefined;
-  return { country: upperCountry, subdivision: upperSubdivision };
-}
 
 interface SandboxForm {
   _csrf: string;
@@ -71,8 +60,8 @@ export function sandboxChallenge(simulated: ChallengeName, proposedLevel: Assura
       const form = readForm(koa, validateSandboxForm);
       if (!form) return showForm(context, undefined, context.t('challenges.sandbox.error.form'));
       if (form.outcome === 'refuse') return context.finish({ passed: false, reason: 'refused' });
-      const location = sandboxLocation(form.country, form.subdivision);
-      if (!location) return showForm(context, form, context.t('challenges.sandbox.error.location'));
+      const location = testLocation(form.country, form.subdivision);
+      if (typeof location === 'string') return showForm(context, form, context.t('challenges.sandbox.error.location'));
       await context.finish({ passed: true, assuranceLevel: form.level, location });
     },
   };

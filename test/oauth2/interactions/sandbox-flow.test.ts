@@ -85,6 +85,9 @@ describe('visitor flow in the TEST sandbox', () => {
     const again = expectPage(await submitSandbox(browser, sandbox, { country: 'US', subdivision: 'FR-75' }));
     expect(again.status).to.equal(422);
     expect(again.html).to.contain('region code that starts with that country');
+    // The same rule as test_country and /v1/requirement: a code no country has is refused too.
+    const unknown = expectPage(await submitSandbox(browser, again, { country: 'QQ', subdivision: '' }));
+    expect(unknown.status).to.equal(422);
   });
 
   describe('test_outcome lets a TEST client skip every page', () => {
