@@ -3,36 +3,27 @@ import { systemClock, type Clock } from './clock.js';
 import { loadConfig } from './config/load.js';
 import type { Config, Settings } from './config/types.js';
 import { fallbackErrors } from './http/fallback.js';
-import { requestDeadline } from './http/deadline.js';
 import { healthRoutes, type Readiness } from './http/health.js';
-import { inputGuard } from './http/input-guard.js';
 import { pinOriginToIssuer, warnAboutUntrustedProxy } from './http/issuer-origin.js';
 import { requestIds } from './http/request-id.js';
 import { createMetrics } from './http/metrics.js';
 import { operationsApp } from './http/operations.js';
 import { createRateLimits } from './http/rate-limit.js';
 import { securityHeaders } from './http/security-headers.js';
-import { staticAssets } from './http/static-assets.js';
-import { checkerRoutes } from './checker/routes.js';
 import { createGeoResolver } from './geo/resolver.js';
-import { federatedCallbackRoutes } from './verification/challenges/federated/index.js';
 import type { GeoOptions } from './geo/settings.js';
 import { buildRegistry, type ChallengeRegistry } from './verification/registry.js';
 import { createClientCache } from './websites/client-cache.js';
 import { publicDomainProbe, type DomainProbe } from './websites/domain-probe.js';
 import { brandingAssets, loadBranding, type BrandingOptions } from './branding/index.js';
-import { externalApi } from './external/router.js';
 import { createLogger, type Logger } from './log.js';
-import { platformRouter } from './platform/router.js';
-import { requirementRoutes } from './requirement/routes.js';
 import type { Runtime } from './runtime.js';
-import { interactionRouter } from './oauth2/interactions/router.js';
 import { createSealer } from './security/sealing.js';
 import { openConfiguredDatabase, type Database } from './store/database.js';
 import { migrate } from './store/migrate.js';
 import { scheduleRetention } from './store/retention.js';
+import { mountSurfaces } from './surfaces.js';
 import { createProvider } from './oauth2/provider.js';
-import { mountOAuth2 } from './oauth2/surface.js';
 import type Provider from 'oidc-provider';
 
 export interface AgeProviderOptions extends Partial<Settings> {
@@ -141,24 +132,13 @@ async function assemble({ config, db, clock, log, env, geo, branding, domainProb
   app.use(metrics.middleware);
   app.use(securityHeaders({ https: config.issuer.startsWith('https://') }));
   app.use(fallbackErrors(log));
+  // Every page is branded; the brand's theme and logo are served here too.
   app.use(brandingAssets(loadBranding(env, branding)));
-  app.use(staticAssets());
   const readiness: Readiness = { draining: false };
   const health = healthRoutes(db, readiness);
-  app.use(health.routes());
-  // After health: /readyz has its own, shorter bound.
-  app.use(requestDeadline(config.requestTimeoutMs));
-  // Before every surface and any query; under the deadline, since it reads request bodies.
-  app.use(inputGuard());
-  // Surfaces: each module mounts its own routes here (paths never collide; the provider goes last).
-  app.use(externalApi(runtime));
   const provider = createProvider(runtime);
-  app.use(requirementRoutes(runtime).routes());
-  app.use(checkerRoutes(runtime, provider).routes());
-  app.use(platformRouter(runtime).routes());
-  app.use(federatedCallbackRoutes(runtime).routes());
-  app.use((await interactionRouter(runtime, provider)).routes());
-  mountOAuth2(app, runtime, provider);
+  // Surfaces (lib/surfaces.ts): each request is handed to the one surface that claims it.
+  app.use(await mountSurfaces({ runtime, provider, health }));
   scheduleRetention(runtime);
 
   return {

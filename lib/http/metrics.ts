@@ -2,19 +2,6 @@ import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
-/** The surface a path belongs to: a bounded label set, never raw paths (ids and codes would explode cardinality). */
-function surfaceOf(path: string): string {
-  if (path.startsWith('/external/')) return 'external';
-  if (path.startsWith('/platform')) return 'platform';
-  if (path.startsWith('/v1/oauth2/token') || path.startsWith('/api/oauth2/token')) return 'token';
-  if (path.startsWith('/v1/oauth2/resources') || path.startsWith('/api/oauth2/resources')) return 'resources';
-  if (path.startsWith('/v1/oauth2/interaction/')) return 'interaction';
-  if (path.startsWith('/v1/oauth2/') || path.startsWith('/api/oauth2/')) return 'oauth2';
-  if (path.startsWith('/v1/requirement')) return 'requirement';
-  if (path.startsWith('/static/')) return 'static';
-  return 'other';
-}
-
 export interface Metrics {
   /** Times every request by surface, method and status class. */
   middleware: Middleware;
@@ -42,11 +29,13 @@ export function createMetrics(): Metrics {
   return {
     routes,
     middleware: async (ctx, next) => {
-      const end = duration.startTimer({ surface: surfaceOf(ctx.path), method: ctx.method });
+      const end = duration.startTimer();
       try {
         await next();
       } finally {
-        end({ status: `${Math.floor(ctx.status / 100)}xx` });
+        // The surface that claimed the request (lib/surfaces.ts): a bounded label set, never raw paths.
+        const surface = (ctx.state as { surface?: { name: string } }).surface?.name ?? 'none';
+        end({ surface, method: ctx.method, status: `${Math.floor(ctx.status / 100)}xx` });
       }
     },
   };

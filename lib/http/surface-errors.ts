@@ -1,20 +1,12 @@
 import type { Context } from 'koa';
-import { EXTERNAL_PREFIX } from '../external/surface.js';
-import { BACK_CHANNEL_PATHS, LEGACY_PATHS } from '../oauth2/paths.js';
-import { REQUIREMENT_PATH } from '../requirement/routes.js';
 import { oauthJsonError, statusName } from './errors.js';
 
-/** Which error shape a path's callers expect: spec 2.7 JSON, RFC 6749 JSON, or the visitor's HTML page. */
+/** Which error shape a surface's callers expect: spec 2.7 JSON, RFC 6749 JSON, or the visitor's HTML page. */
 export type ErrorShape = 'external' | 'oauth' | 'visitor';
 
-/** Paths answering RFC 6749-style JSON errors (the OAuth2 back channel, its legacy twins, the requirement). */
-const OAUTH_JSON_PATHS = new Set<string>([...BACK_CHANNEL_PATHS, ...Object.keys(LEGACY_PATHS), REQUIREMENT_PATH]);
-
+/** The shape of the surface that claimed the request (lib/surfaces.ts); before any did, the visitor's page. */
 export function errorShapeOf(ctx: Context): ErrorShape {
-  // Routers match case-insensitively and ignore a trailing slash: so does the shape.
-  const path = ctx.path.toLowerCase().replace(/\/$/, '');
-  if (path === EXTERNAL_PREFIX || path.startsWith(`${EXTERNAL_PREFIX}/`)) return 'external';
-  return OAUTH_JSON_PATHS.has(path) ? 'oauth' : 'visitor';
+  return (ctx.state as { surface?: { errors: ErrorShape } }).surface?.errors ?? 'visitor';
 }
 
 export interface JsonError {

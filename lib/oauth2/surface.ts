@@ -51,17 +51,22 @@ function limitBackChannel(runtime: Runtime): Koa.Middleware {
   };
 }
 
-/**
- * Mounts the OAuth2 surface on the parent app: entry rewrites, Resources, then oidc-provider itself running on the
- * parent's context (so the parent's `proxy` and cookie keys apply). Mount it last: its middlewares are composed
- * now, so every provider.use() must already be registered.
- */
-export function mountOAuth2(app: Koa, runtime: Runtime, provider: Provider): void {
+/** Runs oidc-provider (on the parent's context, so the parent's `proxy` and cookie keys apply) for the routes we serve. */
+function providerRoutes(provider: Provider): Koa.Middleware {
   const runProvider = compose(provider.middleware);
-  app.use(guardOAuth2Methods());
-  app.use(rewriteEntryPoints(runtime));
-  app.use(oauth2Outages());
-  app.use(limitBackChannel(runtime));
-  app.use(resourcesRoutes(runtime).routes());
-  app.use((ctx, next) => (isProviderPath(ctx.path) ? runProvider(ctx, next) : next()));
+  return (ctx, next) => (isProviderPath(ctx.path) ? runProvider(ctx, next) : next());
+}
+
+/**
+ * The back channel a website's server calls (token, Resources, introspection, revocation and the legacy twins):
+ * RFC 6749/6750 JSON only, a generous per-address limit, Resources ahead of the provider. Build it after every
+ * provider.use(): the provider's middleware is composed now.
+ */
+export function backChannelSurface(runtime: Runtime, provider: Provider): Koa.Middleware {
+  return compose([guardOAuth2Methods(), rewriteEntryPoints(runtime), oauth2Outages(), limitBackChannel(runtime), resourcesRoutes(runtime).routes() as Koa.Middleware, providerRoutes(provider)]);
+}
+
+/** The browser side: the entry points (and their legacy twins), the resume, the JWKS and the metadata. */
+export function browserOAuth2Surface(runtime: Runtime, provider: Provider): Koa.Middleware {
+  return compose([guardOAuth2Methods(), rewriteEntryPoints(runtime), oauth2Outages(), providerRoutes(provider)]);
 }

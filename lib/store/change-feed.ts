@@ -8,6 +8,8 @@ export const CLIENTS_CHANNEL = 'age_provider_clients';
 
 /** How long a lost LISTEN connection waits before it tries again. */
 const RECONNECT_MS = 1000;
+/** A connection attempt that gets no answer gives up after this long (then retries). */
+const CONNECT_TIMEOUT_MS = 5000;
 
 export interface ChangeFeed {
   /** Whether every change since the last `onChange` call is guaranteed to be announced (false while disconnected). */
@@ -25,7 +27,8 @@ export async function listenForChanges(db: Database, channel: string, onChange: 
   if (isEmbedded(db)) {
     const pglite = (db.client.config.connection as { pglite: PGlite }).pglite;
     const unsubscribe = await pglite.listen(channel, onChange);
-    return { trusted: true, close: () => unsubscribe() };
+    // An instance closed under us (a test of an outage, the owner's own close) has nothing left to unsubscribe.
+    return { trusted: true, close: () => unsubscribe().catch(() => undefined) };
   }
   // The same server and credentials as the pool's (knex takes a URL or a pg configuration).
   const connection = db.client.config.connection as string | pg.ClientConfig;
@@ -43,7 +46,8 @@ export async function listenForChanges(db: Database, channel: string, onChange: 
   };
 
   async function connect(): Promise<void> {
-    const next = new pg.Client(connection);
+    // Bounded like the pool's connections, so a database that does not answer never holds the start-up.
+    const next = new pg.Client(typeof connection === 'string' ? { connectionString: connection, connectionTimeoutMillis: CONNECT_TIMEOUT_MS } : { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...connection });
     next.on('notification', onChange);
     next.on('error', lost);
     next.on('end', () => lost());
@@ -57,13 +61,18 @@ export async function listenForChanges(db: Database, channel: string, onChange: 
       log.warn('could not listen for database changes: retrying', { channel, error: (error as Error).message });
       return;
     }
+    if (closed) {
+      await next.end().catch(() => undefined);
+      return;
+    }
     client = next;
     trusted = true;
     // Whatever changed while nobody listened is unknown: start afresh.
     onChange();
   }
 
-  await connect();
+  // In the background: until it listens the feed is not trusted, so nothing is served from a cache meanwhile.
+  void connect();
   return {
     get trusted() {
       return trusted;

@@ -89,6 +89,7 @@ describe('request deadline: a request past REQUEST_TIMEOUT_MS is an outage in it
   it('answers the back channel 503 temporarily_unavailable JSON, not the visitor page', async () => {
     const client = await harness.client();
     const { access_token: accessToken } = await issueToken(harness.app, client);
+    // Introspection reads the token through the provider's adapter (Resources reads it in a statement of its own).
     const adapter = harness.app.provider.provider.AccessToken.adapter;
     const find = adapter.find.bind(adapter);
     adapter.find = async (id) => {
@@ -96,7 +97,10 @@ describe('request deadline: a request past REQUEST_TIMEOUT_MS is an outage in it
       return find(id);
     };
     try {
-      const response = await fetch(`${harness.app.url}/v1/oauth2/resources`, { headers: { authorization: `Bearer ${accessToken}` } });
+      const basic = `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString('base64')}`;
+      const response = await fetch(`${harness.app.url}/v1/oauth2/token/introspection`, {
+        method: 'POST', headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${accessToken}`,
+      });
       expect(response.status).to.equal(503);
       expect(Number(response.headers.get('retry-after'))).to.be.greaterThan(0);
       expect(await response.json()).to.include({ error: 'temporarily_unavailable' });

@@ -13,16 +13,14 @@ import type { Runtime } from '../../../runtime.js';
 import { responseParameters } from './answer.js';
 import { readStateBinding } from './binding.js';
 import { PROVIDER_NAMES } from './challenge.js';
-import { federatedCallbackPath, federatedProviders, type FederatedProvider } from './providers.js';
-import { isFederatedName } from './settings.js';
+import { federatedCallbackPath, type FederatedProvider } from './providers.js';
 
 /**
- * The fixed redirect URIs the operator registers with each provider. The sealed `state` names the interaction;
+ * The fixed redirect URI the operator registers with `provider`. The sealed `state` names the interaction;
  * the answer is handed to that interaction's `callback` step, whose path carries oidc-provider's interaction
  * cookie, so only the browser that started the check can finish it. Nothing here checks the answer itself.
  */
-export function federatedCallbackRoutes(runtime: Runtime): Router {
-  const providers = federatedProviders(runtime);
+export function federatedCallbackRoutes(runtime: Runtime, provider: FederatedProvider): Router {
   const router = new Router();
   router.use((ctx, next) => {
     bindCsrf(ctx, RELAYED_FORM_BINDING);
@@ -31,41 +29,33 @@ export function federatedCallbackRoutes(runtime: Runtime): Router {
   // A visitor comes back once or twice per check; a shared address (office, mobile carrier) gets room for many.
   const limit = rateLimit(runtime.rateLimits.limiter({ name: 'federated-callback-ip', points: 120, duration: 600 }), (ctx) => ctx.ip);
 
-  const providerOf = (ctx: Context): FederatedProvider => {
-    const name = ctx.params['provider'];
-    const provider = isFederatedName(name) ? providers.get(name) : undefined;
-    if (!provider) throw new HttpError(404, 'Not Found');
-    return provider;
-  };
-
   const language = browserLanguage;
 
   /** The callback step of the interaction the state names, or a page saying the link is not valid. */
-  const stepOf = (ctx: Context, provider: FederatedProvider, state: string | null): string | undefined => {
+  const stepOf = (ctx: Context, state: string | null): string | undefined => {
     const binding = state === null ? undefined : readStateBinding(runtime.sealer, state);
     if (binding?.challenge === provider.settings.name) return interactionPaths(binding.uid).step(provider.settings.name, 'callback');
     render(ctx, 'challenges/federated-problem.njk', language(ctx), { provider: PROVIDER_NAMES[provider.settings.name], problem: 'unknown' }, 400);
     return undefined;
   };
 
-  router.get(federatedCallbackPath(':provider'), limit, (ctx) => {
-    const provider = providerOf(ctx);
+  const path = federatedCallbackPath(provider.settings.name);
+  router.get(path, limit, (ctx) => {
     const response = responseParameters(ctx.query);
     // Fragment answers (AgeKey) never reach a server: our page reads the fragment and posts it back here.
     if (provider.settings.responseMode === 'fragment' && [...response.keys()].length === 0) {
       render(ctx, 'challenges/federated-relay.njk', language(ctx), { provider: PROVIDER_NAMES[provider.settings.name], action: ctx.path });
       return;
     }
-    const step = stepOf(ctx, provider, response.get('state'));
+    const step = stepOf(ctx, response.get('state'));
     if (!step) return;
     seeOther(ctx, `${step}?${response.toString()}`);
   });
 
-  router.post(federatedCallbackPath(':provider'), limit, sameOrigin(runtime.config.issuer), formBody('16kb'), requireCsrf, (ctx) => {
-    const provider = providerOf(ctx);
+  router.post(path, limit, sameOrigin(runtime.config.issuer), formBody('16kb'), requireCsrf, (ctx) => {
     if (provider.settings.responseMode !== 'fragment') throw new HttpError(405, 'Method Not Allowed');
     const body = (ctx.request.body ?? {}) as Record<string, unknown>;
-    const step = stepOf(ctx, provider, responseParameters(body).get('state'));
+    const step = stepOf(ctx, responseParameters(body).get('state'));
     if (!step) return;
     // 307 keeps the method and the body (the fields and the form token) for the interaction's own step.
     ctx.status = 307;

@@ -1,15 +1,17 @@
 import type { ChallengeModule } from '../../registry.js';
 import { createFederatedChallenge } from './challenge.js';
-import { federatedProviders } from './providers.js';
+import { federatedCallbackRoutes } from './callback-route.js';
+import { federatedProvider } from './providers.js';
 import { FEDERATED_NAMES } from './settings.js';
 
-export { federatedCallbackRoutes } from './callback-route.js';
-
-/** anonymage, pleenk, paypal, agego and agekey: each loads only when the operator configured its provider. */
+/**
+ * anonymage, pleenk, paypal, agego and agekey: each loads only when the operator configured its provider, with the
+ * fixed callback route the operator registered with it.
+ */
 export const federatedModules: readonly ChallengeModule[] = FEDERATED_NAMES.map((name) => ({
   name,
   configure(runtime) {
-    const provider = federatedProviders(runtime).get(name);
-    return provider && createFederatedChallenge(provider);
+    const provider = federatedProvider(runtime, name);
+    return provider && { ...createFederatedChallenge(provider), routes: federatedCallbackRoutes(runtime, provider) };
   },
 }));

@@ -13,20 +13,11 @@ export interface FederatedProvider {
 /** Path of a provider's fixed callback; the interaction is found through the sealed `state`. */
 export const federatedCallbackPath = (name: string): string => `/v1/oauth2/federated/${name}/callback`;
 
-const built = new WeakMap<Runtime, ReadonlyMap<FederatedName, FederatedProvider>>();
-
 /**
- * The providers the operator configured, built once per service so the challenges and the callback route share
- * one discovery cache. Throws ConfigError naming the variable at fault.
+ * The provider `name` when the operator configured it, built once at start-up: its challenge and its callback route
+ * close over this one object, so they share one discovery cache. Throws ConfigError naming the variable at fault.
  */
-export function federatedProviders(runtime: Runtime): ReadonlyMap<FederatedName, FederatedProvider> {
-  let providers = built.get(runtime);
-  if (!providers) {
-    providers = new Map(loadFederatedSettings(runtime.env).map((settings) => [
-      settings.name,
-      { settings, upstream: createUpstream(settings), redirectUri: `${runtime.config.issuer}${federatedCallbackPath(settings.name)}` },
-    ]));
-    built.set(runtime, providers);
-  }
-  return providers;
+export function federatedProvider(runtime: Runtime, name: FederatedName): FederatedProvider | undefined {
+  const settings = loadFederatedSettings(runtime.env).find((candidate) => candidate.name === name);
+  return settings && { settings, upstream: createUpstream(settings), redirectUri: `${runtime.config.issuer}${federatedCallbackPath(settings.name)}` };
 }
