@@ -7,7 +7,7 @@ import { browserLanguage } from '../i18n/negotiate.js';
 import type { Runtime } from '../runtime.js';
 import { findVerificationByGrant } from '../verification/verifications.js';
 import { checkerCallbackUrl, checkerClientId } from './client.js';
-import { findKeyWebsite } from './key-website.js';
+import { findKeyWebsite } from '../websites/keys.js';
 import { validCallbackQuery, type CallbackQuery } from './requests.js';
 import { openState, type CheckerState } from './state.js';
 import type { VerificationSigner } from './verification-token.js';

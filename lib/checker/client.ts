@@ -3,7 +3,7 @@ import type { AdapterPayload } from 'oidc-provider';
 import type { ClientWebsite } from '../oauth2/clients.js';
 import { SCOPE } from '../oauth2/scope.js';
 import type { Runtime } from '../runtime.js';
-import { findKeyWebsite } from './key-website.js';
+import { findKeyWebsite } from '../websites/keys.js';
 import { CHECKER_PATHS } from './paths.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { isVerificationRequired } from '../geo/regions.js';
 import type { Runtime } from '../runtime.js';
-import { findKeyWebsite } from './key-website.js';
+import { findKeyWebsite } from '../websites/keys.js';
 import { isAllowedOrigin } from './origins.js';
 import { validRequirementQuery } from './requests.js';
 

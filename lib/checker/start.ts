@@ -4,7 +4,7 @@ import { OAUTH2_PATHS } from '../oauth2/paths.js';
 import { SCOPE } from '../oauth2/scope.js';
 import type { Runtime } from '../runtime.js';
 import { checkerCallbackUrl, checkerClientId } from './client.js';
-import { findKeyWebsite } from './key-website.js';
+import { findKeyWebsite } from '../websites/keys.js';
 import { isAllowedOrigin } from './origins.js';
 import { validStartQuery, type StartQuery } from './requests.js';
 import { sealState } from './state.js';

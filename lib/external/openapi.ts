@@ -1,7 +1,7 @@
 import type { SchemaObject } from 'ajv';
 import { OPERATIONS, type Operation } from './operations.js';
 import { errorSchema } from './schemas/responses.js';
-import { environmentParameter, websiteIdParameter } from './schemas/path-parameters.js';
+import { environmentParameter, websiteIdParameter } from '../websites/schemas/path-parameters.js';
 import { BODY_LIMIT_KIB, EXTERNAL_PREFIX } from './surface.js';
 
 const ERROR_RESPONSES: Record<string, string> = {

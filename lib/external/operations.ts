@@ -6,11 +6,11 @@ import {
   type Environment, type OAuth2CreateInput, type OAuth2UpdateInput, type WebsiteCreateInput, type WebsiteUpdateInput,
 } from '../websites/index.js';
 import { domainVerificationSchema } from './schemas/domain-verification.js';
-import { oauth2CreateSchema } from './schemas/oauth2-create.js';
-import { oauth2UpdateSchema } from './schemas/oauth2-update.js';
+import { oauth2CreateSchema } from '../websites/schemas/oauth2-create.js';
+import { oauth2UpdateSchema } from '../websites/schemas/oauth2-update.js';
 import { oauth2ConfigurationSchema, websiteKeySchema, websiteListSchema, websiteSchema } from './schemas/responses.js';
-import { websiteCreateSchema } from './schemas/website-create.js';
-import { websiteUpdateSchema } from './schemas/website-update.js';
+import { websiteCreateSchema } from '../websites/schemas/website-create.js';
+import { websiteUpdateSchema } from '../websites/schemas/website-update.js';
 
 /** Which path parameters an operation takes. */
 export type Scope = 'account' | 'website' | 'environment';

@@ -1,7 +1,7 @@
 import type { Environment } from '../websites/index.js';
 import type { Scope, ScopeValues } from './operations.js';
-import { environmentPathSchema, websitePathSchema } from './schemas/path-parameters.js';
-import { validator } from './validation.js';
+import { environmentPathSchema, websitePathSchema } from '../websites/schemas/path-parameters.js';
+import { validator } from '../websites/validation.js';
 
 const validateWebsitePath = validator<{ website_id: string }>(websitePathSchema, 'path');
 const validateEnvironmentPath = validator<{ website_id: string; environment: 'live' | 'test' }>(environmentPathSchema, 'path');

@@ -3,6 +3,7 @@ import type { Runtime } from '../runtime.js';
 import type { Environment } from '../verification/challenge.js';
 import { findCheckerClientWebsite, isCheckerClientId } from '../checker/client.js';
 import { SCOPE } from './scope.js';
+import { findActiveClient, type ActiveClient } from '../websites/clients.js';
 
 /** The website behind an OAuth2 client_id, as the visitor's pages need it. */
 export interface ClientWebsite {
@@ -12,58 +13,7 @@ export interface ClientWebsite {
   website: { id: number; name: string; domain: string; domainVerified: boolean; language: string; challenges: string[]; regions: string[] };
 }
 
-interface ClientRow {
-  client_id: string;
-  secret_sealed: string;
-  environment: Environment;
-  redirect_uris: string[];
-  website_id: number;
-  name: string;
-  domain: string;
-  domain_verified_at: Date | null;
-  language: string;
-  challenges: string[];
-  regions: string[];
-  valid_until: Date | null;
-}
-
-/**
- * The one query deciding whether a client_id resolves: its configuration is ACTIVE and its credential pair is
- * current, or superseded but still inside its grace period (ARCHITECTURE §6.9).
- */
-function queryClientRow({ db, clock }: Runtime, clientId: string): Promise<ClientRow | undefined> {
-  return db('oauth2_credentials as credential')
-    .join('oauth2_configs as config', 'config.id', 'credential.config_id')
-    .join('websites as website', 'website.id', 'config.website_id')
-    .select(
-      'credential.client_id',
-      'credential.secret_sealed',
-      'config.environment',
-      'config.redirect_uris',
-      'website.id as website_id',
-      'website.name',
-      'website.domain',
-      'website.domain_verified_at',
-      'website.language',
-      'website.challenges',
-      'website.regions',
-      'credential.valid_until',
-    )
-    .where('credential.client_id', clientId)
-    .andWhere('config.status', 'ACTIVE')
-    .andWhere((query) => query.whereNull('credential.superseded_at').orWhere('credential.valid_until', '>', clock.now()))
-    .first<ClientRow | undefined>();
-}
-
-/** The row of a client_id, remembered per instance until a client change is announced or its grace ends. */
-function findClientRow(runtime: Runtime, clientId: string): Promise<ClientRow | undefined> {
-  return runtime.clients.get(`client:${clientId}`, async () => {
-    const row = await queryClientRow(runtime, clientId);
-    return { value: row, validUntil: row?.valid_until ?? null };
-  });
-}
-
-const toClientWebsite = (row: ClientRow): ClientWebsite => ({
+const toClientWebsite = (row: ActiveClient): ClientWebsite => ({
   clientId: row.client_id,
   environment: row.environment,
   redirectUris: row.redirect_uris,
@@ -80,7 +30,7 @@ const toClientWebsite = (row: ClientRow): ClientWebsite => ({
 
 export async function findClientWebsite(runtime: Runtime, clientId: string): Promise<ClientWebsite | undefined> {
   if (isCheckerClientId(clientId)) return findCheckerClientWebsite(runtime, clientId);
-  const row = await findClientRow(runtime, clientId);
+  const row = await findActiveClient(runtime, clientId);
   return row ? toClientWebsite(row) : undefined;
 }
 
@@ -90,7 +40,7 @@ export async function findClientWebsite(runtime: Runtime, clientId: string): Pro
  * which every change to a client empties on every instance, so disabling or rotating takes effect at once.
  */
 export async function findClientMetadata(runtime: Runtime, clientId: string): Promise<AdapterPayload | undefined> {
-  const row = await findClientRow(runtime, clientId);
+  const row = await findActiveClient(runtime, clientId);
   if (!row) return undefined;
   return {
     client_id: row.client_id,

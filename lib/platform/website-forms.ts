@@ -1,10 +1,10 @@
 import type { SchemaObject } from 'ajv';
-import { NAME_MAX_LENGTH, REDIRECT_URIS_MAX } from '../external/schemas/fields.js';
-import { oauth2CreateSchema } from '../external/schemas/oauth2-create.js';
-import { oauth2UpdateSchema } from '../external/schemas/oauth2-update.js';
-import { websiteCreateSchema } from '../external/schemas/website-create.js';
-import { websiteUpdateSchema } from '../external/schemas/website-update.js';
-import { conforms } from '../external/validation.js';
+import { NAME_MAX_LENGTH, REDIRECT_URIS_MAX } from '../websites/schemas/fields.js';
+import { oauth2CreateSchema } from '../websites/schemas/oauth2-create.js';
+import { oauth2UpdateSchema } from '../websites/schemas/oauth2-update.js';
+import { websiteCreateSchema } from '../websites/schemas/website-create.js';
+import { websiteUpdateSchema } from '../websites/schemas/website-update.js';
+import { conforms } from '../websites/validation.js';
 import { listField, textField } from '../http/form.js';
 import type { OAuth2CreateInput, OAuth2UpdateInput, WebsiteCreateInput, WebsiteUpdateInput } from '../websites/index.js';
 

@@ -7,7 +7,7 @@ import { isVerificationRequired } from '../geo/regions.js';
 import { describeError, HttpError, oauthJsonError } from '../http/errors.js';
 import { perMinuteSetting } from '../http/rate-limit.js';
 import type { Runtime } from '../runtime.js';
-import { findRegionsByPublicKey } from './website-regions.js';
+import { findKeyWebsite } from '../websites/keys.js';
 
 export const REQUIREMENT_PATH = '/v1/requirement';
 
@@ -75,8 +75,9 @@ export function requirementRoutes(runtime: Runtime): Router {
         const field = validQuery.errors?.[0]?.instancePath.slice(1) || 'key';
         throw invalidRequest(field === 'key' ? 'the query must carry exactly one key parameter' : `${field} is malformed`);
       }
-      const website = KEY_SHAPE.test(query.key) ? await findRegionsByPublicKey(runtime.db, query.key) : undefined;
-      if (!website) throw new HttpError(404, 'no website has this public key', {}, 'not_found');
+      const found = KEY_SHAPE.test(query.key) ? await findKeyWebsite(runtime.db, query.key) : undefined;
+      if (!found) throw new HttpError(404, 'no website has this public key', {}, 'not_found');
+      const website = { regions: found.website.regions, environment: found.environment };
       const location = await resolveLocation(ctx, runtime, query, website.environment);
       ctx.set('Cache-Control', 'private, max-age=60');
       if (runtime.geo.headers.length > 0) ctx.vary(runtime.geo.headers.join(', '));

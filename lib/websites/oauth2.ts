@@ -1,7 +1,7 @@
 import { addSeconds } from '../clock.js';
-import { oauth2CreateSchema } from '../external/schemas/oauth2-create.js';
-import { oauth2UpdateSchema } from '../external/schemas/oauth2-update.js';
-import { validator } from '../external/validation.js';
+import { oauth2CreateSchema } from './schemas/oauth2-create.js';
+import { oauth2UpdateSchema } from './schemas/oauth2-update.js';
+import { validator } from './validation.js';
 import { HttpError } from '../http/errors.js';
 import type { Runtime } from '../runtime.js';
 import { newClientId, newClientSecret } from './credentials.js';

@@ -1,6 +1,6 @@
-import { websiteCreateSchema } from '../external/schemas/website-create.js';
-import { websiteUpdateSchema } from '../external/schemas/website-update.js';
-import { validator } from '../external/validation.js';
+import { websiteCreateSchema } from './schemas/website-create.js';
+import { websiteUpdateSchema } from './schemas/website-update.js';
+import { validator } from './validation.js';
 import type { Runtime } from '../runtime.js';
 import { newPublicKey } from './credentials.js';
 import { ENVIRONMENTS, type Website, type WebsiteCreateInput, type WebsiteKey, type WebsiteUpdateInput } from './models.js';

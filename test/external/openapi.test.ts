@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { isRedirectUri, isWebsiteDomain } from '../../lib/external/validation.js';
+import { isRedirectUri, isWebsiteDomain } from '../../lib/websites/validation.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type WebmasterFixture } from '../helpers/fixtures.js';
 import { everyOperation, request, send } from './api.js';

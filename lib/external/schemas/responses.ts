@@ -1,7 +1,7 @@
 import { LANGUAGE_CHOICES } from '../../i18n/languages.js';
 import { WEBSITE_CHALLENGES } from '../../verification/challenge.js';
 import { ENVIRONMENTS } from '../../websites/models.js';
-import { OAUTH2_STATUSES } from './fields.js';
+import { OAUTH2_STATUSES } from '../../websites/schemas/fields.js';
 
 // Response shapes (spec 2.4-2.7), published in openapi.json and checked against real responses in the tests.
 
