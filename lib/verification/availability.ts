@@ -1,10 +1,4 @@
-import { CHALLENGE_NAMES, WEBSITE_CHALLENGES, type ChallengeName } from './challenge.js';
-
-/** Challenges a website record cannot list; they load only when an authorization request names them (ARCHITECTURE §6.3). */
-export const REQUEST_ONLY_CHALLENGES: readonly ChallengeName[] = ['paypal', 'agego', 'agekey', 'eu_av'];
-
-/** Request-only challenges offered even when the request names none, once the operator configured them (eu_av needs no vendor account). */
-export const OFFERED_BY_DEFAULT: readonly ChallengeName[] = ['eu_av'];
+import { CHALLENGE_NAMES, OFFERED_BY_DEFAULT, REQUEST_ONLY_CHALLENGES, WEBSITE_CHALLENGES, type ChallengeName } from './catalogue.js';
 
 const isChallengeName = (value: string): value is ChallengeName => (CHALLENGE_NAMES as readonly string[]).includes(value);
 

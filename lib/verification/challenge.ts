@@ -1,28 +1,14 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { HttpError } from '../http/errors.js';
 import type { Translate } from '../i18n/catalogue.js';
 import type { Language } from '../i18n/languages.js';
 import type { CspDirectives } from '../http/security-headers.js';
 import type { Location } from '../geo/location.js';
 import type { Runtime } from '../runtime.js';
+import type { ChallengeName } from './catalogue.js';
 
-/** Every challenge the authorization endpoints accept (spec 4.1). */
-export const CHALLENGE_NAMES = ['selfie', 'email_age', 'credit_card', 'ticket', 'anonymage', 'pleenk', 'paypal', 'agego', 'agekey', 'eu_av'] as const;
-export type ChallengeName = (typeof CHALLENGE_NAMES)[number];
-
-/** The challenges a website record may list (spec 2.4); paypal, agego, agekey and eu_av load only through the request or the operator. */
-export const WEBSITE_CHALLENGES = ['selfie', 'email_age', 'credit_card', 'ticket', 'anonymage', 'pleenk'] as const satisfies readonly ChallengeName[];
-
-/**
- * The challenges free by default (ARCHITECTURE §6.6: no paid vendor contract per check), so in a new website's
- * `challenges` when its creator names none. A configured challenge's `<PREFIX>_FREE` setting overrides its entry
- * (ChallengeRegistry.freeChallenges).
- */
-const FREE_BY_DEFAULT: ReadonlySet<ChallengeName> = new Set(['selfie', 'email_age', 'ticket']);
-
-export const isFreeByDefault = (name: ChallengeName): boolean => FREE_BY_DEFAULT.has(name);
-export type WebsiteChallenge = (typeof WEBSITE_CHALLENGES)[number];
+// The names and their defaults are the catalogue's (catalogue.ts); the contract below is written in its terms.
+export { CHALLENGE_NAMES, WEBSITE_CHALLENGES, type ChallengeName, type WebsiteChallenge } from './catalogue.js';
 
 export const ASSURANCE_LEVELS = ['STANDARD', 'ENHANCED', 'STRICT'] as const;
 export type AssuranceLevel = (typeof ASSURANCE_LEVELS)[number];
@@ -50,7 +36,6 @@ export const verdict = (passed: boolean, assuranceLevel: AssuranceLevel, reason:
   (passed ? { passed: true, assuranceLevel } : { passed: false, reason });
 
 /** An unknown step, or a known step with the wrong method (Challenge.handle: unknown steps are 404). */
-export const unknownStep = (): HttpError => new HttpError(404, 'Not Found');
 
 /** Per-request tools a challenge step gets from the interaction router. */
 export interface StepContext {
@@ -74,6 +59,10 @@ export interface StepContext {
   finish(outcome: ChallengeOutcome): Promise<void>;
 }
 
+export type StepMethod = 'GET' | 'POST';
+export type StepHandler = (context: StepContext) => Promise<void> | void;
+export type ChallengeSteps = Readonly<Record<string, Readonly<Partial<Record<StepMethod, StepHandler>>>>>;
+
 /** One age check. One module per challenge under lib/verification/challenges/, listed in the registry. */
 export interface Challenge {
   name: ChallengeName;
@@ -84,13 +73,24 @@ export interface Challenge {
   /** the third party that answers it, for the start-up log (absent for built-in challenges) */
   vendor?: string;
   /**
-   * Handles GET or POST of one step; the first step is "start". Unknown steps throw HttpError(404).
+   * Its steps, declared: step name → HTTP method → handler; the first step is "start" (GET). The step router answers
+   * an unknown step (404) and a method the step does not take (405 with Allow) itself; a GET step also answers HEAD.
    * A urlencoded POST arrives parsed in koa.request.body with its `_csrf` already checked; a multipart/form-data POST
    * (a file) arrives unread, and the challenge must check `_csrf` itself (checkCsrfToken) once it has read the fields.
    */
-  handle(step: string, context: StepContext): Promise<void>;
+  steps: ChallengeSteps;
   /** Sources this challenge's pages add to the CSP (e.g. a payment processor's script). */
   csp?: Partial<CspDirectives>;
   /** Endpoints of its own outside the interaction pages (absolute paths, e.g. a wallet's response URI), mounted at start-up. */
   routes?: Router;
+}
+
+/** One challenge's entry in the registry: builds it from the operator's settings at start-up. */
+export interface ChallengeModule {
+  name: ChallengeName;
+  /**
+   * The challenge, or undefined when the operator has not configured it (then it never loads). Reads its own
+   * settings from runtime.env and throws ConfigError (lib/config/load.ts) naming the bad variable.
+   */
+  configure(runtime: Runtime): Challenge | undefined | Promise<Challenge | undefined>;
 }

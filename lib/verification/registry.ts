@@ -1,30 +1,25 @@
 import type { Runtime } from '../runtime.js';
-import { isFreeByDefault, WEBSITE_CHALLENGES, type Challenge, type ChallengeName, type Environment, type WebsiteChallenge } from './challenge.js';
+import { isFreeByDefault, WEBSITE_CHALLENGES, type ChallengeName, type WebsiteChallenge } from './catalogue.js';
+import type { Challenge, ChallengeModule, Environment } from './challenge.js';
 import { sandboxChallenge } from './challenges/sandbox.js';
-import { ticketModule } from './challenges/ticket/challenge.js';
-import { federatedModules } from './challenges/federated/index.js';
-import { VENDOR_CHALLENGE_MODULES } from './challenges/vendors/modules.js';
+import { creditCardModule } from './challenges/credit-card/challenge.js';
+import { emailAgeModule } from './challenges/email-age/challenge.js';
 import { euAvModule } from './challenges/eu-av/index.js';
+import { federatedModules } from './challenges/federated/index.js';
+import { selfieModule } from './challenges/selfie/challenge.js';
+import { ticketModule } from './challenges/ticket/challenge.js';
 import type Router from '@koa/router';
 
-/** One challenge's entry in the registry: builds it from the operator's settings at start-up. */
-export interface ChallengeModule {
-  name: ChallengeName;
-  /**
-   * The challenge, or undefined when the operator has not configured it (then it never loads). Reads its own
-   * settings from runtime.env and throws ConfigError (lib/config/load.ts) naming the bad variable.
-   */
-  configure(runtime: Runtime): Challenge | undefined | Promise<Challenge | undefined>;
-}
-
 /**
- * Every challenge this service knows. To add one: write lib/verification/challenges/<name>.ts exporting a
- * ChallengeModule, import it above and add it here. Nothing else changes: the choice page, the step router
- * (/v1/oauth2/interaction/:uid/challenge/<name>/<step>), TEST sandboxing and rate limits come with the registry.
+ * Every challenge this service knows, one line each (docs/challenges.md "Adding a challenge"). Nothing else changes
+ * when one is added: the choice page, the step router (/v1/oauth2/interaction/:uid/challenge/<name>/<step>, from its
+ * `steps` table), its own routes, TEST sandboxing and the free defaults come with the registry.
  */
 export const CHALLENGE_MODULES: readonly ChallengeModule[] = [
   ticketModule,
-  ...VENDOR_CHALLENGE_MODULES,
+  selfieModule,
+  emailAgeModule,
+  creditCardModule,
   ...federatedModules,
   euAvModule,
 ];

@@ -1,7 +1,8 @@
 import type { Context } from 'koa';
 import { cspOf } from '../../http/security-headers.js';
 import { translator } from '../../i18n/catalogue.js';
-import type { Challenge, ChallengeName, ChallengeOutcome, StepContext } from '../../verification/challenge.js';
+import type { Challenge, ChallengeName, ChallengeOutcome, StepContext, StepMethod } from '../../verification/challenge.js';
+import { HttpError } from '../../http/errors.js';
 import { seeOther } from '../../http/see-other.js';
 import { completeChallenge, locateVisitor } from './outcome.js';
 import { readyToVerify, renderPage } from './page.js';
@@ -70,6 +71,9 @@ export async function runChallengeStep(services: InteractionServices, ctx: Conte
   const name = String(ctx.params['name']) as ChallengeName;
   const step = String(ctx.params['step']);
   const challenge = visit.challenges.includes(name) && STEP_NAME.test(step) ? services.registry.resolve(visit.environment, name) : undefined;
-  if (!challenge) throw new VisitorError('not_found', 404, { backUrl: visit.paths.choose });
-  await challenge.handle(step, await stepContext(services, ctx, visit, challenge));
+  const handlers = challenge && Object.hasOwn(challenge.steps, step) ? challenge.steps[step] : undefined;
+  if (!challenge || !handlers) throw new VisitorError('not_found', 404, { backUrl: visit.paths.choose });
+  const handler = handlers[ctx.method === 'HEAD' ? 'GET' : (ctx.method as StepMethod)];
+  if (!handler) throw new HttpError(405, 'Method Not Allowed', { Allow: Object.keys(handlers).join(', ') });
+  await handler(await stepContext(services, ctx, visit, challenge));
 }

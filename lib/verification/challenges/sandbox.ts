@@ -1,4 +1,4 @@
-import { ASSURANCE_LEVELS, unknownStep, type AssuranceLevel, type Challenge, type ChallengeName, type StepContext } from '../challenge.js';
+import { ASSURANCE_LEVELS, type AssuranceLevel, type Challenge, type ChallengeName, type StepContext } from '../challenge.js';
 import { CSRF_FIELD, compileSchema, readForm } from '../../http/form.js';
 import { testLocation } from '../../geo/codes.js';
 
@@ -52,17 +52,15 @@ export function sandboxChallenge(simulated: ChallengeName, proposedLevel: Assura
     name: simulated,
     free: true,
     assuranceLevel: proposedLevel,
-    async handle(step, context) {
-      const { koa } = context;
-      if (step === 'start' && koa.method === 'GET') return showForm(context);
-      if (step !== 'submit' || koa.method !== 'POST') throw unknownStep();
-
-      const form = readForm(koa, validateSandboxForm);
-      if (!form) return showForm(context, undefined, context.t('challenges.sandbox.error.form'));
-      if (form.outcome === 'refuse') return context.finish({ passed: false, reason: 'refused' });
-      const location = testLocation(form.country, form.subdivision);
-      if (typeof location === 'string') return showForm(context, form, context.t('challenges.sandbox.error.location'));
-      await context.finish({ passed: true, assuranceLevel: form.level, location });
-    },
+    steps: { start: { GET: (context) => showForm(context) }, submit: { POST: submit } },
   };
+
+  async function submit(context: StepContext): Promise<void> {
+    const form = readForm(context.koa, validateSandboxForm);
+    if (!form) return showForm(context, undefined, context.t('challenges.sandbox.error.form'));
+    if (form.outcome === 'refuse') return context.finish({ passed: false, reason: 'refused' });
+    const location = testLocation(form.country, form.subdivision);
+    if (typeof location === 'string') return showForm(context, form, context.t('challenges.sandbox.error.location'));
+    await context.finish({ passed: true, assuranceLevel: form.level, location });
+  }
 }

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { availableChallenges, parseRequestedChallenges } from '../../../lib/verification/availability.js';
 import type { Challenge, ChallengeName } from '../../../lib/verification/challenge.js';
-import { buildRegistry, CHALLENGE_MODULES, type ChallengeModule } from '../../../lib/verification/registry.js';
+import type { ChallengeModule } from '../../../lib/verification/challenge.js';
+import { buildRegistry, CHALLENGE_MODULES } from '../../../lib/verification/registry.js';
 import { generateTicketCode, normalizeTicketCode } from '../../../lib/verification/challenges/ticket/codes.js';
 
 const everything = (): boolean => true;
@@ -48,7 +49,7 @@ describe('challenge availability and the registry', () => {
     });
     after(() => app.close());
 
-    const fake = (name: ChallengeName): Challenge => ({ name, free: true, assuranceLevel: 'ENHANCED', handle: async () => undefined });
+    const fake = (name: ChallengeName): Challenge => ({ name, free: true, assuranceLevel: 'ENHANCED', steps: { start: { GET: async () => undefined } } });
     const module = (name: ChallengeName, configured: boolean): ChallengeModule => ({ name, configure: () => (configured ? fake(name) : undefined) });
 
     it('mounts a challenge\'s own routes only when it is configured (eu_av\'s response URI is 404 here)', async () => {

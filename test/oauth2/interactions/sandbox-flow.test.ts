@@ -78,6 +78,19 @@ describe('visitor flow in the TEST sandbox', () => {
     expect(limited.html).to.contain('Too many attempts').and.contain('<html lang="en">');
   });
 
+  it("answers an unknown step 404 and a step's wrong method 405 with Allow, on the visitor's page", async () => {
+    const browser = new Browser(app.url);
+    const choice = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));
+    const start = await browser.open(linkWithText(choice, 'Selfie'));
+    const submitUrl = new URL(start.url.href.replace(/\/start$/, '/submit'));
+    const wrongMethod = await browser.open(submitUrl);
+    expect(wrongMethod.status).to.equal(405);
+    expect(wrongMethod.headers.get('allow')).to.equal('POST');
+    expect(wrongMethod.html).to.contain('<html lang="en">');
+    const unknown = await browser.open(new URL(start.url.href.replace(/\/start$/, '/nowhere')));
+    expect(unknown.status).to.equal(404);
+  });
+
   it('rejects an invalid sandbox location with a message and keeps the visitor on the page', async () => {
     const browser = new Browser(app.url);
     const choice = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));

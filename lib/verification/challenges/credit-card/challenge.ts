@@ -1,7 +1,6 @@
 import type { Runtime } from '../../../runtime.js';
 import { compileSchema, readForm } from '../../../http/form.js';
-import { unknownStep, verdict, type Challenge, type StepContext } from '../../challenge.js';
-import type { ChallengeModule } from '../../registry.js';
+import { verdict, type Challenge, type StepContext, type ChallengeModule } from '../../challenge.js';
 import { attemptLimit } from '../attempts.js';
 import { orUnavailable } from '../vendors/steps.js';
 import type { CardProcessor } from './processor.js';
@@ -53,11 +52,6 @@ export function creditCardChallenge(runtime: Runtime, settings: CreditCardSettin
     free: settings.free,
     assuranceLevel: settings.assuranceLevel,
     csp: processor.csp,
-    async handle(step, context) {
-      const method = context.koa.method;
-      if (step === 'start' && method === 'GET') return start(context);
-      if (step === 'check' && method === 'POST') return check(context);
-      throw unknownStep();
-    },
+    steps: { start: { GET: start }, check: { POST: check } },
   };
 }

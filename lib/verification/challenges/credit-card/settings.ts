@@ -1,4 +1,3 @@
-import { isFreeByDefault } from '../../challenge.js';
 import { ConfigError } from '../../../config/load.js';
 import type { Runtime } from '../../../runtime.js';
 import { anySet, outboundTimeoutSetting, readSettings } from '../../../config/env-settings.js';
@@ -17,7 +16,7 @@ export function loadCreditCardSettings(runtime: Runtime): { settings: CreditCard
   const { env } = runtime;
   if (!anySet(env, ['CREDIT_CARD_VENDOR', ...Object.values(STRIPE_KEYS)])) return undefined;
   const settings = readSettings<CreditCardSettings & { vendor: 'stripe' }>(env, {
-    ...basicsSpec('CREDIT_CARD', { free: isFreeByDefault('credit_card'), assuranceLevel: 'STANDARD' }),
+    ...basicsSpec('CREDIT_CARD', 'credit_card'),
     vendor: { env: 'CREDIT_CARD_VENDOR', schema: { type: 'string', enum: ['stripe'] }, default: 'stripe' },
     timeoutMs: outboundTimeoutSetting,
   });

@@ -3,8 +3,7 @@ import type { Runtime } from '../../../runtime.js';
 import { compileSchema, readForm } from '../../../http/form.js';
 import { randomToken } from '../../../security/hashing.js';
 import { createSealer } from '../../../security/sealing.js';
-import { unknownStep, verdict, type Challenge, type StepContext } from '../../challenge.js';
-import type { ChallengeModule } from '../../registry.js';
+import { verdict, type Challenge, type StepContext, type ChallengeModule } from '../../challenge.js';
 import { attemptLimit } from '../attempts.js';
 import { orUnavailable } from '../vendors/steps.js';
 import { CODE_TTL_SECONDS, codeMatches, newCode, storeCode, type StoredCode } from './codes.js';
@@ -135,12 +134,6 @@ export function emailAgeChallenge(runtime: Runtime, { settings, estimator, maile
     vendor: estimator.vendor,
     free: settings.free,
     assuranceLevel: settings.assuranceLevel,
-    async handle(step, context) {
-      const method = context.koa.method;
-      if (step === 'start' && method === 'GET') return start(context);
-      if (step === 'send' && method === 'POST') return send(context);
-      if (step === 'verify' && method === 'POST') return verify(context);
-      throw unknownStep();
-    },
+    steps: { start: { GET: start }, send: { POST: send }, verify: { POST: verify } },
   };
 }

@@ -1,4 +1,3 @@
-import { isFreeByDefault } from '../../challenge.js';
 import { createMailer, type Mailer } from '../../../mail/mailer.js';
 import { readMailSettings } from '../../../mail/settings.js';
 import type { Runtime } from '../../../runtime.js';
@@ -26,7 +25,7 @@ export function loadEmailAgeSettings(runtime: Runtime): EmailAgeSetup | undefine
   const { env } = runtime;
   if (!anySet(env, ['EMAIL_AGE_VENDOR', ...Object.values(YOTI_KEYS)])) return undefined;
   const settings = readSettings<EmailAgeSettings & { vendor: 'yoti' }>(env, {
-    ...basicsSpec('EMAIL_AGE', { free: isFreeByDefault('email_age'), assuranceLevel: 'STANDARD' }),
+    ...basicsSpec('EMAIL_AGE', 'email_age'),
     vendor: { env: 'EMAIL_AGE_VENDOR', schema: { type: 'string', enum: ['yoti'] }, default: 'yoti' },
     defaultCountry: { env: 'EMAIL_AGE_DEFAULT_COUNTRY', schema: { type: 'string', pattern: '^[A-Z]{2}$' }, optional: true },
     timeoutMs: outboundTimeoutSetting,

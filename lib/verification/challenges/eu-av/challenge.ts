@@ -1,5 +1,6 @@
 import { CSRF_FIELD, compileSchema, readForm } from '../../../http/form.js';
-import { isFreeByDefault, unknownStep, type Challenge, type ChallengeOutcome, type StepContext } from '../../challenge.js';
+import { isFreeByDefault } from '../../catalogue.js';
+import type { Challenge, ChallengeOutcome, StepContext } from '../../challenge.js';
 import { dcApiRequest, newPending, walletRequestUrl, type PendingPresentation } from './request.js';
 import { qrCodeSvg } from './qr.js';
 import type { EuAvSettings } from './settings.js';
@@ -88,14 +89,12 @@ export function createEuAvChallenge(settings: EuAvSettings, issuer: string): Cha
     name: 'eu_av',
     free: isFreeByDefault('eu_av'),
     assuranceLevel: settings.assuranceLevel,
-    async handle(step, context) {
-      const method = context.koa.method;
-      if (step === 'start' && method === 'GET') return start(context);
-      if (step === 'status' && method === 'GET') return status(context);
-      if (step === 'continue' && method === 'POST') return proceed(context);
-      if (step === 'dc-api' && method === 'POST') return fromBrowser(context);
-      if (step === 'leave' && method === 'POST') return context.finish({ passed: false, reason: 'cancelled' });
-      throw unknownStep();
+    steps: {
+      start: { GET: start },
+      status: { GET: status },
+      continue: { POST: proceed },
+      'dc-api': { POST: fromBrowser },
+      leave: { POST: (context) => context.finish({ passed: false, reason: 'cancelled' }) },
     },
   };
 }

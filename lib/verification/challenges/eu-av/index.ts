@@ -1,4 +1,4 @@
-import type { ChallengeModule } from '../../registry.js';
+import type { ChallengeModule } from '../../challenge.js';
 import { createEuAvChallenge } from './challenge.js';
 import { walletResponseRoutes } from './response-route.js';
 import { loadEuAvSettings } from './settings.js';

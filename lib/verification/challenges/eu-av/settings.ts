@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { anySet, readSettings, type SettingsSpec } from '../../../config/env-settings.js';
 import { ConfigError } from '../../../config/load.js';
+import { defaultLevelOf } from '../../catalogue.js';
 import { ASSURANCE_LEVELS, type AssuranceLevel } from '../../challenge.js';
 
 /** The operator's eu_av settings (docs/challenges.md, "eu_av"). */
@@ -23,7 +24,7 @@ interface Raw {
 
 const SPEC: SettingsSpec<Raw> = {
   TRUSTED_ISSUERS: { env: 'EU_AV_TRUSTED_ISSUERS', schema: { type: 'string', minLength: 1, maxLength: 4000 } },
-  ASSURANCE_LEVEL: { env: 'EU_AV_ASSURANCE_LEVEL', schema: { type: 'string', enum: [...ASSURANCE_LEVELS] }, default: 'ENHANCED' },
+  ASSURANCE_LEVEL: { env: 'EU_AV_ASSURANCE_LEVEL', schema: { type: 'string', enum: [...ASSURANCE_LEVELS] }, default: defaultLevelOf('eu_av') },
   WALLET_SCHEME: {
     env: 'EU_AV_WALLET_SCHEME',
     schema: { type: 'string', pattern: '^[a-z][a-z0-9+.-]{0,30}$' },

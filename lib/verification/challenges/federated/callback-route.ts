@@ -12,7 +12,7 @@ import { interactionPaths } from '../../../oauth2/interactions/paths.js';
 import type { Runtime } from '../../../runtime.js';
 import { responseParameters } from './answer.js';
 import { readStateBinding } from './binding.js';
-import { PROVIDER_NAMES } from './challenge.js';
+import { displayNameOf } from '../../catalogue.js';
 import { federatedCallbackPath, type FederatedProvider } from './providers.js';
 
 /**
@@ -35,7 +35,7 @@ export function federatedCallbackRoutes(runtime: Runtime, provider: FederatedPro
   const stepOf = (ctx: Context, state: string | null): string | undefined => {
     const binding = state === null ? undefined : readStateBinding(runtime.sealer, state);
     if (binding?.challenge === provider.settings.name) return interactionPaths(binding.uid).step(provider.settings.name, 'callback');
-    render(ctx, 'challenges/federated-problem.njk', language(ctx), { provider: PROVIDER_NAMES[provider.settings.name], problem: 'unknown' }, 400);
+    render(ctx, 'challenges/federated-problem.njk', language(ctx), { provider: displayNameOf(provider.settings.name), problem: 'unknown' }, 400);
     return undefined;
   };
 
@@ -44,7 +44,7 @@ export function federatedCallbackRoutes(runtime: Runtime, provider: FederatedPro
     const response = responseParameters(ctx.query);
     // Fragment answers (AgeKey) never reach a server: our page reads the fragment and posts it back here.
     if (provider.settings.responseMode === 'fragment' && [...response.keys()].length === 0) {
-      render(ctx, 'challenges/federated-relay.njk', language(ctx), { provider: PROVIDER_NAMES[provider.settings.name], action: ctx.path });
+      render(ctx, 'challenges/federated-relay.njk', language(ctx), { provider: displayNameOf(provider.settings.name), action: ctx.path });
       return;
     }
     const step = stepOf(ctx, response.get('state'));

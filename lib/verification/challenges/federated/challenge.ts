@@ -1,15 +1,14 @@
+import { displayNameOf } from '../../catalogue.js';
 import type {} from 'koa-body';
 import * as client from 'openid-client';
 import { safeEqual } from '../../../security/hashing.js';
-import { unknownStep, type AssuranceLevel, type Challenge, type StepContext } from '../../challenge.js';
+import { type AssuranceLevel, type Challenge, type StepContext } from '../../challenge.js';
 import { responseParameters, verifiedClaims, type PendingRequest } from './answer.js';
 import { bindState } from './binding.js';
 import { judgeAge, mapLevel, readClaim, withThreshold } from './claims.js';
 import type { FederatedProvider } from './providers.js';
 import { isUpstreamDown } from './upstream.js';
 
-/** Display names, the same in every language. */
-export const PROVIDER_NAMES = { anonymage: 'Anonymage', pleenk: 'Pleenk', paypal: 'PayPal', agego: 'AgeGO', agekey: 'AgeKey' } as const;
 
 /** What an error tells the log: its kind, never a claim or an identifier. */
 const describe = (error: unknown): Record<string, unknown> => {
@@ -24,7 +23,7 @@ const describe = (error: unknown): Record<string, unknown> => {
 export function createFederatedChallenge(provider: FederatedProvider): Challenge {
   const { settings } = provider;
   const { name } = settings;
-  const display = PROVIDER_NAMES[name];
+  const display = displayNameOf(name);
 
   const refuse = (context: StepContext, problem: 'invalid' | 'used'): void =>
     context.render('challenges/federated-problem.njk', { provider: display, problem, leaveUrl: context.stepUrl('leave') }, 400);
@@ -113,12 +112,10 @@ export function createFederatedChallenge(provider: FederatedProvider): Challenge
     name,
     free: settings.free,
     assuranceLevel: settings.assuranceLevel,
-    async handle(step, context) {
-      const method = context.koa.method;
-      if (step === 'start' && method === 'GET') return start(context);
-      if (step === 'callback' && (method === 'GET' || method === 'POST')) return callback(context);
-      if (step === 'leave' && method === 'POST') return context.finish({ passed: false, reason: 'cancelled' });
-      throw unknownStep();
+    steps: {
+      start: { GET: start },
+      callback: { GET: callback, POST: callback },
+      leave: { POST: (context) => context.finish({ passed: false, reason: 'cancelled' }) },
     },
   };
 }

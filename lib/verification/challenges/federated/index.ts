@@ -1,4 +1,4 @@
-import type { ChallengeModule } from '../../registry.js';
+import type { ChallengeModule } from '../../challenge.js';
 import { createFederatedChallenge } from './challenge.js';
 import { federatedCallbackRoutes } from './callback-route.js';
 import { federatedProvider } from './providers.js';

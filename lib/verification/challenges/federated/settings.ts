@@ -1,3 +1,4 @@
+import { CATALOGUE, defaultLevelOf } from '../../catalogue.js';
 import { anySet, readSettings, type EnvSetting, type SettingsSpec } from '../../../config/env-settings.js';
 import { ConfigError } from '../../../config/load.js';
 import { ASSURANCE_LEVELS, type AssuranceLevel, type ChallengeName } from '../../challenge.js';
@@ -46,18 +47,6 @@ export interface FederatedSettings {
   /** seconds for each call to the provider */
   timeout: number;
 }
-
-/** ARCHITECTURE §6.6: the double-anonymity providers are STRICT; the others say less about their evidence. */
-const DEFAULT_LEVEL: Record<FederatedName, AssuranceLevel> = {
-  anonymage: 'STRICT',
-  pleenk: 'STRICT',
-  paypal: 'STANDARD',
-  agego: 'STANDARD',
-  agekey: 'STANDARD',
-};
-
-/** Only these may join a website's default list (the others are request-only, spec 4.1). */
-const WEBSITE_LISTABLE = new Set<FederatedName>(['anonymage', 'pleenk']);
 
 interface Raw {
   ISSUER: string;
@@ -143,7 +132,7 @@ function fail(name: FederatedName, suffix: string, message: string): never {
 function settingsOf(name: FederatedName, raw: Raw): FederatedSettings {
   const agekey = name === 'agekey';
   if (raw.DISCOVERY_URL && raw.AUTHORIZATION_ENDPOINT) fail(name, 'DISCOVERY_URL', `cannot be combined with ${envName(name, 'AUTHORIZATION_ENDPOINT')}`);
-  if (raw.FREE !== undefined && !WEBSITE_LISTABLE.has(name)) fail(name, 'FREE', 'is not accepted: this challenge is only loaded when a request names it');
+  if (raw.FREE !== undefined && !CATALOGUE[name].listable) fail(name, 'FREE', 'is not accepted: this challenge is only loaded when a request names it');
   if (raw.CLAIMS !== undefined && !agekey) fail(name, 'CLAIMS', 'is only read for agekey');
   const responseType = raw.RESPONSE_TYPE ?? (agekey ? 'id_token' : 'code');
   const claimsSource = raw.CLAIMS_SOURCE ?? 'id_token';
@@ -177,7 +166,7 @@ function settingsOf(name: FederatedName, raw: Raw): FederatedSettings {
     ageClaim,
     ...(raw.LEVEL_CLAIM ? { levelClaim: raw.LEVEL_CLAIM } : {}),
     levelMap: raw.LEVEL_MAP ?? {},
-    assuranceLevel: raw.ASSURANCE_LEVEL ?? DEFAULT_LEVEL[name],
+    assuranceLevel: raw.ASSURANCE_LEVEL ?? defaultLevelOf(name),
     free: raw.FREE ?? false,
     authorizationParameters: raw.AUTHORIZATION_PARAMS ?? {},
     ...(agekey ? { ageKeyClaims: raw.CLAIMS ?? {} } : {}),

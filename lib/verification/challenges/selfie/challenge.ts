@@ -1,7 +1,6 @@
 import type { Runtime } from '../../../runtime.js';
 import { checkCsrfToken } from '../../../http/csrf.js';
-import { unknownStep, verdict, type Challenge, type StepContext } from '../../challenge.js';
-import type { ChallengeModule } from '../../registry.js';
+import { verdict, type Challenge, type StepContext, type ChallengeModule } from '../../challenge.js';
 import { attemptLimit } from '../attempts.js';
 import { orUnavailable } from '../vendors/steps.js';
 import type { FaceAgeEstimator, FaceEstimate } from './estimator.js';
@@ -58,11 +57,6 @@ export function selfieChallenge(runtime: Runtime, settings: SelfieSettings, esti
     vendor: estimator.vendor,
     free: settings.free,
     assuranceLevel: settings.assuranceLevel,
-    async handle(step, context) {
-      const method = context.koa.method;
-      if (step === 'start' && method === 'GET') return page(context);
-      if (step === 'capture' && method === 'POST') return capture(context);
-      throw unknownStep();
-    },
+    steps: { start: { GET: page }, capture: { POST: capture } },
   };
 }

@@ -1,4 +1,3 @@
-import { isFreeByDefault } from '../../challenge.js';
 import type { Runtime } from '../../../runtime.js';
 import { anySet, outboundTimeoutSetting, readSettings } from '../../../config/env-settings.js';
 import { basicsSpec, type ChallengeBasics } from '../vendors/settings.js';
@@ -20,7 +19,7 @@ export function loadSelfieSettings(runtime: Runtime): { settings: SelfieSettings
   const { env } = runtime;
   if (!anySet(env, ['SELFIE_VENDOR', ...Object.values(YOTI_KEYS)])) return undefined;
   const settings = readSettings<SelfieSettings & { vendor: 'yoti' }>(env, {
-    ...basicsSpec('SELFIE', { free: isFreeByDefault('selfie'), assuranceLevel: 'ENHANCED' }),
+    ...basicsSpec('SELFIE', 'selfie'),
     vendor: { env: 'SELFIE_VENDOR', schema: { type: 'string', enum: ['yoti'] }, default: 'yoti' },
     ageBuffer: { env: 'SELFIE_AGE_BUFFER', schema: { type: 'integer', minimum: 0, maximum: 15 }, default: 7 },
     maxStDev: { env: 'SELFIE_MAX_ST_DEV', schema: { type: 'number', exclusiveMinimum: 0, maximum: 20 }, default: 6 },

@@ -1,6 +1,6 @@
-import { isFreeByDefault, unknownStep, type Challenge, type StepContext } from '../../challenge.js';
+import { defaultLevelOf, isFreeByDefault } from '../../catalogue.js';
+import type { Challenge, StepContext, ChallengeModule } from '../../challenge.js';
 import { CSRF_FIELD, compileSchema, readForm, textField } from '../../../http/form.js';
-import type { ChallengeModule } from '../../registry.js';
 import { attemptLimit } from '../attempts.js';
 import { normalizeTicketCode, redeemTicket } from './codes.js';
 
@@ -37,22 +37,21 @@ export const ticketModule: ChallengeModule = {
     const challenge: Challenge = {
       name: 'ticket',
       free: isFreeByDefault('ticket'),
-      assuranceLevel: 'STRICT',
-      async handle(step, context) {
-        const { koa } = context;
-        if (step === 'start' && koa.method === 'GET') return showForm(context);
-        if (step !== 'redeem' || koa.method !== 'POST') throw unknownStep();
-
-        const form = readForm(koa, validateTicketForm);
-        const code = form && normalizeTicketCode(form.code);
-        const typed = textField(koa.request.body, 'code').slice(0, 100);
-        if (!code) return showForm(context, { message: context.t('challenges.ticket.error.format'), code: typed }, 422);
-        await guesses.spend(context);
-        const level = await redeemTicket(runtime.db, runtime.clock, code);
-        if (!level) return showForm(context, { message: context.t('challenges.ticket.error.invalid'), code: typed }, 422);
-        await context.finish({ passed: true, assuranceLevel: level });
-      },
+      assuranceLevel: defaultLevelOf('ticket'),
+      steps: { start: { GET: (context) => showForm(context) }, redeem: { POST: (context) => redeem(context) } },
     };
+
+    async function redeem(context: StepContext): Promise<void> {
+      const { koa } = context;
+      const form = readForm(koa, validateTicketForm);
+      const code = form && normalizeTicketCode(form.code);
+      const typed = textField(koa.request.body, 'code').slice(0, 100);
+      if (!code) return showForm(context, { message: context.t('challenges.ticket.error.format'), code: typed }, 422);
+      await guesses.spend(context);
+      const level = await redeemTicket(runtime.db, runtime.clock, code);
+      if (!level) return showForm(context, { message: context.t('challenges.ticket.error.invalid'), code: typed }, 422);
+      await context.finish({ passed: true, assuranceLevel: level });
+    }
     return challenge;
   },
 };

@@ -1,4 +1,5 @@
 import type { SettingsSpec } from '../../../config/env-settings.js';
+import { defaultLevelOf, isFreeByDefault, type ChallengeName } from '../../catalogue.js';
 import { ASSURANCE_LEVELS, type AssuranceLevel } from '../../challenge.js';
 
 /** The settings every vendor challenge shares: whether it is free and the level it records (ARCHITECTURE §6.6). */
@@ -7,7 +8,8 @@ export interface ChallengeBasics {
   assuranceLevel: AssuranceLevel;
 }
 
-export const basicsSpec = (prefix: string, defaults: ChallengeBasics): SettingsSpec<ChallengeBasics> => ({
-  free: { env: `${prefix}_FREE`, schema: { type: 'boolean' }, default: defaults.free },
-  assuranceLevel: { env: `${prefix}_ASSURANCE_LEVEL`, schema: { type: 'string', enum: [...ASSURANCE_LEVELS] }, default: defaults.assuranceLevel },
+/** `<PREFIX>_FREE` and `<PREFIX>_ASSURANCE_LEVEL`, defaulting to the catalogue's entry for `name`. */
+export const basicsSpec = (prefix: string, name: ChallengeName): SettingsSpec<ChallengeBasics> => ({
+  free: { env: `${prefix}_FREE`, schema: { type: 'boolean' }, default: isFreeByDefault(name) },
+  assuranceLevel: { env: `${prefix}_ASSURANCE_LEVEL`, schema: { type: 'string', enum: [...ASSURANCE_LEVELS] }, default: defaultLevelOf(name) },
 });

@@ -6,7 +6,7 @@ import { creditCardModule } from '../../../../lib/verification/challenges/credit
 import { emailAgeModule } from '../../../../lib/verification/challenges/email-age/challenge.js';
 import { judge, selfieModule } from '../../../../lib/verification/challenges/selfie/challenge.js';
 import { loadSelfieSettings } from '../../../../lib/verification/challenges/selfie/settings.js';
-import type { ChallengeModule } from '../../../../lib/verification/registry.js';
+import type { ChallengeModule } from '../../../../lib/verification/challenge.js';
 import { recordingLogger, YOTI_SDK_ID, yotiKeyPair } from './helpers/vendors.js';
 
 const runtimeWith = (env: NodeJS.ProcessEnv) => ({ env, log: recordingLogger(), rateLimits: { limiter: () => ({ consume: async () => {}, reset: async () => {} }) } }) as unknown as Runtime;
