@@ -11,7 +11,7 @@ import { inputGuard } from './http/input-guard.js';
 import { staticAssets } from './http/static-assets.js';
 import type { ErrorShape } from './http/surface-errors.js';
 import { interactionRouter } from './oauth2/interactions/router.js';
-import { BACK_CHANNEL_PATHS, LEGACY_PATHS, OAUTH2_PATHS } from './oauth2/paths.js';
+import { BACK_CHANNEL_PATHS, LEGACY_PATHS, OAUTH2_PATHS } from './oauth2/protocol.js';
 import { backChannelSurface, browserOAuth2Surface } from './oauth2/surface.js';
 import { PLATFORM_PATH } from './platform/authentication.js';
 import { platformRouter } from './platform/router.js';

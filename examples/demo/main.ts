@@ -2,9 +2,7 @@
  * `npm start`: age-provider on the embedded database (or DATABASE_URL) plus the demo relying party, seeded and wired.
  * Settings as for `age-provider serve` (docs/configuration.md); SITE_LANGUAGE sets the demo shop's language.
  */
-import { ConfigError } from '../../lib/config/load.js';
-import { HttpError } from '../../lib/http/errors.js';
-import { DatabaseInUseError } from '../../lib/store/embedded-lock.js';
+import { ConfigError, DatabaseInUseError, HttpError } from '../../lib/index.js';
 import { RelyingPartySettingsError } from '../relying-party/settings.js';
 import { startDemo, type Demo } from './demo.js';
 

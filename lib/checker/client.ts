@@ -1,7 +1,7 @@
 import { createHmac, hkdfSync } from 'node:crypto';
 import type { AdapterPayload } from 'oidc-provider';
 import type { ClientWebsite } from '../oauth2/clients.js';
-import { SCOPE } from '../oauth2/scope.js';
+import { SCOPE } from '../oauth2/protocol.js';
 import type { Runtime } from '../runtime.js';
 import { findKeyWebsite } from '../websites/keys.js';
 import { CHECKER_PATHS } from './paths.js';

@@ -1,7 +1,6 @@
 import type { Context } from 'koa';
 import { HttpError } from '../http/errors.js';
-import { OAUTH2_PATHS } from '../oauth2/paths.js';
-import { SCOPE } from '../oauth2/scope.js';
+import { OAUTH2_PATHS, SCOPE } from '../oauth2/protocol.js';
 import type { Runtime } from '../runtime.js';
 import { checkerCallbackUrl, checkerClientId } from './client.js';
 import { findKeyWebsite } from '../websites/keys.js';

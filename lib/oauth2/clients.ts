@@ -2,7 +2,7 @@ import type { AdapterPayload } from 'oidc-provider';
 import type { Runtime } from '../runtime.js';
 import type { Environment } from '../verification/challenge.js';
 import { findCheckerClientWebsite, isCheckerClientId } from '../checker/client.js';
-import { SCOPE } from './scope.js';
+import { SCOPE } from './protocol.js';
 import { findActiveClient, type ActiveClient } from '../websites/clients.js';
 
 /** The website behind an OAuth2 client_id, as the visitor's pages need it. */

@@ -1,7 +1,6 @@
 import type { Middleware } from 'koa';
 import type { Runtime } from '../runtime.js';
-import { ENTRY_FLOWS, LEGACY_PATHS, OAUTH2_PATHS } from './paths.js';
-import { SCOPE } from './scope.js';
+import { ENTRY_FLOWS, LEGACY_PATHS, OAUTH2_PATHS, SCOPE } from './protocol.js';
 
 /** A parameter that is absent or empty takes its default (spec 4.1: scope `read`, response_type `code`). */
 function withDefault(params: URLSearchParams, name: string, value: string): void {

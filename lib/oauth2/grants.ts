@@ -1,6 +1,6 @@
 import type Provider from 'oidc-provider';
 import { saveGrantLinked } from '../../adapters/knex.js';
-import { SCOPE } from './scope.js';
+import { SCOPE } from './protocol.js';
 
 /**
  * A fresh Grant for one authorization, with the `read` scope, saved together with its link to the verification

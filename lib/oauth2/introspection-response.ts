@@ -1,6 +1,6 @@
+import type { Next } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 
-type Next = () => Promise<unknown>;
 
 /**
  * Introspection (RFC 7662) without `sub`: the subject is the visitor's account or per-browser id, the same for every

@@ -1,7 +1,7 @@
+import type { Next } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import { SCOPE } from './scope.js';
+import { SCOPE } from './protocol.js';
 
-type Next = () => Promise<unknown>;
 
 /** OpenID Connect members the provider lists although we issue no ID tokens and serve no userinfo. */
 const OPENID_ONLY = [

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { oauthJsonError } from '../http/errors.js';
-import { ENTRY_FLOWS, LEGACY_PATHS, OAUTH2_PATHS } from './paths.js';
+import { ENTRY_FLOWS, LEGACY_PATHS, OAUTH2_PATHS } from './protocol.js';
 
 const READ = ['GET', 'HEAD'];
 /** The public documents a browser may read from another origin: oidc-provider answers their CORS preflight. */

@@ -8,10 +8,9 @@ import { providerCookies } from './cookies.js';
 import { loadGrantOfThisInteraction, verificationPolicy } from './interaction-policy.js';
 import { introspectionResponse } from './introspection-response.js';
 import { authorizationServerMetadata } from './metadata.js';
-import { OAUTH2_PATHS } from './paths.js';
+import { OAUTH2_PATHS, SCOPE } from './protocol.js';
 import { renderError } from './render-error.js';
 import { requestParameters } from './request-parameters.js';
-import { SCOPE } from './scope.js';
 import { verificationClaims } from './token-claims.js';
 import { tokenResponse } from './token-response.js';
 

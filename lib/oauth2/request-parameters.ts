@@ -2,8 +2,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { errors, type Client, type KoaContextWithOIDC } from 'oidc-provider';
 import { ASSURANCE_LEVELS, CHALLENGE_NAMES } from '../verification/challenge.js';
 import { testLocation } from '../geo/codes.js';
-import { FLOWS } from './paths.js';
-import { SCOPE } from './scope.js';
+import { FLOWS, SCOPE } from './protocol.js';
 
 type Validator = (ctx: KoaContextWithOIDC, value: string | undefined, client: Client) => Promise<void>;
 

@@ -5,7 +5,7 @@ import { oauthJsonError } from '../http/errors.js';
 import type { Runtime } from '../runtime.js';
 import { findBearerVerification, verificationResult } from '../verification/verifications.js';
 import { storedKey } from '../../adapters/knex.js';
-import { OAUTH2_PATHS } from './paths.js';
+import { OAUTH2_PATHS } from './protocol.js';
 import { resourcesJwtAnswer } from './resources-jwt.js';
 import { VERIFICATION_CLAIM } from './token-claims.js';
 

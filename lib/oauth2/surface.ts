@@ -7,7 +7,7 @@ import type { Runtime } from '../runtime.js';
 import { rewriteEntryPoints } from './entry.js';
 import { oauth2Outages } from './failures.js';
 import { guardOAuth2Methods } from './method-guard.js';
-import { BACK_CHANNEL_PATHS, OAUTH2_PATHS } from './paths.js';
+import { BACK_CHANNEL_PATHS, OAUTH2_PATHS } from './protocol.js';
 import { resourcesRoutes } from './resources.js';
 
 /** The provider routes we serve; anything else it knows (openid-configuration, logout confirm) stays unreachable. */

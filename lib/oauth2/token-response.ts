@@ -1,7 +1,7 @@
+import type { Next } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { epochSeconds } from '../clock.js';
 
-type Next = () => Promise<unknown>;
 
 /**
  * Shapes the token endpoint's answer as spec 2.2 says, exactly: token_type, access_token, expires_in and

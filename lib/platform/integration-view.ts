@@ -1,7 +1,6 @@
 import { isLanguage, type Language } from '../i18n/languages.js';
 import { translator } from '../i18n/catalogue.js';
-import { OAUTH2_PATHS } from '../oauth2/paths.js';
-import { SCOPE } from '../oauth2/scope.js';
+import { OAUTH2_PATHS, SCOPE } from '../oauth2/protocol.js';
 import type { Environment } from '../websites/index.js';
 import type { WebsiteOverview } from './website-view.js';
 

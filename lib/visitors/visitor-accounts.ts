@@ -14,7 +14,7 @@ export class UsernameTakenError extends Error {
 
 /** A username the visitor chooses (not an email: no @), easy to type and to tell apart; spaces around it are ignored. */
 export const USERNAME_PATTERN = '^\\s*[A-Za-z0-9._-]{3,32}\\s*$';
-export const MIN_PASSWORD_LENGTH = 10;
+export const VISITOR_MIN_PASSWORD_LENGTH = 10;
 
 /** A username is stored as typed, without the spaces around it (USERNAME_PATTERN allows them). */
 const storedUsername = (username: string): string => username.trim();

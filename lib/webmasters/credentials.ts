@@ -2,7 +2,7 @@ import { Ajv, type ErrorObject, type JSONSchemaType } from 'ajv';
 import addFormats from 'ajv-formats';
 
 /** The rules for a new webmaster's credentials, shared by the platform's register form and `age-provider webmaster create`. */
-export const MIN_PASSWORD_LENGTH = 12;
+export const WEBMASTER_MIN_PASSWORD_LENGTH = 12;
 export const MAX_PASSWORD_LENGTH = 256;
 
 export interface NewCredentials {
@@ -14,7 +14,7 @@ export const newCredentialsSchema: JSONSchemaType<NewCredentials> = {
   type: 'object',
   properties: {
     email: { type: 'string', format: 'email', maxLength: 254 },
-    password: { type: 'string', minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH },
+    password: { type: 'string', minLength: WEBMASTER_MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH },
   },
   required: ['email', 'password'],
   additionalProperties: false,

@@ -1,5 +1,5 @@
 import { systemClock } from '../../clock.js';
-import { checkNewCredentials, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../webmasters/credentials.js';
+import { checkNewCredentials, MAX_PASSWORD_LENGTH, WEBMASTER_MIN_PASSWORD_LENGTH } from '../../webmasters/credentials.js';
 import { randomToken } from '../../security/hashing.js';
 import { issueApiToken } from '../../webmasters/api-tokens.js';
 import { createWebmaster, EmailTakenError, findWebmasterByEmail } from '../../webmasters/accounts.js';
@@ -12,7 +12,7 @@ const USAGE = `Usage:
 
 Subcommands:
   create   Registers a webmaster who can then sign in to the platform at /platform.
-           With --password-stdin the password is read from standard input (${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters,
+           With --password-stdin the password is read from standard input (${WEBMASTER_MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters,
            one trailing newline removed); without it a strong password is generated and printed once.
   token    Issues a new API token for the External API (Authorization: Bearer <token>) and prints it once.
            The webmaster's previous token stops working at once.
@@ -47,7 +47,7 @@ async function create(values: Values, io: CliIo): Promise<number> {
   const problems = checkNewCredentials({ email, password });
   if (problems.includes('email')) throw new UsageError(`"${email}" is not a valid email address`);
   if (problems.includes('password')) {
-    throw new CliError(`the password must have between ${MIN_PASSWORD_LENGTH} and ${MAX_PASSWORD_LENGTH} characters`);
+    throw new CliError(`the password must have between ${WEBMASTER_MIN_PASSWORD_LENGTH} and ${MAX_PASSWORD_LENGTH} characters`);
   }
   const webmaster = await withConfiguredDatabase(io, async ({ db }) => {
     try {

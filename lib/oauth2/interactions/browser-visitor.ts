@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { randomToken } from '../../security/hashing.js';
-import { OAUTH2_PATHS } from '../paths.js';
+import { OAUTH2_PATHS } from '../protocol.js';
 
 const COOKIE = 'ap_visitor';
 /** The path of the cookies only the interaction pages read. */

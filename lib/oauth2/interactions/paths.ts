@@ -1,5 +1,5 @@
 import type { ChallengeName } from '../../verification/challenge.js';
-import { OAUTH2_PATHS } from '../paths.js';
+import { OAUTH2_PATHS } from '../protocol.js';
 
 /** Every page of one interaction lives under the path oidc-provider sends the visitor to (its cookie is scoped there). */
 export function interactionPaths(uid: string) {

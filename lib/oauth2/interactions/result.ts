@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { translator, type Translate } from '../../i18n/catalogue.js';
 import { placeNames } from '../../geo/display-names.js';
-import { createVisitorAccount, MIN_PASSWORD_LENGTH, USERNAME_PATTERN, UsernameTakenError } from '../../visitors/visitor-accounts.js';
+import { createVisitorAccount, VISITOR_MIN_PASSWORD_LENGTH, USERNAME_PATTERN, UsernameTakenError } from '../../visitors/visitor-accounts.js';
 import { compileSchema, CSRF_FIELD, readForm, textField } from '../../http/form.js';
 import { accountSubject, proofOf, saveProof } from '../../verification/proofs.js';
 import type { Verification } from '../../verification/verifications.js';
@@ -29,7 +29,7 @@ const showResult = (ctx: Context, visit: Visit, verification: Verification, extr
   renderPage(ctx, visit, 'interaction/result.njk', {
     verification,
     place: placeNames(verification.country, verification.countrySubdivision, visit.language),
-    minPasswordLength: MIN_PASSWORD_LENGTH,
+    minPasswordLength: VISITOR_MIN_PASSWORD_LENGTH,
     invalid: Object.fromEntries((extra.fieldErrors ?? []).map((problem) => [problem.field, true])),
     ...extra,
   }, status);
@@ -59,7 +59,7 @@ const validateSave = compileSchema<SaveForm>({
   properties: {
     ...CSRF_FIELD,
     username: { type: 'string', pattern: USERNAME_PATTERN },
-    password: { type: 'string', minLength: MIN_PASSWORD_LENGTH, maxLength: 1024 },
+    password: { type: 'string', minLength: VISITOR_MIN_PASSWORD_LENGTH, maxLength: 1024 },
     password_confirmation: { type: 'string', maxLength: 1024 },
   },
 });
@@ -71,7 +71,7 @@ function saveFormProblems(body: unknown, t: Translate): FieldError[] {
   const password = textField(body, 'password');
   return [
     ...(USERNAME.test(textField(body, 'username')) ? [] : [{ field: 'username', message: t('interaction.result.error.username') }]),
-    ...(password.length >= MIN_PASSWORD_LENGTH && password.length <= 1024 ? [] : [{ field: 'password', message: t('interaction.result.error.password', { min: MIN_PASSWORD_LENGTH }) }]),
+    ...(password.length >= VISITOR_MIN_PASSWORD_LENGTH && password.length <= 1024 ? [] : [{ field: 'password', message: t('interaction.result.error.password', { min: VISITOR_MIN_PASSWORD_LENGTH }) }]),
     ...(textField(body, 'password_confirmation') === password ? [] : [{ field: 'password_confirmation', message: t('interaction.result.error.confirmation') }]),
   ];
 }

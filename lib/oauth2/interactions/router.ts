@@ -6,7 +6,7 @@ import { bindCsrf, RELAYED_FORM_BINDING, requireCsrf } from '../../http/csrf.js'
 import { sameOrigin } from '../../http/same-origin.js';
 import { schedulePeriodic } from '../../periodic.js';
 import type { Runtime } from '../../runtime.js';
-import { OAUTH2_PATHS } from '../paths.js';
+import { OAUTH2_PATHS } from '../protocol.js';
 import { runChallengeStep } from './challenge-steps.js';
 import { showChoice } from './choose.js';
 import { answerPrompt, cancel, showEntry } from './entry.js';

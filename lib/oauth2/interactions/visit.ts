@@ -9,7 +9,7 @@ import type { ChallengeName, Environment } from '../../verification/challenge.js
 import { availableChallenges, parseRequestedChallenges } from '../../verification/availability.js';
 import type { ChallengeRegistry } from '../../verification/registry.js';
 import { findClientWebsite, type ClientWebsite } from '../clients.js';
-import type { Flow } from '../paths.js';
+import type { Flow } from '../protocol.js';
 import type { RequestParameterValues } from '../request-parameters.js';
 import type { InteractionLimits } from './limits.js';
 import { interactionPaths, type InteractionPaths } from './paths.js';

@@ -2,8 +2,7 @@ import Router from '@koa/router';
 import type { Runtime } from '../../runtime.js';
 import { describeApiToken, issueApiToken } from '../../webmasters/api-tokens.js';
 import { PLATFORM_PATH, webmasterOf } from '../authentication.js';
-import { formatTimestamp } from '../format.js';
-import { renderPage } from '../page.js';
+import { formatTimestamp, renderPage } from '../page.js';
 import { seeOther } from '../../http/see-other.js';
 import { holdTokenForDisplay, takeTokenForDisplay } from '../token-display.js';
 

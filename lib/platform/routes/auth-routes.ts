@@ -6,14 +6,14 @@ import { normalizeIdentifier } from '../../security/identifiers.js';
 import { signInGuard } from '../../security/sign-in-guard.js';
 import { authenticateWebmaster, createWebmaster, EmailTakenError } from '../../webmasters/accounts.js';
 import { endSession, PLATFORM_PATH, startSession, webmasterOf } from '../authentication.js';
-import { checkNewCredentials, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../webmasters/credentials.js';
+import { checkNewCredentials, MAX_PASSWORD_LENGTH, WEBMASTER_MIN_PASSWORD_LENGTH } from '../../webmasters/credentials.js';
 import { renderPage } from '../page.js';
 import { seeOther } from '../../http/see-other.js';
 
 const REGISTER_PER_EMAIL = { name: 'platform-register-email', points: 5, duration: 3600 };
 const REGISTER_PER_IP = { name: 'platform-register-ip', points: 20, duration: 3600 };
 
-const PASSWORD_LIMITS = { minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH };
+const PASSWORD_LIMITS = { minLength: WEBMASTER_MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH };
 
 const validSignIn = compileSchema<{ email: string; password: string; _csrf: string }>({
   type: 'object',

@@ -5,8 +5,7 @@ import type { Runtime } from '../../runtime.js';
 import { describeApiToken } from '../../webmasters/api-tokens.js';
 import { getOAuth2Config, getWebsite } from '../../websites/index.js';
 import { PLATFORM_PATH, webmasterOf } from '../authentication.js';
-import { formatTimestamp } from '../format.js';
-import { renderPage } from '../page.js';
+import { formatTimestamp, renderPage } from '../page.js';
 
 /** How long the previous OAuth2 credentials keep working after a regeneration (spec 7, Limits). */
 const CREDENTIALS_GRACE_MS = 24 * 60 * 60 * 1000;

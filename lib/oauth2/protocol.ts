@@ -1,3 +1,6 @@
+/** The only scope there is (spec 4.1): reading the verification result. It is also the default. */
+export const SCOPE = 'read';
+
 /** Where the OAuth2 surface answers (spec 4.1, 9). The provider's authorization route is the checker entry itself. */
 export const OAUTH2_PATHS = {
   authorization: '/v1/oauth2/checker',
