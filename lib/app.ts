@@ -106,7 +106,7 @@ async function assemble({ config, db, clock, log, env, geo, branding, domainProb
     sealer: createSealer(config.sealingKey),
     clock,
     log,
-    rateLimits: createRateLimits(db),
+    rateLimits: createRateLimits(db, env),
     clients,
     get challenges() {
       if (!registry) throw new Error('the challenge registry is read while it is being built');

@@ -1,7 +1,6 @@
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import type Provider from 'oidc-provider';
-import { perMinuteSetting } from '../http/rate-limit.js';
 import type { Runtime } from '../runtime.js';
 import { checkerCallback } from './callback.js';
 import { CHECKER_PATHS } from './paths.js';
@@ -15,7 +14,7 @@ import { createVerificationSigner } from './verification-token.js';
  * return. Everything a stranger can call with a public key shares one per-IP limit; the script itself is static.
  */
 export function checkerRoutes(runtime: Runtime, provider: Provider): Router {
-  const limiter = runtime.rateLimits.limiter({ name: 'checker', points: perMinuteSetting(runtime.env, 'CHECKER_RATE_LIMIT_PER_IP', 120), duration: 60 });
+  const limiter = runtime.rateLimits.limiter('checker');
   const limited = async (ctx: Context, next: Next): Promise<void> => {
     await limiter.consume(ctx.ip);
     await next();

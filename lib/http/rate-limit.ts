@@ -5,22 +5,7 @@ import {
 import { readSettings } from '../config/env-settings.js';
 import { isEmbedded, type Database } from '../store/database.js';
 import { HttpError } from './errors.js';
-
-export interface RateLimitPolicy {
-  /** unique name, part of the stored key */
-  name: string;
-  /** attempts allowed per window */
-  points: number;
-  /** window in seconds */
-  duration: number;
-  /** seconds blocked once the points are spent (default: rest of the window) */
-  blockDuration?: number;
-  /**
-   * Count in this process only, even on a shared database: for generous ceilings on hot paths (token, Resources),
-   * where a shared store would add a write to every call. Each instance then allows `points` on its own.
-   */
-  local?: boolean;
-}
+import { LIMITS, type LimitName, type LimitRow } from './limits.js';
 
 export interface Limiter {
   /** Spends one point for key; throws HttpError 429 with Retry-After when none is left. */
@@ -34,27 +19,27 @@ export interface Limiter {
 }
 
 export interface RateLimits {
-  limiter(policy: RateLimitPolicy): Limiter;
+  /** The limit of that row of lib/http/limits.ts (one limiter per name and instance). */
+  limiter(name: LimitName): Limiter;
 }
 
 /**
- * Limits are stored where every instance sees them: PostgreSQL when the database is shared,
- * process memory on the embedded database (one process owns it).
+ * Every limit of the table, with its configurable points read now (a bad setting stops start-up, naming it). Shared
+ * counters live where every instance sees them: PostgreSQL when the database is shared, process memory on the
+ * embedded database (one process owns it).
  */
-export function createRateLimits(db: Database): RateLimits {
+export function createRateLimits(db: Database, env: NodeJS.ProcessEnv): RateLimits {
   const shared = !isEmbedded(db);
-  const cache = new Map<string, Limiter>();
+  const points = new Map((Object.entries(LIMITS) as Array<[LimitName, LimitRow]>).map(([name, row]) => [name, row.setting ? perMinuteSetting(env, row.setting, row.points) : row.points]));
+  const cache = new Map<LimitName, Limiter>();
   return {
-    limiter(policy) {
-      const existing = cache.get(policy.name);
+    limiter(name) {
+      const existing = cache.get(name);
       if (existing) return existing;
-      const options: IRateLimiterOptions = {
-        keyPrefix: policy.name,
-        points: policy.points,
-        duration: policy.duration,
-        ...(policy.blockDuration ? { blockDuration: policy.blockDuration } : {}),
-      };
-      const store: RateLimiterAbstract = shared && !policy.local
+      const row: LimitRow = LIMITS[name];
+      const policy = { points: points.get(name)!, duration: row.windowSeconds };
+      const options: IRateLimiterOptions = { keyPrefix: name, ...policy };
+      const store: RateLimiterAbstract = shared && row.scope === 'shared'
         ? new RateLimiterPostgres({ ...options, storeClient: db, storeType: 'knex', tableName: 'rate_limits', tableCreated: true })
         : new RateLimiterMemory(options);
       const limiter: Limiter = {
@@ -77,7 +62,7 @@ export function createRateLimits(db: Database): RateLimits {
           await store.penalty(key, 1);
         },
       };
-      cache.set(policy.name, limiter);
+      cache.set(name, limiter);
       return limiter;
     },
   };

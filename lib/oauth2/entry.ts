@@ -10,12 +10,6 @@ function withDefault(params: URLSearchParams, name: string, value: string): void
   }
 }
 
-/**
- * Each authorization stores an interaction: a stranger may not start them without limit (generous for shared IPs).
- * Counted per instance: a shared counter would add a database write to every authorization request, and the
- * ceiling is a flood guard, not a quota, so N instances allowing 600 each is still one.
- */
-const AUTHORIZATIONS_PER_IP = { name: 'oauth2-authorization-ip', points: 600, duration: 60, local: true };
 
 /**
  * The entry points (checker, login and their legacy twins) all become the provider's one authorization route with
@@ -23,7 +17,7 @@ const AUTHORIZATIONS_PER_IP = { name: 'oauth2-authorization-ip', points: 600, du
  * (no form_post or fragment). Legacy token and resources paths become their /v1/ twins.
  */
 export function rewriteEntryPoints(runtime: Runtime): Middleware {
-  const limiter = runtime.rateLimits.limiter(AUTHORIZATIONS_PER_IP);
+  const limiter = runtime.rateLimits.limiter('oauth2-authorization-ip');
   return async (ctx, next) => {
     const path = ctx.path.toLowerCase();
     const flow = ENTRY_FLOWS[path];

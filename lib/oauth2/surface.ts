@@ -2,7 +2,6 @@ import type Koa from 'koa';
 import compose from 'koa-compose';
 import type Provider from 'oidc-provider';
 import { HttpError, oauthJsonError } from '../http/errors.js';
-import { perMinuteSetting } from '../http/rate-limit.js';
 import type { Runtime } from '../runtime.js';
 import { rewriteEntryPoints } from './entry.js';
 import { oauth2Outages } from './failures.js';
@@ -22,21 +21,9 @@ const isProviderPath = (path: string) => PROVIDER_PATHS.has(path.toLowerCase()) 
 
 /** The back-channel paths a stranger can call without a browser (each costs a client or token lookup). */
 const BACK_CHANNEL = new Set(BACK_CHANNEL_PATHS);
-/**
- * Per address and minute (`OAUTH2_RATE_LIMIT_PER_IP`): one website's server sends all of its site's calls, so the
- * ceiling is high; it stops hammering, not traffic. Counted per process: a shared store would add a write to every
- * token and Resources call.
- */
-const BACK_CHANNEL_PER_IP = { name: 'oauth2-back-channel-ip', setting: 'OAUTH2_RATE_LIMIT_PER_IP', perMinute: 20_000 } as const;
-
 /** Spends a point per back-channel call (after the legacy rewrite); over the limit is a JSON 429 with Retry-After. */
 function limitBackChannel(runtime: Runtime): Koa.Middleware {
-  const limiter = runtime.rateLimits.limiter({
-    name: BACK_CHANNEL_PER_IP.name,
-    points: perMinuteSetting(runtime.env, BACK_CHANNEL_PER_IP.setting, BACK_CHANNEL_PER_IP.perMinute),
-    duration: 60,
-    local: true,
-  });
+  const limiter = runtime.rateLimits.limiter('oauth2-back-channel-ip');
   return async (ctx, next) => {
     // Routers match case-insensitively and ignore a trailing slash: so does the limit.
     if (!BACK_CHANNEL.has(ctx.path.toLowerCase().replace(/\/$/, ''))) return next();

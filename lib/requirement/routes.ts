@@ -5,7 +5,6 @@ import { testLocation } from '../geo/codes.js';
 import type { Location } from '../geo/location.js';
 import { isVerificationRequired } from '../geo/regions.js';
 import { describeError, HttpError, oauthJsonError } from '../http/errors.js';
-import { perMinuteSetting } from '../http/rate-limit.js';
 import type { Runtime } from '../runtime.js';
 import { findKeyWebsite } from '../websites/keys.js';
 
@@ -56,7 +55,7 @@ async function resolveLocation(ctx: Context, runtime: Runtime, query: Requiremen
  * credentials, cached privately for a minute (the answer depends on the caller's location), rate-limited per IP.
  */
 export function requirementRoutes(runtime: Runtime): Router {
-  const limiter = runtime.rateLimits.limiter({ name: 'requirement', points: perMinuteSetting(runtime.env, 'REQUIREMENT_RATE_LIMIT_PER_IP', 300), duration: 60 });
+  const limiter = runtime.rateLimits.limiter('requirement');
   const router = new Router();
 
   router.options(REQUIREMENT_PATH, (ctx) => {

@@ -13,12 +13,8 @@ const FIFTEEN_MINUTES = 15 * 60;
  * spread over many networks). A browser that signed in to the account before carries a device cookie and passes
  * all three: it is throttled only per device, so no amount of guessing elsewhere keeps the owner out.
  */
-const SIGN_IN_THROTTLES = {
-  accountAndNetwork: { points: 10, duration: FIFTEEN_MINUTES },
-  network: { points: 50, duration: FIFTEEN_MINUTES },
-  account: { points: 100, duration: 3600 },
-  device: { points: 10, duration: FIFTEEN_MINUTES },
-} as const;
+const THROTTLES = ['accountAndNetwork', 'network', 'account', 'device'] as const;
+type Throttle = (typeof THROTTLES)[number];
 
 export interface SignInGuard {
   /**
@@ -39,9 +35,9 @@ export interface SignInAttempt {
 }
 
 /** The sign-in guard of one surface; `name` prefixes its limiter names, `device` is where its device cookie lives. */
-export function signInGuard(rateLimits: RateLimits, name: string, device: DeviceCookieScope): SignInGuard {
-  const limiter = (throttle: keyof typeof SIGN_IN_THROTTLES): Limiter =>
-    rateLimits.limiter({ name: `${name}-${throttle}`, ...SIGN_IN_THROTTLES[throttle] });
+export function signInGuard(rateLimits: RateLimits, name: 'platform-signin' | 'visitor-sign-in', device: DeviceCookieScope): SignInGuard {
+  // Each throttle is a row of lib/http/limits.ts named `<name>-<throttle>`.
+  const limiter = (throttle: Throttle): Limiter => rateLimits.limiter(`${name}-${throttle}`);
   const limiters = { accountAndNetwork: limiter('accountAndNetwork'), network: limiter('network'), account: limiter('account'), device: limiter('device') };
 
   return {

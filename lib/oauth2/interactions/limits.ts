@@ -17,12 +17,12 @@ export function interactionLimits(runtime: Runtime): InteractionLimits {
   return {
     // Password guessing (sign-in-guard.ts); a browser that signed in to the account before keeps a device cookie.
     signIn: signInGuard(runtime.rateLimits, 'visitor-sign-in', { name: 'ap_visitor_device', path: INTERACTION_COOKIE_PATH }),
-    accountCreationPerIp: limiter({ name: 'visitor-account-create-ip', points: 10, duration: 3600 }),
+    accountCreationPerIp: limiter('visitor-account-create-ip'),
     // "This username is taken" answers: a visitor finds a free name in a few tries, a prober needs a new verification
     // (a passed challenge) for every few names besides the per-address ceiling above.
-    usernameTakenPerVerification: limiter({ name: 'visitor-username-taken-verification', points: 5, duration: 3600 }),
+    usernameTakenPerVerification: limiter('visitor-username-taken-verification'),
     // Challenges that did not pass (refused or failed): a visitor may retry, a script may not keep trying.
-    challengeFailuresPerInteraction: limiter({ name: 'challenge-failure-interaction', points: 10, duration: 3600 }),
-    challengeFailuresPerIp: limiter({ name: 'challenge-failure-ip', points: 100, duration: 3600 }),
+    challengeFailuresPerInteraction: limiter('challenge-failure-interaction'),
+    challengeFailuresPerIp: limiter('challenge-failure-ip'),
   };
 }

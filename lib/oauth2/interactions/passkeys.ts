@@ -148,8 +148,8 @@ export function addPasskeyRoutes(router: Router, services: InteractionServices, 
   const limiter = runtime.rateLimits.limiter.bind(runtime.rateLimits);
   const passkeys: PasskeyServices = {
     rp: relyingPartyOf(runtime.config.issuer, translator('en')('brand.name')),
-    signInPerIp: limiter({ name: 'visitor-passkey-sign-in-ip', points: 50, duration: 900 }),
-    registrationPerIp: limiter({ name: 'visitor-passkey-register-ip', points: 10, duration: 3600 }),
+    signInPerIp: limiter('visitor-passkey-sign-in-ip'),
+    registrationPerIp: limiter('visitor-passkey-register-ip'),
   };
   const json = (handler: Handler) => (ctx: Context) => asJson(ctx, () => page(handler)(ctx));
   const guards = [requireOwnOrigin(passkeys.rp), requireCsrf];

@@ -10,8 +10,6 @@ import { checkNewCredentials, MAX_PASSWORD_LENGTH, WEBMASTER_MIN_PASSWORD_LENGTH
 import { renderPage } from '../page.js';
 import { seeOther } from '../../http/see-other.js';
 
-const REGISTER_PER_EMAIL = { name: 'platform-register-email', points: 5, duration: 3600 };
-const REGISTER_PER_IP = { name: 'platform-register-ip', points: 20, duration: 3600 };
 
 const PASSWORD_LIMITS = { minLength: WEBMASTER_MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH };
 
@@ -40,8 +38,8 @@ export function authRoutes(runtime: Runtime): Router {
   const router = new Router();
   const guard = signInGuard(runtime.rateLimits, 'platform-signin', PLATFORM_DEVICE);
   const limits = {
-    registerPerEmail: runtime.rateLimits.limiter(REGISTER_PER_EMAIL),
-    registerPerIp: runtime.rateLimits.limiter(REGISTER_PER_IP),
+    registerPerEmail: runtime.rateLimits.limiter('platform-register-email'),
+    registerPerIp: runtime.rateLimits.limiter('platform-register-ip'),
   };
 
   router.get('/', (ctx) => seeOther(ctx, webmasterOf(ctx) ? LANDING : `${PLATFORM_PATH}/signin`, { noStore: true }));

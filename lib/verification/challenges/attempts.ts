@@ -1,17 +1,11 @@
+import type { LimitName } from '../../http/limits.js';
 import type { Limiter } from '../../http/rate-limit.js';
 import type { Runtime } from '../../runtime.js';
 import type { StepContext } from '../challenge.js';
 
-export interface AttemptPolicy {
-  /** limiter name prefix, e.g. "selfie" */
-  name: string;
-  /** attempts one authorization (interaction) may make */
-  perInteraction: number;
-  /** attempts one IP address may make, across authorizations */
-  perIp: number;
-  /** window in seconds for both */
-  windowSeconds: number;
-}
+/** A challenge's attempts are two rows of lib/http/limits.ts: `<name>-interaction` and `<name>-ip`. */
+type PerInteraction<Name> = Name extends `${infer Prefix}-interaction` ? (`${Prefix}-ip` extends LimitName ? Prefix : never) : never;
+type AttemptName = PerInteraction<LimitName>;
 
 export interface AttemptLimit {
   /** Spends one attempt for this interaction and this IP; over either limit throws the limiter's 429. */
@@ -19,10 +13,10 @@ export interface AttemptLimit {
 }
 
 /** Costly or guessable checks: each try is counted per authorization and per IP. */
-export function attemptLimit(runtime: Runtime, policy: AttemptPolicy): AttemptLimit {
+export function attemptLimit(runtime: Runtime, name: AttemptName): AttemptLimit {
   const limiters: Array<[Limiter, (context: StepContext) => string]> = [
-    [runtime.rateLimits.limiter({ name: `${policy.name}-interaction`, points: policy.perInteraction, duration: policy.windowSeconds }), (c) => c.attempt.uid],
-    [runtime.rateLimits.limiter({ name: `${policy.name}-ip`, points: policy.perIp, duration: policy.windowSeconds }), (c) => c.koa.ip],
+    [runtime.rateLimits.limiter(`${name}-interaction`), (c) => c.attempt.uid],
+    [runtime.rateLimits.limiter(`${name}-ip`), (c) => c.koa.ip],
   ];
   return {
     async spend(context) {

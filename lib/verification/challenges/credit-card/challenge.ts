@@ -22,7 +22,7 @@ export const creditCardModule: ChallengeModule = {
 };
 
 export function creditCardChallenge(runtime: Runtime, settings: CreditCardSettings, processor: CardProcessor): Challenge {
-  const attempts = attemptLimit(runtime, { name: 'credit-card', perInteraction: 10, perIp: 30, windowSeconds: 3600 });
+  const attempts = attemptLimit(runtime, 'credit-card');
 
   async function start(context: StepContext): Promise<void> {
     await attempts.spend(context);

@@ -43,8 +43,8 @@ export const emailAgeModule: ChallengeModule = {
 };
 
 export function emailAgeChallenge(runtime: Runtime, { settings, estimator, mailer }: EmailAgeSetup): Challenge {
-  const sends = attemptLimit(runtime, { name: 'email-age-send', perInteraction: 3, perIp: 10, windowSeconds: 3600 });
-  const guesses = attemptLimit(runtime, { name: 'email-age-code', perInteraction: 10, perIp: 30, windowSeconds: 3600 });
+  const sends = attemptLimit(runtime, 'email-age-send');
+  const guesses = attemptLimit(runtime, 'email-age-code');
 
   const addressPage = (context: StepContext, error?: string, status = 200): void =>
     context.render('challenges/email-age.njk', {

@@ -69,7 +69,7 @@ async function waitingRequest(runtime: Runtime, state: string): Promise<WaitingR
 export function walletResponseRoutes(runtime: Runtime, settings: EuAvSettings): Router {
   const router = new Router();
   const { clientId, responseUri } = verifierIdentity(runtime.config.issuer);
-  const limit = rateLimit(runtime.rateLimits.limiter({ name: 'eu-av-response-ip', points: 60, duration: 600 }), (ctx) => ctx.ip);
+  const limit = rateLimit(runtime.rateLimits.limiter('eu-av-response-ip'), (ctx) => ctx.ip);
   const refuse = (ctx: Context, description: string): void => oauthJsonError(ctx, 400, 'invalid_request', description);
 
   router.post(RESPONSE_PATH, walletErrors(runtime), limit, formBody(RESPONSE_BODY_LIMIT), async (ctx) => {

@@ -27,7 +27,7 @@ export function federatedCallbackRoutes(runtime: Runtime, provider: FederatedPro
     return next();
   });
   // A visitor comes back once or twice per check; a shared address (office, mobile carrier) gets room for many.
-  const limit = rateLimit(runtime.rateLimits.limiter({ name: 'federated-callback-ip', points: 120, duration: 600 }), (ctx) => ctx.ip);
+  const limit = rateLimit(runtime.rateLimits.limiter('federated-callback-ip'), (ctx) => ctx.ip);
 
   const language = browserLanguage;
 

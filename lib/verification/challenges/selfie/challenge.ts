@@ -27,7 +27,7 @@ export const selfieModule: ChallengeModule = {
 };
 
 export function selfieChallenge(runtime: Runtime, settings: SelfieSettings, estimator: FaceAgeEstimator): Challenge {
-  const attempts = attemptLimit(runtime, { name: 'selfie', perInteraction: 5, perIp: 20, windowSeconds: 3600 });
+  const attempts = attemptLimit(runtime, 'selfie');
 
   const page = (context: StepContext, error?: string, status = 200): void =>
     context.render('challenges/selfie.njk', {

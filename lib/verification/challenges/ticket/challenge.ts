@@ -24,7 +24,7 @@ export const ticketModule: ChallengeModule = {
   name: 'ticket',
   configure(runtime) {
     // Guessing is hopeless against 100-bit codes; these limits also keep the database out of reach of a flood.
-    const guesses = attemptLimit(runtime, { name: 'ticket-guess', perInteraction: 5, perIp: 30, windowSeconds: 600 });
+    const guesses = attemptLimit(runtime, 'ticket-guess');
 
     // A wrong code is shown again (the visitor corrects a typo rather than retyping 20 characters).
     const showForm = (context: StepContext, problem?: { message: string; code: string }, status = 200): void =>

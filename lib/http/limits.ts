@@ -1,0 +1,69 @@
+/**
+ * Every rate limit of the service, one row each (docs/configuration.md "Rate limits" is checked against this table).
+ * Handlers ask for a limit by name (`runtime.rateLimits.limiter(name)`); the name is also the key prefix of its
+ * counters. `shared` counters live where every instance sees them (PostgreSQL when the database is shared, memory on
+ * the embedded database, which one process owns); `instance` counters live in each instance's memory, for generous
+ * ceilings on hot paths where a shared store would add a database write to every request: each instance then allows
+ * `points` on its own. A `setting` makes `points` configurable, in requests per minute (its window is then 60 s).
+ */
+export interface LimitRow {
+  points: number;
+  windowSeconds: number;
+  scope: 'shared' | 'instance';
+  /** the environment variable that overrides `points` (requests per minute) */
+  setting?: string;
+  /** why the limit exists */
+  reason: string;
+}
+
+const MINUTE = 60;
+const FIFTEEN_MINUTES = 15 * MINUTE;
+const HOUR = 60 * MINUTE;
+
+export const LIMITS = {
+  // OAuth2
+  'oauth2-authorization-ip': { points: 600, windowSeconds: MINUTE, scope: 'instance', reason: 'each authorization request stores an interaction for an hour' },
+  'oauth2-back-channel-ip': {
+    points: 20_000, windowSeconds: MINUTE, scope: 'instance', setting: 'OAUTH2_RATE_LIMIT_PER_IP',
+    reason: "token, Resources, introspection and revocation: one website's server sends all its site's calls, so it stops hammering, not traffic",
+  },
+  // Surfaces a website's pages or servers call
+  requirement: { points: 300, windowSeconds: MINUTE, scope: 'shared', setting: 'REQUIREMENT_RATE_LIMIT_PER_IP', reason: 'GET /v1/requirement per visitor address' },
+  checker: { points: 120, windowSeconds: MINUTE, scope: 'shared', setting: 'CHECKER_RATE_LIMIT_PER_IP', reason: "the checker script's check, start and callback per visitor address" },
+  'external-ip': { points: 3000, windowSeconds: MINUTE, scope: 'shared', setting: 'EXTERNAL_API_RATE_LIMIT_PER_IP', reason: 'External API, per address, before authentication' },
+  'external-token': { points: 1200, windowSeconds: MINUTE, scope: 'shared', setting: 'EXTERNAL_API_RATE_LIMIT_PER_TOKEN', reason: 'External API, per webmaster once authenticated' },
+  // Webmasters' platform
+  'platform-register-email': { points: 5, windowSeconds: HOUR, scope: 'shared', reason: 'sign-up mails to one address' },
+  'platform-register-ip': { points: 20, windowSeconds: HOUR, scope: 'shared', reason: 'sign-ups from one address' },
+  // Password guessing (lib/security/sign-in-guard.ts): only failures count; a known device passes the first three.
+  'platform-signin-accountAndNetwork': { points: 10, windowSeconds: FIFTEEN_MINUTES, scope: 'shared', reason: 'failed webmaster sign-ins per account and network' },
+  'platform-signin-network': { points: 50, windowSeconds: FIFTEEN_MINUTES, scope: 'shared', reason: 'failed webmaster sign-ins per network, across accounts' },
+  'platform-signin-account': { points: 100, windowSeconds: HOUR, scope: 'shared', reason: 'failed webmaster sign-ins per account, across networks' },
+  'platform-signin-device': { points: 10, windowSeconds: FIFTEEN_MINUTES, scope: 'shared', reason: 'failed webmaster sign-ins from a device that signed in before' },
+  'visitor-sign-in-accountAndNetwork': { points: 10, windowSeconds: FIFTEEN_MINUTES, scope: 'shared', reason: 'failed visitor sign-ins per account and network' },
+  'visitor-sign-in-network': { points: 50, windowSeconds: FIFTEEN_MINUTES, scope: 'shared', reason: 'failed visitor sign-ins per network, across accounts' },
+  'visitor-sign-in-account': { points: 100, windowSeconds: HOUR, scope: 'shared', reason: 'failed visitor sign-ins per account, across networks' },
+  'visitor-sign-in-device': { points: 10, windowSeconds: FIFTEEN_MINUTES, scope: 'shared', reason: 'failed visitor sign-ins from a device that signed in before' },
+  // Visitors' pages
+  'visitor-account-create-ip': { points: 10, windowSeconds: HOUR, scope: 'shared', reason: 'visitor accounts created from one address' },
+  'visitor-username-taken-verification': { points: 5, windowSeconds: HOUR, scope: 'shared', reason: '"username taken" answers per verification: probing needs a new pass every few names' },
+  'visitor-passkey-sign-in-ip': { points: 50, windowSeconds: FIFTEEN_MINUTES, scope: 'shared', reason: 'passkey sign-in ceremonies from one address' },
+  'visitor-passkey-register-ip': { points: 10, windowSeconds: HOUR, scope: 'shared', reason: 'passkeys registered from one address' },
+  'challenge-failure-interaction': { points: 10, windowSeconds: HOUR, scope: 'shared', reason: 'challenges refused or failed in one authorization' },
+  'challenge-failure-ip': { points: 100, windowSeconds: HOUR, scope: 'shared', reason: 'challenges refused or failed from one address' },
+  // Challenges' own attempts (lib/verification/challenges/attempts.ts): costly or guessable checks.
+  'selfie-interaction': { points: 5, windowSeconds: HOUR, scope: 'shared', reason: 'selfie estimations (a paid call each) per authorization' },
+  'selfie-ip': { points: 20, windowSeconds: HOUR, scope: 'shared', reason: 'selfie estimations per address' },
+  'email-age-send-interaction': { points: 3, windowSeconds: HOUR, scope: 'shared', reason: 'confirmation mails per authorization' },
+  'email-age-send-ip': { points: 10, windowSeconds: HOUR, scope: 'shared', reason: 'confirmation mails per address' },
+  'email-age-code-interaction': { points: 10, windowSeconds: HOUR, scope: 'shared', reason: 'confirmation code guesses per authorization' },
+  'email-age-code-ip': { points: 30, windowSeconds: HOUR, scope: 'shared', reason: 'confirmation code guesses per address' },
+  'credit-card-interaction': { points: 10, windowSeconds: HOUR, scope: 'shared', reason: 'card checks per authorization' },
+  'credit-card-ip': { points: 30, windowSeconds: HOUR, scope: 'shared', reason: 'card checks per address' },
+  'ticket-guess-interaction': { points: 5, windowSeconds: 10 * MINUTE, scope: 'shared', reason: 'ticket code guesses per authorization' },
+  'ticket-guess-ip': { points: 30, windowSeconds: 10 * MINUTE, scope: 'shared', reason: 'ticket code guesses per address' },
+  'federated-callback-ip': { points: 120, windowSeconds: 10 * MINUTE, scope: 'shared', reason: "a provider's callback per address (a visitor comes back once or twice per check)" },
+  'eu-av-response-ip': { points: 60, windowSeconds: 10 * MINUTE, scope: 'shared', reason: "a wallet's responses per address" },
+} as const satisfies Record<string, LimitRow>;
+
+export type LimitName = keyof typeof LIMITS;
