@@ -6,7 +6,13 @@ import { browserLanguage } from '../i18n/negotiate.js';
 import type { Logger } from '../log.js';
 
 /** The problems a visitor can meet on our pages; each has a title and an explanation in every language. */
-export type VisitorErrorKind = 'expired' | 'website' | 'unavailable' | 'too_many' | 'form_expired' | 'not_found' | 'bad_request' | 'server' | 'outage';
+/** The one page every HTML error is shown on (oidc-provider's included). */
+export const VISITOR_ERROR_PAGE = 'interaction/error.njk';
+
+export type VisitorErrorKind =
+  | 'expired' | 'website' | 'unavailable' | 'too_many' | 'form_expired' | 'not_found' | 'bad_request' | 'server' | 'outage'
+  // oidc-provider's errors on the visitor's routes (lib/oauth2/render-error.ts)
+  | 'unknown_client' | 'redirect_uri' | 'invalid_request' | 'request_expired';
 
 /**
  * What went wrong in the website's own request, shown under "For the website's developer" on the visitor's error
@@ -69,7 +75,7 @@ export function visitorErrors(log: Logger): Middleware {
       const retryAfter = ctx.response.get('Retry-After');
       // During an outage the same address works again once the database is back: offer it (a GET only, never a form post).
       const retryUrl = kind === 'outage' && ctx.method === 'GET' ? ctx.originalUrl : undefined;
-      render(ctx, 'interaction/error.njk', visitorLanguage(ctx), { kind, retryAfter, retryUrl, ...options }, status);
+      render(ctx, VISITOR_ERROR_PAGE, visitorLanguage(ctx), { kind, retryAfter, retryUrl, ...options }, status);
     }
   };
 }

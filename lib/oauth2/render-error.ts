@@ -1,24 +1,24 @@
 import { errors, type ErrorOut, type KoaContextWithOIDC } from 'oidc-provider';
-import { translator } from '../i18n/catalogue.js';
 import { negotiateLanguage } from '../i18n/negotiate.js';
 import { render } from '../http/render.js';
-import { logDeveloperError, type DeveloperDetails } from '../http/visitor-errors.js';
+import { logDeveloperError, VISITOR_ERROR_PAGE, type DeveloperDetails, type VisitorErrorKind } from '../http/visitor-errors.js';
 import type { Logger } from '../log.js';
 
 /** Routes a visitor's browser opens; every other route (token, introspection...) answers machines in JSON. */
 const VISITOR_ROUTES = new Set(['authorization', 'resume']);
 
-function messageKey(out: ErrorOut, error: Error): string {
-  if (error instanceof errors.SessionNotFound) return 'oauth2.error.expired';
+/** The visitor error page's kind for an oidc-provider error. */
+function kindOf(out: ErrorOut, error: Error): VisitorErrorKind {
+  if (error instanceof errors.SessionNotFound) return 'request_expired';
   switch (out.error) {
     case 'invalid_client':
-      return 'oauth2.error.unknownClient';
+      return 'unknown_client';
     case 'invalid_redirect_uri':
-      return 'oauth2.error.redirectUri';
+      return 'redirect_uri';
     case 'server_error':
-      return 'oauth2.error.generic';
+      return 'server';
     default:
-      return 'oauth2.error.invalidRequest';
+      return 'invalid_request';
   }
 }
 
@@ -54,5 +54,6 @@ export const renderError = (log: Logger) => async (ctx: KoaContextWithOIDC, out:
   // An expired interaction is the visitor's (a stale tab), not the website's.
   const developer = error instanceof errors.SessionNotFound || out.error === 'server_error' ? undefined : developerDetails(ctx, out);
   if (developer) logDeveloperError(log, developer);
-  render(ctx, 'error.njk', language, { message: translator(language)(messageKey(out, error)), developer }, ctx.status);
+  // The one visitor error page, as every other HTML error.
+  render(ctx, VISITOR_ERROR_PAGE, language, { kind: kindOf(out, error), developer }, ctx.status);
 };

@@ -56,7 +56,7 @@ describe('database outage: every surface answers 503 with Retry-After in its own
   });
 
   it('answers the requirement in its JSON shape', async () => {
-    await expectOAuthJson(await fetch(`${url}/v1/requirement?key=${'k'.repeat(40)}`));
+    await expectOAuthJson(await fetch(`${url}/v1/requirement?key=pk_test_${'k'.repeat(32)}`));
   });
 
   it('answers the External API in its error shape (spec 2.7)', async () => {

@@ -66,7 +66,6 @@ const integration = {
 };
 
 export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
-  'error.njk': [{ message: 'Not Found', backUrl: '/back', developer: { error: 'invalid_client', description: 'client is invalid', parameter: 'client_id', value: 'x', clientId: 'x' } }],
 
   'interaction/error.njk': each({ developer: { error: 'temporarily_unavailable', clientId: 'x' }, retryAfter: 30, retryUrl: '/v1/oauth2/checker?client_id=x&state=y', returnTo: 'https://shop.example/callback?error=access_denied', backUrl: '/back' }, 'kind', keyParts('interaction.error.', '.title')),
   'interaction/choose.njk': each({

@@ -29,7 +29,7 @@ describe('every page in every language', () => {
   const pages = fullPages();
 
   it('finds the pages', () => {
-    expect(pages).to.include('error.njk');
+    expect(pages).to.include('interaction/error.njk');
   });
 
   for (const page of pages) {
