@@ -15,6 +15,7 @@ import { readAuthentication, readRegistration } from './passkey-responses.js';
 import { updateProgress } from './progress.js';
 import { continueSignedIn } from './signed-in.js';
 import type { InteractionServices, Visit } from './visit.js';
+import { INTERACTION_ROUTES } from './paths.js';
 
 /**
  * Passkeys for reuse (docs/challenges.md): after a verification the visitor saves the result to a passkey (a new
@@ -153,8 +154,8 @@ export function addPasskeyRoutes(router: Router, services: InteractionServices, 
   };
   const json = (handler: Handler) => (ctx: Context) => asJson(ctx, () => page(handler)(ctx));
   const guards = [requireOwnOrigin(passkeys.rp), requireCsrf];
-  router.post('/passkey/register/options', ...guards, json(registerOptions(passkeys)));
-  router.post('/passkey/register', ...guards, json(register(passkeys)));
-  router.post('/passkey/sign-in/options', ...guards, json(signInOptions(passkeys)));
-  router.post('/passkey/sign-in', ...guards, json(signIn(passkeys)));
+  router.post(INTERACTION_ROUTES.passkeyRegisterOptions, ...guards, json(registerOptions(passkeys)));
+  router.post(INTERACTION_ROUTES.passkeyRegister, ...guards, json(register(passkeys)));
+  router.post(INTERACTION_ROUTES.passkeySignInOptions, ...guards, json(signInOptions(passkeys)));
+  router.post(INTERACTION_ROUTES.passkeySignIn, ...guards, json(signIn(passkeys)));
 }

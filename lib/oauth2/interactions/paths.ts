@@ -1,24 +1,42 @@
 import type { ChallengeName } from '../../verification/challenge.js';
 import { OAUTH2_PATHS } from '../protocol.js';
 
+/**
+ * The interaction's routes, relative to its root: the router registers them from this table and the pages build
+ * their links from it, so each path is written once.
+ */
+export const INTERACTION_ROUTES = {
+  root: '/',
+  consent: '/consent',
+  choose: '/choose',
+  signIn: '/sign-in',
+  reuse: '/reuse',
+  cancel: '/cancel',
+  result: '/result',
+  saveResult: '/result/save',
+  continueResult: '/result/continue',
+  passkeyRegisterOptions: '/passkey/register/options',
+  passkeyRegister: '/passkey/register',
+  passkeySignInOptions: '/passkey/sign-in/options',
+  passkeySignIn: '/passkey/sign-in',
+  step: '/challenge/:name/:step',
+} as const;
+
+type PageName = Exclude<keyof typeof INTERACTION_ROUTES, 'root' | 'step'>;
+
 /** Every page of one interaction lives under the path oidc-provider sends the visitor to (its cookie is scoped there). */
 export function interactionPaths(uid: string) {
   const root = OAUTH2_PATHS.interaction(encodeURIComponent(uid));
+  const pages = Object.fromEntries(
+    (Object.keys(INTERACTION_ROUTES) as Array<keyof typeof INTERACTION_ROUTES>)
+      .filter((name): name is PageName => name !== 'root' && name !== 'step')
+      .map((name) => [name, root + INTERACTION_ROUTES[name]]),
+  ) as Record<PageName, string>;
   return {
     root,
-    consent: `${root}/consent`,
-    choose: `${root}/choose`,
-    signIn: `${root}/sign-in`,
-    reuse: `${root}/reuse`,
-    cancel: `${root}/cancel`,
-    result: `${root}/result`,
-    saveResult: `${root}/result/save`,
-    continueResult: `${root}/result/continue`,
-    passkeyRegisterOptions: `${root}/passkey/register/options`,
-    passkeyRegister: `${root}/passkey/register`,
-    passkeySignInOptions: `${root}/passkey/sign-in/options`,
-    passkeySignIn: `${root}/passkey/sign-in`,
-    step: (challenge: ChallengeName, step: string) => `${root}/challenge/${challenge}/${encodeURIComponent(step)}`,
+    ...pages,
+    step: (challenge: ChallengeName, step: string) =>
+      root + INTERACTION_ROUTES.step.replace(':name', challenge).replace(':step', encodeURIComponent(step)),
   };
 }
 

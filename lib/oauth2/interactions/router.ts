@@ -18,6 +18,7 @@ import { reuseBrowserProof } from './reuse.js';
 import { showSignIn, signIn } from './sign-in.js';
 import { loadVisit, type InteractionServices, type Visit } from './visit.js';
 import { visitorErrors } from '../../http/visitor-errors.js';
+import { INTERACTION_ROUTES } from './paths.js';
 
 const SWEEP_EVERY_MS = 10 * 60 * 1000;
 
@@ -57,18 +58,19 @@ export async function interactionRouter(runtime: Runtime, provider: Provider): P
     bindCsrf(ctx, `interaction:${visit.uid}`);
     await next();
   });
-  router.get('/', page(showEntry));
-  router.post('/consent', requireCsrf, page(answerPrompt));
-  router.get('/choose', page(showChoice));
-  router.get('/sign-in', page(showSignIn));
-  router.post('/sign-in', requireCsrf, page(signIn));
-  router.post('/reuse', requireCsrf, page(reuseBrowserProof));
-  router.post('/cancel', requireCsrf, page(cancel));
-  router.get('/result', page(showVerificationResult));
-  router.post('/result/save', requireCsrf, page(saveToAccount));
-  router.post('/result/continue', requireCsrf, page(continueToWebsite));
-  router.get('/challenge/:name/:step', page(runChallengeStep));
-  router.post('/challenge/:name/:step', csrfUnlessUpload, page(runChallengeStep));
+  const routes = INTERACTION_ROUTES;
+  router.get(routes.root, page(showEntry));
+  router.post(routes.consent, requireCsrf, page(answerPrompt));
+  router.get(routes.choose, page(showChoice));
+  router.get(routes.signIn, page(showSignIn));
+  router.post(routes.signIn, requireCsrf, page(signIn));
+  router.post(routes.reuse, requireCsrf, page(reuseBrowserProof));
+  router.post(routes.cancel, requireCsrf, page(cancel));
+  router.get(routes.result, page(showVerificationResult));
+  router.post(routes.saveResult, requireCsrf, page(saveToAccount));
+  router.post(routes.continueResult, requireCsrf, page(continueToWebsite));
+  router.get(routes.step, page(runChallengeStep));
+  router.post(routes.step, csrfUnlessUpload, page(runChallengeStep));
   addPasskeyRoutes(router, services, page);
   // The challenges' own endpoints (a wallet's response URI) live outside the interaction prefix.
   const mounted = new Router();
