@@ -1,2 +1,2 @@
-export { brandingAssets, brandOf, brandView, type BrandView } from './assets.js';
-export { loadBranding, DEFAULT_BRAND_NAME, type Branding, type BrandingOptions } from './settings.js';
+export { brandingAssets, type BrandView } from './assets.js';
+export { loadBranding, type Branding, type BrandingOptions } from './settings.js';

@@ -128,8 +128,3 @@ export async function findVerificationByGrant(db: Database, grantId: string): Pr
   const row = await db<VerificationRow>('verifications').where('grant_id', grantId).first();
   return row ? verificationFromRow(row) : undefined;
 }
-
-export async function findVerificationByUid(db: Database, uid: string): Promise<Verification | undefined> {
-  const row = await db<VerificationRow>('verifications').where('uid', uid).first();
-  return row ? verificationFromRow(row) : undefined;
-}

@@ -344,8 +344,5 @@ export function locationOf(answer: Page | Response): URL {
   return new URL(header, answer.url);
 }
 
-/** The query of a redirect's target (e.g. the website's callback: code, state, error). */
-export const queryOf = (answer: Page | Response): URLSearchParams => locationOf(answer).searchParams;
-
 /** The paths redirected through on the way to a page. */
 export const redirectPaths = (page: Page): string[] => page.redirects.map((url) => url.pathname);

@@ -7,8 +7,6 @@ import { ASSURANCE_LEVELS, type AssuranceLevel, type ChallengeName } from '../..
 export const FEDERATED_NAMES = ['anonymage', 'pleenk', 'paypal', 'agego', 'agekey'] as const satisfies readonly ChallengeName[];
 export type FederatedName = (typeof FEDERATED_NAMES)[number];
 
-export const isFederatedName = (value: unknown): value is FederatedName => (FEDERATED_NAMES as readonly unknown[]).includes(value);
-
 /** One provider's settings, read from `<NAME>_*` environment variables (see docs/challenges-federated.md). */
 export interface FederatedSettings {
   name: FederatedName;
