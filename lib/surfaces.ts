@@ -4,10 +4,12 @@ import compose from 'koa-compose';
 import type Provider from 'oidc-provider';
 import { checkerRoutes } from './checker/routes.js';
 import { CHECKER_PATHS } from './checker/paths.js';
+import { jsonErrors } from './external/errors.js';
 import { externalApi } from './external/router.js';
 import { EXTERNAL_PREFIX } from './external/surface.js';
 import { requestDeadline } from './http/deadline.js';
 import { inputGuard } from './http/input-guard.js';
+import { oauthErrors } from './http/oauth-errors.js';
 import { staticAssets } from './http/static-assets.js';
 import type { ErrorShape } from './http/surface-errors.js';
 import { interactionRouter } from './oauth2/interactions/router.js';
@@ -93,10 +95,13 @@ export interface ClaimedState {
 export async function mountSurfaces(deps: SurfaceDeps): Promise<Middleware> {
   const built: Array<{ row: SurfaceRow; serve: Middleware }> = [];
   const guard = [requestDeadline(deps.runtime.config.requestTimeoutMs), inputGuard()];
+  // One error middleware per JSON shape, around the whole surface (its guards included); the visitor's page is the
+  // outermost handler's (lib/http/fallback.ts), for every surface.
+  const errorsOf: Record<ErrorShape, Middleware[]> = { external: [jsonErrors(deps.runtime.log)], oauth: [oauthErrors(deps.runtime.log)], visitor: [] };
   // Built in order, the OAuth2 ones last of all: they compose the provider's middleware, so every provider.use() must be in.
   for (const row of [...SURFACES.filter((row) => !row.name.startsWith('oauth2')), ...SURFACES.filter((row) => row.name.startsWith('oauth2'))]) {
     const serve = await row.build(deps);
-    built.push({ row, serve: row.guarded ? compose([...guard, serve]) : serve });
+    built.push({ row, serve: compose([...errorsOf[row.errors], ...(row.guarded ? guard : []), serve]) });
   }
   const ordered = SURFACES.map((row) => built.find((entry) => entry.row === row)!);
   return (ctx, next) => {

@@ -5,7 +5,6 @@ import { HttpError } from '../http/errors.js';
 import { rateLimit } from '../http/rate-limit.js';
 import type { Runtime } from '../runtime.js';
 import { authenticate, type ExternalState } from './authenticate.js';
-import { jsonErrors } from './errors.js';
 import { openApiDocument } from './openapi.js';
 import { OPERATIONS, type Call } from './operations.js';
 import { pathValues } from './path-values.js';
@@ -62,11 +61,11 @@ export function externalApi(runtime: Runtime): Middleware {
   }
   const routes = router.routes() as Middleware;
   const allowedMethods = router.allowedMethods() as Middleware;
-  const errors = jsonErrors(runtime.log);
   const perIp = rateLimit(limiters.perIp, (ctx) => ctx.ip);
+  // Errors are answered by the surface's jsonErrors (lib/surfaces.ts), around this and the guards in front of it.
   return async (ctx, next) => {
     if (!isExternalPath(ctx.path)) return next();
     ctx.set('Cache-Control', 'no-store');
-    await errors(ctx, () => perIp(ctx, () => allowedMethods(ctx, () => routes(ctx, async () => {}))));
+    await perIp(ctx, () => allowedMethods(ctx, () => routes(ctx, async () => {})));
   };
 }

@@ -1,29 +1,16 @@
 import type { Middleware } from 'koa';
 import type { Logger } from '../log.js';
-import { describeError } from './errors.js';
-import { errorShapeOf, writeJsonError } from './surface-errors.js';
 import { VisitorError, visitorErrors } from './visitor-errors.js';
 
 /**
- * Outermost handler: any error a surface did not answer itself becomes that surface's error (JSON for the External
- * API, the back channel and the requirement), else, like any path nobody served, the visitor error page in the
- * browser's language.
+ * Outermost handler: the visitor's error page, in the browser's language, for any error of a browser surface and
+ * for any path nobody served. The JSON surfaces answer their own errors (lib/surfaces.ts wraps each in its shape).
  */
 export function fallbackErrors(log: Logger): Middleware {
   const handle = visitorErrors(log);
   return (ctx, next) =>
     handle(ctx, async () => {
-      try {
-        await next();
-      } catch (error) {
-        // Past a JSON surface's own handler (the request deadline, for one): still that surface's shape.
-        const shape = errorShapeOf(ctx);
-        if (shape === 'visitor') throw error;
-        const { status, message, headers, code } = describeError(error);
-        if (status >= 500) log.error('request failed', { path: ctx.path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-        writeJsonError(ctx, shape, { status, message, headers, code: code ?? (status >= 500 ? 'server_error' : 'invalid_request') });
-        return;
-      }
+      await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new VisitorError('not_found', 404);
     });
 }

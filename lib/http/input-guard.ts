@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Context, Middleware } from 'koa';
 import { HttpError } from './errors.js';
-import { errorShapeOf, writeJsonError } from './surface-errors.js';
+import { errorShapeOf } from './surface-errors.js';
 
 /**
  * What a stranger may send in a query (documented in docs/configuration.md, "Input limits"). An authorization
@@ -139,13 +139,10 @@ async function checkBody(ctx: Context): Promise<void> {
   checkJsonStrings(parsed);
 }
 
-/** Answers bad input in the shape of the surface the request was for. */
-function answer(ctx: Context, problem: BadInput): void {
-  const shape = errorShapeOf(ctx);
-  // Browser surfaces (authorization, interaction pages, platform): the visitor's error page, from the fallback handler.
-  if (shape === 'visitor') throw new HttpError(problem.status, problem.message);
-  const message = shape === 'external' ? `Request invalid: ${problem.message}.` : problem.message;
-  writeJsonError(ctx, shape, { status: problem.status, message, code: 'invalid_request' });
+/** Bad input, as an error the claiming surface answers in its own shape (the External API's words differ). */
+function refusal(ctx: Context, problem: BadInput): HttpError {
+  const message = errorShapeOf(ctx) === 'external' ? `Request invalid: ${problem.message}.` : problem.message;
+  return new HttpError(problem.status, message, {}, 'invalid_request');
 }
 
 /**
@@ -160,9 +157,7 @@ export function inputGuard(): Middleware {
       checkBasicCredentials(ctx);
       await checkBody(ctx);
     } catch (error) {
-      if (!(error instanceof BadInput)) throw error;
-      answer(ctx, error);
-      return;
+      throw error instanceof BadInput ? refusal(ctx, error) : error;
     }
     await next();
   };

@@ -70,7 +70,7 @@ export function createRateLimits(db: Database, env: NodeJS.ProcessEnv): RateLimi
 
 function tooManyRequests(spent: RateLimiterRes): HttpError {
   const retryAfter = Math.max(1, Math.ceil(spent.msBeforeNext / 1000));
-  return new HttpError(429, `Too many requests. Try again in ${retryAfter} seconds.`, { 'Retry-After': String(retryAfter) });
+  return new HttpError(429, `Too many requests. Try again in ${retryAfter} seconds.`, { 'Retry-After': String(retryAfter) }, 'too_many_requests');
 }
 
 /** Middleware spending one point of `limiter` per request, keyed by `key(ctx)`. */

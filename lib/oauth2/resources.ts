@@ -1,7 +1,6 @@
 import Router from '@koa/router';
-import type { Context } from 'koa';
 import { epochSeconds } from '../clock.js';
-import { oauthJsonError } from '../http/errors.js';
+import { HttpError } from '../http/errors.js';
 import type { Runtime } from '../runtime.js';
 import { findBearerVerification, verificationResult } from '../verification/verifications.js';
 import { storedKey } from '../../adapters/knex.js';
@@ -12,9 +11,9 @@ import { VERIFICATION_CLAIM } from './token-claims.js';
 /** RFC 6750 §2.1 b64token. */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
 
-/** RFC 6750 §3.1 error answer: JSON body plus the WWW-Authenticate challenge. */
-function bearerError(ctx: Context, realm: string, status: 400 | 401, error: 'invalid_request' | 'invalid_token', description: string): void {
-  oauthJsonError(ctx, status, error, description, { 'WWW-Authenticate': `Bearer realm="${realm}", error="${error}", error_description="${description}"` });
+/** RFC 6750 §3.1: the error with its WWW-Authenticate challenge, answered in JSON by the surface (oauth-errors.ts). */
+function bearerError(realm: string, status: 400 | 401, error: 'invalid_request' | 'invalid_token', description: string): HttpError {
+  return new HttpError(status, description, { 'WWW-Authenticate': `Bearer realm="${realm}", error="${error}", error_description="${description}"` }, error);
 }
 
 /**
@@ -32,24 +31,20 @@ export function resourcesRoutes(runtime: Runtime): Router {
     ctx.set('Pragma', 'no-cache');
     const header = ctx.get('Authorization');
     if (!header || !/^Bearer(\s|$)/i.test(header)) {
-      bearerError(ctx, realm, 401, 'invalid_token', 'a bearer access token is required');
-      return;
+      throw bearerError(realm, 401, 'invalid_token', 'a bearer access token is required');
     }
     const value = BEARER.exec(header)?.[1];
     if (!value) {
-      bearerError(ctx, realm, 400, 'invalid_request', 'the Authorization header is malformed');
-      return;
+      throw bearerError(realm, 400, 'invalid_request', 'the Authorization header is malformed');
     }
     const found = await findBearerVerification(runtime.db, storedKey(value), VERIFICATION_CLAIM, runtime.clock.now());
     if (!found) {
-      bearerError(ctx, realm, 401, 'invalid_token', 'the access token is invalid, expired or revoked');
-      return;
+      throw bearerError(realm, 401, 'invalid_token', 'the access token is invalid, expired or revoked');
     }
     const { verification, clientId } = found;
     const now = epochSeconds(runtime.clock.now());
     if (epochSeconds(verification.expiresAt) <= now) {
-      bearerError(ctx, realm, 401, 'invalid_token', 'the verification behind this access token has expired');
-      return;
+      throw bearerError(realm, 401, 'invalid_token', 'the verification behind this access token has expired');
     }
     if (await answeredAsJwt(ctx, verification, clientId)) return;
     ctx.body = { resources: verificationResult(verification, now) };

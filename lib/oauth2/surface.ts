@@ -1,7 +1,6 @@
 import type Koa from 'koa';
 import compose from 'koa-compose';
 import type Provider from 'oidc-provider';
-import { HttpError, oauthJsonError } from '../http/errors.js';
 import type { Runtime } from '../runtime.js';
 import { rewriteEntryPoints } from './entry.js';
 import { oauth2Outages } from './failures.js';
@@ -27,13 +26,8 @@ function limitBackChannel(runtime: Runtime): Koa.Middleware {
   return async (ctx, next) => {
     // Routers match case-insensitively and ignore a trailing slash: so does the limit.
     if (!BACK_CHANNEL.has(ctx.path.toLowerCase().replace(/\/$/, ''))) return next();
-    try {
-      await limiter.consume(ctx.ip);
-    } catch (error) {
-      if (!(error instanceof HttpError) || error.status !== 429) throw error;
-      oauthJsonError(ctx, 429, 'too_many_requests', error.message, error.headers);
-      return;
-    }
+    // Over the limit: a 429 with Retry-After, in the surface's OAuth2 JSON.
+    await limiter.consume(ctx.ip);
     await next();
   };
 }

@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import { testLocation } from '../geo/codes.js';
 import type { Location } from '../geo/location.js';
 import { isVerificationRequired } from '../geo/regions.js';
-import { describeError, HttpError, oauthJsonError } from '../http/errors.js';
+import { HttpError } from '../http/errors.js';
 import type { Runtime } from '../runtime.js';
 import { findKeyWebsite } from '../websites/keys.js';
 
@@ -67,31 +67,25 @@ export function requirementRoutes(runtime: Runtime): Router {
 
   router.get(REQUIREMENT_PATH, async (ctx) => {
     allowAnyOrigin(ctx);
-    try {
-      await limiter.consume(ctx.ip);
-      const query = { ...ctx.query };
-      if (!validQuery(query)) {
-        const field = validQuery.errors?.[0]?.instancePath.slice(1) || 'key';
-        throw invalidRequest(field === 'key' ? 'the query must carry exactly one key parameter' : `${field} is malformed`);
-      }
-      const found = KEY_SHAPE.test(query.key) ? await findKeyWebsite(runtime.db, query.key) : undefined;
-      if (!found) throw new HttpError(404, 'no website has this public key', {}, 'not_found');
-      const website = { regions: found.website.regions, environment: found.environment };
-      const location = await resolveLocation(ctx, runtime, query, website.environment);
-      ctx.set('Cache-Control', 'private, max-age=60');
-      if (runtime.geo.headers.length > 0) ctx.vary(runtime.geo.headers.join(', '));
-      ctx.body = {
-        required: isVerificationRequired(website.regions, location),
-        country: location.country,
-        country_subdivision: location.subdivision,
-        age_threshold: runtime.geo.ageThresholdFor(location),
-      };
-    } catch (error) {
-      const { status, message, headers, code: described } = describeError(error);
-      if (status >= 500) runtime.log.error('requirement failed', { error: (error as Error).stack ?? String(error) });
-      const code = (error instanceof HttpError ? error.code : described) ?? (status === 429 ? 'too_many_requests' : 'server_error');
-      oauthJsonError(ctx, status, code, message, { ...headers, 'Cache-Control': 'no-store' });
+    // Errors are thrown: the surface answers them in OAuth2 JSON (lib/http/oauth-errors.ts).
+    await limiter.consume(ctx.ip);
+    const query = { ...ctx.query };
+    if (!validQuery(query)) {
+      const field = validQuery.errors?.[0]?.instancePath.slice(1) || 'key';
+      throw invalidRequest(field === 'key' ? 'the query must carry exactly one key parameter' : `${field} is malformed`);
     }
+    const found = KEY_SHAPE.test(query.key) ? await findKeyWebsite(runtime.db, query.key) : undefined;
+    if (!found) throw new HttpError(404, 'no website has this public key', {}, 'not_found');
+    const website = { regions: found.website.regions, environment: found.environment };
+    const location = await resolveLocation(ctx, runtime, query, website.environment);
+    ctx.set('Cache-Control', 'private, max-age=60');
+    if (runtime.geo.headers.length > 0) ctx.vary(runtime.geo.headers.join(', '));
+    ctx.body = {
+      required: isVerificationRequired(website.regions, location),
+      country: location.country,
+      country_subdivision: location.subdivision,
+      age_threshold: runtime.geo.ageThresholdFor(location),
+    };
   });
   return router;
 }

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
-import type { Context, Middleware } from 'koa';
 import { formBody } from '../../../http/body.js';
-import { describeError, oauthJsonError } from '../../../http/errors.js';
+import { HttpError } from '../../../http/errors.js';
+import { oauthErrors } from '../../../http/oauth-errors.js';
 import { compileSchema } from '../../../http/form.js';
 import { rateLimit } from '../../../http/rate-limit.js';
 import { readProgress, swapChallengeState } from '../../../oauth2/interactions/progress.js';
@@ -32,16 +32,6 @@ const validateResponse = compileSchema<WalletResponse>({
   },
 });
 
-/** Errors on this endpoint answer the wallet in OAuth JSON (OpenID4VP 1.0 §8.2), never HTML; a 5xx is logged. */
-const walletErrors = (runtime: Runtime): Middleware => async (ctx, next) => {
-  try {
-    await next();
-  } catch (error) {
-    const { status, message, headers } = describeError(error);
-    if (status >= 500) runtime.log.error('eu_av response endpoint failed', { error: String(error) });
-    oauthJsonError(ctx, status, status === 429 ? 'too_many_requests' : status >= 500 ? 'server_error' : 'invalid_request', message, headers);
-  }
-};
 
 /** The request a `state` names, while it waits for its one answer: the interaction, the sealed state as stored, and its content. */
 interface WaitingRequest {
@@ -70,13 +60,15 @@ export function walletResponseRoutes(runtime: Runtime, settings: EuAvSettings): 
   const router = new Router();
   const { clientId, responseUri } = verifierIdentity(runtime.config.issuer);
   const limit = rateLimit(runtime.rateLimits.limiter('eu-av-response-ip'), (ctx) => ctx.ip);
-  const refuse = (ctx: Context, description: string): void => oauthJsonError(ctx, 400, 'invalid_request', description);
+  const refuse = (description: string): never => {
+    throw new HttpError(400, description, {}, 'invalid_request');
+  };
 
-  router.post(RESPONSE_PATH, walletErrors(runtime), limit, formBody(RESPONSE_BODY_LIMIT), async (ctx) => {
+  router.post(RESPONSE_PATH, oauthErrors(runtime.log), limit, formBody(RESPONSE_BODY_LIMIT), async (ctx) => {
     const body: unknown = ctx.request.body ?? {};
-    if (!validateResponse(body) || (body.vp_token === undefined) === (body.error === undefined)) return refuse(ctx, 'state and either vp_token or error are required');
+    if (!validateResponse(body) || (body.vp_token === undefined) === (body.error === undefined)) return refuse('state and either vp_token or error are required');
     const waiting = await waitingRequest(runtime, body.state);
-    if (!waiting) return refuse(ctx, 'this request is unknown, was replaced, or was already answered');
+    if (!waiting) return refuse('this request is unknown, was replaced, or was already answered');
 
     const { uid, sealed, pending } = waiting;
     const judged = body.vp_token === undefined
@@ -86,10 +78,10 @@ export function walletResponseRoutes(runtime: Runtime, settings: EuAvSettings): 
         });
     const answered: PendingPresentation = { ...pending, answer: judged.verdict };
     if (!(await swapChallengeState(runtime.db, uid, 'eu_av', sealed, runtime.sealer.seal(JSON.stringify(answered))))) {
-      return refuse(ctx, 'this request was already answered');
+      return refuse('this request was already answered');
     }
     runtime.log.info('eu_av presentation received', verdictLog(uid, 'direct_post', judged));
-    if (judged.verdict === 'invalid') return refuse(ctx, 'the presentation was not accepted');
+    if (judged.verdict === 'invalid') return refuse('the presentation was not accepted');
     ctx.body = {};
   });
   return router;

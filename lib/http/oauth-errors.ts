@@ -1,0 +1,24 @@
+import type { Middleware } from 'koa';
+import type { Logger } from '../log.js';
+import { describeError, HttpError, oauthJsonError } from './errors.js';
+
+/** The RFC 6749 §5.2 `error` for a status when the thrower named none. */
+const codeFor = (status: number): string => (status === 429 ? 'too_many_requests' : status >= 500 ? 'server_error' : 'invalid_request');
+
+/**
+ * The OAuth2 JSON error shape (RFC 6749 §5.2, RFC 6750 §3.1), for every surface that answers machines in it: the
+ * back channel, the requirement endpoint, a wallet's response endpoint. Handlers throw (an HttpError carries its
+ * `code` and headers, e.g. WWW-Authenticate or Retry-After); nothing is written by hand. Never cached; 5xx logged.
+ */
+export function oauthErrors(log: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      const { status, message, headers, code } = describeError(error);
+      if (status >= 500) log.error('request failed', { path: ctx.path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+      const named = error instanceof HttpError ? error.code : code;
+      oauthJsonError(ctx, status, named ?? codeFor(status), message, { ...headers, 'Cache-Control': 'no-store' });
+    }
+  };
+}
