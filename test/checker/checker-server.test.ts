@@ -3,7 +3,7 @@ import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet
 import { isAllowedOrigin } from '../../lib/checker/origins.js';
 import { regenerateWebsiteKey } from '../../lib/websites/index.js';
 import { walkSandbox } from '../demo/sandbox-walk.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startTestApp, useApp, type TestApp } from '../helpers/app.js';
 import { Browser, decodeHtml, locationOf } from '../helpers/browser.js';
 import { createClientFixture, createWebmasterFixture } from '../helpers/fixtures.js';
 import { issueToken, readResources, startOAuth2App, type OAuth2TestApp } from '../oauth2/helpers/oauth2.js';
@@ -57,11 +57,7 @@ async function verifyToken(app: TestApp, token: string, audience: string) {
 
 describe('the checker script surface', function () {
   this.timeout(120_000);
-  let app: TestApp;
-  before(async () => {
-    app = await startTestApp({ env: { CHECKER_RATE_LIMIT_PER_IP: '1000' } });
-  });
-  after(() => app.close());
+  const app = useApp({ env: { CHECKER_RATE_LIMIT_PER_IP: '1000' } });
 
   describe('GET /v1/checker.js', () => {
     it('is a cacheable script for any origin, revalidated by its ETag', async () => {

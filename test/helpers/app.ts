@@ -72,3 +72,22 @@ export async function startTestApp(options: AgeProviderOptions = {}, { hostname 
     },
   };
 }
+
+/**
+ * The real app for the enclosing `describe`: started before its tests (mocha `before`), closed after them. The value
+ * stands for the started app (its properties are read from it once `before` has run), so a suite reads
+ * `app.url` and `app.provider` as if it had started the app itself.
+ */
+export function useApp(options: AgeProviderOptions = {}): TestApp {
+  let started: TestApp | undefined;
+  before(async () => {
+    started = await startTestApp(options);
+  });
+  after(() => started?.close());
+  return new Proxy({} as TestApp, {
+    get(_, property) {
+      if (!started) throw new Error('the app is used before its before() hook has started it');
+      return Reflect.get(started, property);
+    },
+  });
+}

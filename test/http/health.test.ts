@@ -1,14 +1,10 @@
 import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startTestApp, useApp, type TestApp } from '../helpers/app.js';
 
 describe('operations endpoints and the HTML fallback', () => {
-  let app: TestApp;
-  before(async () => {
-    app = await startTestApp();
-  });
-  after(() => app.close());
+  const app = useApp();
 
   it('answers /healthz and /readyz with no-store', async () => {
     for (const path of ['/healthz', '/readyz']) {

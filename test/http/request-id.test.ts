@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createLogger } from '../../lib/log.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startTestApp, useApp, type TestApp } from '../helpers/app.js';
 import { createClientFixture, createWebmasterFixture } from '../helpers/fixtures.js';
 import { authorize, requestToken } from '../oauth2/helpers/oauth2.js';
 
@@ -44,11 +44,7 @@ describe('request ids: every answer carries one, and every 5xx is logged with it
 
 describe('request ids behind a trusted proxy', function () {
   this.timeout(60_000);
-  let app: TestApp;
-  before(async () => {
-    app = await startTestApp({ trustProxy: true });
-  });
-  after(() => app.close());
+  const app = useApp({ trustProxy: true });
 
   it('keeps the proxy\'s plain X-Request-Id and replaces anything else', async () => {
     expect((await fetch(`${app.url}/healthz`, { headers: { 'X-Request-Id': 'lb-42.a' } })).headers.get('x-request-id')).to.equal('lb-42.a');

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { LANGUAGES } from '../../lib/i18n/languages.js';
 import { sha256 } from '../../lib/security/hashing.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startTestApp, useApp, type TestApp } from '../helpers/app.js';
 import { Browser, decodeHtml, redirectPaths, type Fields } from '../helpers/browser.js';
 
 const TOKEN = /avk_[A-Za-z0-9_-]{43}/g;
@@ -32,11 +32,7 @@ async function sessionCookieOfSignIn(app: TestApp, headers: Record<string, strin
 }
 
 describe('webmasters platform: accounts, sessions and the Authorization Token', () => {
-  let app: TestApp;
-  before(async () => {
-    app = await startTestApp();
-  });
-  after(() => app.close());
+  const app = useApp();
 
   it('registers a webmaster, who then signs in and lands on their websites', async () => {
     const { client, email } = await register(app);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { useApp, type TestApp } from '../helpers/app.js';
 import { Browser, decodeHtml, formOf, formsOf, linkWithText, redirectPaths, type Page } from '../helpers/browser.js';
 import { getOAuth2Config, getWebsite } from '../../lib/websites/index.js';
 
@@ -22,11 +22,7 @@ const websiteIdOf = (page: Page): number => Number(/\/platform\/websites\/(\d+)/
 const snippet = (page: Page, id: string): string => decodeHtml(new RegExp(`<pre id="${id}"[^>]*><code>([\\s\\S]*?)</code></pre>`).exec(page.html)?.[1] ?? '');
 
 describe('webmasters platform: onboarding, integration, confirmations and form errors', () => {
-  let app: TestApp;
-  before(async () => {
-    app = await startTestApp();
-  });
-  after(() => app.close());
+  const app = useApp();
 
   it('lands a new webmaster on their websites, where an empty state explains the three steps', async () => {
     const { landing } = await registered(app);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { useApp, type TestApp } from '../helpers/app.js';
 import { createWebmasterFixture } from '../helpers/fixtures.js';
 import { getOAuth2Config, getWebsite, listWebsites } from '../../lib/websites/index.js';
 import { Browser, decodeHtml, redirectPaths, type Page } from '../helpers/browser.js';
@@ -17,11 +17,7 @@ const websiteIdOf = (page: Page): number => Number(/\/platform\/websites\/(\d+)/
 const text = (page: Page): string => decodeHtml(page.html);
 
 describe('webmasters platform: websites, keys and OAuth2 through the website services', () => {
-  let app: TestApp;
-  before(async () => {
-    app = await startTestApp();
-  });
-  after(() => app.close());
+  const app = useApp();
 
   it('creates a website through the form, with the default challenges preselected and both public keys', async () => {
     const { client, webmasterId } = await signedIn(app);

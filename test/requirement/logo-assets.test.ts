@@ -1,14 +1,10 @@
 import { expect } from 'chai';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { useApp } from '../helpers/app.js';
 
 // The logos a website puts on its verify button (spec 1: the logo must stay visible on the allowed backgrounds).
 
 describe('logo assets for the verify button', () => {
-  let app: TestApp;
-  before(async () => {
-    app = await startTestApp();
-  });
-  after(() => app.close());
+  const app = useApp();
 
   for (const [variant, colour] of [['on-dark', '#ffffff'], ['on-light', '#004db3']]) {
     it(`serves logo-${variant}.svg as an accessible SVG in ${colour}`, async () => {

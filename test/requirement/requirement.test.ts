@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ConfigError } from '../../lib/config/load.js';
 import { regenerateWebsiteKey } from '../../lib/websites/index.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startTestApp, useApp } from '../helpers/app.js';
 import { createWebsiteWithKeys, fetchRequirement, type WebsiteKeys } from './website-keys.js';
 
 // GET /v1/requirement?key=<public key>: whether a website must verify the caller (ARCHITECTURE §6.2).
@@ -10,11 +10,7 @@ const at = (country: string, subdivision?: string): Record<string, string> =>
   (subdivision ? { 'CF-IPCountry': country, 'X-Region': subdivision } : { 'CF-IPCountry': country });
 
 describe('the public requirement endpoint', () => {
-  let app: TestApp;
-  before(async () => {
-    app = await startTestApp({ trustProxy: true, geo: { countryHeader: 'CF-IPCountry', subdivisionHeader: 'X-Region' } });
-  });
-  after(() => app.close());
+  const app = useApp({ trustProxy: true, geo: { countryHeader: 'CF-IPCountry', subdivisionHeader: 'X-Region' } });
 
   describe('which visitors a website must verify', () => {
     const cases: Array<[string[], Record<string, string>, boolean]> = [

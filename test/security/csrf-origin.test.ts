@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { useApp } from '../helpers/app.js';
 import { Browser, csrfOf, formOf, type Page } from '../helpers/browser.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture, type WebmasterFixture } from '../helpers/fixtures.js';
 import { authorizeUrl, expectPage } from '../oauth2/interactions/helpers/flow.js';
@@ -23,15 +23,13 @@ function rawPost(browser: Browser, address: string, fields: Record<string, strin
 
 describe('security: CSRF tokens bound to their interaction or session, and an Origin check (issue 12, item 9)', function () {
   this.timeout(120_000); // the first app of a process starts the embedded database
-  let app: TestApp;
+  const app = useApp();
   let client: ClientFixture;
   let webmaster: WebmasterFixture;
   before(async () => {
-    app = await startTestApp();
     webmaster = await createWebmasterFixture(app.provider.runtime);
     client = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'TEST', challenges: ['selfie'] });
   });
-  after(() => app.close());
 
   const prompt = async (browser: Browser): Promise<Page> => expectPage(await browser.open(authorizeUrl(app.url, client)));
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { createVisitorAccount } from '../../lib/visitors/visitor-accounts.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { useApp } from '../helpers/app.js';
 import { Browser, formOf, type Page } from '../helpers/browser.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
 import { accept, authorizeUrl, callbackOf, expectPage, submitSandbox } from '../oauth2/interactions/helpers/flow.js';
@@ -10,14 +10,12 @@ const PASSWORD = 'correct horse battery';
 const newUsername = (): string => `visitor.${randomBytes(4).toString('hex')}`;
 
 describe('security: what registration and "save result" tell a stranger (issue 12, items 11 and 13)', () => {
-  let app: TestApp;
+  const app = useApp();
   let client: ClientFixture;
   before(async () => {
-    app = await startTestApp();
     const webmaster = await createWebmasterFixture(app.provider.runtime);
     client = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'TEST', challenges: ['selfie'] });
   });
-  after(() => app.close());
 
   async function register(email: string, password: string): Promise<Page> {
     const browser = new Browser(app.url);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { packageRoot } from '../../lib/paths.js';
 import { RETENTION_RULES, sweepRetention } from '../../lib/store/retention.js';
 import { createClientFixture, createWebmasterFixture } from '../helpers/fixtures.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { useApp } from '../helpers/app.js';
 
 /** The "Retention of every table" section of docs/privacy.md: table name → its row. */
 async function documentedRetention(): Promise<Map<string, string>> {
@@ -18,11 +18,7 @@ async function documentedRetention(): Promise<Map<string, string>> {
 const DAY = 86400;
 
 describe('retention of every table (docs/privacy.md)', () => {
-  let app: TestApp;
-  before(async () => {
-    app = await startTestApp({ verificationRetention: DAY, proofReuseTtl: 30 * DAY });
-  });
-  after(() => app.close());
+  const app = useApp({ verificationRetention: DAY, proofReuseTtl: 30 * DAY });
 
   it('documents every table of the schema, and no table that does not exist', async () => {
     const { rows } = (await app.provider.db.raw(

@@ -1,13 +1,9 @@
 import { expect } from 'chai';
 import { challengeState, readProgress, sweepExpiredProgress, updateProgress } from '../../../lib/oauth2/interactions/progress.js';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { useApp } from '../../helpers/app.js';
 
 describe('challenge state kept between steps', () => {
-  let app: TestApp;
-  before(async () => {
-    app = await startTestApp();
-  });
-  after(() => app.close());
+  const app = useApp();
 
   it('is sealed at rest, private to one challenge, and gone once cleared', async () => {
     const { runtime } = app.provider;
