@@ -6,7 +6,7 @@ import { walkSandbox } from '../demo/sandbox-walk.js';
 import { startTestApp, useApp, type TestApp } from '../helpers/app.js';
 import { Browser, decodeHtml, locationOf } from '../helpers/browser.js';
 import { createClientFixture, createWebmasterFixture } from '../helpers/fixtures.js';
-import { issueToken, readResources, startOAuth2App, type OAuth2TestApp } from '../oauth2/helpers/oauth2.js';
+import { issueToken, readResources, useOAuth2App } from '../oauth2/helpers/oauth2.js';
 
 // The checker script surface (docs/checker.md) over real HTTP: the script, its check, the verification window.
 
@@ -258,11 +258,7 @@ describe('the checker surface limits strangers per address', () => {
 });
 
 describe('GET /v1/oauth2/resources with Accept: application/jwt', () => {
-  let harness: OAuth2TestApp;
-  before(async () => {
-    harness = await startOAuth2App();
-  });
-  after(() => harness.app.close());
+  const harness = useOAuth2App();
 
   it('answers the signed token addressed to the client; JSON stays the default answer', async () => {
     const client = await harness.client();

@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { expect } from 'chai';
 import type { ClientFixture } from '../helpers/fixtures.js';
-import { authorizationQuery, authorize, issueToken, startOAuth2App, startOAuth2AppWithCallers, type OAuth2TestApp } from '../oauth2/helpers/oauth2.js';
+import { authorizationQuery, authorize, issueToken, type OAuth2TestApp, startOAuth2AppWithCallers, useOAuth2App } from '../oauth2/helpers/oauth2.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
@@ -80,11 +80,7 @@ describe('database outage: every surface answers 503 with Retry-After in its own
 
 describe('request deadline: a request past REQUEST_TIMEOUT_MS is an outage in its surface\'s shape', function () {
   this.timeout(120_000);
-  let harness: OAuth2TestApp;
-  before(async () => {
-    harness = await startOAuth2App({ REQUEST_TIMEOUT_MS: '3000' });
-  });
-  after(() => harness.app.close());
+  const harness = useOAuth2App({ REQUEST_TIMEOUT_MS: '3000' });
 
   it('answers the back channel 503 temporarily_unavailable JSON, not the visitor page', async () => {
     const client = await harness.client();

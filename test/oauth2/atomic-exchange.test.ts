@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { authorize, requestToken, startOAuth2App, type OAuth2TestApp } from './helpers/oauth2.js';
+import { authorize, type OAuth2TestApp, requestToken, useOAuth2App } from './helpers/oauth2.js';
 
 /**
  * A database failure on the access token's write, injected by a trigger while `fail_token_writes` holds a row:
@@ -25,11 +25,7 @@ async function injectTokenWriteFailure(harness: OAuth2TestApp): Promise<{ stop()
 }
 
 describe('oauth2: the code exchange commits the redemption and the token together', () => {
-  let harness: OAuth2TestApp;
-  before(async () => {
-    harness = await startOAuth2App();
-  });
-  after(() => harness.app.close());
+  const harness = useOAuth2App();
 
   it('leaves the code redeemable when writing the access token fails, so the website can retry it', async () => {
     const client = await harness.client();

@@ -1,13 +1,9 @@
 import { expect } from 'chai';
 import { Browser, locationOf } from '../helpers/browser.js';
-import { authorizationQuery, authorize, interactionUid, startOAuth2App, type OAuth2TestApp } from './helpers/oauth2.js';
+import { authorizationQuery, authorize, interactionUid, useOAuth2App } from './helpers/oauth2.js';
 
 describe('oauth2: authorization endpoints (spec 4.1)', () => {
-  let harness: OAuth2TestApp;
-  before(async () => {
-    harness = await startOAuth2App();
-  });
-  after(() => harness.app.close());
+  const harness = useOAuth2App();
 
   const get = (path: string, headers: Record<string, string> = {}) => fetch(`${harness.app.url}${path}`, { redirect: 'manual', headers });
 

@@ -1,12 +1,8 @@
 import { expect } from 'chai';
-import { readResources, requestToken, startOAuth2App, type OAuth2TestApp } from './helpers/oauth2.js';
+import { readResources, requestToken, startOAuth2App, useOAuth2App } from './helpers/oauth2.js';
 
 describe('oauth2: rate limit on the back channel', () => {
-  let harness: OAuth2TestApp;
-  before(async () => {
-    harness = await startOAuth2App({ OAUTH2_RATE_LIMIT_PER_IP: '300' });
-  });
-  after(() => harness.app.close());
+  const harness = useOAuth2App({ OAUTH2_RATE_LIMIT_PER_IP: '300' });
 
   it('answers 429 JSON with Retry-After once one address has spent OAUTH2_RATE_LIMIT_PER_IP token/resources calls in a minute', async () => {
     const client = await harness.client();

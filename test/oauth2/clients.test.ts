@@ -4,14 +4,10 @@ import { expect } from 'chai';
 import { addSeconds } from '../../lib/clock.js';
 import { findClientWebsite } from '../../lib/oauth2/clients.js';
 import type { ClientFixture } from '../helpers/fixtures.js';
-import { authorizationQuery, authorize, requestToken, startOAuth2App, type OAuth2TestApp } from './helpers/oauth2.js';
+import { authorizationQuery, authorize, requestToken, useOAuth2App } from './helpers/oauth2.js';
 
 describe('oauth2: clients are the websites’ OAuth2 configurations', () => {
-  let harness: OAuth2TestApp;
-  before(async () => {
-    harness = await startOAuth2App();
-  });
-  after(() => harness.app.close());
+  const harness = useOAuth2App();
 
   const db = () => harness.app.provider.db;
   const configOf = async (client: ClientFixture): Promise<number> =>

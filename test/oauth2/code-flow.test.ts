@@ -1,14 +1,10 @@
 import { expect } from 'chai';
 import { epochSeconds } from '../../lib/clock.js';
 import { Browser, locationOf } from '../helpers/browser.js';
-import { authorizationQuery, authorize, issueToken, readResources, requestToken, startOAuth2App, type OAuth2TestApp, type TokenBody } from './helpers/oauth2.js';
+import { authorizationQuery, authorize, issueToken, readResources, requestToken, type TokenBody, useOAuth2App } from './helpers/oauth2.js';
 
 describe('oauth2: code → token → resources', () => {
-  let harness: OAuth2TestApp;
-  before(async () => {
-    harness = await startOAuth2App();
-  });
-  after(() => harness.app.close());
+  const harness = useOAuth2App();
 
   it('exchanges a code for a token whose Resources describe the verification (spec 2.2, 2.3)', async () => {
     const client = await harness.client();

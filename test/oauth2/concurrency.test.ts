@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { expect } from 'chai';
 import type { Adapter } from 'oidc-provider';
-import { authorize, readResources, requestToken, startOAuth2App, type OAuth2TestApp } from './helpers/oauth2.js';
+import { authorize, readResources, requestToken, useOAuth2App } from './helpers/oauth2.js';
 
 /** Slows the authorization codes' storage reads, widening the window between "found unused" and "consumed". */
 function injectLatency(adapter: Adapter, ms: number): () => void {
@@ -17,11 +17,7 @@ function injectLatency(adapter: Adapter, ms: number): () => void {
 }
 
 describe('oauth2: concurrent redemption of one code', () => {
-  let harness: OAuth2TestApp;
-  before(async () => {
-    harness = await startOAuth2App();
-  });
-  after(() => harness.app.close());
+  const harness = useOAuth2App();
 
   it('gives exactly one token to 20 simultaneous token requests with the same code', async () => {
     const client = await harness.client();

@@ -1,15 +1,11 @@
 import { expect } from 'chai';
 import * as client from 'openid-client';
-import { startOAuth2App, type OAuth2TestApp } from './helpers/oauth2.js';
+import { useOAuth2App } from './helpers/oauth2.js';
 
 // docs/integration.md tells integrators to use OAuth 2.0 discovery with algorithm 'oauth2': this is why, with the
 // client library most Node.js integrators reach for.
 describe('oauth2: discovery as docs/integration.md describes it (openid-client)', () => {
-  let harness: OAuth2TestApp;
-  before(async () => {
-    harness = await startOAuth2App();
-  });
-  after(() => harness.app.close());
+  const harness = useOAuth2App();
 
   it("finds every endpoint with algorithm: 'oauth2' (RFC 8414), and nothing with OpenID discovery", async () => {
     const issuer = new URL(harness.app.url);

@@ -1,13 +1,9 @@
 import { expect } from 'chai';
 import type { ClientFixture } from '../helpers/fixtures.js';
-import { issueToken, readResources, startOAuth2App, type OAuth2TestApp } from './helpers/oauth2.js';
+import { issueToken, readResources, useOAuth2App } from './helpers/oauth2.js';
 
 describe('oauth2: introspection, revocation and metadata', () => {
-  let harness: OAuth2TestApp;
-  before(async () => {
-    harness = await startOAuth2App();
-  });
-  after(() => harness.app.close());
+  const harness = useOAuth2App();
 
   const post = (path: string, client: ClientFixture, form: Record<string, string>) =>
     fetch(`${harness.app.url}${path}`, {

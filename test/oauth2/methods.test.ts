@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { authorize, issueToken, readResources, requestToken, startOAuth2App, type OAuth2TestApp } from './helpers/oauth2.js';
+import { authorize, issueToken, readResources, requestToken, useOAuth2App } from './helpers/oauth2.js';
 
 interface ErrorBody {
   error: string;
@@ -17,11 +17,7 @@ async function expect405(response: Response, allow: string): Promise<ErrorBody> 
 }
 
 describe('oauth2: methods and trailing slashes on every OAuth2 path', () => {
-  let harness: OAuth2TestApp;
-  before(async () => {
-    harness = await startOAuth2App();
-  });
-  after(() => harness.app.close());
+  const harness = useOAuth2App();
   const url = (path: string) => `${harness.app.url}${path}`;
 
   it('answers a wrong method with JSON 405 and Allow, not the visitor HTML 404', async () => {

@@ -2,14 +2,10 @@ import { expect } from 'chai';
 import { epochSeconds } from '../../lib/clock.js';
 import { sha256 } from '../../lib/security/hashing.js';
 import { regenerateOAuth2Credentials, updateOAuth2Config } from '../../lib/websites/oauth2.js';
-import { authorize, issueToken, readResources, requestToken, startOAuth2App, type OAuth2TestApp, type TokenBody } from './helpers/oauth2.js';
+import { authorize, issueToken, readResources, requestToken, type TokenBody, useOAuth2App } from './helpers/oauth2.js';
 
 describe('oauth2: resources endpoint (spec 2.3, RFC 6750)', () => {
-  let harness: OAuth2TestApp;
-  before(async () => {
-    harness = await startOAuth2App();
-  });
-  after(() => harness.app.close());
+  const harness = useOAuth2App();
 
   async function expectInvalidToken(response: Response): Promise<void> {
     expect(response.status).to.equal(401);

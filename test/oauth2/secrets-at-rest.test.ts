@@ -1,12 +1,8 @@
 import { expect } from 'chai';
-import { authorize, readResources, requestToken, startOAuth2App, type OAuth2TestApp, type TokenBody } from './helpers/oauth2.js';
+import { authorize, readResources, requestToken, type TokenBody, useOAuth2App } from './helpers/oauth2.js';
 
 describe('oauth2: bearer secrets at rest', () => {
-  let harness: OAuth2TestApp;
-  before(async () => {
-    harness = await startOAuth2App();
-  });
-  after(() => harness.app.close());
+  const harness = useOAuth2App();
 
   it('stores neither the authorization code nor the access token in clear, and both still work', async () => {
     const client = await harness.client();

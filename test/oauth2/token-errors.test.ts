@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { authorize, readResources, requestToken, startOAuth2App, type OAuth2TestApp, type TokenBody } from './helpers/oauth2.js';
+import { authorize, readResources, requestToken, type TokenBody, useOAuth2App } from './helpers/oauth2.js';
 
 interface ErrorBody {
   error: string;
@@ -17,11 +17,7 @@ async function expectError(response: Response, status: number, error: string): P
 }
 
 describe('oauth2: token endpoint errors (RFC 6749 §5.2)', () => {
-  let harness: OAuth2TestApp;
-  before(async () => {
-    harness = await startOAuth2App();
-  });
-  after(() => harness.app.close());
+  const harness = useOAuth2App();
 
   it('refuses a wrong secret with invalid_client, by Basic header and by form fields', async () => {
     const client = await harness.client();

@@ -174,3 +174,18 @@ export async function tokenEndpointAccepts(url: string, pair: { clientId?: strin
   expect(error).to.be.oneOf(['invalid_grant', 'invalid_client']);
   return error === 'invalid_grant';
 }
+
+/** startOAuth2App for the enclosing `describe` (started before its tests, closed after), like useApp. */
+export function useOAuth2App(env: NodeJS.ProcessEnv = {}): OAuth2TestApp {
+  let started: OAuth2TestApp | undefined;
+  before(async () => {
+    started = await startOAuth2App(env);
+  });
+  after(() => started?.app.close());
+  return new Proxy({} as OAuth2TestApp, {
+    get(_, property) {
+      if (!started) throw new Error('the app is used before its before() hook has started it');
+      return Reflect.get(started, property);
+    },
+  });
+}
