@@ -3,7 +3,8 @@ import type { Context } from 'koa';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { Browser, linkWithText } from '../helpers/browser.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
-import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage, redeem, submitSandbox } from '../oauth2/interactions/helpers/flow.js';
+import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage, submitSandbox } from '../oauth2/interactions/helpers/flow.js';
+import { redeem } from '../helpers/relying-party.js';
 
 // A visitor located by a trusted proxy's headers, in a region with its own age threshold, through the whole sandbox flow.
 
@@ -47,7 +48,7 @@ describe('a located visitor through the sandbox flow', () => {
     const result = expectPage(await submitSandbox(browser, sandbox));
     expect(result.html).to.contain('Your age is verified').and.contain('United States, Alabama');
     const callback = callbackOf(await continueWithoutSaving(browser, result), client);
-    const resources = await redeem(app.url, client, callback.get('code')!);
+    const resources = await redeem(app, client, callback.get('code')!);
     expect(resources).to.include({ verified: true, country: 'US', country_subdivision: 'US-AL', age_threshold: 19 });
 
     expect(lookups).to.include(1);

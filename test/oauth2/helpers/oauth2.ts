@@ -8,6 +8,10 @@ import { issueGrant } from '../../../lib/oauth2/grants.js';
 import { createVerification, type NewVerification } from '../../../lib/verification/verifications.js';
 import { Browser, locationOf } from '../../helpers/browser.js';
 import { MovableClock } from './clock.js';
+import { readResources, requestToken } from '../../helpers/relying-party.js';
+
+// What a website's server does (the token request, Resources) is the relying party's: the tests here use it as is.
+export { readResources, requestToken, type TokenRequest } from '../../helpers/relying-party.js';
 
 export interface OAuth2TestApp {
   app: TestApp;
@@ -112,33 +116,6 @@ export async function authorize(app: TestApp, client: ClientFixture, options: Au
   return { code, state: callback.searchParams.get('state'), callback, browser };
 }
 
-export interface TokenRequest {
-  code: string;
-  client: Pick<ClientFixture, 'clientId' | 'clientSecret' | 'redirectUri'>;
-  auth?: 'basic' | 'post';
-  /** form fields to add or override; undefined removes one */
-  form?: Record<string, string | undefined>;
-  path?: string;
-}
-
-export async function requestToken(app: TestApp, request: TokenRequest): Promise<Response> {
-  const { client, auth = 'basic' } = request;
-  const fields: Record<string, string | undefined> = {
-    grant_type: 'authorization_code',
-    code: request.code,
-    redirect_uri: client.redirectUri,
-    ...(auth === 'post' ? { client_id: client.clientId, client_secret: client.clientSecret } : {}),
-    ...request.form,
-  };
-  const body = new URLSearchParams(Object.entries(fields).filter((entry): entry is [string, string] => entry[1] !== undefined));
-  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
-  if (auth === 'basic') {
-    const credentials = `${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`;
-    headers.authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
-  }
-  return fetch(`${app.url}${request.path ?? '/v1/oauth2/token'}`, { method: 'POST', headers, body });
-}
-
 export interface TokenBody {
   token_type: string;
   access_token: string;
@@ -153,9 +130,6 @@ export async function issueToken(app: TestApp, client: ClientFixture): Promise<T
   return (await response.json()) as TokenBody;
 }
 
-export function readResources(app: TestApp, accessToken: string | undefined, path = '/v1/oauth2/resources'): Promise<Response> {
-  return fetch(`${app.url}${path}`, accessToken === undefined ? {} : { headers: { authorization: `Bearer ${accessToken}` } });
-}
 
 /**
  * Whether the token endpoint at `url` authenticates the pair: with a made-up code, an authenticated client gets

@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../../helpers/fixtures.js';
 import { Browser, formOf, linkWithText, type Page } from '../../helpers/browser.js';
-import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage, redeem, submitSandbox } from './helpers/flow.js';
+import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage, submitSandbox } from './helpers/flow.js';
+import { redeem } from '../../helpers/relying-party.js';
 
 const newUsername = (): string => `visitor.${randomBytes(4).toString('hex')}`;
 const PASSWORD = 'correct horse battery';
@@ -38,7 +39,7 @@ describe('visitor accounts and reuse', () => {
   async function saveAccount(username: string): Promise<void> {
     const browser = new Browser(app.url);
     const result = await passSelfie(browser);
-    const resources = await redeem(app.url, client, callbackOf(await save(browser, result, { username, password: PASSWORD, password_confirmation: PASSWORD }), client).get('code')!);
+    const resources = await redeem(app, client, callbackOf(await save(browser, result, { username, password: PASSWORD, password_confirmation: PASSWORD }), client).get('code')!);
     expect(resources).to.include({ reused: false, assurance_level: 'ENHANCED' });
   }
 
@@ -56,7 +57,7 @@ describe('visitor accounts and reuse', () => {
 
     const browser = new Browser(app.url); // another browser: only the account can help
     const landing = await signIn(browser, await signInPage(browser), username.toUpperCase(), PASSWORD);
-    const resources = await redeem(app.url, client, callbackOf(landing, client).get('code')!);
+    const resources = await redeem(app, client, callbackOf(landing, client).get('code')!);
     expect(resources).to.include({ verified: true, reused: true, assurance_level: 'ENHANCED', country: 'ZZ' });
     expect(await methodOf(resources['uid'])).to.equal('selfie');
   });
@@ -67,7 +68,7 @@ describe('visitor accounts and reuse', () => {
     const browser = new Browser(app.url);
     const choice = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));
     const page = await browser.open(linkWithText(choice, 'Sign in'));
-    const resources = await redeem(app.url, client, callbackOf(await signIn(browser, page, username, PASSWORD), client).get('code')!);
+    const resources = await redeem(app, client, callbackOf(await signIn(browser, page, username, PASSWORD), client).get('code')!);
     expect(resources).to.include({ reused: true });
   });
 
@@ -123,7 +124,7 @@ describe('visitor accounts and reuse', () => {
 
     const choice = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));
     expect(choice.html).to.contain('You already proved your age');
-    const resources = await redeem(app.url, client, callbackOf(await browser.submit(formOf(choice, { action: '/reuse' })), client).get('code')!);
+    const resources = await redeem(app, client, callbackOf(await browser.submit(formOf(choice, { action: '/reuse' })), client).get('code')!);
     expect(resources).to.include({ reused: true, assurance_level: 'STRICT' });
 
     // The login entry offers it too.
@@ -156,10 +157,10 @@ describe('visitor accounts and reuse', () => {
     const sandbox = await browser.open(linkWithText(choice, 'Selfie'));
     // Signed in: no offer to save, straight back to the website.
     const landing = await submitSandbox(browser, sandbox, { level: 'STANDARD' });
-    expect((await redeem(app.url, client, callbackOf(landing, client).get('code')!))).to.include({ reused: false, assurance_level: 'STANDARD' });
+    expect((await redeem(app, client, callbackOf(landing, client).get('code')!))).to.include({ reused: false, assurance_level: 'STANDARD' });
 
     const later = new Browser(app.url);
-    const resources = await redeem(app.url, client, callbackOf(await signIn(later, await signInPage(later), username, PASSWORD), client).get('code')!);
+    const resources = await redeem(app, client, callbackOf(await signIn(later, await signInPage(later), username, PASSWORD), client).get('code')!);
     expect(resources).to.include({ reused: true, assurance_level: 'STANDARD' });
   });
 });

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../../helpers/fixtures.js';
 import { Browser, formsOf, formOf, linkWithText } from '../../helpers/browser.js';
-import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage, htmlLang, redeem, submitSandbox } from './helpers/flow.js';
+import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage, htmlLang, submitSandbox } from './helpers/flow.js';
+import { redeem } from '../../helpers/relying-party.js';
 
 describe('visitor flow in the TEST sandbox', () => {
   let app: TestApp;
@@ -40,7 +41,7 @@ describe('visitor flow in the TEST sandbox', () => {
 
     const callback = callbackOf(await continueWithoutSaving(browser, result), client);
     expect(callback.get('code')).to.be.a('string');
-    const resources = await redeem(app.url, client, callback.get('code')!);
+    const resources = await redeem(app, client, callback.get('code')!);
     expect(resources).to.include({ verified: true, country: 'US', country_subdivision: 'US-TX', assurance_level: 'ENHANCED', age_threshold: 18, reused: false });
     expect(resources['expires_in']).to.be.within(3000, 3600);
     expect(resources['uid']).to.match(/^test_/);
@@ -109,14 +110,14 @@ describe('visitor flow in the TEST sandbox', () => {
       const landing = await browser.navigate(authorizeUrl(app.url, client, 'checker', {
         test_outcome: 'pass', test_level: 'STRICT', test_country: 'DE', test_subdivision: 'DE-BY',
       }));
-      const resources = await redeem(app.url, client, callbackOf(landing, client).get('code')!);
+      const resources = await redeem(app, client, callbackOf(landing, client).get('code')!);
       expect(resources).to.include({ verified: true, country: 'DE', country_subdivision: 'DE-BY', assurance_level: 'STRICT', reused: false });
       expect(resources['uid']).to.match(/^test_/);
     });
 
     it('pass without the optional parameters: STANDARD and the geo location (unknown: ZZ)', async () => {
       const landing = await new Browser(app.url).navigate(authorizeUrl(app.url, client, 'login', { test_outcome: 'pass' }));
-      const resources = await redeem(app.url, client, callbackOf(landing, client).get('code')!);
+      const resources = await redeem(app, client, callbackOf(landing, client).get('code')!);
       expect(resources).to.include({ country: 'ZZ', country_subdivision: null, assurance_level: 'STANDARD' });
     });
 

@@ -11,7 +11,8 @@ import { redeemTicket } from '../../../lib/verification/challenges/ticket/codes.
 import { startTestApp, testSecrets, type TestApp } from '../../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../../helpers/fixtures.js';
 import { Browser, formOf, type Page } from '../../helpers/browser.js';
-import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage, redeem } from './helpers/flow.js';
+import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage } from './helpers/flow.js';
+import { redeem } from '../../helpers/relying-party.js';
 
 interface Run {
   code: number;
@@ -148,7 +149,7 @@ describe('ticket challenge and `age-provider tickets`', () => {
       const browser = new Browser(app.url);
       const result = expectPage(await typeCode(browser, await ticketPage(browser), ` ${code.toLowerCase().replace(/-/g, ' ')} `));
       expect(result.url).to.match(/\/result$/);
-      const resources = await redeem(app.url, client, callbackOf(await continueWithoutSaving(browser, result), client).get('code')!);
+      const resources = await redeem(app, client, callbackOf(await continueWithoutSaving(browser, result), client).get('code')!);
       expect(resources).to.include({ verified: true, assurance_level: 'ENHANCED', reused: false });
       expect(resources['uid']).to.match(/^vrf_/);
 

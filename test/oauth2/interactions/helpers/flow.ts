@@ -27,23 +27,6 @@ export async function accept(browser: Browser, prompt: Page): Promise<Page> {
   return browser.submit(form, {}, { name: 'decision', value: 'accept' });
 }
 
-/** Exchanges the code at the token endpoint (client_secret_basic), then reads the Resources endpoint. */
-export async function redeem(base: string, client: ClientFixture, code: string): Promise<Record<string, unknown>> {
-  const token = await fetch(`${base}/v1/oauth2/token`, {
-    method: 'POST',
-    headers: {
-      authorization: `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString('base64')}`,
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUri }).toString(),
-  });
-  const tokenBody = (await token.json()) as { access_token?: string };
-  expect(token.status, JSON.stringify(tokenBody)).to.equal(200);
-  const resources = await fetch(`${base}/v1/oauth2/resources`, { headers: { authorization: `Bearer ${tokenBody.access_token}` } });
-  expect(resources.status).to.equal(200);
-  return ((await resources.json()) as { resources: Record<string, unknown> }).resources;
-}
-
 /** Submits the sandbox page of the current challenge. */
 export async function submitSandbox(browser: Browser, page: Page, choice: Record<string, string> = {}): Promise<Page> {
   return browser.submit(formOf(page, { action: '/submit' }), choice);

@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../../../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../../../helpers/fixtures.js';
-import { authorizeUrl, redeem } from '../helpers/flow.js';
+import { authorizeUrl } from '../helpers/flow.js';
+import { redeem } from '../../../helpers/relying-party.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
@@ -101,7 +102,7 @@ describe('passkeys in a browser (Chromium virtual authenticator)', function () {
     await page.waitForURL(`${client.redirectUri}?**`);
     const code = new URL(page.url()).searchParams.get('code');
     expect(code, page.url()).to.be.a('string');
-    return redeem(app.url, client, code!);
+    return redeem(app, client, code!);
   }
 
   /** A verification saved to a new passkey on `device`, then handed to the website. */

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import type { TestApp } from '../../../helpers/app.js';
 import { startAppWithClient, type ClientFixture } from '../../../helpers/fixtures.js';
 import { Browser, linkWithText, type Page } from '../../../helpers/browser.js';
-import { accept, authorizeUrl, callbackOf, expectPage, redeem, submitSandbox } from '../helpers/flow.js';
+import { accept, authorizeUrl, callbackOf, expectPage, submitSandbox } from '../helpers/flow.js';
+import { redeem } from '../../../helpers/relying-party.js';
 import { SoftAuthenticator } from './soft-authenticator.js';
 
 /** A well-formed assertion (as our browser script posts it) for a credential the service has never seen. */
@@ -171,7 +172,7 @@ describe('passkey endpoints: what a script or a stranger gets', function () {
       expect(saved.answer.body['location']).to.match(/\/result\?notice=passkey_saved$/);
       const { browser, answer } = await signInWith((options) => authenticator.get(options, { origin: app.url }));
       const landing = await browser.open(String(answer.body['location']), { stopAt: client.redirectUri });
-      expect(await redeem(app.url, client, callbackOf(landing, client).get('code')!)).to.include({ reused: true });
+      expect(await redeem(app, client, callbackOf(landing, client).get('code')!)).to.include({ reused: true });
       expect(await counterOf(authenticator)).to.equal(1);
     });
 

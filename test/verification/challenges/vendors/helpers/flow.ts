@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { TestApp } from '../../../../helpers/app.js';
 import type { ClientFixture } from '../../../../helpers/fixtures.js';
 import { Browser, formOf, locationOf, type Page } from '../../../../helpers/browser.js';
+import { redeem } from '../../../../helpers/relying-party.js';
 
 /** Starts a checker authorization, accepts the prompt and lands on the challenge named in `challenges`. */
 export async function startChallenge(app: TestApp, client: ClientFixture, challenge: string): Promise<{ visitor: Browser; uid: string; page: Page }> {
@@ -23,14 +24,5 @@ export async function resourcesAfterPass(app: TestApp, client: ClientFixture, vi
   expect(target.href.startsWith(client.redirectUri), `a redirect to the website, not ${target.href}`).to.equal(true);
   const code = target.searchParams.get('code');
   expect(code, 'a code for the website').to.be.a('string');
-  const token = await fetch(`${app.url}/v1/oauth2/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')}` },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code: code!, redirect_uri: client.redirectUri }),
-  });
-  expect(token.status).to.equal(200);
-  const { access_token: accessToken } = (await token.json()) as { access_token: string };
-  const resources = await fetch(`${app.url}/v1/oauth2/resources`, { headers: { authorization: `Bearer ${accessToken}` } });
-  expect(resources.status).to.equal(200);
-  return ((await resources.json()) as { resources: Record<string, unknown> }).resources;
+  return redeem(app, client, code!);
 }
