@@ -1,7 +1,7 @@
 /** The flow shapes `npm run bench:compare` drives against age-provider and vanilla oidc-provider alike. */
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { walkSandbox } from '../test/demo/sandbox-walk.js';
+import { walkSandbox } from '../test/helpers/visitor.js';
 import { Browser, type Page } from '../test/helpers/browser.js';
 
 export const VANILLA_CLIENT = { clientId: 'bench', clientSecret: 'bench-secret-bench-secret-bench-secret', redirectUri: 'http://127.0.0.1:9/callback' };

@@ -1,6 +1,6 @@
 import { authorizationUrl, exchangeCode, newAttempt, readVerification, stateMatches } from '../examples/relying-party/oauth2-client.js';
 import type { RelyingPartySettings } from '../examples/relying-party/settings.js';
-import { walkSandbox } from '../test/demo/sandbox-walk.js';
+import { walkSandbox } from '../test/helpers/visitor.js';
 import { Browser, type Page } from '../test/helpers/browser.js';
 import type { BenchTarget } from './protocol.js';
 

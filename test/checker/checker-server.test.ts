@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import { isAllowedOrigin } from '../../lib/checker/origins.js';
 import { regenerateWebsiteKey } from '../../lib/websites/index.js';
-import { walkSandbox } from '../demo/sandbox-walk.js';
+import { walkSandbox } from '../helpers/visitor.js';
 import { startTestApp, useApp, type TestApp } from '../helpers/app.js';
 import { Browser, decodeHtml, locationOf } from '../helpers/browser.js';
 import { createClientFixture, createWebmasterFixture } from '../helpers/fixtures.js';

@@ -8,7 +8,7 @@ import { getOAuth2Config } from '../../lib/websites/index.js';
 import { authenticateWebmaster } from '../../lib/webmasters/accounts.js';
 import { testSecrets } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { walkSandbox } from './sandbox-walk.js';
+import { walkSandbox } from '../helpers/visitor.js';
 import { Browser } from '../helpers/browser.js';
 
 describe('the demo (npm start): age-provider, seeded records and the relying party', () => {

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { Browser, linkWithText } from '../helpers/browser.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
-import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage, submitSandbox } from '../oauth2/interactions/helpers/flow.js';
+import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage, submitSandbox } from '../helpers/visitor.js';
 import { redeem } from '../helpers/relying-party.js';
 
 // A visitor located by a trusted proxy's headers, in a region with its own age threshold, through the whole sandbox flow.

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Browser, linkWithText, locationOf } from '../helpers/browser.js';
-import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage, submitSandbox } from './interactions/helpers/flow.js';
+import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage, submitSandbox } from '../helpers/visitor.js';
 import { authorizationQuery, readResources, requestToken, startOAuth2App, type OAuth2TestApp } from './helpers/oauth2.js';
 import type { ClientFixture } from '../helpers/fixtures.js';
 

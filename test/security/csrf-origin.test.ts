@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { useApp } from '../helpers/app.js';
 import { Browser, csrfOf, formOf, type Page } from '../helpers/browser.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture, type WebmasterFixture } from '../helpers/fixtures.js';
-import { authorizeUrl, expectPage } from '../oauth2/interactions/helpers/flow.js';
+import { authorizeUrl, expectPage } from '../helpers/visitor.js';
 
 const CSRF_COOKIES = ['ap_csrf', 'ap_csrf.sig'];
 

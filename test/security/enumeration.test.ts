@@ -4,7 +4,7 @@ import { createVisitorAccount } from '../../lib/visitors/visitor-accounts.js';
 import { useApp } from '../helpers/app.js';
 import { Browser, formOf, type Page } from '../helpers/browser.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
-import { accept, authorizeUrl, callbackOf, expectPage, submitSandbox } from '../oauth2/interactions/helpers/flow.js';
+import { accept, authorizeUrl, callbackOf, expectPage, submitSandbox } from '../helpers/visitor.js';
 
 const PASSWORD = 'correct horse battery';
 const newUsername = (): string => `visitor.${randomBytes(4).toString('hex')}`;

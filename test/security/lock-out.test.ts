@@ -4,7 +4,7 @@ import { createVisitorAccount } from '../../lib/visitors/visitor-accounts.js';
 import type { TestApp } from '../helpers/app.js';
 import { Browser, formOf, type Page } from '../helpers/browser.js';
 import { createWebmasterFixture, startAppWithClient, type ClientFixture } from '../helpers/fixtures.js';
-import { accept, authorizeUrl, expectPage } from '../oauth2/interactions/helpers/flow.js';
+import { accept, authorizeUrl, expectPage } from '../helpers/visitor.js';
 
 const PASSWORD = 'correct horse battery';
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { TestApp } from '../helpers/app.js';
 import { Browser, linkWithText, type Page } from '../helpers/browser.js';
 import { startAppWithClient, type ClientFixture } from '../helpers/fixtures.js';
-import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage, submitSandbox } from '../oauth2/interactions/helpers/flow.js';
+import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage, submitSandbox } from '../helpers/visitor.js';
 
 const VISITOR_COOKIES = ['ap_visitor', 'ap_visitor.sig'];
 const INTERACTION_PATH = '/v1/oauth2/interaction';

@@ -7,7 +7,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { axeViolations, CHROMIUM, CHROMIUM_ARGS, openPage, VIEWPORTS } from '../helpers/chromium.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
-import { authorizeUrl } from '../oauth2/interactions/helpers/flow.js';
+import { authorizeUrl } from '../helpers/visitor.js';
 import { createTestIssuer } from '../verification/challenges/eu-av/wallet.js';
 
 // The page states visitor-pages.browser.test.ts does not reach: the webmasters' platform, the eu_av challenge and

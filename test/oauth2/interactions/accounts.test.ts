@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../../helpers/fixtures.js';
 import { Browser, formOf, linkWithText, type Page } from '../../helpers/browser.js';
-import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage, submitSandbox } from './helpers/flow.js';
+import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage, submitSandbox } from '../../helpers/visitor.js';
 import { redeem } from '../../helpers/relying-party.js';
 
 const newUsername = (): string => `visitor.${randomBytes(4).toString('hex')}`;

@@ -3,7 +3,7 @@ import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../../helpers/fixtures.js';
 import type { Environment } from '../../../lib/verification/challenge.js';
 import { Browser, linkWithText, type Page } from '../../helpers/browser.js';
-import { accept, authorizeUrl, callbackOf, expectPage, htmlLang } from './helpers/flow.js';
+import { accept, authorizeUrl, callbackOf, expectPage, htmlLang } from '../../helpers/visitor.js';
 
 /** The challenge links a choice page offers, in order. */
 const offered = (page: Page): string[] => [...page.html.matchAll(/href="[^"]*\/challenge\/([a-z_]+)\/start"/g)].map((match) => match[1]!);

@@ -4,7 +4,7 @@ import { createVisitorAccount } from '../../../lib/visitors/visitor-accounts.js'
 import type { TestApp } from '../../helpers/app.js';
 import { Browser, formOf, type Page } from '../../helpers/browser.js';
 import { startAppWithClient, type ClientFixture } from '../../helpers/fixtures.js';
-import { accept, authorizeUrl, callbackOf, expectPage, submitSandbox } from './helpers/flow.js';
+import { accept, authorizeUrl, callbackOf, expectPage, submitSandbox } from '../../helpers/visitor.js';
 
 const newUsername = (): string => `visitor.${randomBytes(4).toString('hex')}`;
 const PASSWORD = 'correct horse battery';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../../helpers/fixtures.js';
 import { Browser, formsOf, formOf, linkWithText } from '../../helpers/browser.js';
-import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage, htmlLang, submitSandbox } from './helpers/flow.js';
+import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage, htmlLang, submitSandbox } from '../../helpers/visitor.js';
 import { redeem } from '../../helpers/relying-party.js';
 
 describe('visitor flow in the TEST sandbox', () => {

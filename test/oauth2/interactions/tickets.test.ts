@@ -11,7 +11,7 @@ import { redeemTicket } from '../../../lib/verification/challenges/ticket/codes.
 import { startTestApp, testSecrets, type TestApp } from '../../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../../helpers/fixtures.js';
 import { Browser, formOf, type Page } from '../../helpers/browser.js';
-import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage } from './helpers/flow.js';
+import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage } from '../../helpers/visitor.js';
 import { redeem } from '../../helpers/relying-party.js';
 
 interface Run {

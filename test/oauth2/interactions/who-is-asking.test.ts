@@ -7,7 +7,7 @@ import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { Browser, decodeHtml, formOf, type Page } from '../../helpers/browser.js';
 import { createClientFixture, createWebmasterFixture, startAppWithClient, type ClientFixture, type WebmasterFixture } from '../../helpers/fixtures.js';
 import { apiClient, expectError, type ApiClient } from '../../external/api.js';
-import { accept, authorizeUrl, expectPage } from './helpers/flow.js';
+import { accept, authorizeUrl, expectPage } from '../../helpers/visitor.js';
 
 interface DomainVerificationBody {
   domain: string;

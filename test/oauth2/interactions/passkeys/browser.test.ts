@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../../../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../../../helpers/fixtures.js';
-import { authorizeUrl } from '../helpers/flow.js';
+import { authorizeUrl } from '../../../helpers/visitor.js';
 import { redeem } from '../../../helpers/relying-party.js';
 
 const CHROMIUM = '/usr/bin/chromium';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { TestApp } from '../../../helpers/app.js';
 import { startAppWithClient, type ClientFixture } from '../../../helpers/fixtures.js';
 import { Browser, linkWithText, type Page } from '../../../helpers/browser.js';
-import { accept, authorizeUrl, callbackOf, expectPage, submitSandbox } from '../helpers/flow.js';
+import { accept, authorizeUrl, callbackOf, expectPage, submitSandbox } from '../../../helpers/visitor.js';
 import { redeem } from '../../../helpers/relying-party.js';
 import { SoftAuthenticator } from './soft-authenticator.js';
 

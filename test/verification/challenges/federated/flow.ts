@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { TestApp } from '../../../helpers/app.js';
 import { Browser, formOf, linkWithText, locationOf, type Page } from '../../../helpers/browser.js';
 import type { ClientFixture } from '../../../helpers/fixtures.js';
+import { accept } from '../../../helpers/visitor.js';
 
 /** A visitor's browser reading English pages; it crosses to the upstream provider whenever a test does not stop it. */
 export const visitorBrowser = (): Browser => new Browser(undefined, { headers: { 'accept-language': 'en' } });
@@ -14,7 +15,7 @@ export async function startVisit(app: TestApp, client: ClientFixture, challenge:
   const stopAt = [upstreamOrigin, client.redirectUri];
   const prompt = await browser.open(new URL(`/v1/oauth2/checker?${query.toString()}`, app.url), { stopAt });
   if (prompt.status !== 200 || !prompt.url.pathname.match(/\/interaction\/[^/]+$/)) return { browser, hop: prompt };
-  const hop = await browser.submit(formOf(prompt, { action: '/consent' }), {}, { name: 'decision', value: 'accept' }, { stopAt });
+  const hop = await accept(browser, prompt, { stopAt });
   return { browser, hop };
 }
 

@@ -3,6 +3,7 @@ import type { TestApp } from '../../../../helpers/app.js';
 import type { ClientFixture } from '../../../../helpers/fixtures.js';
 import { Browser, formOf, locationOf, type Page } from '../../../../helpers/browser.js';
 import { redeem } from '../../../../helpers/relying-party.js';
+import { accept } from '../../../../helpers/visitor.js';
 
 /** Starts a checker authorization, accepts the prompt and lands on the challenge named in `challenges`. */
 export async function startChallenge(app: TestApp, client: ClientFixture, challenge: string): Promise<{ visitor: Browser; uid: string; page: Page }> {
@@ -13,7 +14,7 @@ export async function startChallenge(app: TestApp, client: ClientFixture, challe
   const consent = formOf(prompt, { action: '/consent' });
   const uid = /\/v1\/oauth2\/interaction\/([^/]+)\/consent$/.exec(consent.action.pathname)?.[1];
   if (!uid) throw new Error('no interaction on the prompt page');
-  const page = await visitor.submit(consent, {}, { name: 'decision', value: 'accept' });
+  const page = await accept(visitor, prompt);
   return { visitor, uid, page };
 }
 
