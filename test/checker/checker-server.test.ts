@@ -233,11 +233,7 @@ describe('the checker script surface', function () {
 });
 
 describe('the checker surface limits strangers per address', () => {
-  let app: TestApp;
-  before(async () => {
-    app = await startTestApp({ env: { CHECKER_RATE_LIMIT_PER_IP: '3' } });
-  });
-  after(() => app.close());
+  const app = useApp({ env: { CHECKER_RATE_LIMIT_PER_IP: '3' } });
 
   it('the check, the start and the callback share one per-IP limit; the script itself is not limited', async () => {
     const paths = ['/v1/checker/requirement.js?key=pk_test_a', '/v1/checker/start?key=pk_test_a', '/v1/checker/callback?state=x'];

@@ -1,21 +1,19 @@
 import { expect } from 'chai';
 import { randomToken } from '../../lib/security/hashing.js';
 import { issueApiToken } from '../../lib/webmasters/api-tokens.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { useApp } from '../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type WebmasterFixture } from '../helpers/fixtures.js';
 import { everyOperation, expectError, send, snapshot } from './api.js';
 
 describe('External API: authentication', () => {
-  let app: TestApp;
+  const app = useApp();
   let webmaster: WebmasterFixture;
   let websiteId: number;
 
   before(async () => {
-    app = await startTestApp();
     webmaster = await createWebmasterFixture(app.provider.runtime);
     websiteId = (await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'LIVE' })).websiteId;
   });
-  after(() => app.close());
 
   async function expectUnauthorized(token: string | undefined, headers: Record<string, string> = {}): Promise<string[]> {
     const before = await snapshot(app.database.db);

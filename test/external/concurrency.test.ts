@@ -1,18 +1,16 @@
 import { expect } from 'chai';
 import type { OAuth2Configuration, Website } from '../../lib/websites/index.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { useApp } from '../helpers/app.js';
 import { createWebmasterFixture } from '../helpers/fixtures.js';
 import { apiClient, type ApiClient } from './api.js';
 
 describe('External API: concurrent writes', () => {
-  let app: TestApp;
+  const app = useApp();
   let api: ApiClient;
 
   before(async () => {
-    app = await startTestApp();
     api = apiClient(app.url, (await createWebmasterFixture(app.provider.runtime)).apiToken);
   });
-  after(() => app.close());
 
   const newWebsite = async () => (await api.post<Website>('/website', { name: 'Race', domain: 'race.example.com' })).body.id;
 

@@ -1,21 +1,19 @@
 import { expect } from 'chai';
 import { ConfigError } from '../../lib/config/load.js';
 import type { Website } from '../../lib/websites/index.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startTestApp, useApp } from '../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type WebmasterFixture } from '../helpers/fixtures.js';
 import { apiClient, expectError, request, snapshot } from './api.js';
 
 describe('External API: error responses', () => {
-  let app: TestApp;
+  const app = useApp();
   let webmaster: WebmasterFixture;
   let websiteId: number;
 
   before(async () => {
-    app = await startTestApp();
     webmaster = await createWebmasterFixture(app.provider.runtime);
     websiteId = (await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'LIVE' })).websiteId;
   });
-  after(() => app.close());
 
   const call = (method: string, path: string, options: Parameters<typeof request>[3] = {}) =>
     request(app.url, method, path, { token: webmaster.apiToken, ...options });

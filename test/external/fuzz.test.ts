@@ -4,7 +4,7 @@ import { LANGUAGE_CHOICES } from '../../lib/i18n/languages.js';
 import { CHALLENGE_NAMES } from '../../lib/verification/challenge.js';
 import type { Website } from '../../lib/websites/index.js';
 import { REGION_CODES } from '../../lib/geo/region-codes.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { useApp } from '../helpers/app.js';
 import { createWebmasterFixture } from '../helpers/fixtures.js';
 import { apiClient, request, snapshot, type ApiResponse } from './api.js';
 
@@ -33,18 +33,16 @@ const bodyOf = (fields: Record<string, fc.Arbitrary<unknown>>) => fc.oneof(
 
 describe('External API: property-based fuzz of the write endpoints', function () {
   this.timeout(240_000);
-  let app: TestApp;
+  const app = useApp({ env: { EXTERNAL_API_RATE_LIMIT_PER_TOKEN: '100000', EXTERNAL_API_RATE_LIMIT_PER_IP: '100000' } });
   let token: string;
   let websiteId: number;
 
   before(async () => {
-    app = await startTestApp({ env: { EXTERNAL_API_RATE_LIMIT_PER_TOKEN: '100000', EXTERNAL_API_RATE_LIMIT_PER_IP: '100000' } });
     token = (await createWebmasterFixture(app.provider.runtime)).apiToken;
     const api = apiClient(app.url, token);
     websiteId = (await api.post<Website>('/website', { name: 'Fuzz', domain: 'fuzz.example.com' })).body.id;
     await api.post(`/website/${websiteId}/oauth2/live`, { redirectUris: ['https://fuzz.example.com/cb'] });
   });
-  after(() => app.close());
 
   /** Never a 5xx; a rejection is the error shape and leaves every table as it was. */
   async function checkWrite(send: () => Promise<ApiResponse>): Promise<void> {

@@ -1,20 +1,18 @@
 import { expect } from 'chai';
 import type { Website, WebsiteKey } from '../../lib/websites/index.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { useApp } from '../helpers/app.js';
 import { createWebmasterFixture } from '../helpers/fixtures.js';
 import { apiClient, expectError, type ApiClient } from './api.js';
 
 describe('External API: website keys', () => {
-  let app: TestApp;
+  const app = useApp();
   let api: ApiClient;
   let website: Website;
 
   before(async () => {
-    app = await startTestApp();
     api = apiClient(app.url, (await createWebmasterFixture(app.provider.runtime)).apiToken);
     website = (await api.post<Website>('/website', { name: 'Keys', domain: 'keys.example.com' })).body;
   });
-  after(() => app.close());
 
   it('retrieves the key of each environment, environment in upper case', async () => {
     for (const [path, environment, index] of [['live', 'LIVE', 0], ['test', 'TEST', 1]] as const) {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { isRedirectUri, isWebsiteDomain } from '../../lib/websites/validation.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { useApp } from '../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type WebmasterFixture } from '../helpers/fixtures.js';
 import { everyOperation, request, send } from './api.js';
 
@@ -29,13 +29,12 @@ const DOMAIN_OPERATIONS = ['get /external/website/{website_id}/domain-verificati
 const METHODS = ['get', 'post', 'patch', 'put', 'delete'];
 
 describe('External API: openapi.json', () => {
-  let app: TestApp;
+  const app = useApp();
   let webmaster: WebmasterFixture;
   let document: OpenApiDocument;
   let schemaOf: (ref: string) => (value: unknown) => boolean;
 
   before(async () => {
-    app = await startTestApp();
     webmaster = await createWebmasterFixture(app.provider.runtime);
     document = (await request<OpenApiDocument>(app.url, 'GET', '/external/openapi.json')).body;
     // OpenAPI 3.1 schemas are JSON Schema 2020-12; the document's own keys are not schema keywords, hence strict off.
@@ -47,7 +46,6 @@ describe('External API: openapi.json', () => {
       return (value) => validate(value) as boolean;
     };
   });
-  after(() => app.close());
 
   it('describes exactly the ten operations of spec 4.2 and the two of domain verification, all behind the bearer token', () => {
     expect(document.openapi).to.equal('3.1.0');

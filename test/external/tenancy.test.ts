@@ -1,23 +1,21 @@
 import { expect } from 'chai';
 import type { Website } from '../../lib/websites/index.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { useApp } from '../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture, type WebmasterFixture } from '../helpers/fixtures.js';
 import { apiClient, everyOperation, expectError, send, snapshot } from './api.js';
 
 describe('External API: tenancy', () => {
-  let app: TestApp;
+  const app = useApp();
   let alice: WebmasterFixture;
   let bob: WebmasterFixture;
   let aliceClient: ClientFixture;
 
   before(async () => {
-    app = await startTestApp();
     alice = await createWebmasterFixture(app.provider.runtime);
     bob = await createWebmasterFixture(app.provider.runtime);
     aliceClient = await createClientFixture(app.provider.runtime, alice.id, { environment: 'LIVE', name: 'Alice Shop', domain: 'alice.example.com' });
     await createClientFixture(app.provider.runtime, bob.id, { environment: 'LIVE', name: 'Bob Shop', domain: 'bob.example.com' });
   });
-  after(() => app.close());
 
   it("answers 401 to every operation on another webmaster's website, revealing and changing nothing", async () => {
     const before = await snapshot(app.database.db);

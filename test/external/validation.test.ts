@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Website } from '../../lib/websites/index.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { useApp } from '../helpers/app.js';
 import { createWebmasterFixture } from '../helpers/fixtures.js';
 import { apiClient, expectError, request, snapshot, type ApiClient } from './api.js';
 
@@ -76,19 +76,17 @@ const INVALID_REDIRECT_URIS: Array<[string, unknown]> = [
 ];
 
 describe('External API: validation', () => {
-  let app: TestApp;
+  const app = useApp();
   let api: ApiClient;
   let token: string;
   let website: Website;
 
   before(async () => {
-    app = await startTestApp();
     token = (await createWebmasterFixture(app.provider.runtime)).apiToken;
     api = apiClient(app.url, token);
     website = (await api.post<Website>('/website', { name: 'Valid', domain: 'valid.example.com' })).body;
     await api.post(`/website/${website.id}/oauth2/live`, { redirectUris: ['https://valid.example.com/cb'] });
   });
-  after(() => app.close());
 
   /** Sends each case, expecting 400 and no stored change; returns the messages. */
   async function expectRejected(cases: Array<[string, () => Promise<Parameters<typeof expectError>[0]>]>): Promise<string[]> {

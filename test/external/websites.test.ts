@@ -1,18 +1,16 @@
 import { expect } from 'chai';
 import type { Website } from '../../lib/websites/index.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startTestApp, useApp } from '../helpers/app.js';
 import { createWebmasterFixture } from '../helpers/fixtures.js';
 import { apiClient, expectError, snapshot, type ApiClient } from './api.js';
 
 describe('External API: websites', () => {
-  let app: TestApp;
+  const app = useApp();
   let api: ApiClient;
 
   before(async () => {
-    app = await startTestApp();
     api = apiClient(app.url, (await createWebmasterFixture(app.provider.runtime)).apiToken);
   });
-  after(() => app.close());
 
   it('lists no websites for a new webmaster', async () => {
     const response = await api.get('/website');

@@ -179,11 +179,7 @@ describe('webmasters platform: accounts, sessions and the Authorization Token', 
 });
 
 describe('webmasters platform: languages', () => {
-  let app: TestApp;
-  before(async () => {
-    app = await startTestApp();
-  });
-  after(() => app.close());
+  const app = useApp();
 
   it('renders every page in each of the six languages, following Accept-Language', async () => {
     const signInWords: Record<string, string> = { de: 'Anmelden', en: 'Sign in', es: 'Iniciar sesión', fr: 'Se connecter', it: 'Accedi', pt: 'Iniciar sessão' };
@@ -208,11 +204,7 @@ describe('webmasters platform: languages', () => {
 });
 
 describe('webmasters platform: rate limits', () => {
-  let app: TestApp;
-  before(async () => {
-    app = await startTestApp();
-  });
-  after(() => app.close());
+  const app = useApp();
 
   it('limits sign-in attempts per email (429 with Retry-After), even with the right password', async () => {
     const { email } = await register(app);

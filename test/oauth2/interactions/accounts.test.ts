@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { useApp } from '../../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../../helpers/fixtures.js';
 import { Browser, formOf, linkWithText, type Page } from '../../helpers/browser.js';
 import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage, submitSandbox } from '../../helpers/visitor.js';
@@ -10,17 +10,15 @@ const newUsername = (): string => `visitor.${randomBytes(4).toString('hex')}`;
 const PASSWORD = 'correct horse battery';
 
 describe('visitor accounts and reuse', () => {
-  let app: TestApp;
+  const app = useApp();
   let client: ClientFixture;
   let liveClient: ClientFixture;
 
   before(async () => {
-    app = await startTestApp();
     const webmaster = await createWebmasterFixture(app.provider.runtime);
     client = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'TEST', challenges: ['selfie', 'ticket'] });
     liveClient = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'LIVE', challenges: ['ticket'] });
   });
-  after(() => app.close());
 
   const methodOf = async (uid: unknown): Promise<string> => (await app.provider.db('verifications').where('uid', String(uid)).first()).method;
 

@@ -1,22 +1,20 @@
 import { expect } from 'chai';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { useApp } from '../../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../../helpers/fixtures.js';
 import { Browser, formsOf, formOf, linkWithText } from '../../helpers/browser.js';
 import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage, htmlLang, submitSandbox } from '../../helpers/visitor.js';
 import { redeem } from '../../helpers/relying-party.js';
 
 describe('visitor flow in the TEST sandbox', () => {
-  let app: TestApp;
+  const app = useApp();
   let client: ClientFixture;
 
   before(async () => {
-    app = await startTestApp();
     const webmaster = await createWebmasterFixture(app.provider.runtime);
     client = await createClientFixture(app.provider.runtime, webmaster.id, {
       environment: 'TEST', name: 'Club Sandbox', domain: 'club.example', challenges: ['selfie', 'email_age', 'ticket'],
     });
   });
-  after(() => app.close());
 
   it('goes from the prompt through a simulated challenge to a code, a token and the chosen result', async () => {
     const browser = new Browser(app.url);
