@@ -15,7 +15,7 @@ import type { GeoOptions } from './geo/settings.js';
 import { buildRegistry, type ChallengeRegistry } from './verification/registry.js';
 import { createClientCache } from './websites/client-cache.js';
 import { publicDomainProbe, type DomainProbe } from './websites/domain-probe.js';
-import { brandingAssets, loadBranding, type BrandingOptions } from './branding/index.js';
+import { brandingAssets, type BrandingOptions } from './branding/index.js';
 import { createLogger, type Logger } from './log.js';
 import type { Runtime } from './runtime.js';
 import { createSealer } from './security/sealing.js';
@@ -62,7 +62,8 @@ export interface AgeProvider {
 
 /** Builds the whole service: configuration, storage (migrated), and the Koa app with every surface mounted. */
 export async function createAgeProvider(options: AgeProviderOptions = {}): Promise<AgeProvider> {
-  const { env, clock, logger, db: givenDb, geo, branding, domainProbe, ...settings } = options;
+  const { env, clock, logger, db: givenDb, domainProbe, ...settings } = options;
+  // Every section of the configuration, read and checked before anything opens or listens.
   const { config, warnings } = await loadConfig(settings, env ?? process.env);
   const log = logger ?? createLogger(config.logLevel);
   for (const warning of warnings) log.warn(warning);
@@ -76,9 +77,10 @@ export async function createAgeProvider(options: AgeProviderOptions = {}): Promi
   }
 
   try {
-    return await assemble({ config, db, clock: clock ?? systemClock, log, env: env ?? process.env, geo, branding, domainProbe, closers });
+    return await assemble({ config, db, clock: clock ?? systemClock, log, domainProbe, closers });
   } catch (error) {
-    // A feature's bad setting fails after the database opened: release it (and the embedded lock) before throwing.
+    // A resource a feature opens (a vendor's key file, a GeoIP database) can fail after the database opened: release
+    // it (and the embedded lock) before throwing.
     for (const task of closers.reverse()) await task();
     throw error;
   }
@@ -89,14 +91,11 @@ interface AssemblyInput {
   db: Database;
   clock: Clock;
   log: Logger;
-  env: NodeJS.ProcessEnv;
-  geo: GeoOptions | undefined;
-  branding: BrandingOptions | undefined;
   domainProbe: DomainProbe | undefined;
   closers: Array<() => Promise<void> | void>;
 }
 
-async function assemble({ config, db, clock, log, env, geo, branding, domainProbe, closers }: AssemblyInput): Promise<AgeProvider> {
+async function assemble({ config, db, clock, log, domainProbe, closers }: AssemblyInput): Promise<AgeProvider> {
   const clients = await createClientCache(db, clock, log);
   closers.push(() => clients.close());
   let registry: ChallengeRegistry | undefined;
@@ -106,15 +105,14 @@ async function assemble({ config, db, clock, log, env, geo, branding, domainProb
     sealer: createSealer(config.sealingKey),
     clock,
     log,
-    rateLimits: createRateLimits(db, env),
+    rateLimits: createRateLimits(db, config.limits),
     clients,
     get challenges() {
       if (!registry) throw new Error('the challenge registry is read while it is being built');
       return registry;
     },
-    geo: createGeoResolver({ config, env, log }, geo),
+    geo: createGeoResolver({ config, log }),
     domainProbe: domainProbe ?? publicDomainProbe(DOMAIN_PROBE_TIMEOUT_MS),
-    env,
     onClose: (task: () => Promise<void> | void) => {
       closers.push(task);
     },
@@ -133,7 +131,7 @@ async function assemble({ config, db, clock, log, env, geo, branding, domainProb
   app.use(securityHeaders({ https: config.issuer.startsWith('https://') }));
   app.use(fallbackErrors(log));
   // Every page is branded; the brand's theme and logo are served here too.
-  app.use(brandingAssets(loadBranding(env, branding)));
+  app.use(brandingAssets(config.branding));
   const readiness: Readiness = { draining: false };
   const health = healthRoutes(db, readiness);
   const provider = createProvider(runtime);

@@ -1,6 +1,6 @@
 export { createAgeProvider, type AgeProvider, type AgeProviderOptions } from './app.js';
 export type { Config, Settings } from './config/types.js';
-export { ConfigError } from './config/load.js';
+export { ConfigError } from './config/settings.js';
 /** The embedded database is held by another live process (its lock names it). */
 export { DatabaseInUseError } from './store/embedded-lock.js';
 /** What the services refuse with (status, message, headers): an embedder calling them maps it to its own answer. */

@@ -24,8 +24,6 @@ export interface Runtime {
   geo: GeoResolver;
   /** how website domains are verified from outside (DNS TXT, /.well-known file) */
   domainProbe: DomainProbe;
-  /** the environment settings were read from (features read their own keys from it) */
-  env: NodeJS.ProcessEnv;
   /** Registers work for close(): timers to clear, connections to end. Runs in reverse order. */
   onClose(task: () => Promise<void> | void): void;
 }

@@ -1,2 +1,2 @@
 export { brandingAssets, type BrandView } from './assets.js';
-export { loadBranding, type Branding, type BrandingOptions } from './settings.js';
+export { brandingSettings, type Branding, type BrandingOptions } from './settings.js';

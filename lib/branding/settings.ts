@@ -1,7 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { extname } from 'node:path';
-import { readSettings, type SettingsSpec } from '../config/env-settings.js';
-import { ConfigError } from '../config/load.js';
+import { ConfigError, type SettingsSection } from '../config/settings.js';
 import { AA_CONTRAST, contrastWithWhite } from './contrast.js';
 
 /** The operator's branding, as options to createAgeProvider (`branding`) or environment variables. */
@@ -38,36 +37,37 @@ const MAX_LOGO_BYTES = 512 * 1024;
 const HTTPS_URL = { type: 'string', maxLength: 2000, pattern: '^https?://[^\\s/?#]+[^\\s]*$' } as const;
 const TEXT = { type: 'string', minLength: 1, maxLength: 100 } as const;
 
-const SPEC: SettingsSpec<BrandingOptions> = {
-  name: { env: 'BRAND_NAME', schema: TEXT, default: DEFAULT_BRAND_NAME },
-  logo: { env: 'BRAND_LOGO', schema: { type: 'string', minLength: 1, pattern: '\\.(svg|png)$' }, optional: true, expected: 'must be the path of an .svg or .png file' },
-  color: { env: 'BRAND_COLOR', schema: { type: 'string', pattern: '^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$' }, default: DEFAULT_BRAND_COLOR, expected: 'must be a colour like #004db3' },
-  privacyPolicyUrl: { env: 'PRIVACY_POLICY_URL', schema: HTTPS_URL, optional: true, expected: 'must be an http(s) URL' },
-  termsUrl: { env: 'TERMS_URL', schema: HTTPS_URL, optional: true, expected: 'must be an http(s) URL' },
-  supportUrl: { env: 'SUPPORT_URL', schema: HTTPS_URL, optional: true, expected: 'must be an http(s) URL' },
-  supportEmail: { env: 'SUPPORT_EMAIL', schema: { type: 'string', maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' }, optional: true, expected: 'must be an email address' },
-  operatorName: { env: 'OPERATOR_NAME', schema: TEXT, optional: true },
+/** The branding section of the configuration (docs/configuration.md "Branding"). */
+export const brandingSettings: SettingsSection<Branding, BrandingOptions & { name: string; color: string }> = {
+  spec: {
+    name: { env: 'BRAND_NAME', schema: TEXT, default: DEFAULT_BRAND_NAME },
+    logo: { env: 'BRAND_LOGO', schema: { type: 'string', minLength: 1, pattern: '\\.(svg|png)$' }, optional: true, expected: 'must be the path of an .svg or .png file' },
+    color: { env: 'BRAND_COLOR', schema: { type: 'string', pattern: '^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$' }, default: DEFAULT_BRAND_COLOR, expected: 'must be a colour like #004db3' },
+    privacyPolicyUrl: { env: 'PRIVACY_POLICY_URL', schema: HTTPS_URL, optional: true, expected: 'must be an http(s) URL' },
+    termsUrl: { env: 'TERMS_URL', schema: HTTPS_URL, optional: true, expected: 'must be an http(s) URL' },
+    supportUrl: { env: 'SUPPORT_URL', schema: HTTPS_URL, optional: true, expected: 'must be an http(s) URL' },
+    supportEmail: { env: 'SUPPORT_EMAIL', schema: { type: 'string', maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' }, optional: true, expected: 'must be an email address' },
+    operatorName: { env: 'OPERATOR_NAME', schema: TEXT, optional: true },
+  },
+  finish: ({ logo, color, name, ...links }) => {
+    const ratio = contrastWithWhite(color);
+    if (ratio < AA_CONTRAST) {
+      throw new ConfigError(`BRAND_COLOR: white text on ${color} has a contrast of ${ratio.toFixed(2)}:1, below the ${AA_CONTRAST}:1 WCAG AA needs; choose a darker colour`);
+    }
+    return { ...links, name, color: color.toLowerCase(), ...(logo ? { logo: readLogo(logo) } : {}) };
+  },
 };
 
 function readLogo(path: string): BrandLogo {
   let body: Buffer;
   try {
-    if (statSync(path).size > MAX_LOGO_BYTES) throw new ConfigError(`invalid configuration BRAND_LOGO: larger than ${MAX_LOGO_BYTES / 1024} KiB`);
+    if (statSync(path).size > MAX_LOGO_BYTES) throw new ConfigError(`BRAND_LOGO: larger than ${MAX_LOGO_BYTES / 1024} KiB`);
     body = readFileSync(path);
   } catch (error) {
     if (error instanceof ConfigError) throw error;
-    throw new ConfigError(`invalid configuration BRAND_LOGO: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new ConfigError(`BRAND_LOGO: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   }
   const png = extname(path).toLowerCase() === '.png';
   return png ? { body, type: 'image/png', extension: 'png' } : { body, type: 'image/svg+xml', extension: 'svg' };
 }
 
-/** Branding from the environment and the `branding` option (options win), validated; throws ConfigError naming the variable. */
-export function loadBranding(env: NodeJS.ProcessEnv, options: BrandingOptions = {}): Branding {
-  const { logo, color, name, ...links } = readSettings<BrandingOptions>(env, SPEC, { given: options }) as BrandingOptions & { name: string; color: string };
-  const ratio = contrastWithWhite(color);
-  if (ratio < AA_CONTRAST) {
-    throw new ConfigError(`invalid configuration BRAND_COLOR: white text on ${color} has a contrast of ${ratio.toFixed(2)}:1, below the ${AA_CONTRAST}:1 WCAG AA needs; choose a darker colour`);
-  }
-  return { ...links, name, color: color.toLowerCase(), ...(logo ? { logo: readLogo(logo) } : {}) };
-}

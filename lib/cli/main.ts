@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
-import { ConfigError } from '../config/load.js';
+import { ConfigError } from '../config/settings.js';
 import { packageRoot } from '../paths.js';
 import { DatabaseInUseError } from '../store/embedded-lock.js';
 import { parseCommandLine } from './arguments.js';

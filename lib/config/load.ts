@@ -1,81 +1,43 @@
-import { Ajv } from 'ajv';
-import { ENV_JSON, ENV_LIST, ENV_NAMES, settingsSchema } from './settings-schema.js';
+import type { BrandingOptions } from '../branding/settings.js';
+import type { GeoOptions } from '../geo/settings.js';
+import { challengeSections, SECTIONS } from './sections.js';
 import { resolveSecrets } from './secrets.js';
+import { ConfigError, readSection, type SettingsSection } from './settings.js';
 import type { Config, Settings } from './types.js';
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+/** What code may give instead of the environment (createAgeProvider's options): core settings by name, and two sections. */
+export type ConfigOptions = Partial<Settings> & { branding?: BrandingOptions; geo?: GeoOptions };
 
-const validate = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: false }).compile(settingsSchema);
-
-function fromEnvironment(env: NodeJS.ProcessEnv): Partial<Record<keyof Settings, unknown>> {
-  const raw: Partial<Record<keyof Settings, unknown>> = {};
-  for (const [key, name] of Object.entries(ENV_NAMES) as [keyof Settings, string][]) {
-    const value = env[name];
-    if (value === undefined || value === '') continue;
-    if (ENV_JSON.has(key)) {
-      try {
-        raw[key] = JSON.parse(value);
-      } catch {
-        throw new ConfigError(`invalid configuration ${name}: not valid JSON`);
-      }
-    } else if (ENV_LIST.has(key)) {
-      raw[key] = value.split(',').map((item) => item.trim()).filter(Boolean);
-    } else {
-      raw[key] = value;
+/**
+ * Reads every section (lib/config/sections.ts) from the environment, options winning, and resolves the shared secrets.
+ * Every problem of every section is reported at once, in one ConfigError naming each variable.
+ */
+export async function loadConfig(options: ConfigOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<{ config: Config; warnings: string[] }> {
+  const { branding, geo, ...settings } = options;
+  const problems: string[] = [];
+  const read = <T, R>(section: SettingsSection<T, R>, given?: Partial<R>): T | undefined => {
+    try {
+      return readSection(section, env, given);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...error.problems);
+      return undefined;
     }
-  }
-  return raw;
-}
-
-function withDefaults(raw: Partial<Record<keyof Settings, unknown>>): Record<string, unknown> {
-  const port = raw.port ?? 3000;
-  const host = raw.host ?? '127.0.0.1';
-  return {
-    port,
-    host,
-    issuer: `http://${String(host).includes(':') ? `[${String(host)}]` : String(host)}:${String(port)}`,
-    dataDir: './.data',
-    trustProxy: false,
-    logLevel: 'info',
-    verificationTtl: 3600,
-    proofReuseTtl: 365 * 86400,
-    ageThreshold: 18,
-    operationsHost: '127.0.0.1',
-    shutdownTimeout: 10,
-    dbPoolMax: 10,
-    dbAcquireTimeoutMs: 5000,
-    dbStatementTimeoutMs: 10000,
-    requestTimeoutMs: 30000,
-    verificationRetention: 86400,
-    singleInstance: false,
-    ...raw,
   };
-}
-
-/** Validates environment plus options (options win) and resolves the shared secrets. Throws ConfigError naming the bad key. */
-export async function loadConfig(options: Partial<Settings> = {}, env: NodeJS.ProcessEnv = process.env): Promise<{ config: Config; warnings: string[] }> {
-  const raw = withDefaults({ ...fromEnvironment(env), ...stripUndefined(options) });
-  if (!validate(raw)) {
-    const problems = (validate.errors ?? []).map((error) => {
-      const key = (error.instancePath.split('/')[1] ?? (error.params as { additionalProperty?: string }).additionalProperty ?? '') as keyof Settings;
-      return `${ENV_NAMES[key] ?? key} (${key}) ${error.message ?? 'is invalid'}`;
-    });
-    throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
-  }
-  const settings = raw as unknown as Settings;
-  settings.issuer = settings.issuer.replace(/\/$/, '');
+  const core = read(SECTIONS.core, settings);
+  const sections = {
+    branding: read(SECTIONS.branding, branding),
+    geo: read(SECTIONS.geo, geo),
+    limits: read(SECTIONS.limits),
+  };
+  const challenges = new Map(challengeSections().map(([name, section]) => [name, read(section)]));
+  if (!core || !sections.branding || !sections.geo || !sections.limits || problems.length > 0) throw new ConfigError(problems);
   let secrets;
   try {
-    secrets = await resolveSecrets(settings);
+    secrets = await resolveSecrets(core);
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
-  const { cookieKeys: _c, jwks: _j, sealingKey: _s, ...rest } = settings;
-  return { config: { ...rest, ...secrets }, warnings: [] };
-}
-
-function stripUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as Partial<T>;
+  const { cookieKeys: _c, jwks: _j, sealingKey: _s, ...rest } = core;
+  return { config: { ...rest, ...secrets, branding: sections.branding, geo: sections.geo, limits: sections.limits, challenges }, warnings: [] };
 }

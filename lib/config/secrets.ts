@@ -2,7 +2,7 @@ import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { JWKS } from 'oidc-provider';
-import { ENV_NAMES } from './settings-schema.js';
+import { coreSettings } from './core.js';
 import type { Secrets, Settings } from './types.js';
 
 interface StoredSecrets {
@@ -45,7 +45,7 @@ export async function resolveSecrets(settings: Settings): Promise<Secrets> {
   const missing = (['cookieKeys', 'jwks', 'sealingKey'] as const).filter((key) => !settings[key]);
   if (missing.length > 0 && settings.databaseUrl && !settings.singleInstance) {
     throw new Error(
-      `${missing.map((key) => ENV_NAMES[key]).join(', ')} not configured: on PostgreSQL every instance must share COOKIE_KEYS, JWKS and ` +
+      `${missing.map((key) => coreSettings.spec[key].env).join(', ')} not configured: on PostgreSQL every instance must share COOKIE_KEYS, JWKS and ` +
         'SEALING_KEY, so configure them (see docs/configuration.md), or set SINGLE_INSTANCE=true when only this instance uses the database.',
     );
   }

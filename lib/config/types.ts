@@ -1,4 +1,7 @@
 import type { JWKS } from 'oidc-provider';
+import type { Branding } from '../branding/settings.js';
+import type { GeoSettings } from '../geo/settings.js';
+import type { LimitPoints } from '../http/rate-limit.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
@@ -48,4 +51,11 @@ export interface Secrets {
   sealingKey: Buffer;
 }
 
-export type Config = Omit<Settings, 'cookieKeys' | 'jwks' | 'sealingKey'> & Secrets;
+/** Everything configured, read and checked once at start-up (lib/config/load.ts): the core settings, then one field per section. */
+export type Config = Omit<Settings, 'cookieKeys' | 'jwks' | 'sealingKey'> & Secrets & {
+  branding: Branding;
+  geo: GeoSettings;
+  limits: LimitPoints;
+  /** each configured challenge's own settings (ChallengeModule.settings), handed to its configure */
+  challenges: ReadonlyMap<string, unknown>;
+};

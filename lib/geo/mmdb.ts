@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Reader, type CityResponse } from 'maxmind';
-import { ConfigError } from '../config/load.js';
+import { ConfigError } from '../config/settings.js';
 import { normaliseLocation } from './codes.js';
 import { knownLocation, type Location } from './location.js';
 
@@ -18,7 +18,7 @@ export function openGeoDatabase(path: string): IpLookup {
   try {
     reader = new Reader<CityResponse>(readFileSync(path));
   } catch (error) {
-    throw new ConfigError(`invalid configuration GEOIP_DATABASE: cannot open ${path} as a MaxMind database (${(error as Error).message})`);
+    throw new ConfigError(`GEOIP_DATABASE: cannot open ${path} as a MaxMind database (${(error as Error).message})`);
   }
   return (ip) => {
     let record: CityResponse | null;

@@ -3,16 +3,15 @@ import type { Runtime } from '../runtime.js';
 import { locationFromHeaders } from './headers.js';
 import { UNKNOWN_LOCATION, type GeoResolver, type Location } from './location.js';
 import { openGeoDatabase } from './mmdb.js';
-import { loadGeoSettings, type GeoOptions } from './settings.js';
 import { ageThresholds } from './thresholds.js';
 
 /**
  * The operator's geo sources, in order: the trusted proxy's headers (only with TRUST_PROXY), then the MaxMind
  * database by client IP (ctx.ip, which honours X-Forwarded-For only with TRUST_PROXY), else `ZZ` (ARCHITECTURE §6.7),
- * and the per-region age thresholds. Throws ConfigError on bad settings.
+ * and the per-region age thresholds (config.geo). Throws ConfigError when the MaxMind database cannot be opened.
  */
-export function createGeoResolver({ config, env, log }: Pick<Runtime, 'config' | 'env' | 'log'>, options?: GeoOptions): GeoResolver {
-  const settings = loadGeoSettings(env, options);
+export function createGeoResolver({ config, log }: Pick<Runtime, 'config' | 'log'>): GeoResolver {
+  const settings = config.geo;
   const { countryHeader, subdivisionHeader } = settings;
   const trustHeaders = countryHeader !== undefined && config.trustProxy;
   if (countryHeader && !trustHeaders) log.warn('GEO_COUNTRY_HEADER and GEO_SUBDIVISION_HEADER are ignored while TRUST_PROXY is off');

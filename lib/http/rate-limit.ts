@@ -2,7 +2,7 @@ import type { Middleware, Context } from 'koa';
 import {
   RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type IRateLimiterOptions, type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
-import { readSettings } from '../config/env-settings.js';
+import type { EnvSetting, SettingsSection, SettingsSpec } from '../config/settings.js';
 import { isEmbedded, type Database } from '../store/database.js';
 import { HttpError } from './errors.js';
 import { LIMITS, type LimitName, type LimitRow } from './limits.js';
@@ -23,21 +23,37 @@ export interface RateLimits {
   limiter(name: LimitName): Limiter;
 }
 
+/** Points per window of every limit: the table's, or the operator's requests per minute where a row has a setting. */
+export type LimitPoints = Readonly<Record<LimitName, number>>;
+
+const ROWS = Object.entries(LIMITS) as Array<[LimitName, LimitRow]>;
+
+const perMinute = (env: string, fallback: number): EnvSetting => ({
+  env, schema: { type: 'integer', minimum: 1, maximum: 1_000_000 }, default: fallback, expected: 'must be requests per minute, an integer from 1 to 1000000',
+});
+
+/** The rows an operator can change. */
+type ConfigurableLimit = { [K in LimitName]: (typeof LIMITS)[K] extends { setting: string } ? K : never }[LimitName];
+
+/** The rate-limit section of the configuration: one variable per configurable row of the table. */
+export const limitSettings: SettingsSection<LimitPoints, Record<ConfigurableLimit, number>> = {
+  spec: Object.fromEntries(ROWS.flatMap(([name, row]) => (row.setting ? [[name, perMinute(row.setting, row.points)]] : []))) as SettingsSpec<Record<ConfigurableLimit, number>>,
+  finish: (configured) => ({ ...Object.fromEntries(ROWS.map(([name, row]) => [name, row.points])), ...configured }) as LimitPoints,
+};
+
 /**
- * Every limit of the table, with its configurable points read now (a bad setting stops start-up, naming it). Shared
- * counters live where every instance sees them: PostgreSQL when the database is shared, process memory on the
- * embedded database (one process owns it).
+ * Every limit of the table, with the points configured (config.limits). Shared counters live where every instance
+ * sees them: PostgreSQL when the database is shared, process memory on the embedded database (one process owns it).
  */
-export function createRateLimits(db: Database, env: NodeJS.ProcessEnv): RateLimits {
+export function createRateLimits(db: Database, points: LimitPoints): RateLimits {
   const shared = !isEmbedded(db);
-  const points = new Map((Object.entries(LIMITS) as Array<[LimitName, LimitRow]>).map(([name, row]) => [name, row.setting ? perMinuteSetting(env, row.setting, row.points) : row.points]));
   const cache = new Map<LimitName, Limiter>();
   return {
     limiter(name) {
       const existing = cache.get(name);
       if (existing) return existing;
       const row: LimitRow = LIMITS[name];
-      const policy = { points: points.get(name)!, duration: row.windowSeconds };
+      const policy = { points: points[name], duration: row.windowSeconds };
       const options: IRateLimiterOptions = { keyPrefix: name, ...policy };
       const store: RateLimiterAbstract = shared && row.scope === 'shared'
         ? new RateLimiterPostgres({ ...options, storeClient: db, storeType: 'knex', tableName: 'rate_limits', tableCreated: true })
@@ -78,10 +94,3 @@ export const rateLimit = (limiter: Limiter, key: (ctx: Context) => string): Midd
   await limiter.consume(key(ctx));
   await next();
 };
-
-/** A "requests per minute" setting from the environment, or its default; a bad value stops start-up naming the variable. */
-export function perMinuteSetting(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  return readSettings<{ perMinute: number }>(env, {
-    perMinute: { env: name, schema: { type: 'integer', minimum: 1, maximum: 1_000_000 }, default: fallback, expected: 'must be requests per minute, an integer from 1 to 1000000' },
-  }).perMinute;
-}

@@ -6,6 +6,7 @@ import type { CspDirectives } from '../http/security-headers.js';
 import type { Location } from '../geo/location.js';
 import type { Runtime } from '../runtime.js';
 import type { ChallengeName } from './catalogue.js';
+import type { SettingsSection } from '../config/settings.js';
 
 // The names and their defaults are the catalogue's (catalogue.ts); the contract below is written in its terms.
 export { CHALLENGE_NAMES, WEBSITE_CHALLENGES, type ChallengeName, type WebsiteChallenge } from './catalogue.js';
@@ -85,12 +86,14 @@ export interface Challenge {
   routes?: Router;
 }
 
-/** One challenge's entry in the registry: builds it from the operator's settings at start-up. */
-export interface ChallengeModule {
+/** One challenge's entry in the registry: its settings, and how it is built from them at start-up. */
+export interface ChallengeModule<S = unknown> {
   name: ChallengeName;
   /**
-   * The challenge, or undefined when the operator has not configured it (then it never loads). Reads its own
-   * settings from runtime.env and throws ConfigError (lib/config/load.ts) naming the bad variable.
+   * Its section of the configuration, read with every other section before anything starts (lib/config/sections.ts):
+   * undefined while the operator has not configured it. A challenge without settings has none.
    */
-  configure(runtime: Runtime): Challenge | undefined | Promise<Challenge | undefined>;
+  settings?: SettingsSection<S | undefined, unknown>;
+  /** The challenge, or undefined when the operator has not configured it (then it never loads). */
+  configure(runtime: Runtime, settings: S | undefined): Challenge | undefined | Promise<Challenge | undefined>;
 }

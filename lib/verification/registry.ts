@@ -45,7 +45,8 @@ export async function buildRegistry(runtime: Runtime, modules: readonly Challeng
   const live = new Map<ChallengeName, Challenge>();
   for (const module of modules) {
     if (live.has(module.name)) throw new Error(`challenge ${module.name} is registered twice`);
-    const challenge = await module.configure(runtime);
+    // Its settings were read and checked with the rest of the configuration (lib/config/sections.ts).
+    const challenge = await module.configure(runtime, runtime.config.challenges.get(module.name));
     if (!challenge) continue;
     live.set(module.name, challenge);
     // What this instance offers, for the operator (never a credential).

@@ -3,11 +3,15 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { contrastWithWhite } from '../../lib/branding/contrast.js';
-import { loadBranding } from '../../lib/branding/index.js';
-import { ConfigError } from '../../lib/config/load.js';
+import { brandingSettings, type BrandingOptions } from '../../lib/branding/index.js';
+import { readSection } from '../../lib/config/settings.js';
+import { ConfigError } from '../../lib/config/settings.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
 const LOGO_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><rect width="10" height="10" fill="#123"/></svg>';
+
+
+const loadBranding = (env: NodeJS.ProcessEnv, given?: BrandingOptions) => readSection(brandingSettings, env, given);
 
 describe('operator branding', function () {
   this.timeout(120_000);

@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from '../../lib/config/load.js';
+import { loadConfig } from '../../lib/config/load.js';
+import { ConfigError } from '../../lib/config/settings.js';
 
 describe('configuration', () => {
   let dataDir: string;
@@ -35,6 +36,28 @@ describe('configuration', () => {
     }
   });
 
+  it('reports every bad value of every section in one pass, before anything starts', async () => {
+    const env = {
+      DATA_DIR: dataDir,
+      PORT: 'eighty',
+      BRAND_COLOR: 'blue',
+      AGE_THRESHOLDS: '{"JP":99}',
+      CHECKER_RATE_LIMIT_PER_IP: 'lots',
+      STRIPE_SECRET_KEY: 'sk_test_1',
+      PLEENK_ISSUER: 'https://pleenk.example',
+    };
+    const error = await loadConfig({}, env).then(() => expect.fail('started'), (failure: unknown) => failure);
+    expect(error).to.be.instanceOf(ConfigError);
+    expect((error as ConfigError).problems).to.have.members([
+      'PORT must be integer',
+      'BRAND_COLOR must be a colour like #004db3',
+      'AGE_THRESHOLDS (JP) must be <= 25',
+      'CHECKER_RATE_LIMIT_PER_IP must be requests per minute, an integer from 1 to 1000000',
+      'STRIPE_PUBLISHABLE_KEY is required',
+      'PLEENK_CLIENT_ID is required',
+    ]);
+  });
+
   it('generates the secrets once into DATA_DIR (mode 600) and reuses them', async () => {
     const first = await loadConfig({}, { DATA_DIR: dataDir });
     const second = await loadConfig({}, { DATA_DIR: dataDir });
@@ -49,7 +72,7 @@ describe('configuration', () => {
     const shared = { DATA_DIR: dataDir, DATABASE_URL: 'postgres://localhost/x', SEALING_KEY: randomBytes(32).toString('base64') };
     await loadConfig({}, shared).then(() => expect.fail('started'), (error: unknown) => {
       expect(error).to.be.instanceOf(ConfigError);
-      expect((error as Error).message).to.match(/^COOKIE_KEYS, JWKS not configured/).and.contain('SINGLE_INSTANCE=true');
+      expect((error as Error).message).to.match(/^invalid configuration: COOKIE_KEYS, JWKS not configured/).and.contain('SINGLE_INSTANCE=true');
     });
     const { config } = await loadConfig({}, { ...shared, SINGLE_INSTANCE: 'true' });
     expect(config.singleInstance).to.equal(true);

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { challengeSections, SECTIONS, settingVariables } from '../../lib/config/sections.js';
+import type { EnvSetting, SettingsSection } from '../../lib/config/settings.js';
 import { packageRoot } from '../../lib/paths.js';
 import { startTestApp } from '../helpers/app.js';
 
@@ -25,24 +27,47 @@ async function variablesRead(): Promise<string[]> {
   return [...read].sort();
 }
 
-/** The documentation's text: README and docs/*.md. */
-const documentation = (): string =>
+/** The rows of every table in README.md and docs/*.md. */
+const tableRows = (): string[] =>
   [join(packageRoot, 'README.md'), ...readdirSync(join(packageRoot, 'docs')).filter((file) => file.endsWith('.md')).map((file) => join(packageRoot, 'docs', file))]
-    .map((file) => readFileSync(file, 'utf8'))
-    .join('\n');
+    .flatMap((file) => readFileSync(file, 'utf8').split('\n'))
+    .map((line) => line.trim())
+    .filter((line) => line.startsWith('|'));
 
 /** A federated provider's variables are documented once, as `<NAME>_SUFFIX` (docs/challenges-federated.md). */
 const FEDERATED = /^(ANONYMAGE|PLEENK|PAYPAL|AGEGO|AGEKEY)_(.+)$/;
+const documentedAs = (name: string): string[] => {
+  const federated = FEDERATED.exec(name);
+  return federated ? [`\`${name}\``, `\`<NAME>_${federated[2]}\``] : [`\`${name}\``];
+};
 
-describe('configuration: every variable the service reads is documented', () => {
-  it('names each one in README.md or docs/ (a variable added to a spec and not to the docs fails here)', async function () {
+/** A cell naming settings and nothing else: `A`, `A` / `B`, `A` + `B`… */
+const namesOf = (cell: string): string[] => {
+  const names = cell.match(/`[^`]+`/g) ?? [];
+  return cell.replace(/`[^`]+`/g, '').replace(/[\s,+/]|\band\b/g, '') === '' ? names : [];
+};
+
+/** Every setting of every section (lib/config/sections.ts). */
+const settings = (): EnvSetting[] =>
+  [...Object.values(SECTIONS), ...challengeSections().map(([, section]) => section)]
+    .flatMap((section: SettingsSection<unknown, unknown>) => Object.values<EnvSetting>(section.spec as Record<string, EnvSetting>));
+
+describe('configuration: one registry, documented', () => {
+  it('is the only reader of the environment: every variable read at start-up belongs to a section', async function () {
     this.timeout(60_000);
-    const docs = documentation();
-    const undocumented = (await variablesRead()).filter((name) => {
-      if (docs.includes(`\`${name}\``)) return false;
-      const federated = FEDERATED.exec(name);
-      return !(federated && docs.includes(`\`<NAME>_${federated[2]}\``));
+    const registered = new Set(settingVariables());
+    expect((await variablesRead()).filter((name) => !registered.has(name))).to.deep.equal([]);
+  });
+
+  it('has a row in a table of README.md or docs/ for each variable of each section, stating its default (a variable added to a spec and not to the docs fails here)', () => {
+    const rows = tableRows();
+    const problems = settings().flatMap((setting) => {
+      const row = rows.find((line) => line.split('|').some((cell) => namesOf(cell).some((name) => documentedAs(setting.env).includes(name))));
+      if (!row) return [`${setting.env}: no table row`];
+      if (setting.default === undefined || typeof setting.default === 'object') return [];
+      const stated = String(setting.default);
+      return row.includes(`\`${stated}\``) || row.includes(`| ${stated} `) ? [] : [`${setting.env}: the row does not state the default ${stated}`];
     });
-    expect(undocumented).to.deep.equal([]);
+    expect([...new Set(problems)]).to.deep.equal([]);
   });
 });

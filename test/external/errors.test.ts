@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ConfigError } from '../../lib/config/load.js';
+import { ConfigError } from '../../lib/config/settings.js';
 import type { Website } from '../../lib/websites/index.js';
 import { startTestApp, useApp } from '../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type WebmasterFixture } from '../helpers/fixtures.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { createAgeProvider, type AgeProviderOptions } from '../../lib/app.js';
-import { ConfigError } from '../../lib/config/load.js';
+import { ConfigError } from '../../lib/config/settings.js';
 import { testSecrets } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ConfigError } from '../../lib/config/load.js';
+import { ConfigError } from '../../lib/config/settings.js';
 import { regenerateWebsiteKey } from '../../lib/websites/index.js';
 import { startTestApp, useApp } from '../helpers/app.js';
 import { createWebsiteWithKeys, fetchRequirement, type WebsiteKeys } from './website-keys.js';

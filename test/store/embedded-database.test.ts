@@ -4,7 +4,7 @@ import { chmod, lstat, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/pro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAgeProvider } from '../../lib/app.js';
-import { ConfigError } from '../../lib/config/load.js';
+import { ConfigError } from '../../lib/config/settings.js';
 import { openDatabase } from '../../lib/store/database.js';
 import { createLogger } from '../../lib/log.js';
 import { currentOwner, DatabaseInUseError } from '../../lib/store/embedded-lock.js';

@@ -4,6 +4,7 @@ import { availableChallenges, parseRequestedChallenges } from '../../../lib/veri
 import type { Challenge, ChallengeName } from '../../../lib/verification/challenge.js';
 import type { ChallengeModule } from '../../../lib/verification/challenge.js';
 import { buildRegistry, CHALLENGE_MODULES } from '../../../lib/verification/registry.js';
+import { loadConfig } from '../../../lib/config/load.js';
 import { generateTicketCode, normalizeTicketCode } from '../../../lib/verification/challenges/ticket/codes.js';
 
 const everything = (): boolean => true;
@@ -89,7 +90,9 @@ describe('challenge availability and the registry', () => {
         ANONYMAGE_ISSUER: 'https://anonymage.example', ANONYMAGE_CLIENT_ID: 'client', ANONYMAGE_AGE_CLAIM: 'age_over_{threshold}',
         PAYPAL_ISSUER: 'https://paypal.example', PAYPAL_CLIENT_ID: 'client', PAYPAL_AGE_CLAIM: 'age_over_{threshold}',
       };
-      const runtime = { ...app.provider.runtime, env, log: { debug: keep, info: keep, warn: keep, error: keep } };
+      // Read as at start-up: the challenges' sections of the configuration, from this environment.
+      const { config } = await loadConfig({}, env);
+      const runtime = { ...app.provider.runtime, config: { ...app.provider.runtime.config, challenges: config.challenges }, log: { debug: keep, info: keep, warn: keep, error: keep } };
       await buildRegistry(runtime);
       const active = lines.filter((line) => line.message === 'challenge active').map(({ message: _, ...fields }) => fields);
       expect(active).to.have.deep.members([

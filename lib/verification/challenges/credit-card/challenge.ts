@@ -4,7 +4,8 @@ import { verdict, type Challenge, type StepContext, type ChallengeModule } from 
 import { attemptLimit } from '../attempts.js';
 import { orUnavailable } from '../vendors/steps.js';
 import type { CardProcessor } from './processor.js';
-import { loadCreditCardSettings, type CreditCardSettings } from './settings.js';
+import { creditCardSettings, type CreditCardSettings, type CreditCardSetup } from './settings.js';
+import { stripeCardProcessor } from './stripe.js';
 
 const validateCheck = compileSchema<{ setup_intent: string }>({
   type: 'object',
@@ -13,11 +14,13 @@ const validateCheck = compileSchema<{ setup_intent: string }>({
 });
 
 /** A card check without a charge: only an authenticated credit card passes (debit and prepaid prove nothing about age). */
-export const creditCardModule: ChallengeModule = {
+export const creditCardModule: ChallengeModule<CreditCardSetup> = {
   name: 'credit_card',
-  configure(runtime) {
-    const loaded = loadCreditCardSettings(runtime);
-    return loaded && creditCardChallenge(runtime, loaded.settings, loaded.processor);
+  settings: creditCardSettings,
+  configure(runtime, setup) {
+    if (!setup) return undefined;
+    const { settings, stripe } = setup;
+    return creditCardChallenge(runtime, settings, stripeCardProcessor(stripe, { timeoutMs: settings.timeoutMs, log: runtime.log }));
   },
 };
 

@@ -1,4 +1,4 @@
-import { MailUnavailableError } from '../../../mail/mailer.js';
+import { createMailer, MailUnavailableError, type Mailer } from '../../../mail/mailer.js';
 import type { Runtime } from '../../../runtime.js';
 import { compileSchema, readForm } from '../../../http/form.js';
 import { randomToken } from '../../../security/hashing.js';
@@ -7,7 +7,9 @@ import { verdict, type Challenge, type StepContext, type ChallengeModule } from 
 import { attemptLimit } from '../attempts.js';
 import { orUnavailable } from '../vendors/steps.js';
 import { CODE_TTL_SECONDS, codeMatches, newCode, storeCode, type StoredCode } from './codes.js';
-import { loadEmailAgeSettings, type EmailAgeSetup } from './settings.js';
+import { emailAgeSettings, type EmailAgeSettings, type EmailAgeSetup } from './settings.js';
+import type { EmailAgeEstimator } from './estimator.js';
+import { yotiEmailAgeEstimator } from './yoti.js';
 
 /**
  * Between "send" and "verify" the challenge keeps the salted code hash and the address sealed with a key that only
@@ -34,15 +36,18 @@ const validateVerify = compileSchema<{ code: string; key: string }>({
 });
 
 /** Proves the visitor owns an address (one-time code by mail), then asks the vendor how old its owner is. */
-export const emailAgeModule: ChallengeModule = {
+export const emailAgeModule: ChallengeModule<EmailAgeSetup> = {
   name: 'email_age',
-  configure(runtime) {
-    const setup = loadEmailAgeSettings(runtime);
-    return setup && emailAgeChallenge(runtime, setup);
+  settings: emailAgeSettings,
+  configure(runtime, setup) {
+    if (!setup) return undefined;
+    const { settings, yoti, mail } = setup;
+    const estimator = yotiEmailAgeEstimator(yoti, { timeoutMs: settings.timeoutMs, log: runtime.log });
+    return emailAgeChallenge(runtime, settings, estimator, createMailer(mail, runtime.log));
   },
 };
 
-export function emailAgeChallenge(runtime: Runtime, { settings, estimator, mailer }: EmailAgeSetup): Challenge {
+export function emailAgeChallenge(runtime: Runtime, settings: EmailAgeSettings, estimator: EmailAgeEstimator, mailer: Mailer): Challenge {
   const sends = attemptLimit(runtime, 'email-age-send');
   const guesses = attemptLimit(runtime, 'email-age-code');
 

@@ -1,10 +1,7 @@
-import { createMailer, type Mailer } from '../../../mail/mailer.js';
-import { readMailSettings } from '../../../mail/settings.js';
-import type { Runtime } from '../../../runtime.js';
-import { anySet, outboundTimeoutSetting, readSettings } from '../../../config/env-settings.js';
+import type { MailSettings } from '../../../mail/mailer.js';
+import { mailSpec } from '../../../mail/settings.js';
+import { outboundTimeoutSetting, type SettingsSection } from '../../../config/settings.js';
 import { basicsSpec, type ChallengeBasics } from '../vendors/settings.js';
-import type { EmailAgeEstimator } from './estimator.js';
-import { yotiEmailAgeEstimator } from './yoti.js';
 
 export interface EmailAgeSettings extends ChallengeBasics {
   /** country sent to the vendor when the geo resolver does not know the visitor's (ISO 3166-1 alpha-2) */
@@ -12,31 +9,37 @@ export interface EmailAgeSettings extends ChallengeBasics {
   timeoutMs: number;
 }
 
-const YOTI_KEYS = { apiKey: 'EMAIL_AGE_YOTI_API_KEY', sdkId: 'EMAIL_AGE_YOTI_SDK_ID' } as const;
-
+/** The email_age settings, its vendor's credentials and the mail server the codes are sent through. */
 export interface EmailAgeSetup {
   settings: EmailAgeSettings;
-  estimator: EmailAgeEstimator;
-  mailer: Mailer;
+  yoti: { apiKey: string; sdkId: string };
+  mail: MailSettings;
 }
 
-/** The email_age settings, vendor and mailer, or undefined when the operator configured no email-age vendor. */
-export function loadEmailAgeSettings(runtime: Runtime): EmailAgeSetup | undefined {
-  const { env } = runtime;
-  if (!anySet(env, ['EMAIL_AGE_VENDOR', ...Object.values(YOTI_KEYS)])) return undefined;
-  const settings = readSettings<EmailAgeSettings & { vendor: 'yoti' }>(env, {
+interface Raw extends EmailAgeSettings {
+  vendor: 'yoti';
+  yotiApiKey: string;
+  yotiSdkId: string;
+  smtpUrl: string;
+  from: string;
+}
+
+/** The email_age section: on as soon as a vendor is named or its credentials are given (docs/challenges.md "email_age"). */
+export const emailAgeSettings: SettingsSection<EmailAgeSetup | undefined, Raw> = {
+  enabledBy: ['EMAIL_AGE_VENDOR', 'EMAIL_AGE_YOTI_API_KEY', 'EMAIL_AGE_YOTI_SDK_ID'],
+  spec: {
     ...basicsSpec('EMAIL_AGE', 'email_age'),
     vendor: { env: 'EMAIL_AGE_VENDOR', schema: { type: 'string', enum: ['yoti'] }, default: 'yoti' },
     defaultCountry: { env: 'EMAIL_AGE_DEFAULT_COUNTRY', schema: { type: 'string', pattern: '^[A-Z]{2}$' }, optional: true },
     timeoutMs: outboundTimeoutSetting,
-  });
-  const yoti = readSettings<{ apiKey: string; sdkId: string }>(env, {
-    apiKey: { env: YOTI_KEYS.apiKey, schema: { type: 'string', minLength: 8, pattern: '^\\S+$' } },
-    sdkId: { env: YOTI_KEYS.sdkId, schema: { type: 'string', pattern: '^[0-9a-fA-F-]{36}$' } },
-  });
-  return {
+    yotiApiKey: { env: 'EMAIL_AGE_YOTI_API_KEY', schema: { type: 'string', minLength: 8, pattern: '^\\S+$' } },
+    yotiSdkId: { env: 'EMAIL_AGE_YOTI_SDK_ID', schema: { type: 'string', pattern: '^[0-9a-fA-F-]{36}$' } },
+    smtpUrl: mailSpec.smtpUrl,
+    from: mailSpec.from,
+  },
+  finish: ({ vendor: _yoti, yotiApiKey, yotiSdkId, smtpUrl, from, ...settings }) => ({
     settings,
-    estimator: yotiEmailAgeEstimator(yoti, { timeoutMs: settings.timeoutMs, log: runtime.log }),
-    mailer: createMailer(readMailSettings(env), runtime.log),
-  };
-}
+    yoti: { apiKey: yotiApiKey, sdkId: yotiSdkId },
+    mail: { smtpUrl, from, timeoutMs: settings.timeoutMs },
+  }),
+};

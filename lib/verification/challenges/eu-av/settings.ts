@@ -1,8 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
-import { anySet, readSettings, type SettingsSpec } from '../../../config/env-settings.js';
-import { ConfigError } from '../../../config/load.js';
+import { ConfigError, type SettingsSection } from '../../../config/settings.js';
 import { defaultLevelOf } from '../../catalogue.js';
 import { ASSURANCE_LEVELS, type AssuranceLevel } from '../../challenge.js';
 
@@ -22,15 +21,20 @@ interface Raw {
   WALLET_SCHEME: string;
 }
 
-const SPEC: SettingsSpec<Raw> = {
-  TRUSTED_ISSUERS: { env: 'EU_AV_TRUSTED_ISSUERS', schema: { type: 'string', minLength: 1, maxLength: 4000 } },
-  ASSURANCE_LEVEL: { env: 'EU_AV_ASSURANCE_LEVEL', schema: { type: 'string', enum: [...ASSURANCE_LEVELS] }, default: defaultLevelOf('eu_av') },
-  WALLET_SCHEME: {
-    env: 'EU_AV_WALLET_SCHEME',
-    schema: { type: 'string', pattern: '^[a-z][a-z0-9+.-]{0,30}$' },
-    default: 'openid4vp',
-    expected: 'must be a URL scheme without "://", e.g. openid4vp',
+/** The eu_av section: on when any EU_AV_* variable is set (else the challenge runs only in TEST, as the sandbox). */
+export const euAvSettings: SettingsSection<EuAvSettings | undefined, Raw> = {
+  enabledBy: ['EU_AV_TRUSTED_ISSUERS', 'EU_AV_ASSURANCE_LEVEL', 'EU_AV_WALLET_SCHEME'],
+  spec: {
+    TRUSTED_ISSUERS: { env: 'EU_AV_TRUSTED_ISSUERS', schema: { type: 'string', minLength: 1, maxLength: 4000 } },
+    ASSURANCE_LEVEL: { env: 'EU_AV_ASSURANCE_LEVEL', schema: { type: 'string', enum: [...ASSURANCE_LEVELS] }, default: defaultLevelOf('eu_av') },
+    WALLET_SCHEME: {
+      env: 'EU_AV_WALLET_SCHEME',
+      schema: { type: 'string', pattern: '^[a-z][a-z0-9+.-]{0,30}$' },
+      default: 'openid4vp',
+      expected: 'must be a URL scheme without "://", e.g. openid4vp',
+    },
   },
+  finish: (raw) => ({ trustedIssuers: readTrustList(raw.TRUSTED_ISSUERS), assuranceLevel: raw.ASSURANCE_LEVEL, walletScheme: raw.WALLET_SCHEME }),
 };
 
 const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
@@ -42,7 +46,7 @@ function readTrustList(value: string): string[] {
     try {
       directory = statSync(entry).isDirectory();
     } catch {
-      throw new ConfigError(`invalid configuration EU_AV_TRUSTED_ISSUERS: ${entry} cannot be read`);
+      throw new ConfigError(`EU_AV_TRUSTED_ISSUERS: ${entry} cannot be read`);
     }
     return directory ? readdirSync(entry).filter((name) => /\.(pem|crt)$/i.test(name)).sort().map((name) => join(entry, name)) : [entry];
   });
@@ -51,16 +55,9 @@ function readTrustList(value: string): string[] {
     try {
       new X509Certificate(pem);
     } catch {
-      throw new ConfigError('invalid configuration EU_AV_TRUSTED_ISSUERS: holds a certificate that cannot be parsed');
+      throw new ConfigError('EU_AV_TRUSTED_ISSUERS: holds a certificate that cannot be parsed');
     }
   }
-  if (certificates.length === 0) throw new ConfigError('invalid configuration EU_AV_TRUSTED_ISSUERS: no PEM certificate found');
+  if (certificates.length === 0) throw new ConfigError('EU_AV_TRUSTED_ISSUERS: no PEM certificate found');
   return certificates;
-}
-
-/** The settings, or undefined when no EU_AV_* variable is set (the challenge then runs only in TEST, as the sandbox). */
-export function loadEuAvSettings(env: NodeJS.ProcessEnv): EuAvSettings | undefined {
-  if (!anySet(env, Object.values(SPEC).map((setting) => setting.env))) return undefined;
-  const raw = readSettings<Raw>(env, SPEC);
-  return { trustedIssuers: readTrustList(raw.TRUSTED_ISSUERS), assuranceLevel: raw.ASSURANCE_LEVEL, walletScheme: raw.WALLET_SCHEME };
 }

@@ -1,4 +1,3 @@
-import { DeviceSignedDocument, Verifier } from '@auth0/mdl';
 import { AV_DOCTYPE, CREDENTIAL_ID } from './request.js';
 
 export type PresentationVerdict =
@@ -37,6 +36,9 @@ function ageAnswer(elements: ReadonlyArray<{ elementIdentifier: string; elementV
  * AV doctype, the validity window against our clock, and the age answer. Nothing is kept.
  */
 export async function judgePresentation(encoded: Uint8Array, trusted: readonly string[], expected: Expectation): Promise<PresentationVerdict> {
+  // Loaded on the first presentation: the library and its dependencies weigh about 13 MB an instance without a
+  // configured eu_av never needs.
+  const { DeviceSignedDocument, Verifier } = await import('@auth0/mdl');
   let documents;
   try {
     ({ documents } = await new Verifier([...trusted]).verify(encoded, { encodedSessionTranscript: expected.transcript }));

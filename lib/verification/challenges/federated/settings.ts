@@ -1,6 +1,5 @@
 import { CATALOGUE, defaultLevelOf } from '../../catalogue.js';
-import { anySet, readSettings, type EnvSetting, type SettingsSpec } from '../../../config/env-settings.js';
-import { ConfigError } from '../../../config/load.js';
+import { ConfigError, type EnvSetting, type SettingsSection, type SettingsSpec } from '../../../config/settings.js';
 import { ASSURANCE_LEVELS, type AssuranceLevel, type ChallengeName } from '../../challenge.js';
 
 /** The challenges answered by a third-party OpenID Connect provider the visitor is sent to. */
@@ -124,7 +123,7 @@ const specOf = (name: FederatedName): SettingsSpec<Raw> =>
   Object.fromEntries(Object.entries(FIELDS).map(([suffix, field]) => [suffix, { env: envName(name, suffix), ...field }])) as SettingsSpec<Raw>;
 
 function fail(name: FederatedName, suffix: string, message: string): never {
-  throw new ConfigError(`invalid configuration ${envName(name, suffix)} ${message}`);
+  throw new ConfigError(`${envName(name, suffix)} ${message}`);
 }
 
 function settingsOf(name: FederatedName, raw: Raw): FederatedSettings {
@@ -173,10 +172,8 @@ function settingsOf(name: FederatedName, raw: Raw): FederatedSettings {
   };
 }
 
-/** Settings of every provider the operator configured (any of its variables set); throws ConfigError naming the variable at fault. */
-export function loadFederatedSettings(env: NodeJS.ProcessEnv): FederatedSettings[] {
-  return FEDERATED_NAMES.flatMap((name) => {
-    if (!anySet(env, Object.keys(FIELDS).map((suffix) => envName(name, suffix)))) return [];
-    return [settingsOf(name, readSettings<Raw>(env, specOf(name), { relations: RELATIONS }))];
-  });
+/** A provider's section (`<NAME>_*`): on as soon as any of its variables is set (docs/challenges-federated.md). */
+export function federatedSettings(name: FederatedName): SettingsSection<FederatedSettings | undefined, Raw> {
+  const spec = specOf(name);
+  return { spec, relations: RELATIONS, enabledBy: Object.values<EnvSetting>(spec).map((setting) => setting.env), finish: (raw) => settingsOf(name, raw) };
 }

@@ -4,7 +4,8 @@ import { verdict, type Challenge, type StepContext, type ChallengeModule } from 
 import { attemptLimit } from '../attempts.js';
 import { orUnavailable } from '../vendors/steps.js';
 import type { FaceAgeEstimator, FaceEstimate } from './estimator.js';
-import { loadSelfieSettings, type SelfieSettings } from './settings.js';
+import { selfieSettings, type SelfieSettings, type SelfieSetup } from './settings.js';
+import { yotiFaceAgeEstimator } from './yoti.js';
 import { MAX_IMAGE_BYTES, readSelfieForm } from './upload.js';
 
 type Verdict = 'pass' | 'under-age' | 'spoof' | 'retake';
@@ -18,11 +19,13 @@ export function judge(estimate: FaceEstimate, threshold: number, settings: Selfi
 }
 
 /** Facial age estimation: one still image, sent to the vendor and dropped. Loads when a selfie vendor is configured. */
-export const selfieModule: ChallengeModule = {
+export const selfieModule: ChallengeModule<SelfieSetup> = {
   name: 'selfie',
-  configure(runtime) {
-    const loaded = loadSelfieSettings(runtime);
-    return loaded && selfieChallenge(runtime, loaded.settings, loaded.estimator);
+  settings: selfieSettings,
+  configure(runtime, setup) {
+    if (!setup) return undefined;
+    const { settings, yoti } = setup;
+    return selfieChallenge(runtime, settings, yotiFaceAgeEstimator(yoti, { timeoutMs: settings.timeoutMs, log: runtime.log }));
   },
 };
 

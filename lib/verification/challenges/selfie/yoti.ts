@@ -1,7 +1,7 @@
 import { createPrivateKey, randomUUID, sign, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Ajv, type JSONSchemaType } from 'ajv';
-import { ConfigError } from '../../../config/load.js';
+import { ConfigError } from '../../../config/settings.js';
 import type { Logger } from '../../../log.js';
 import { callVendor, VendorUnavailableError } from '../vendors/http.js';
 import type { FaceAgeEstimator, FaceEstimate } from './estimator.js';
@@ -46,7 +46,7 @@ function loadKey(settings: YotiFaceSettings): KeyObject {
   try {
     return createPrivateKey(readFileSync(settings.keyFile, 'utf8'));
   } catch (error) {
-    throw new ConfigError(`invalid configuration: ${settings.keyFileEnv} must name a readable PEM private key (${(error as Error).message})`);
+    throw new ConfigError(`${settings.keyFileEnv} must name a readable PEM private key (${(error as Error).message})`);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { SettingsSpec } from '../../../config/env-settings.js';
+import type { SettingsSpec } from '../../../config/settings.js';
 import { defaultLevelOf, isFreeByDefault, type ChallengeName } from '../../catalogue.js';
 import { ASSURANCE_LEVELS, type AssuranceLevel } from '../../challenge.js';
 

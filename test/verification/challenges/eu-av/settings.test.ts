@@ -2,9 +2,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { ConfigError } from '../../../../lib/config/load.js';
-import { loadEuAvSettings } from '../../../../lib/verification/challenges/eu-av/settings.js';
+import { ConfigError } from '../../../../lib/config/settings.js';
+import { euAvSettings } from '../../../../lib/verification/challenges/eu-av/settings.js';
+import { readSection } from '../../../../lib/config/settings.js';
 import { createTestIssuer } from './wallet.js';
+
+
+const loadEuAvSettings = (env: NodeJS.ProcessEnv) => readSection(euAvSettings, env);
 
 describe('eu_av settings', () => {
   let folder: string;

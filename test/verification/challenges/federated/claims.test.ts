@@ -1,8 +1,13 @@
 import { expect } from 'chai';
 import { judgeAge, mapLevel, readClaim, withThreshold } from '../../../../lib/verification/challenges/federated/claims.js';
-import { loadFederatedSettings } from '../../../../lib/verification/challenges/federated/settings.js';
+import { FEDERATED_NAMES, federatedSettings } from '../../../../lib/verification/challenges/federated/settings.js';
+import { readSection } from '../../../../lib/config/settings.js';
 
 const today = new Date('2026-06-15T12:00:00Z');
+
+
+/** Every provider the operator configured, as start-up reads them. */
+const loadFederatedSettings = (env: NodeJS.ProcessEnv) => FEDERATED_NAMES.flatMap((name) => readSection(federatedSettings(name), env) ?? []);
 
 describe('federated claims: reading the age answer', () => {
   it('reads a claim by its whole name first, else by dotted steps', () => {

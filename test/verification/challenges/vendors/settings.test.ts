@@ -1,19 +1,23 @@
 import { expect } from 'chai';
-import { ConfigError } from '../../../../lib/config/load.js';
+import { ConfigError } from '../../../../lib/config/settings.js';
 import { createMailer } from '../../../../lib/mail/mailer.js';
 import type { Runtime } from '../../../../lib/runtime.js';
 import { creditCardModule } from '../../../../lib/verification/challenges/credit-card/challenge.js';
 import { emailAgeModule } from '../../../../lib/verification/challenges/email-age/challenge.js';
 import { judge, selfieModule } from '../../../../lib/verification/challenges/selfie/challenge.js';
-import { loadSelfieSettings } from '../../../../lib/verification/challenges/selfie/settings.js';
+import { selfieSettings } from '../../../../lib/verification/challenges/selfie/settings.js';
+import { readSection } from '../../../../lib/config/settings.js';
 import type { ChallengeModule } from '../../../../lib/verification/challenge.js';
 import { recordingLogger, YOTI_SDK_ID, yotiKeyPair } from './helpers/vendors.js';
 
-const runtimeWith = (env: NodeJS.ProcessEnv) => ({ env, log: recordingLogger(), rateLimits: { limiter: () => ({ consume: async () => {}, reset: async () => {} }) } }) as unknown as Runtime;
+const runtime = { log: recordingLogger(), rateLimits: { limiter: () => ({ consume: async () => {}, reset: async () => {} }) } } as unknown as Runtime;
+
+/** The module configured as start-up does it: its section read from `env`, then handed to configure. */
+const configure = async (module: ChallengeModule, env: NodeJS.ProcessEnv) => module.configure(runtime, module.settings && readSection(module.settings, env));
 
 async function refusal(module: ChallengeModule, env: NodeJS.ProcessEnv): Promise<string> {
   try {
-    await module.configure(runtimeWith(env));
+    await configure(module, env);
   } catch (error) {
     expect(error).to.be.instanceOf(ConfigError);
     return (error as Error).message;
@@ -28,21 +32,21 @@ describe('vendor challenge settings', () => {
   const stripe = { STRIPE_SECRET_KEY: 'sk_test_1', STRIPE_PUBLISHABLE_KEY: 'pk_test_1' };
 
   it('loads nothing when no vendor key is set', async () => {
-    for (const module of [selfieModule, emailAgeModule, creditCardModule]) expect(await module.configure(runtimeWith({}))).to.equal(undefined);
+    for (const module of [selfieModule, emailAgeModule, creditCardModule]) expect(await configure(module, {})).to.equal(undefined);
   });
 
   it('takes the documented defaults and lets the operator change level, free flag and buffer', async () => {
-    const defaults = await selfieModule.configure(runtimeWith(selfie));
+    const defaults = await configure(selfieModule, selfie);
     expect(defaults).to.include({ name: 'selfie', free: true, assuranceLevel: 'ENHANCED' });
-    expect(await emailAgeModule.configure(runtimeWith(email))).to.include({ name: 'email_age', free: true, assuranceLevel: 'STANDARD' });
-    expect(await creditCardModule.configure(runtimeWith(stripe))).to.include({ name: 'credit_card', free: false, assuranceLevel: 'STANDARD' });
-    const changed = await selfieModule.configure(runtimeWith({ ...selfie, SELFIE_ASSURANCE_LEVEL: 'STRICT', SELFIE_FREE: 'false', SELFIE_AGE_BUFFER: '5' }));
+    expect(await configure(emailAgeModule, email)).to.include({ name: 'email_age', free: true, assuranceLevel: 'STANDARD' });
+    expect(await configure(creditCardModule, stripe)).to.include({ name: 'credit_card', free: false, assuranceLevel: 'STANDARD' });
+    const changed = await configure(selfieModule, { ...selfie, SELFIE_ASSURANCE_LEVEL: 'STRICT', SELFIE_FREE: 'false', SELFIE_AGE_BUFFER: '5' });
     expect(changed).to.include({ free: false, assuranceLevel: 'STRICT' });
   });
 
   it('judges a selfie against the threshold plus SELFIE_AGE_BUFFER (7 unless set)', () => {
     const face = (age: number) => ({ kind: 'estimate', age, stDev: 1, liveness: 'real' }) as const;
-    const buffered = (env: NodeJS.ProcessEnv) => loadSelfieSettings(runtimeWith({ ...selfie, ...env }))!.settings;
+    const buffered = (env: NodeJS.ProcessEnv) => readSection(selfieSettings, { ...selfie, ...env })!.settings;
     const five = buffered({ SELFIE_AGE_BUFFER: '5' });
     expect(judge(face(23), 18, five)).to.equal('pass');
     expect(judge(face(22.9), 18, five)).to.equal('under-age');
