@@ -1,10 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Knex } from 'knex';
 import Provider, { errors, type Adapter, type AdapterConstructor, type AdapterPayload } from 'oidc-provider';
 import { addSeconds, epochSeconds, type Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/log.js';
 import { schedulePeriodic } from '../lib/periodic.js';
 import { sha256 } from '../lib/security/hashing.js';
 import type { Database } from '../lib/store/database.js';
+import { runPrepared, type PreparedStatement } from '../lib/store/prepared.js';
 
 const TABLE = 'oidc_payloads';
 
@@ -39,6 +41,64 @@ interface Row {
 
 const DEFAULT_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
+/** A payload row's values as statement parameters, in the order of ROW_VALUES. */
+const ROW_VALUES = '?::text, ?::text, ?::jsonb, ?::text, ?::text, ?::text, ?::timestamptz';
+const rowValues = (row: PayloadRow): Array<string | Date | null> => [row.type, row.id, row.payload, row.grant_id, row.uid, row.user_code, row.expires_at];
+/** What an upsert replaces of an existing row. */
+const MERGED = 'payload = excluded.payload, grant_id = excluded.grant_id, uid = excluded.uid, user_code = excluded.user_code, expires_at = excluded.expires_at';
+/** ROW_VALUES as $n parameters from $`first`, for the prepared statements. */
+const numbered = (sql: string, first = 1): string => {
+  let next = first;
+  return sql.replace(/\?/g, () => `$${String(next++)}`);
+};
+
+/** The adapter's statements of the hot path, prepared once per connection (lib/store/prepared.ts). */
+const STATEMENTS = {
+  upsert: {
+    name: 'oidc_payloads_upsert',
+    text: `INSERT INTO ${TABLE} (type, id, payload, grant_id, uid, user_code, expires_at) VALUES (${numbered(ROW_VALUES)})
+           ON CONFLICT (type, id) DO UPDATE SET ${MERGED}`,
+  },
+  find: {
+    name: 'oidc_payloads_find',
+    text: `SELECT payload, consumed_at FROM ${TABLE} WHERE type = $1 AND id = $2 AND (expires_at IS NULL OR expires_at > $3)`,
+  },
+  /** At the token endpoint: the code, its grant and the grant's verification. */
+  codeWithGrant: {
+    name: 'oidc_payloads_code_with_grant',
+    text: `SELECT code.payload, code.consumed_at, code.grant_id, grant_row.payload AS grant_payload,
+                  verification.uid AS verification_uid, verification.verified
+             FROM ${TABLE} code
+             LEFT JOIN ${TABLE} grant_row ON grant_row.type = 'Grant' AND grant_row.id = code.grant_id
+              AND (grant_row.expires_at IS NULL OR grant_row.expires_at > $1)
+             LEFT JOIN verifications verification ON verification.grant_id = code.grant_id
+            WHERE code.type = 'AuthorizationCode' AND code.id = $2 AND (code.expires_at IS NULL OR code.expires_at > $1)`,
+  },
+  /** The code consumed and the access token stored: both or neither. */
+  redeem: {
+    name: 'oidc_payloads_redeem',
+    text: `WITH redeemed AS (
+             UPDATE ${TABLE} SET consumed_at = $1 WHERE type = 'AuthorizationCode' AND id = $2 AND consumed_at IS NULL RETURNING id
+           )
+           INSERT INTO ${TABLE} (type, id, payload, grant_id, uid, user_code, expires_at)
+           SELECT ${numbered(ROW_VALUES, 3)} FROM redeemed
+           ON CONFLICT (type, id) DO UPDATE SET ${MERGED}
+           RETURNING id`,
+  },
+  /** At the resume: the interaction taken, with the grant its result names. */
+  takeInteraction: {
+    name: 'oidc_payloads_take_interaction',
+    text: `WITH taken AS (
+             DELETE FROM ${TABLE} WHERE type = 'Interaction' AND id = $1 RETURNING payload, consumed_at, expires_at
+           )
+           SELECT taken.payload, taken.consumed_at, grant_row.id AS grant_id, grant_row.payload AS grant_payload
+             FROM taken
+             LEFT JOIN ${TABLE} grant_row ON grant_row.type = 'Grant' AND grant_row.id = taken.payload->'result'->'consent'->>'grantId'
+              AND (grant_row.expires_at IS NULL OR grant_row.expires_at > $2)
+            WHERE taken.expires_at IS NULL OR taken.expires_at > $2`,
+  },
+} as const satisfies Record<string, PreparedStatement>;
+
 /**
  * The authorization code each token request has redeemed but not yet written (keyed by the request's context):
  * the redemption is written by the same statement as the access token, so a failed exchange leaves the code
@@ -66,16 +126,44 @@ export function verificationReadWithCode(ctx: object | undefined, grantId: strin
   return read.verification ?? null;
 }
 
-/** The verification the Grant saved inside `saveGrantLinked` is linked to, in the same statement. */
-const linkedVerification = new AsyncLocalStorage<string>();
+/**
+ * How the interaction being ended is written (endInteractionTogether): the verification its grant carries, and our
+ * own writes that go with it. Everything goes in the interaction's one statement.
+ */
+export interface InteractionEnding {
+  /** the verification the grant is linked to: an existing one (still unlinked), or a new one inserted with the grant's id */
+  verification?: { link: string } | { insert: (grantId: string) => Knex.QueryBuilder };
+  /** writes of our own tables that end with the interaction (e.g. its progress deleted) */
+  alongside?: Knex.QueryBuilder[];
+}
+
+interface EndingScope {
+  spec: InteractionEnding;
+  /** the Grant saved in the scope, written with the interaction */
+  grant?: PayloadRow;
+}
+const ending = new AsyncLocalStorage<EndingScope>();
 
 /**
- * Runs `save` (a Grant's save) so that the grant row and its verification's link (verifications.grant_id) are
- * written by one statement: both or neither, and a verification already linked fails the save.
+ * Runs `work` (a Grant's save, then the Interaction's save with its result) so that one statement writes the
+ * verification (linked or new), the grant, the companions and the interaction: all or none of the grant's part.
+ * A grant saved without its interaction is a programming error.
  */
-export function saveGrantLinked<T>(verificationUid: string, save: () => Promise<T>): Promise<T> {
-  return linkedVerification.run(verificationUid, save);
+export async function endInteractionTogether<T>(spec: InteractionEnding, work: () => Promise<T>): Promise<T> {
+  const scope: EndingScope = { spec };
+  const result = await ending.run(scope, work);
+  if (scope.grant) throw new Error('a grant was saved but not the interaction it ends');
+  return result;
 }
+
+/** At the resume: the interaction taken (read and deleted in one statement) and the grant its result names. */
+interface TakenAtResume {
+  interactionId: string;
+  grantId: string | null;
+  grant: AdapterPayload | undefined;
+}
+/** Per resume request (keyed by its context). */
+const takenAtResume = new WeakMap<object, TakenAtResume>();
 
 /** A row its reader already has (read with its companions in one statement), for the model's next find. */
 interface PrereadRow {
@@ -93,10 +181,10 @@ export function withPrereadRow<T>(known: PrereadRow, find: () => Promise<T>): Pr
   return preread.run(known, find);
 }
 
-/** The request oidc-provider is serving at the token endpoint, when there is one. */
-function tokenRequest(): object | undefined {
+/** The request oidc-provider is serving on `route`, when there is one. */
+function requestOn(route: 'token' | 'resume'): object | undefined {
   const ctx = Provider.ctx;
-  return ctx?.oidc?.route === 'token' ? ctx : undefined;
+  return ctx?.oidc?.route === route ? ctx : undefined;
 }
 
 /**
@@ -156,29 +244,38 @@ export function knexAdapter(options: KnexAdapterOptions): AdapterConstructor {
         user_code: payload.userCode ?? null,
         expires_at: expiresIn ? addSeconds(clock.now(), expiresIn) : null,
       };
-      const request = this.type === 'AccessToken' ? tokenRequest() : undefined;
+      const request = this.type === 'AccessToken' ? requestOn('token') : undefined;
       const code = request && pendingRedemptions.get(request);
       if (request && code !== undefined) {
         pendingRedemptions.delete(request);
         return insertRedeeming(row, code);
       }
-      const verificationUid = this.type === 'Grant' ? linkedVerification.getStore() : undefined;
-      if (verificationUid !== undefined) return insertLinkedGrant(row, verificationUid);
-      await db(TABLE).insert(row).onConflict(['type', 'id']).merge(['payload', 'grant_id', 'uid', 'user_code', 'expires_at']);
+      const scope = ending.getStore();
+      if (scope && this.type === 'Grant' && scope.spec.verification) {
+        scope.grant = row; // written with the interaction
+        return;
+      }
+      if (scope && this.type === 'Interaction') return writeEnding(scope, row);
+      await runPrepared(db, STATEMENTS.upsert, rowValues(row));
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
       if (this.type === 'Client') return findClient(id);
       const known = preread.getStore();
       if (known && known.type === this.type && known.id === id && !this.hashed) return toPayload(known.row);
-      const request = tokenRequest();
+      const request = requestOn('token');
       if (request && this.type === 'AuthorizationCode') {
         const code = await findCodeWithGrant(request, this.key(id));
         return code && { ...code, jti: id };
       }
       const withCode = request && this.type === 'Grant' ? readWithCode.get(request) : undefined;
       if (withCode?.grantId === id) return withCode.grant;
-      const payload = toPayload(await live(this.type).andWhere('id', this.key(id)).first());
+      const resume = requestOn('resume');
+      if (resume && this.type === 'Interaction') return takeAtResume(resume, id);
+      const taken = resume && this.type === 'Grant' ? takenAtResume.get(resume) : undefined;
+      if (taken?.grantId === id) return taken.grant;
+      const [row] = await runPrepared<Row>(db, STATEMENTS.find, [this.type, this.key(id), clock.now()]);
+      const payload = toPayload(row);
       return payload && this.hashed ? { ...payload, jti: id } : payload;
     }
 
@@ -191,6 +288,8 @@ export function knexAdapter(options: KnexAdapterOptions): AdapterConstructor {
     }
 
     async destroy(id: string): Promise<void> {
+      const resume = this.type === 'Interaction' ? requestOn('resume') : undefined;
+      if (resume && takenAtResume.get(resume)?.interactionId === id) return; // deleted when it was read
       await db(TABLE).where({ type: this.type, id: this.key(id) }).delete();
     }
 
@@ -203,7 +302,7 @@ export function knexAdapter(options: KnexAdapterOptions): AdapterConstructor {
      * endpoint the code's redemption is deferred to the access token's write (insertRedeeming).
      */
     async consume(id: string): Promise<void> {
-      const request = this.type === 'AuthorizationCode' ? tokenRequest() : undefined;
+      const request = this.type === 'AuthorizationCode' ? requestOn('token') : undefined;
       if (request) {
         // Written with the access token (insertRedeeming); until then a failure leaves the code redeemable.
         pendingRedemptions.set(request, this.key(id));
@@ -222,19 +321,9 @@ export function knexAdapter(options: KnexAdapterOptions): AdapterConstructor {
    * read); the grant and the verification are kept for the request's Grant.find and extraTokenClaims.
    */
   async function findCodeWithGrant(request: object, codeKey: string): Promise<AdapterPayload | undefined> {
-    const now = clock.now();
-    const result: { rows: Array<Row & { grant_id: string | null; grant_payload: AdapterPayload | null; verification_uid: string | null; verified: boolean | null }> } =
-      await db.raw(
-        `SELECT code.payload, code.consumed_at, code.grant_id, grant_row.payload AS grant_payload,
-                verification.uid AS verification_uid, verification.verified
-           FROM ${TABLE} code
-           LEFT JOIN ${TABLE} grant_row ON grant_row.type = 'Grant' AND grant_row.id = code.grant_id
-            AND (grant_row.expires_at IS NULL OR grant_row.expires_at > :now)
-           LEFT JOIN verifications verification ON verification.grant_id = code.grant_id
-          WHERE code.type = 'AuthorizationCode' AND code.id = :codeKey AND (code.expires_at IS NULL OR code.expires_at > :now)`,
-        { now, codeKey },
-      );
-    const row = result.rows[0];
+    const [row] = await runPrepared<Row & { grant_id: string | null; grant_payload: AdapterPayload | null; verification_uid: string | null; verified: boolean | null }>(
+      db, STATEMENTS.codeWithGrant, [clock.now(), codeKey],
+    );
     if (!row) return undefined;
     if (row.grant_id) {
       readWithCode.set(request, {
@@ -259,18 +348,52 @@ export function knexAdapter(options: KnexAdapterOptions): AdapterConstructor {
     throw new errors.InvalidGrant('authorization code already used');
   }
 
-  /** One statement links the verification (still unlinked) to the grant and stores the grant. */
-  async function insertLinkedGrant(row: PayloadRow, verificationUid: string): Promise<void> {
+  /**
+   * The resume's one read: the interaction is taken (oidc-provider deletes it at every resume; a resume that fails
+   * its checks cannot be repeated either) together with the grant its result names, kept for the request's Grant.find.
+   */
+  async function takeAtResume(request: object, id: string): Promise<AdapterPayload | undefined> {
+    const [row] = await runPrepared<Row & { grant_id: string | null; grant_payload: AdapterPayload | null }>(db, STATEMENTS.takeInteraction, [id, clock.now()]);
+    takenAtResume.set(request, { interactionId: id, grantId: row?.grant_id ?? null, grant: row?.grant_payload ?? undefined });
+    return toPayload(row);
+  }
+
+  /**
+   * The interaction's end in one statement: the verification linked (or inserted) with the grant's id, the grant,
+   * the companions and the interaction itself. With a grant, the interaction is written only if the verification
+   * was (a missing or already linked verification fails the save and writes no grant and no result).
+   */
+  async function writeEnding(scope: EndingScope, interaction: PayloadRow): Promise<void> {
+    const { grant } = scope;
+    scope.grant = undefined;
+    const { verification } = scope.spec;
+    const parts: string[] = [];
+    const bindings: Knex.RawBinding[] = [];
+    if (grant && verification) {
+      if ('link' in verification) {
+        parts.push(`verification AS (UPDATE verifications SET grant_id = ? WHERE uid = ? AND grant_id IS NULL RETURNING uid)`);
+        bindings.push(grant.id, verification.link);
+      } else {
+        parts.push('verification AS (?)');
+        bindings.push(verification.insert(grant.id));
+      }
+      parts.push(`grant_row AS (INSERT INTO ${TABLE} (type, id, payload, grant_id, uid, user_code, expires_at)
+         SELECT ${ROW_VALUES} FROM verification RETURNING id)`);
+      bindings.push(...rowValues(grant));
+    }
+    for (const companion of scope.spec.alongside ?? []) {
+      parts.push(`companion_${String(parts.length)} AS (?)`);
+      bindings.push(companion);
+    }
     const result: { rows: unknown[] } = await db.raw(
-      `WITH linked AS (
-         UPDATE verifications SET grant_id = ? WHERE uid = ? AND grant_id IS NULL RETURNING uid
-       )
+      `${parts.length > 0 ? `WITH ${parts.join(',\n')}` : ''}
        INSERT INTO ${TABLE} (type, id, payload, grant_id, uid, user_code, expires_at)
-       SELECT ?::text, ?::text, ?::jsonb, ?::text, ?::text, ?::text, ?::timestamptz FROM linked
+       SELECT ${ROW_VALUES} ${grant ? 'FROM grant_row' : ''}
+       ON CONFLICT (type, id) DO UPDATE SET ${MERGED}
        RETURNING id`,
-      [row.id, verificationUid, row.type, row.id, row.payload, row.grant_id, row.uid, row.user_code, row.expires_at],
+      [...bindings, ...rowValues(interaction)],
     );
-    if (result.rows.length !== 1) throw new Error(`verification ${verificationUid} is missing or already linked`);
+    if (result.rows.length !== 1) throw new Error(`the verification of interaction ${interaction.id} is missing or already linked`);
   }
 
   /**
@@ -278,17 +401,7 @@ export function knexAdapter(options: KnexAdapterOptions): AdapterConstructor {
    * exactly one updates the code row (the others wait for its lock, then find it consumed) and inserts a token.
    */
   async function insertRedeeming(row: PayloadRow, codeKey: string): Promise<void> {
-    const result: { rows: unknown[] } = await db.raw(
-      `WITH redeemed AS (
-         UPDATE ${TABLE} SET consumed_at = ? WHERE type = 'AuthorizationCode' AND id = ? AND consumed_at IS NULL RETURNING id
-       )
-       INSERT INTO ${TABLE} (type, id, payload, grant_id, uid, user_code, expires_at)
-       SELECT ?::text, ?::text, ?::jsonb, ?::text, ?::text, ?::text, ?::timestamptz FROM redeemed
-       ON CONFLICT (type, id) DO UPDATE SET payload = excluded.payload, grant_id = excluded.grant_id, uid = excluded.uid,
-         user_code = excluded.user_code, expires_at = excluded.expires_at
-       RETURNING id`,
-      [clock.now(), codeKey, row.type, row.id, row.payload, row.grant_id, row.uid, row.user_code, row.expires_at],
-    );
-    if (result.rows.length !== 1) await refuseReplay('AuthorizationCode', codeKey);
+    const rows = await runPrepared(db, STATEMENTS.redeem, [clock.now(), codeKey, ...rowValues(row)]);
+    if (rows.length !== 1) await refuseReplay('AuthorizationCode', codeKey);
   }
 }

@@ -1,13 +1,12 @@
 import type Provider from 'oidc-provider';
-import { saveGrantLinked } from '../../adapters/knex.js';
 import { SCOPE } from './protocol.js';
 
 /**
- * A fresh Grant for one authorization, with the `read` scope, saved together with its link to the verification
- * (one statement); returns its id. The interaction pages finish the interaction with `consent: { grantId }`.
+ * A fresh Grant for one authorization, with the `read` scope; returns its id. Saved inside the interaction's end
+ * (outcome.ts handOver), it is written with its verification and the interaction's result, in one statement.
  */
-export async function issueGrant(provider: Provider, input: { accountId: string; clientId: string; verificationUid: string }): Promise<string> {
+export async function issueGrant(provider: Provider, input: { accountId: string; clientId: string }): Promise<string> {
   const grant = new provider.Grant({ accountId: input.accountId, clientId: input.clientId });
   grant.addOIDCScope(SCOPE);
-  return saveGrantLinked(input.verificationUid, () => grant.save());
+  return grant.save();
 }

@@ -1,6 +1,8 @@
 import { addSeconds, epochSeconds } from '../clock.js';
 import { randomToken } from '../security/hashing.js';
+import type { Knex } from 'knex';
 import type { Database } from '../store/database.js';
+import { runPrepared, type PreparedStatement } from '../store/prepared.js';
 import type { AssuranceLevel, Environment } from './challenge.js';
 
 /** A verification shared with one website (spec 2.3), linked to the grant of the authorization that produced it. */
@@ -71,25 +73,40 @@ export const verificationFromRow = (row: VerificationRow): Verification => ({
 /** Public uids are opaque; sandbox ones start with `test_` (ARCHITECTURE §6.1). */
 const newUid = (environment: Environment): string => randomToken(16, environment === 'TEST' ? 'test_' : 'vrf_');
 
-export async function createVerification(db: Database, input: NewVerification): Promise<Verification> {
+/** A verification about to be recorded, its uid chosen now: written alone, or with the grant that carries it (outcome.ts). */
+export interface PendingVerification {
+  uid: string;
+  /** its insert, linked to `grantId` when given, returning the row */
+  insert(grantId?: string): Knex.QueryBuilder;
+}
+
+export function prepareVerification(db: Database, input: NewVerification): PendingVerification {
   const uid = newUid(input.environment);
-  const [row] = await db<VerificationRow>('verifications')
-    .insert({
-      uid,
-      website_id: input.websiteId,
-      environment: input.environment,
-      method: input.method,
-      assurance_level: input.assuranceLevel,
-      age_threshold: input.ageThreshold,
-      country: input.country,
-      country_subdivision: input.countrySubdivision,
-      verified: input.verified,
-      reused: input.reused,
-      verified_at: input.verifiedAt,
-      expires_at: addSeconds(input.verifiedAt, input.ttlSeconds),
-    })
-    .returning('*');
-  return verificationFromRow(row as VerificationRow);
+  return {
+    uid,
+    insert: (grantId) => db('verifications')
+      .insert({
+        uid,
+        website_id: input.websiteId,
+        environment: input.environment,
+        method: input.method,
+        assurance_level: input.assuranceLevel,
+        age_threshold: input.ageThreshold,
+        country: input.country,
+        country_subdivision: input.countrySubdivision,
+        verified: input.verified,
+        reused: input.reused,
+        verified_at: input.verifiedAt,
+        expires_at: addSeconds(input.verifiedAt, input.ttlSeconds),
+        grant_id: grantId ?? null,
+      })
+      .returning('*'),
+  };
+}
+
+export async function createVerification(db: Database, input: NewVerification): Promise<Verification> {
+  const [row] = (await prepareVerification(db, input).insert()) as VerificationRow[];
+  return verificationFromRow(row!);
 }
 
 /** What an access token stands for at Resources: its client and the verification behind it. */
@@ -104,23 +121,28 @@ export interface BearerVerification {
  * configuration with a current or in-grace credential, or the current public key of an internal checker client),
  * with the verification its `claim` names. Undefined when any of that fails; the verification may have expired.
  */
+/**
+ * Resources' one statement, prepared once per connection: the token, its live grant, the verification, and whether
+ * its configuration is ACTIVE and its credential pair within its grace (or the checker's key still exists).
+ */
+const BEARER_VERIFICATION: PreparedStatement = {
+  name: 'verifications_of_bearer',
+  text: `SELECT verification.*, token.payload->>'clientId' AS client_id
+           FROM oidc_payloads token
+           JOIN oidc_payloads grant_row ON grant_row.type = 'Grant' AND grant_row.id = token.grant_id
+            AND (grant_row.expires_at IS NULL OR grant_row.expires_at > $1)
+           JOIN verifications verification ON verification.uid = token.payload->'extra'->>$2
+          WHERE token.type = 'AccessToken' AND token.id = $3 AND token.expires_at > $1
+            AND (token.payload->>'exp')::bigint > $4
+            AND (EXISTS (SELECT 1 FROM oauth2_credentials credential JOIN oauth2_configs config ON config.id = credential.config_id
+                          WHERE credential.client_id = token.payload->>'clientId' AND config.status = 'ACTIVE'
+                            AND (credential.superseded_at IS NULL OR credential.valid_until > $1))
+              OR EXISTS (SELECT 1 FROM website_keys website_key WHERE 'checker_' || website_key.public_key = token.payload->>'clientId'))`,
+};
+
 export async function findBearerVerification(db: Database, tokenKey: string, claim: string, now: Date): Promise<BearerVerification | undefined> {
-  const result: { rows: Array<VerificationRow & { client_id: string }> } = await db.raw(
-    `SELECT verification.*, token.payload->>'clientId' AS client_id
-       FROM oidc_payloads token
-       JOIN oidc_payloads grant_row ON grant_row.type = 'Grant' AND grant_row.id = token.grant_id
-        AND (grant_row.expires_at IS NULL OR grant_row.expires_at > :now)
-       JOIN verifications verification ON verification.uid = token.payload->'extra'->>:claim
-      WHERE token.type = 'AccessToken' AND token.id = :tokenKey AND token.expires_at > :now
-        AND (token.payload->>'exp')::bigint > :nowSeconds
-        AND (EXISTS (SELECT 1 FROM oauth2_credentials credential JOIN oauth2_configs config ON config.id = credential.config_id
-                      WHERE credential.client_id = token.payload->>'clientId' AND config.status = 'ACTIVE'
-                        AND (credential.superseded_at IS NULL OR credential.valid_until > :now))
-          OR EXISTS (SELECT 1 FROM website_keys website_key WHERE 'checker_' || website_key.public_key = token.payload->>'clientId'))`,
-    // `exp` is the provider's own claim, set and judged (isExpired) on the provider's clock, the system's.
-    { now, nowSeconds: epochSeconds(new Date()), claim, tokenKey },
-  );
-  const row = result.rows[0];
+  // `exp` is the provider's own claim, set and judged (isExpired) on the provider's clock, the system's.
+  const [row] = await runPrepared<VerificationRow & { client_id: string }>(db, BEARER_VERIFICATION, [now, claim, tokenKey, epochSeconds(new Date())]);
   return row ? { clientId: row.client_id, verification: verificationFromRow(row) } : undefined;
 }
 

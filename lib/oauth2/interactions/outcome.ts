@@ -3,10 +3,11 @@ import type { InteractionResults } from 'oidc-provider';
 import type { Location } from '../../geo/location.js';
 import type { AssuranceLevel } from '../../verification/challenge.js';
 import { accountSubject, proofOf, saveProof } from '../../verification/proofs.js';
-import { createVerification, type Verification } from '../../verification/verifications.js';
+import { createVerification, prepareVerification, type NewVerification } from '../../verification/verifications.js';
+import { endInteractionTogether, type InteractionEnding } from '../../../adapters/knex.js';
 import { issueGrant } from '../grants.js';
 import { browserVisitor, browserVisitorForNewProof } from './browser-visitor.js';
-import { forgetProgress, updateProgress } from './progress.js';
+import { progressDeletion, updateProgress } from './progress.js';
 import { VisitorError } from '../../http/visitor-errors.js';
 import { seeOther } from '../../http/see-other.js';
 import type { InteractionServices, Visit } from './visit.js';
@@ -26,11 +27,11 @@ interface Evidence {
   location?: Location;
 }
 
-/** Records a verification for this authorization; not yet linked to a grant. */
-export async function recordVerification(services: InteractionServices, ctx: Context, visit: Visit, evidence: Evidence & { reused: boolean }): Promise<Verification> {
+/** The verification this authorization would record from `evidence`, where the visitor is. */
+async function describeVerification(services: InteractionServices, ctx: Context, visit: Visit, evidence: Evidence & { reused: boolean }): Promise<NewVerification> {
   const { runtime } = services;
   const { location, ageThreshold } = await locateVisitor(services, ctx, evidence.location);
-  return createVerification(runtime.db, {
+  return {
     websiteId: visit.client.website.id,
     environment: visit.environment,
     method: evidence.method,
@@ -42,7 +43,7 @@ export async function recordVerification(services: InteractionServices, ctx: Con
     reused: evidence.reused,
     verifiedAt: runtime.clock.now(),
     ttlSeconds: runtime.config.verificationTtl,
-  });
+  };
 }
 
 /**
@@ -51,7 +52,8 @@ export async function recordVerification(services: InteractionServices, ctx: Con
  */
 export async function completeChallenge(services: InteractionServices, ctx: Context, visit: Visit, evidence: Evidence): Promise<void> {
   const { runtime } = services;
-  const verification = await recordVerification(services, ctx, visit, { ...evidence, reused: false });
+  // Recorded now, not yet linked to a grant: the proofs below refer to it, and the visitor may still save it.
+  const verification = await createVerification(runtime.db, await describeVerification(services, ctx, visit, { ...evidence, reused: false }));
   const { proofReuseTtl } = runtime.config;
   await saveProof(runtime.db, proofOf(verification, browserVisitorForNewProof(ctx), Math.min(proofReuseTtl, BROWSER_PROOF_MAX_SECONDS)));
   if (visit.progress.accountId !== null) {
@@ -73,17 +75,34 @@ function providerAccountId(ctx: Context, visit: Visit): string {
     ?? (visit.progress.accountId !== null ? accountSubject(visit.progress.accountId) : browserVisitor(ctx, true));
 }
 
-/** Ends the interaction with the verification: a fresh grant linked to it, and the visitor goes back to the website with a code. */
-export async function handOver(services: InteractionServices, ctx: Context, visit: Visit, verificationUid: string): Promise<void> {
+/**
+ * Ends the interaction with a recorded verification: a fresh grant linked to it, and the visitor goes back to the
+ * website with a code.
+ */
+export const handOver = (services: InteractionServices, ctx: Context, visit: Visit, verificationUid: string): Promise<void> =>
+  grantAndReturn(services, ctx, visit, { link: verificationUid });
+
+/**
+ * Ends the interaction with a verification recorded from `evidence` now, in the statement that writes its grant
+ * (a sandbox shortcut, a reused proof): nothing to show the visitor in between.
+ */
+export async function handOverNew(services: InteractionServices, ctx: Context, visit: Visit, evidence: Evidence & { reused: boolean }): Promise<void> {
+  const pending = prepareVerification(services.runtime.db, await describeVerification(services, ctx, visit, evidence));
+  await grantAndReturn(services, ctx, visit, { insert: (grantId) => pending.insert(grantId) });
+}
+
+async function grantAndReturn(services: InteractionServices, ctx: Context, visit: Visit, verification: NonNullable<InteractionEnding['verification']>): Promise<void> {
   const accountId = providerAccountId(ctx, visit);
-  const grantId = await issueGrant(services.provider, { accountId, clientId: visit.client.clientId, verificationUid });
-  // Not remembered: the provider's session lasts as long as the browser session, like the anonymous visitor.
-  seeOther(ctx, await finishInteraction(services, visit, { login: { accountId, remember: false }, consent: { grantId } }));
+  seeOther(ctx, await finishInteraction(services, visit, verification, async () => {
+    const grantId = await issueGrant(services.provider, { accountId, clientId: visit.client.clientId });
+    // Not remembered: the provider's session lasts as long as the browser session, like the anonymous visitor.
+    return { login: { accountId, remember: false }, consent: { grantId } };
+  }));
 }
 
 /** Ends the interaction with an OAuth2 error the website receives with its state (e.g. access_denied). */
 export async function endWithError(services: InteractionServices, ctx: Context, visit: Visit, error: string, description: string): Promise<void> {
-  seeOther(ctx, await finishInteraction(services, visit, { error, error_description: description }));
+  seeOther(ctx, await finishInteraction(services, visit, undefined, () => Promise.resolve({ error, error_description: description })));
 }
 
 /**
@@ -91,10 +110,10 @@ export async function endWithError(services: InteractionServices, ctx: Context, 
  * website `error=temporarily_unavailable` (ARCHITECTURE §6.3).
  */
 export async function failUnavailable(services: InteractionServices, ctx: Context, visit: Visit): Promise<never> {
-  const returnTo = await finishInteraction(services, visit, {
+  const returnTo = await finishInteraction(services, visit, undefined, () => Promise.resolve({
     error: 'temporarily_unavailable',
     error_description: 'no age verification method is available for this request',
-  });
+  }));
   throw new VisitorError('unavailable', 503, {
     returnTo,
     developer: { error: 'temporarily_unavailable', description: 'no age verification method is available for this request', parameter: 'challenges', value: visit.params.challenges ?? '', clientId: visit.client.clientId },
@@ -103,13 +122,20 @@ export async function failUnavailable(services: InteractionServices, ctx: Contex
 
 /**
  * Nothing of the interaction's progress is kept, and its result is saved for oidc-provider to resume the
- * authorization at the returned URL. What provider.interactionResult does (without merging an earlier
- * submission), on the interaction loadVisit already read.
+ * authorization at the returned URL: what provider.interactionResult does (without merging an earlier submission),
+ * on the interaction loadVisit already read. The grant the result names, its verification, the progress's deletion
+ * and the interaction are written by one statement (adapters/knex.ts endInteractionTogether).
  */
-async function finishInteraction(services: InteractionServices, visit: Visit, result: InteractionResults): Promise<string> {
-  if (!visit.testOutcome) await forgetProgress(services.runtime.db, visit.uid);
+async function finishInteraction(
+  services: InteractionServices,
+  visit: Visit,
+  verification: InteractionEnding['verification'],
+  resultOf: () => Promise<InteractionResults>,
+): Promise<string> {
   const { interaction } = visit;
-  interaction.result = result;
-  await interaction.persist(); // saved for the rest of its lifetime
-  return interaction.returnTo;
+  return endInteractionTogether({ verification, alongside: [progressDeletion(services.runtime.db, visit.uid)] }, async () => {
+    interaction.result = await resultOf();
+    await interaction.persist(); // saved for the rest of its lifetime
+    return interaction.returnTo;
+  });
 }

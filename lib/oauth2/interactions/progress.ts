@@ -1,4 +1,5 @@
 import type { AdapterPayload } from 'oidc-provider';
+import type { Knex } from 'knex';
 import type { Clock } from '../../clock.js';
 import type { Sealer } from '../../security/sealing.js';
 import type { Database } from '../../store/database.js';
@@ -100,10 +101,11 @@ export async function claimVerificationForAccount(db: Database, uid: string, ver
   return claimed === 1;
 }
 
-/** The interaction is over (handed to the website or declined): nothing of it is kept. */
-export async function forgetProgress(db: Database, uid: string): Promise<void> {
-  await db('interaction_progress').where('uid', uid).delete();
-}
+/**
+ * The interaction is over (handed to the website or declined): nothing of it is kept. The deletion is written with
+ * the interaction's end (outcome.ts finishInteraction).
+ */
+export const progressDeletion = (db: Database, uid: string): Knex.QueryBuilder => db('interaction_progress').where('uid', uid).delete();
 
 export async function sweepExpiredProgress(db: Database, clock: Clock): Promise<void> {
   await db('interaction_progress').where('expires_at', '<=', clock.now()).delete();

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import { findReusableProof, type AgeProof } from '../../verification/proofs.js';
 import { browserVisitor } from './browser-visitor.js';
 import { seeOther } from '../../http/see-other.js';
-import { handOver, locateVisitor, recordVerification } from './outcome.js';
+import { handOverNew, locateVisitor } from './outcome.js';
 import { landingOf, readyToVerify } from './page.js';
 import type { InteractionServices, Visit } from './visit.js';
 
@@ -19,8 +19,7 @@ export const browserProof = (services: InteractionServices, ctx: Context, visit:
 
 /** Skips the challenge: a new verification marked `reused`, with the method and level of the proof, handed to the website. */
 export async function reuseProof(services: InteractionServices, ctx: Context, visit: Visit, proof: AgeProof): Promise<void> {
-  const verification = await recordVerification(services, ctx, visit, { method: proof.method, assuranceLevel: proof.assuranceLevel, reused: true });
-  await handOver(services, ctx, visit, verification.uid);
+  await handOverNew(services, ctx, visit, { method: proof.method, assuranceLevel: proof.assuranceLevel, reused: true });
 }
 
 /** POST reuse: the visitor takes up the offer of this browser's earlier result. */

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { testLocation } from '../../geo/codes.js';
-import { endWithError, handOver, recordVerification } from './outcome.js';
+import { endWithError, handOverNew } from './outcome.js';
 import type { InteractionServices, Visit } from './visit.js';
 
 /**
@@ -15,6 +15,5 @@ export async function runTestOutcome(services: InteractionServices, ctx: Context
   // The authorization endpoint already refused a location testLocation refuses (request-parameters.ts).
   const named = givenCountry ? testLocation(givenCountry, subdivision) : undefined;
   const location = typeof named === 'object' ? named : undefined;
-  const verification = await recordVerification(services, ctx, visit, { method: 'sandbox', assuranceLevel: level ?? 'STANDARD', location, reused: false });
-  await handOver(services, ctx, visit, verification.uid);
+  await handOverNew(services, ctx, visit, { method: 'sandbox', assuranceLevel: level ?? 'STANDARD', location, reused: false });
 }

@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../../helpers/fixtures.js';
 import { issueGrant } from '../../../lib/oauth2/grants.js';
+import { endInteractionTogether } from '../../../adapters/knex.js';
 import { createVerification, type NewVerification } from '../../../lib/verification/verifications.js';
 import { Browser, locationOf } from '../../helpers/browser.js';
 import { MovableClock } from './clock.js';
@@ -79,13 +80,15 @@ export async function completeInteraction(
     ...verification,
   });
   const accountId = `visitor_${randomBytes(8).toString('hex')}`;
-  const grantId = await issueGrant(provider, { accountId, clientId: client.clientId, verificationUid: created.uid });
   const req = new IncomingMessage(new Socket());
   req.url = `/v1/oauth2/interaction/${uid}`;
   req.method = 'GET';
   req.headers = { cookie: browser.cookies.header(new URL(req.url, app.url)), host: new URL(app.url).host };
-  const returnTo = await provider.interactionResult(req, new ServerResponse(req), { login: { accountId }, consent: { grantId } }, { mergeWithLastSubmission: false });
-  return returnTo;
+  // As the pages end an interaction: the grant, its link to the verification and the result in one statement.
+  return endInteractionTogether({ verification: { link: created.uid } }, async () => {
+    const grantId = await issueGrant(provider, { accountId, clientId: client.clientId });
+    return provider.interactionResult(req, new ServerResponse(req), { login: { accountId }, consent: { grantId } }, { mergeWithLastSubmission: false });
+  });
 }
 
 export interface Authorized {
