@@ -10,11 +10,14 @@ export const PLATFORM_PATH = '/platform';
 const cookieOptions = (ctx: Context) =>
   ({ httpOnly: true, sameSite: 'lax', secure: ctx.secure, path: PLATFORM_PATH, overwrite: true }) as const;
 
-interface PlatformState {
-  webmaster?: SignedInWebmaster;
+declare module 'koa' {
+  interface DefaultState {
+    /** the platform's signed-in webmaster, loaded from the session cookie (loadSession) */
+    webmaster?: SignedInWebmaster;
+  }
 }
 
-export const webmasterOf = (ctx: Context): SignedInWebmaster | undefined => (ctx.state as PlatformState).webmaster;
+export const webmasterOf = (ctx: Context): SignedInWebmaster | undefined => ctx.state.webmaster;
 
 /** Loads the signed-in webmaster (if any) from the session cookie into ctx.state; the session's forms are bound to it. */
 export const loadSession = (runtime: Runtime): Middleware => async (ctx, next) => {
@@ -22,7 +25,7 @@ export const loadSession = (runtime: Runtime): Middleware => async (ctx, next) =
   if (id) {
     const webmaster = await resumeSession(runtime, id);
     if (webmaster) {
-      (ctx.state as PlatformState).webmaster = webmaster;
+      ctx.state.webmaster = webmaster;
       bindCsrf(ctx, `platform-session:${id}`);
     } else ctx.cookies.set(COOKIE, null, cookieOptions(ctx));
   }
@@ -45,5 +48,5 @@ export async function endSession(ctx: Context, runtime: Runtime): Promise<void> 
   const id = ctx.cookies.get(COOKIE);
   if (id) await closeSession(runtime, id);
   ctx.cookies.set(COOKIE, null, cookieOptions(ctx));
-  delete (ctx.state as PlatformState).webmaster;
+  delete ctx.state.webmaster;
 }

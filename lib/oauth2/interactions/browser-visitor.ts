@@ -6,16 +6,18 @@ const COOKIE = 'ap_visitor';
 /** The path of the cookies only the interaction pages read. */
 export const INTERACTION_COOKIE_PATH = OAUTH2_PATHS.interaction('').replace(/\/$/, '');
 
-interface BrowserVisitorState {
-  /** set when this request gave the browser a new anonymous visitor: the cookie it sent is no longer this browser's */
-  browserVisitor?: string;
+declare module 'koa' {
+  interface DefaultState {
+    /** set when this request gave the browser a new anonymous visitor: the cookie it sent is no longer this browser's */
+    browserVisitor?: string;
+  }
 }
 
 /** A new anonymous visitor for this browser; a session cookie, so it ends with the browser session. */
 function issueBrowserVisitor(ctx: Context): string {
   const id = randomToken(18);
   ctx.cookies.set(COOKIE, id, { signed: true, httpOnly: true, sameSite: 'lax', secure: ctx.secure, path: INTERACTION_COOKIE_PATH, overwrite: true });
-  (ctx.state as BrowserVisitorState).browserVisitor = id;
+  ctx.state.browserVisitor = id;
   return `anon:${id}`;
 }
 
@@ -26,7 +28,7 @@ function issueBrowserVisitor(ctx: Context): string {
 export function browserVisitor(ctx: Context, create: true): string;
 export function browserVisitor(ctx: Context, create: false): string | undefined;
 export function browserVisitor(ctx: Context, create: boolean): string | undefined {
-  const existing = (ctx.state as BrowserVisitorState).browserVisitor ?? ctx.cookies.get(COOKIE, { signed: true });
+  const existing = ctx.state.browserVisitor ?? ctx.cookies.get(COOKIE, { signed: true });
   if (existing) return `anon:${existing}`;
   return create ? issueBrowserVisitor(ctx) : undefined;
 }

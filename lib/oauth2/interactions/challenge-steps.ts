@@ -7,7 +7,7 @@ import { seeOther } from '../../http/see-other.js';
 import { completeChallenge, locateVisitor } from './outcome.js';
 import { readyToVerify, renderPage } from './page.js';
 import { challengeState } from './progress.js';
-import type { InteractionServices, Visit } from './visit.js';
+import type { Visit } from './visit.js';
 import { VisitorError } from '../../http/visitor-errors.js';
 
 const STEP_NAME = /^[a-z0-9_-]{1,40}$/;
@@ -23,11 +23,12 @@ function widenCsp(ctx: Context, challenge: Challenge): void {
 /** Outcomes that count against the visitor's failed attempts; a cancelled or unavailable check does not. */
 const FAILURES: ReadonlySet<string> = new Set(['refused', 'failed']);
 
-async function stepContext(services: InteractionServices, ctx: Context, visit: Visit, challenge: Challenge): Promise<StepContext> {
+async function stepContext(visit: Visit, challenge: Challenge): Promise<StepContext> {
+  const { services, ctx } = visit;
   const { runtime, limits } = services;
   const name = challenge.name;
   const state = challengeState(runtime, visit, name);
-  const { ageThreshold } = await locateVisitor(services, ctx);
+  const { ageThreshold } = await locateVisitor(visit);
   const attempt = {
     uid: visit.uid,
     environment: visit.environment,
@@ -44,13 +45,13 @@ async function stepContext(services: InteractionServices, ctx: Context, visit: V
     stepUrl: (step) => visit.paths.step(name, step),
     render(template, variables = {}, status = 200) {
       widenCsp(ctx, challenge);
-      renderPage(ctx, visit, template, { attempt, challengeName: name, ...variables }, status);
+      renderPage(visit, template, { attempt, challengeName: name, ...variables }, status);
     },
     async finish(outcome: ChallengeOutcome) {
       runtime.log.info('challenge ended', { challenge: name, uid: visit.uid, result: outcome.passed ? 'passed' : outcome.reason });
       // A pass ends the challenge's state itself (completeChallenge).
       if (outcome.passed) {
-        return completeChallenge(services, ctx, visit, { method: name, assuranceLevel: outcome.assuranceLevel, location: outcome.location });
+        return completeChallenge(visit, { method: name, assuranceLevel: outcome.assuranceLevel, location: outcome.location });
       }
       await state.clear();
       if (FAILURES.has(outcome.reason)) {
@@ -66,8 +67,9 @@ async function stepContext(services: InteractionServices, ctx: Context, visit: V
  * GET|POST /v1/oauth2/interaction/:uid/challenge/:name/:step: runs one step of a challenge the visitor may take
  * here (the sandbox for TEST clients), with the StepContext of lib/verification/challenge.ts.
  */
-export async function runChallengeStep(services: InteractionServices, ctx: Context, visit: Visit): Promise<void> {
-  if (!readyToVerify(ctx, visit)) return;
+export async function runChallengeStep(visit: Visit): Promise<void> {
+  const { services, ctx } = visit;
+  if (!readyToVerify(visit)) return;
   const name = String(ctx.params['name']) as ChallengeName;
   const step = String(ctx.params['step']);
   const challenge = visit.challenges.includes(name) && STEP_NAME.test(step) ? services.registry.resolve(visit.environment, name) : undefined;
@@ -75,5 +77,5 @@ export async function runChallengeStep(services: InteractionServices, ctx: Conte
   if (!challenge || !handlers) throw new VisitorError('not_found', 404, { backUrl: visit.paths.choose });
   const handler = handlers[ctx.method === 'HEAD' ? 'GET' : (ctx.method as StepMethod)];
   if (!handler) throw new HttpError(405, 'Method Not Allowed', { Allow: Object.keys(handlers).join(', ') });
-  await handler(await stepContext(services, ctx, visit, challenge));
+  await handler(await stepContext(visit, challenge));
 }

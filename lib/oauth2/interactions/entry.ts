@@ -1,4 +1,3 @@
-import type { Context } from 'koa';
 import { compileSchema, CSRF_FIELD, readForm } from '../../http/form.js';
 import { seeOther } from '../../http/see-other.js';
 import { endWithError, failUnavailable } from './outcome.js';
@@ -6,22 +5,23 @@ import { landingOf, renderPage } from './page.js';
 import { updateProgress } from './progress.js';
 import { browserProof } from './reuse.js';
 import { runTestOutcome } from './test-outcome.js';
-import type { InteractionServices, Visit } from './visit.js';
+import type { Visit } from './visit.js';
 import { VisitorError } from '../../http/visitor-errors.js';
 
 /**
  * Where oidc-provider sends the visitor. A TEST client's test_outcome skips every page; otherwise the authorization
  * prompt until the visitor accepts, then the landing page of the flow (or the result waiting to be handed over).
  */
-export async function showEntry(services: InteractionServices, ctx: Context, visit: Visit): Promise<void> {
-  if (visit.testOutcome) return runTestOutcome(services, ctx, visit);
+export async function showEntry(visit: Visit): Promise<void> {
+  const { ctx } = visit;
+  if (visit.testOutcome) return runTestOutcome(visit);
   if (visit.progress.verificationUid) return seeOther(ctx, visit.paths.result);
   if (visit.progress.acceptedAt) return seeOther(ctx, landingOf(visit));
   // The checker entry can only end in a challenge or a reuse: with neither, say so before asking for consent.
-  if (visit.flow === 'checker' && !visit.challenges.length && !(await browserProof(services, ctx, visit))) {
-    return failUnavailable(services, ctx, visit);
+  if (visit.flow === 'checker' && !visit.challenges.length && !(await browserProof(visit))) {
+    return failUnavailable(visit);
   }
-  renderPage(ctx, visit, 'interaction/prompt.njk');
+  renderPage(visit, 'interaction/prompt.njk');
 }
 
 interface ConsentForm {
@@ -37,15 +37,16 @@ const validateConsent = compileSchema<ConsentForm>({
 });
 
 /** The prompt's answer: accept leads to the flow's landing page; decline returns access_denied to the website. */
-export async function answerPrompt(services: InteractionServices, ctx: Context, visit: Visit): Promise<void> {
+export async function answerPrompt(visit: Visit): Promise<void> {
+  const { services, ctx } = visit;
   const form = readForm(ctx, validateConsent);
   if (!form) throw new VisitorError('bad_request', 400, { backUrl: visit.paths.root });
-  if (form.decision === 'decline') return endWithError(services, ctx, visit, 'access_denied', 'the visitor declined the authorization');
+  if (form.decision === 'decline') return endWithError(visit, 'access_denied', 'the visitor declined the authorization');
   await updateProgress(services.runtime.db, visit.uid, visit.expiresAt, { accepted_at: services.runtime.clock.now() });
   seeOther(ctx, landingOf(visit));
 }
 
 /** "Cancel" on the landing pages: the visitor gives up; the website gets access_denied. */
-export async function cancel(services: InteractionServices, ctx: Context, visit: Visit): Promise<void> {
-  await endWithError(services, ctx, visit, 'access_denied', 'the visitor cancelled the verification');
+export async function cancel(visit: Visit): Promise<void> {
+  await endWithError(visit, 'access_denied', 'the visitor cancelled the verification');
 }

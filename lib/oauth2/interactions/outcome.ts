@@ -1,4 +1,3 @@
-import type { Context } from 'koa';
 import type { InteractionResults } from 'oidc-provider';
 import type { Location } from '../../geo/location.js';
 import type { AssuranceLevel } from '../../verification/challenge.js';
@@ -10,15 +9,16 @@ import { browserVisitor, browserVisitorForNewProof } from './browser-visitor.js'
 import { progressDeletion, updateProgress } from './progress.js';
 import { VisitorError } from '../../http/visitor-errors.js';
 import { seeOther } from '../../http/see-other.js';
-import type { InteractionServices, Visit } from './visit.js';
+import type { Visit } from './visit.js';
 
 /** A browser session rarely outlives a day; the anonymous proof's cookie dies with the session anyway. */
 const BROWSER_PROOF_MAX_SECONDS = 86400;
 
 /** Where the visitor is (the challenge's evidence wins over the geo resolver) and the age they must prove there. */
-export async function locateVisitor(services: InteractionServices, ctx: Context, evidence?: Location): Promise<{ location: Location; ageThreshold: number }> {
-  const location = evidence ?? (await services.runtime.geo.locate(ctx));
-  return { location, ageThreshold: services.runtime.geo.ageThresholdFor(location) };
+export async function locateVisitor(visit: Visit, evidence?: Location): Promise<{ location: Location; ageThreshold: number }> {
+  const { geo } = visit.services.runtime;
+  const location = evidence ?? (await geo.locate(visit.ctx));
+  return { location, ageThreshold: geo.ageThresholdFor(location) };
 }
 
 interface Evidence {
@@ -28,9 +28,9 @@ interface Evidence {
 }
 
 /** The verification this authorization would record from `evidence`, where the visitor is. */
-async function describeVerification(services: InteractionServices, ctx: Context, visit: Visit, evidence: Evidence & { reused: boolean }): Promise<NewVerification> {
-  const { runtime } = services;
-  const { location, ageThreshold } = await locateVisitor(services, ctx, evidence.location);
+async function describeVerification(visit: Visit, evidence: Evidence & { reused: boolean }): Promise<NewVerification> {
+  const { runtime } = visit.services;
+  const { location, ageThreshold } = await locateVisitor(visit, evidence.location);
   return {
     websiteId: visit.client.website.id,
     environment: visit.environment,
@@ -50,15 +50,16 @@ async function describeVerification(services: InteractionServices, ctx: Context,
  * A challenge passed: the verification is recorded, this browser may reuse it for the session, and a signed-in
  * account keeps it. A signed-in visitor goes straight back to the website; others are offered to save the result.
  */
-export async function completeChallenge(services: InteractionServices, ctx: Context, visit: Visit, evidence: Evidence): Promise<void> {
+export async function completeChallenge(visit: Visit, evidence: Evidence): Promise<void> {
+  const { services, ctx } = visit;
   const { runtime } = services;
   // Recorded now, not yet linked to a grant: the proofs below refer to it, and the visitor may still save it.
-  const verification = await createVerification(runtime.db, await describeVerification(services, ctx, visit, { ...evidence, reused: false }));
+  const verification = await createVerification(runtime.db, await describeVerification(visit, { ...evidence, reused: false }));
   const { proofReuseTtl } = runtime.config;
   await saveProof(runtime.db, proofOf(verification, browserVisitorForNewProof(ctx), Math.min(proofReuseTtl, BROWSER_PROOF_MAX_SECONDS)));
   if (visit.progress.accountId !== null) {
     await saveProof(runtime.db, proofOf(verification, accountSubject(visit.progress.accountId), proofReuseTtl));
-    return handOver(services, ctx, visit, verification.uid);
+    return handOver(visit, verification.uid);
   }
   // The challenge is over: its state goes with the same statement.
   await updateProgress(runtime.db, visit.uid, visit.expiresAt, { verification_uid: verification.uid, challenge: null, challenge_state_sealed: null });
@@ -70,7 +71,8 @@ export async function completeChallenge(services: InteractionServices, ctx: Cont
  * provider ask to log out first), so a session the provider already has wins; else the signed-in account, else
  * the anonymous visitor of this browser. Never the verification uid.
  */
-function providerAccountId(ctx: Context, visit: Visit): string {
+function providerAccountId(visit: Visit): string {
+  const { ctx } = visit;
   return visit.interaction.session?.accountId
     ?? (visit.progress.accountId !== null ? accountSubject(visit.progress.accountId) : browserVisitor(ctx, true));
 }
@@ -79,21 +81,22 @@ function providerAccountId(ctx: Context, visit: Visit): string {
  * Ends the interaction with a recorded verification: a fresh grant linked to it, and the visitor goes back to the
  * website with a code.
  */
-export const handOver = (services: InteractionServices, ctx: Context, visit: Visit, verificationUid: string): Promise<void> =>
-  grantAndReturn(services, ctx, visit, { link: verificationUid });
+export const handOver = (visit: Visit, verificationUid: string): Promise<void> =>
+  grantAndReturn(visit, { link: verificationUid });
 
 /**
  * Ends the interaction with a verification recorded from `evidence` now, in the statement that writes its grant
  * (a sandbox shortcut, a reused proof): nothing to show the visitor in between.
  */
-export async function handOverNew(services: InteractionServices, ctx: Context, visit: Visit, evidence: Evidence & { reused: boolean }): Promise<void> {
-  const pending = prepareVerification(services.runtime.db, await describeVerification(services, ctx, visit, evidence));
-  await grantAndReturn(services, ctx, visit, { insert: (grantId) => pending.insert(grantId) });
+export async function handOverNew(visit: Visit, evidence: Evidence & { reused: boolean }): Promise<void> {
+  const pending = prepareVerification(visit.services.runtime.db, await describeVerification(visit, evidence));
+  await grantAndReturn(visit, { insert: (grantId) => pending.insert(grantId) });
 }
 
-async function grantAndReturn(services: InteractionServices, ctx: Context, visit: Visit, verification: NonNullable<InteractionEnding['verification']>): Promise<void> {
-  const accountId = providerAccountId(ctx, visit);
-  seeOther(ctx, await finishInteraction(services, visit, verification, async () => {
+async function grantAndReturn(visit: Visit, verification: NonNullable<InteractionEnding['verification']>): Promise<void> {
+  const { services, ctx } = visit;
+  const accountId = providerAccountId(visit);
+  seeOther(ctx, await finishInteraction(visit, verification, async () => {
     const grantId = await issueGrant(services.provider, { accountId, clientId: visit.client.clientId });
     // Not remembered: the provider's session lasts as long as the browser session, like the anonymous visitor.
     return { login: { accountId, remember: false }, consent: { grantId } };
@@ -101,16 +104,16 @@ async function grantAndReturn(services: InteractionServices, ctx: Context, visit
 }
 
 /** Ends the interaction with an OAuth2 error the website receives with its state (e.g. access_denied). */
-export async function endWithError(services: InteractionServices, ctx: Context, visit: Visit, error: string, description: string): Promise<void> {
-  seeOther(ctx, await finishInteraction(services, visit, undefined, () => Promise.resolve({ error, error_description: description })));
+export async function endWithError(visit: Visit, error: string, description: string): Promise<void> {
+  seeOther(visit.ctx, await finishInteraction(visit, undefined, () => Promise.resolve({ error, error_description: description })));
 }
 
 /**
  * No challenge can run for this request: the visitor reads why in their language, and the link back gives the
  * website `error=temporarily_unavailable` (ARCHITECTURE §6.3).
  */
-export async function failUnavailable(services: InteractionServices, ctx: Context, visit: Visit): Promise<never> {
-  const returnTo = await finishInteraction(services, visit, undefined, () => Promise.resolve({
+export async function failUnavailable(visit: Visit): Promise<never> {
+  const returnTo = await finishInteraction(visit, undefined, () => Promise.resolve({
     error: 'temporarily_unavailable',
     error_description: 'no age verification method is available for this request',
   }));
@@ -126,14 +129,9 @@ export async function failUnavailable(services: InteractionServices, ctx: Contex
  * on the interaction loadVisit already read. The grant the result names, its verification, the progress's deletion
  * and the interaction are written by one statement (adapters/knex.ts endInteractionTogether).
  */
-async function finishInteraction(
-  services: InteractionServices,
-  visit: Visit,
-  verification: InteractionEnding['verification'],
-  resultOf: () => Promise<InteractionResults>,
-): Promise<string> {
+async function finishInteraction(visit: Visit, verification: InteractionEnding['verification'], resultOf: () => Promise<InteractionResults>): Promise<string> {
   const { interaction } = visit;
-  return endInteractionTogether({ verification, alongside: [progressDeletion(services.runtime.db, visit.uid)] }, async () => {
+  return endInteractionTogether({ verification, alongside: [progressDeletion(visit.services.runtime.db, visit.uid)] }, async () => {
     interaction.result = await resultOf();
     await interaction.persist(); // saved for the rest of its lifetime
     return interaction.returnTo;

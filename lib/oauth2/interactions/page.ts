@@ -1,4 +1,3 @@
-import type { Context } from 'koa';
 import { render } from '../../http/render.js';
 import { seeOther } from '../../http/see-other.js';
 import type { Visit } from './visit.js';
@@ -11,8 +10,8 @@ export type VisitStep = 'request' | 'check' | 'result';
  * host the visitor returns to, whether its domain is verified), the step, the sandbox banner, sign-in state, the paths.
  * A template may set its own `step`; challenge pages are in the check step.
  */
-export function renderPage(ctx: Context, visit: Visit, template: string, variables: Record<string, unknown> = {}, status = 200): void {
-  render(ctx, template, visit.language, {
+export function renderPage(visit: Visit, template: string, variables: Record<string, unknown> = {}, status = 200): void {
+  render(visit.ctx, template, visit.language, {
     website: visit.client.website,
     // From the registered redirect URI oidc-provider matched, not the domain the webmaster typed (issue 12 item 4).
     returnHost: new URL(visit.params.redirect_uri).host,
@@ -32,13 +31,13 @@ export const landingOf = (visit: Visit): string => (visit.flow === 'login' ? vis
  * Pages between the prompt and the hand-over: without consent the visitor goes back to the prompt; with a
  * verification already recorded, on to its result page. Returns false when it redirected.
  */
-export function readyToVerify(ctx: Context, visit: Visit): boolean {
+export function readyToVerify(visit: Visit): boolean {
   if (!visit.progress.acceptedAt) {
-    seeOther(ctx, visit.paths.root);
+    seeOther(visit.ctx, visit.paths.root);
     return false;
   }
   if (visit.progress.verificationUid) {
-    seeOther(ctx, visit.paths.result);
+    seeOther(visit.ctx, visit.paths.result);
     return false;
   }
   return true;

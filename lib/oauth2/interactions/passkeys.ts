@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import type { Context, Middleware } from 'koa';
+import type { Context, Middleware, ParameterizedContext } from 'koa';
 import { startCeremony, takeCeremony, type CeremonyPurpose } from '../../visitors/passkey-ceremonies.js';
 import {
   authenticationOptions, newUserHandle, registrationOptions, relyingPartyOf, verifyAuthentication, verifyRegistration, type RelyingParty,
@@ -14,7 +14,7 @@ import { readyToVerify } from './page.js';
 import { readAuthentication, readRegistration } from './passkey-responses.js';
 import { updateProgress } from './progress.js';
 import { continueSignedIn } from './signed-in.js';
-import type { InteractionServices, Visit } from './visit.js';
+import type { InteractionServices, PageHandler, Visit, VisitState } from './visit.js';
 import { INTERACTION_ROUTES } from './paths.js';
 
 /**
@@ -24,7 +24,6 @@ import { INTERACTION_ROUTES } from './paths.js';
  * ceremony and posts the answer; every answer here is JSON, a redirect becoming `{ location }` for the script to follow.
  */
 
-type Handler = (services: InteractionServices, ctx: Context, visit: Visit) => Promise<void>;
 type Problem = 'expired' | 'invalid' | 'refused' | 'unknown';
 
 interface PasskeyServices {
@@ -36,7 +35,8 @@ interface PasskeyServices {
 }
 
 /** The answer the script reads: what went wrong, in the visitor's language. */
-function refuse(ctx: Context, visit: Visit, problem: Problem, status: number): void {
+function refuse(visit: Visit, problem: Problem, status: number): void {
+  const { ctx } = visit;
   ctx.status = status;
   ctx.body = { error: problem, message: translator(visit.language)(`interaction.passkey.error.${problem}`) };
 }
@@ -61,8 +61,9 @@ async function asJson(ctx: Context, run: () => Promise<void>): Promise<void> {
   ctx.body = { location };
 }
 
-async function sendOptions(services: InteractionServices, ctx: Context, visit: Visit, purpose: CeremonyPurpose, options: { challenge: string }, userHandle: string | null): Promise<void> {
-  await startCeremony(services.runtime.db, services.runtime.clock, visit.uid, purpose, { challenge: options.challenge, userHandle });
+async function sendOptions(visit: Visit, purpose: CeremonyPurpose, options: { challenge: string }, userHandle: string | null): Promise<void> {
+  const { services: { runtime }, ctx } = visit;
+  await startCeremony(runtime.db, runtime.clock, visit.uid, purpose, { challenge: options.challenge, userHandle });
   ctx.set('Cache-Control', 'no-store');
   ctx.body = options;
 }
@@ -71,20 +72,21 @@ async function sendOptions(services: InteractionServices, ctx: Context, visit: V
  * A passkey may be saved on the result page (a verification waiting to be handed over) or added while signed in
  * (the choice page); anywhere else the visitor goes back to the start.
  */
-function maySavePasskey(ctx: Context, visit: Visit): boolean {
+function maySavePasskey(visit: Visit): boolean {
   if (visit.progress.verificationUid || visit.progress.accountId !== null) return true;
-  seeOther(ctx, visit.paths.root);
+  seeOther(visit.ctx, visit.paths.root);
   return false;
 }
 
-const registerOptions = (passkeys: PasskeyServices): Handler => async (services, ctx, visit) => {
-  if (!maySavePasskey(ctx, visit)) return;
+const registerOptions = (passkeys: PasskeyServices): PageHandler => async (visit) => {
+  const { services } = visit;
+  if (!maySavePasskey(visit)) return;
   const { accountId } = visit.progress;
   const existing = accountId === null ? [] : await passkeysOf(services.runtime.db, accountId);
   // Every passkey of one account carries the same user handle, so an authenticator keeps one entry per account.
   const userHandle = existing[0]?.userHandle ?? newUserHandle();
   const label = translator(visit.language)('interaction.passkey.label');
-  await sendOptions(services, ctx, visit, 'register', await registrationOptions(passkeys.rp, { userHandle, label, exclude: existing }), userHandle);
+  await sendOptions(visit, 'register', await registrationOptions(passkeys.rp, { userHandle, label, exclude: existing }), userHandle);
 };
 
 /**
@@ -92,32 +94,33 @@ const registerOptions = (passkeys: PasskeyServices): Handler => async (services,
  * PROOF_REUSE_TTL, as a password account would; with one, it is added. The visitor then sees the result page again
  * (or the choice page) with a notice, and continues from there.
  */
-const register = (passkeys: PasskeyServices): Handler => async (services, ctx, visit) => {
-  if (!maySavePasskey(ctx, visit)) return;
+const register = (passkeys: PasskeyServices): PageHandler => async (visit) => {
+  const { services, ctx } = visit;
+  if (!maySavePasskey(visit)) return;
   const { runtime } = services;
   const response = readRegistration((ctx.request.body as Record<string, unknown> | undefined)?.['response']);
-  if (!response) return refuse(ctx, visit, 'invalid', 400);
+  if (!response) return refuse(visit, 'invalid', 400);
   const ceremony = await takeCeremony(runtime.db, runtime.clock, visit.uid, 'register');
-  if (!ceremony?.userHandle) return refuse(ctx, visit, 'expired', 400);
+  if (!ceremony?.userHandle) return refuse(visit, 'expired', 400);
   await passkeys.registrationPerIp.consume(ctx.ip);
   const passkey = await verifyRegistration(passkeys.rp, response, { challenge: ceremony.challenge, userHandle: ceremony.userHandle });
-  if (!passkey) return refuse(ctx, visit, 'refused', 400);
+  if (!passkey) return refuse(visit, 'refused', 400);
 
   const { accountId, verificationUid, verification } = visit.progress;
   if (accountId !== null) {
-    if (!(await addPasskey(runtime.db, accountId, passkey))) return refuse(ctx, visit, 'refused', 409);
+    if (!(await addPasskey(runtime.db, accountId, passkey))) return refuse(visit, 'refused', 409);
   } else {
     const newAccountId = await createPasskeyAccount(runtime.db, passkey);
-    if (newAccountId === undefined) return refuse(ctx, visit, 'refused', 409);
+    if (newAccountId === undefined) return refuse(visit, 'refused', 409);
     if (verification) await saveProof(runtime.db, proofOf(verification, accountSubject(newAccountId), runtime.config.proofReuseTtl));
     await updateProgress(runtime.db, visit.uid, visit.expiresAt, { account_id: newAccountId });
   }
   seeOther(ctx, verificationUid ? `${visit.paths.result}?notice=passkey_saved` : `${visit.paths.choose}?notice=passkey_added`);
 };
 
-const signInOptions = (passkeys: PasskeyServices): Handler => async (services, ctx, visit) => {
-  if (!readyToVerify(ctx, visit)) return;
-  await sendOptions(services, ctx, visit, 'sign_in', await authenticationOptions(passkeys.rp), null);
+const signInOptions = (passkeys: PasskeyServices): PageHandler => async (visit) => {
+  if (!readyToVerify(visit)) return;
+  await sendOptions(visit, 'sign_in', await authenticationOptions(passkeys.rp), null);
 };
 
 /**
@@ -125,26 +128,27 @@ const signInOptions = (passkeys: PasskeyServices): Handler => async (services, c
  * verified, and show a counter above the one last seen (a cloned authenticator is refused). What follows is the
  * same as after a password (continueSignedIn).
  */
-const signIn = (passkeys: PasskeyServices): Handler => async (services, ctx, visit) => {
-  if (!readyToVerify(ctx, visit)) return;
+const signIn = (passkeys: PasskeyServices): PageHandler => async (visit) => {
+  const { services, ctx } = visit;
+  if (!readyToVerify(visit)) return;
   const { runtime } = services;
   await passkeys.signInPerIp.consume(ctx.ip);
   const response = readAuthentication((ctx.request.body as Record<string, unknown> | undefined)?.['response']);
-  if (!response) return refuse(ctx, visit, 'invalid', 400);
+  if (!response) return refuse(visit, 'invalid', 400);
   const ceremony = await takeCeremony(runtime.db, runtime.clock, visit.uid, 'sign_in');
-  if (!ceremony) return refuse(ctx, visit, 'expired', 400);
+  if (!ceremony) return refuse(visit, 'expired', 400);
   const passkey = await findPasskey(runtime.db, response.id);
-  if (!passkey) return refuse(ctx, visit, 'unknown', 401);
+  if (!passkey) return refuse(visit, 'unknown', 401);
   const newCounter = await verifyAuthentication(passkeys.rp, response, ceremony.challenge, passkey);
   if (newCounter === undefined || !(await recordPasskeyUse(runtime.db, passkey, newCounter, runtime.clock.now()))) {
     runtime.log.warn('passkey refused', { reason: newCounter === undefined ? 'signature, origin, user verification or counter' : 'counter raced' });
-    return refuse(ctx, visit, 'refused', 401);
+    return refuse(visit, 'refused', 401);
   }
-  await continueSignedIn(services, ctx, visit, passkey.accountId);
+  await continueSignedIn(visit, passkey.accountId);
 };
 
 /** Adds the passkey endpoints to the interaction router (POST only, each with the form token and our Origin). */
-export function addPasskeyRoutes(router: Router, services: InteractionServices, page: (handler: Handler) => (ctx: Context) => Promise<void>): void {
+export function addPasskeyRoutes(router: Router<VisitState>, services: InteractionServices, page: (handler: PageHandler) => (ctx: ParameterizedContext<VisitState>) => Promise<void>): void {
   const { runtime } = services;
   const limiter = runtime.rateLimits.limiter.bind(runtime.rateLimits);
   const passkeys: PasskeyServices = {
@@ -152,7 +156,7 @@ export function addPasskeyRoutes(router: Router, services: InteractionServices, 
     signInPerIp: limiter('visitor-passkey-sign-in-ip'),
     registrationPerIp: limiter('visitor-passkey-register-ip'),
   };
-  const json = (handler: Handler) => (ctx: Context) => asJson(ctx, () => page(handler)(ctx));
+  const json = (handler: PageHandler) => (ctx: ParameterizedContext<VisitState>) => asJson(ctx, () => page(handler)(ctx));
   const guards = [requireOwnOrigin(passkeys.rp), requireCsrf];
   router.post(INTERACTION_ROUTES.passkeyRegisterOptions, ...guards, json(registerOptions(passkeys)));
   router.post(INTERACTION_ROUTES.passkeyRegister, ...guards, json(register(passkeys)));

@@ -1,4 +1,3 @@
-import type { Context } from 'koa';
 import { translator, type Translate } from '../../i18n/catalogue.js';
 import { placeNames } from '../../geo/display-names.js';
 import { createVisitorAccount, VISITOR_MIN_PASSWORD_LENGTH, USERNAME_PATTERN, UsernameTakenError } from '../../visitors/visitor-accounts.js';
@@ -10,12 +9,12 @@ import { noticeOf, type Notice } from './notices.js';
 import { handOver } from './outcome.js';
 import { renderPage } from './page.js';
 import { claimVerificationForAccount } from './progress.js';
-import type { InteractionServices, Visit } from './visit.js';
+import type { Visit } from './visit.js';
 
 /** The verification this visit recorded; without one the visitor goes back to the start (undefined). */
-async function recordedVerification(_services: InteractionServices, ctx: Context, visit: Visit): Promise<Verification | undefined> {
+async function recordedVerification(visit: Visit): Promise<Verification | undefined> {
   const verification = visit.progress.verification ?? undefined;
-  if (!verification) seeOther(ctx, visit.paths.root);
+  if (!verification) seeOther(visit.ctx, visit.paths.root);
   return verification;
 }
 
@@ -25,8 +24,8 @@ export interface FieldError {
   message: string;
 }
 
-const showResult = (ctx: Context, visit: Visit, verification: Verification, extra: { fieldErrors?: FieldError[]; error?: string; username?: string; notice?: Notice } = {}, status = 200): void =>
-  renderPage(ctx, visit, 'interaction/result.njk', {
+const showResult = (visit: Visit, verification: Verification, extra: { fieldErrors?: FieldError[]; error?: string; username?: string; notice?: Notice } = {}, status = 200): void =>
+  renderPage(visit, 'interaction/result.njk', {
     verification,
     place: placeNames(verification.country, verification.countrySubdivision, visit.language),
     minPasswordLength: VISITOR_MIN_PASSWORD_LENGTH,
@@ -35,14 +34,15 @@ const showResult = (ctx: Context, visit: Visit, verification: Verification, extr
   }, status);
 
 /** After a pass: what the website will receive, with "save this result to an account" or "continue". */
-export async function showVerificationResult(services: InteractionServices, ctx: Context, visit: Visit): Promise<void> {
-  const verification = await recordedVerification(services, ctx, visit);
-  if (verification) showResult(ctx, visit, verification, { notice: noticeOf(ctx) });
+export async function showVerificationResult(visit: Visit): Promise<void> {
+  const { ctx } = visit;
+  const verification = await recordedVerification(visit);
+  if (verification) showResult(visit, verification, { notice: noticeOf(ctx) });
 }
 
-export async function continueToWebsite(services: InteractionServices, ctx: Context, visit: Visit): Promise<void> {
-  const verification = await recordedVerification(services, ctx, visit);
-  if (verification) await handOver(services, ctx, visit, verification.uid);
+export async function continueToWebsite(visit: Visit): Promise<void> {
+  const verification = await recordedVerification(visit);
+  if (verification) await handOver(visit, verification.uid);
 }
 
 interface SaveForm {
@@ -77,8 +77,9 @@ function saveFormProblems(body: unknown, t: Translate): FieldError[] {
 }
 
 /** Creates a visitor account holding this result (reusable for PROOF_REUSE_TTL), then continues to the website. */
-export async function saveToAccount(services: InteractionServices, ctx: Context, visit: Visit): Promise<void> {
-  const verification = await recordedVerification(services, ctx, visit);
+export async function saveToAccount(visit: Visit): Promise<void> {
+  const { services, ctx } = visit;
+  const verification = await recordedVerification(visit);
   if (!verification) return;
   const { runtime, limits } = services;
   const t = translator(visit.language);
@@ -88,7 +89,7 @@ export async function saveToAccount(services: InteractionServices, ctx: Context,
   if (!form || problems.length > 0) {
     // A form of the wrong shape (a field missing or repeated) says what the visitor can fix: the username.
     const fieldErrors = problems.length > 0 ? problems : [{ field: 'username', message: t('interaction.result.error.username') }];
-    return showResult(ctx, visit, verification, { fieldErrors, username: typedUsername }, 422);
+    return showResult(visit, verification, { fieldErrors, username: typedUsername }, 422);
   }
   await limits.accountCreationPerIp.consume(ctx.ip);
   // Checked before the name is: once spent, every name gets the 429, a free one as well as a taken one.
@@ -100,14 +101,14 @@ export async function saveToAccount(services: InteractionServices, ctx: Context,
       await saveProof(trx, proofOf(verification, accountSubject(account.id), runtime.config.proofReuseTtl));
     })).id;
   } catch (error) {
-    if (error instanceof ResultAlreadySavedError) return showResult(ctx, visit, verification, { error: t('interaction.result.error.alreadySaved') }, 409);
+    if (error instanceof ResultAlreadySavedError) return showResult(visit, verification, { error: t('interaction.result.error.alreadySaved') }, 409);
     if (!(error instanceof UsernameTakenError)) throw error;
     // Whether a username exists is the one thing this form must tell; each answer costs a probe (see limits.ts).
     await limits.usernameTakenPerVerification.record(verification.uid);
-    return showResult(ctx, visit, verification, { fieldErrors: [{ field: 'username', message: t('interaction.result.error.taken') }], username: typedUsername }, 409);
+    return showResult(visit, verification, { fieldErrors: [{ field: 'username', message: t('interaction.result.error.taken') }], username: typedUsername }, 409);
   }
   visit.progress = { ...visit.progress, accountId };
-  await handOver(services, ctx, visit, verification.uid);
+  await handOver(visit, verification.uid);
 }
 
 /** Another "save" of the same result (a second tab, a double click) created its account first. */

@@ -1,31 +1,32 @@
-import type { Context } from 'koa';
 import { findReusableProof, type AgeProof } from '../../verification/proofs.js';
 import { browserVisitor } from './browser-visitor.js';
 import { seeOther } from '../../http/see-other.js';
 import { handOverNew, locateVisitor } from './outcome.js';
 import { landingOf, readyToVerify } from './page.js';
-import type { InteractionServices, Visit } from './visit.js';
+import type { Visit } from './visit.js';
 
 /** A proof reusable for this visit: same environment, proving at least the age required where the visitor is now. */
-export async function reusableProof(services: InteractionServices, ctx: Context, visit: Visit, subject: string | undefined): Promise<AgeProof | undefined> {
+export async function reusableProof(visit: Visit, subject: string | undefined): Promise<AgeProof | undefined> {
+  const { services } = visit;
   if (!subject) return undefined;
-  const { ageThreshold } = await locateVisitor(services, ctx);
+  const { ageThreshold } = await locateVisitor(visit);
   return findReusableProof(services.runtime.db, services.runtime.clock, { subject, environment: visit.environment, ageThreshold });
 }
 
 /** What this browser proved earlier in its session, offered on both landing pages. */
-export const browserProof = (services: InteractionServices, ctx: Context, visit: Visit): Promise<AgeProof | undefined> =>
-  reusableProof(services, ctx, visit, browserVisitor(ctx, false));
+export const browserProof = (visit: Visit): Promise<AgeProof | undefined> =>
+  reusableProof(visit, browserVisitor(visit.ctx, false));
 
 /** Skips the challenge: a new verification marked `reused`, with the method and level of the proof, handed to the website. */
-export async function reuseProof(services: InteractionServices, ctx: Context, visit: Visit, proof: AgeProof): Promise<void> {
-  await handOverNew(services, ctx, visit, { method: proof.method, assuranceLevel: proof.assuranceLevel, reused: true });
+export async function reuseProof(visit: Visit, proof: AgeProof): Promise<void> {
+  await handOverNew(visit, { method: proof.method, assuranceLevel: proof.assuranceLevel, reused: true });
 }
 
 /** POST reuse: the visitor takes up the offer of this browser's earlier result. */
-export async function reuseBrowserProof(services: InteractionServices, ctx: Context, visit: Visit): Promise<void> {
-  if (!readyToVerify(ctx, visit)) return;
-  const proof = await browserProof(services, ctx, visit);
+export async function reuseBrowserProof(visit: Visit): Promise<void> {
+  const { ctx } = visit;
+  if (!readyToVerify(visit)) return;
+  const proof = await browserProof(visit);
   if (!proof) return seeOther(ctx, `${landingOf(visit)}?notice=reuse_expired`);
-  await reuseProof(services, ctx, visit, proof);
+  await reuseProof(visit, proof);
 }

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import type { Context, Middleware } from 'koa';
+import type { Middleware, ParameterizedContext } from 'koa';
 import type Provider from 'oidc-provider';
 import { formBody } from '../../http/body.js';
 import { bindCsrf, RELAYED_FORM_BINDING, requireCsrf } from '../../http/csrf.js';
@@ -16,7 +16,7 @@ import { sweepExpiredProgress } from './progress.js';
 import { continueToWebsite, saveToAccount, showVerificationResult } from './result.js';
 import { reuseBrowserProof } from './reuse.js';
 import { showSignIn, signIn } from './sign-in.js';
-import { loadVisit, type InteractionServices, type Visit } from './visit.js';
+import { loadVisit, type InteractionServices, type PageHandler, type VisitState } from './visit.js';
 import { visitorErrors } from '../../http/visitor-errors.js';
 import { INTERACTION_ROUTES } from './paths.js';
 
@@ -47,14 +47,13 @@ export async function interactionRouter(runtime: Runtime, provider: Provider): P
   };
   schedulePeriodic(runtime, { name: 'sweeping interaction progress', everyMs: SWEEP_EVERY_MS, run: () => sweepExpiredProgress(runtime.db, runtime.clock) });
 
-  type Handler = (services: InteractionServices, ctx: Context, visit: Visit) => Promise<void>;
-  const page = (handler: Handler) => (ctx: Context) => handler(services, ctx, (ctx.state as { visit: Visit }).visit);
-  const router = new Router({ prefix: OAUTH2_PATHS.interaction(':uid') });
+  const page = (handler: PageHandler) => (ctx: ParameterizedContext<VisitState>) => handler(ctx.state.visit);
+  const router = new Router<VisitState>({ prefix: OAUTH2_PATHS.interaction(':uid') });
   // The visit is loaded before the CSRF check so that even a refused form is answered in the visitor's language,
   // and every form token is bound to this interaction.
   router.use(visitorErrors(runtime.log), sameOrigin(runtime.config.issuer), formBody(), async (ctx, next) => {
     const visit = await loadVisit(ctx, services);
-    (ctx.state as { visit: Visit }).visit = visit;
+    ctx.state.visit = visit;
     bindCsrf(ctx, `interaction:${visit.uid}`);
     await next();
   });
@@ -74,6 +73,7 @@ export async function interactionRouter(runtime: Runtime, provider: Provider): P
   addPasskeyRoutes(router, services, page);
   // The challenges' own endpoints (a wallet's response URI) live outside the interaction prefix.
   const mounted = new Router();
-  for (const routes of [router, ...services.registry.routes]) mounted.use(routes.routes());
+  mounted.use(router.routes());
+  for (const routes of services.registry.routes) mounted.use(routes.routes());
   return mounted;
 }

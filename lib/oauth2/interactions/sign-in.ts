@@ -1,4 +1,3 @@
-import type { Context } from 'koa';
 import { translator } from '../../i18n/catalogue.js';
 import { authenticateVisitor } from '../../visitors/visitor-accounts.js';
 import { compileSchema, CSRF_FIELD, readForm } from '../../http/form.js';
@@ -7,16 +6,17 @@ import { noticeOf } from './notices.js';
 import { readyToVerify, renderPage } from './page.js';
 import { browserProof } from './reuse.js';
 import { continueSignedIn } from './signed-in.js';
-import type { InteractionServices, Visit } from './visit.js';
+import type { Visit } from './visit.js';
 
-async function showForm(services: InteractionServices, ctx: Context, visit: Visit, error?: string, username = '', status = 200): Promise<void> {
-  renderPage(ctx, visit, 'interaction/sign-in.njk', { proof: await browserProof(services, ctx, visit), notice: noticeOf(ctx), error, username }, status);
+async function showForm(visit: Visit, error?: string, username = '', status = 200): Promise<void> {
+  const { ctx } = visit;
+  renderPage(visit, 'interaction/sign-in.njk', { proof: await browserProof(visit), notice: noticeOf(ctx), error, username }, status);
 }
 
 /** The login landing (and "sign in" from the challenge choice): visitor sign-in, with a way to verify instead. */
-export async function showSignIn(services: InteractionServices, ctx: Context, visit: Visit): Promise<void> {
-  if (!readyToVerify(ctx, visit)) return;
-  await showForm(services, ctx, visit);
+export async function showSignIn(visit: Visit): Promise<void> {
+  if (!readyToVerify(visit)) return;
+  await showForm(visit);
 }
 
 interface SignInForm {
@@ -33,19 +33,20 @@ const validateSignIn = compileSchema<SignInForm>({
 });
 
 /** Signs a visitor in with a password (continueSignedIn says what follows). A wrong username and a wrong password get the same answer. */
-export async function signIn(services: InteractionServices, ctx: Context, visit: Visit): Promise<void> {
-  if (!readyToVerify(ctx, visit)) return;
+export async function signIn(visit: Visit): Promise<void> {
+  const { services, ctx } = visit;
+  if (!readyToVerify(visit)) return;
   const t = translator(visit.language);
   const form = readForm(ctx, validateSignIn);
-  if (!form) return showForm(services, ctx, visit, t('interaction.signIn.error.missing'), '', 422);
+  if (!form) return showForm(visit, t('interaction.signIn.error.missing'), '', 422);
 
   const { limits, runtime } = services;
   const attempt = await limits.signIn.admit(ctx, normalizeIdentifier(form.username));
   const account = await authenticateVisitor(runtime.db, form.username, form.password);
   if (!account) {
     await limits.signIn.failed(attempt);
-    return showForm(services, ctx, visit, t('interaction.signIn.error.wrong'), form.username, 401);
+    return showForm(visit, t('interaction.signIn.error.wrong'), form.username, 401);
   }
   await limits.signIn.succeeded(ctx, attempt);
-  await continueSignedIn(services, ctx, visit, account.id);
+  await continueSignedIn(visit, account.id);
 }

@@ -1,4 +1,4 @@
-import type { Context } from 'koa';
+import type { Context, DefaultState } from 'koa';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import { cspOf } from '../../http/security-headers.js';
@@ -33,8 +33,23 @@ export type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
  */
 type VisitParams = RequestParameterValues & { client_id: string; redirect_uri: string };
 
-/** One visitor's authorization as the pages see it. */
+/** A page of the interaction: everything it needs is in the visit. */
+export type PageHandler = (visit: Visit) => Promise<void>;
+
+/** The interaction pages' Koa state: the visit, loaded before any page runs (router.ts). */
+export interface VisitState extends DefaultState {
+  visit: Visit;
+}
+
+/**
+ * One visitor's authorization as the pages see it, for one request: what oidc-provider's `ctx.oidc` is to its own
+ * actions. Every page function takes it alone.
+ */
 export interface Visit {
+  /** the request being answered */
+  ctx: Context;
+  /** what every page shares */
+  services: InteractionServices;
   uid: string;
   interaction: Interaction;
   params: VisitParams;
@@ -87,6 +102,8 @@ export async function loadVisit(ctx: Context, services: InteractionServices): Pr
   const environment = client.environment;
   const testOutcome = environment === 'TEST' ? params.test_outcome : undefined;
   return {
+    ctx,
+    services,
     uid,
     interaction,
     params,
