@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import knexFactory from 'knex';
 import { packageRoot } from '../lib/paths.js';
 import { summariseProfile } from './profile-summary.js';
+import { printSqlPerFlow, sqlPerFlow, startBenchServer, stopBenchServer, type FlowKind, type SqlCount } from './sql-count.js';
 import { exchange, obtainCode, peakRssMb, phase, readResources, VANILLA_CLIENT, wholeFlow, type PhaseResult, type Target } from './compare-flows.js';
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -191,4 +192,19 @@ for (let run = 1; run <= RUNS; run += 1) {
   }
 }
 print(medianOf(vanillaRuns), Object.fromEntries(Object.entries(ourRuns).map(([name, runs]) => [name, medianOf(runs)])));
+
+// The statements of one flow of each kind, counted per endpoint in an instrumented server on the same databases.
+const sqlCounts: Record<string, Record<FlowKind, SqlCount>> = {};
+for (const databaseUrl of databases) {
+  const { child, target } = await startBenchServer(databaseUrl);
+  try {
+    sqlCounts[databaseUrl ? 'PostgreSQL' : 'embedded'] = await sqlPerFlow(child, target);
+  } finally {
+    await stopBenchServer(child);
+  }
+}
+const sqlRow = (label: string, values: Array<string | number>) => console.log(`${label.padEnd(44)}${values.map((value) => String(value).padStart(16)).join('')}`);
+console.log('');
+sqlRow('', Object.keys(sqlCounts));
+printSqlPerFlow(sqlCounts, sqlRow);
 console.log(`\n${RUNS === 1 ? 'one run' : `median of ${RUNS} runs`}; ${FLOWS} flows, ${TOKENS} token exchanges, ${FLOWS * 10} Resources reads, ${Math.ceil(FLOWS / 3)} page flows per server, concurrency ${CONCURRENCY}`);

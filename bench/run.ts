@@ -3,14 +3,14 @@
  * PostgreSQL. Bounded: BENCH_FLOWS flows (default 200) at BENCH_CONCURRENCY (8), BENCH_SECONDS (5) per autocannon run.
  * Writes bench/results/<date>.json and prints a table. Method and figures: docs/performance.md.
  */
-import { fork, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../lib/paths.js';
 import { hammer, type HttpLoad } from './http-load.js';
-import { loadFlows, obtainToken, round, runFlow, type FlowLoad } from './flows.js';
-import type { BenchTarget, FromServer, ToServer } from './protocol.js';
+import { loadFlows, obtainToken, round, type FlowLoad } from './flows.js';
+import { printSqlPerFlow, sqlPerFlow, startBenchServer, stopBenchServer, type FlowKind, type SqlCount } from './sql-count.js';
 import { measureStartups, type Startup, type StartupFailure } from './startup.js';
 
 const FLOWS = Number(process.env.BENCH_FLOWS ?? 200);
@@ -18,49 +18,15 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 
 interface DatabaseResults {
-  sqlPerFlow: Record<'test_outcome' | 'pages', { total: number; byEndpoint: Record<string, number> }>;
+  sqlPerFlow: Record<FlowKind, SqlCount>;
   flows: Record<'test_outcome' | 'pages', FlowLoad>;
   http: Record<'resources' | 'requirement', HttpLoad>;
 }
 
-function startServer(databaseUrl: string | undefined): Promise<{ child: ChildProcess; target: BenchTarget }> {
-  const { DATABASE_URL: _ignored, ...env } = process.env;
-  const child = fork(join(packageRoot, 'bench', 'server.ts'), { execArgv: ['--import', 'tsx'], env: { ...env, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) } });
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
-    child.once('message', (message: FromServer) => {
-      if (message.type === 'ready') resolve({ child, target: message.target });
-    });
-  });
-}
-
-const ask = (child: ChildProcess, message: ToServer): void => void child.send(message);
-
-async function sqlOf(child: ChildProcess, flow: () => Promise<unknown>): Promise<{ total: number; byEndpoint: Record<string, number> }> {
-  ask(child, { type: 'count-sql' });
-  await flow();
-  await new Promise((resolve) => setTimeout(resolve, 200)); // let work finishing after the last response be counted
-  const reply = new Promise<Record<string, number>>((resolve) => {
-    const listen = (message: FromServer) => {
-      if (message.type !== 'sql') return;
-      child.off('message', listen);
-      resolve(message.counts);
-    };
-    child.on('message', listen);
-  });
-  ask(child, { type: 'report-sql' });
-  const byEndpoint = await reply;
-  return { total: Object.values(byEndpoint).reduce((sum, count) => sum + count, 0), byEndpoint };
-}
-
 async function benchDatabase(databaseUrl: string | undefined): Promise<DatabaseResults> {
-  const { child, target } = await startServer(databaseUrl);
+  const { child, target } = await startBenchServer(databaseUrl);
   try {
-    for (let warmUp = 0; warmUp < 5; warmUp += 1) await runFlow(target, 'test_outcome');
-    const sqlPerFlow = {
-      test_outcome: await sqlOf(child, () => runFlow(target, 'test_outcome')),
-      pages: await sqlOf(child, () => runFlow(target, 'pages')),
-    };
+    const sqlCounts = await sqlPerFlow(child, target);
     const flows = {
       test_outcome: await loadFlows(target, 'test_outcome', FLOWS, CONCURRENCY),
       pages: await loadFlows(target, 'pages', Math.ceil(FLOWS / 4), CONCURRENCY),
@@ -71,11 +37,9 @@ async function benchDatabase(databaseUrl: string | undefined): Promise<DatabaseR
       requirement: await hammer(`${target.url}/v1/requirement?key=${encodeURIComponent(target.publicKey)}`, { distinctClients: true, seconds: SECONDS }),
     };
     await new Promise((resolve) => setTimeout(resolve, 1000)); // requests autocannon left in flight finish before the stop
-    return { sqlPerFlow, flows, http };
+    return { sqlPerFlow: sqlCounts, flows, http };
   } finally {
-    child.removeAllListeners('exit');
-    ask(child, { type: 'stop' });
-    await new Promise((resolve) => child.once('exit', resolve));
+    await stopBenchServer(child);
   }
 }
 
@@ -93,11 +57,7 @@ function printTables(results: Record<string, DatabaseResults>, startups: Record<
     row(`GET ${endpoint} req/s (c=10)`, databases.map((db) => results[db]!.http[endpoint].requestsPerSecond));
     row(`  p50 / p99 ms, non-2xx`, databases.map((db) => `${results[db]!.http[endpoint].p50Ms} / ${results[db]!.http[endpoint].p99Ms}, ${results[db]!.http[endpoint].non2xx}`));
   }
-  for (const kind of ['test_outcome', 'pages'] as const) {
-    row(`SQL statements per flow (${kind})`, databases.map((db) => results[db]!.sqlPerFlow[kind].total));
-    const endpoints = [...new Set(databases.flatMap((db) => Object.keys(results[db]!.sqlPerFlow[kind].byEndpoint)))].sort();
-    for (const endpoint of endpoints) row(`  ${endpoint}`, databases.map((db) => results[db]!.sqlPerFlow[kind].byEndpoint[endpoint] ?? 0));
-  }
+  printSqlPerFlow(Object.fromEntries(databases.map((db) => [db, results[db]!.sqlPerFlow])), row);
   for (const [db, list] of Object.entries(startups)) {
     for (const startup of list) {
       row(`${startup.what}, ${startup.run} (${db})`, 'error' in startup
