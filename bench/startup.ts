@@ -110,7 +110,8 @@ export async function measureStartups(databaseUrl: string | undefined): Promise<
   for (const what of ['npm start (demo)', 'age-provider serve'] as const) {
     const dataDir = await mkdtemp(join(tmpdir(), 'age-provider-bench-'));
     const runBoth = async (url: string | undefined) => {
-      const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, ...(url ? { DATABASE_URL: url } : {}) };
+      // SINGLE_INSTANCE: one process on its own database may keep its keys in DATA_DIR (the demo sets it itself).
+      const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, ...(url ? { DATABASE_URL: url, SINGLE_INSTANCE: 'true' } : {}) };
       for (const run of ['cold', 'warm'] as const) {
         results.push(await measure(what, run, env).catch((error: Error) => ({ what, run, error: error.message })));
       }

@@ -1,5 +1,9 @@
 #!/usr/bin/env node
 // Runs the compiled CLI (npm run build). Development uses `npx tsx lib/cli/main.ts`.
-import { main } from '../dist/lib/cli/main.js';
+import { useServerHeap } from '../dist/lib/cli/heap.js';
+
+// The server's heap settings go first: loading the CLI's modules is what first grows V8's young generation.
+if (process.argv[2] === 'serve') useServerHeap();
+const { main } = await import('../dist/lib/cli/main.js');
 
 process.exitCode = await main(process.argv.slice(2));

@@ -2,9 +2,15 @@
  * `npm start`: age-provider on the embedded database (or DATABASE_URL) plus the demo relying party, seeded and wired.
  * Settings as for `age-provider serve` (docs/configuration.md); SITE_LANGUAGE sets the demo shop's language.
  */
-import { ConfigError, DatabaseInUseError, HttpError } from '../../lib/index.js';
-import { RelyingPartySettingsError } from '../relying-party/settings.js';
-import { startDemo, type Demo } from './demo.js';
+import { useServerHeap } from '../../lib/cli/heap.js';
+import type { Demo } from './demo.js';
+
+// The server's heap settings (as for `age-provider serve`) go first: loading the modules below is what first grows
+// V8's young generation, so they are imported after.
+useServerHeap();
+const { ConfigError, DatabaseInUseError, HttpError } = await import('../../lib/index.js');
+const { RelyingPartySettingsError } = await import('../relying-party/settings.js');
+const { startDemo } = await import('./demo.js');
 
 function instructions(demo: Demo): string {
   const { webmaster, website, oauth2 } = demo.seed;

@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Logger } from '../log.js';
 
 export interface Mail {
@@ -31,18 +31,29 @@ export interface MailSettings {
  */
 export function createMailer(settings: MailSettings, log: Logger, print: (text: string) => void = (text) => process.stdout.write(text)): Mailer {
   const toConsole = settings.smtpUrl === 'console';
-  const transport = toConsole
-    ? nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' })
-    : nodemailer.createTransport({
-        url: settings.smtpUrl,
-        connectionTimeout: settings.timeoutMs,
-        greetingTimeout: settings.timeoutMs,
-        socketTimeout: settings.timeoutMs,
-      });
+  // nodemailer is loaded with the first mail, not at start-up: only the email challenge sends mail, and the module
+  // costs about 2 MB of heap (4 MB RSS) in every server that never does.
+  let transport: Promise<Transporter> | undefined;
+  const connect = async (): Promise<Transporter> => {
+    const { default: nodemailer } = await import('nodemailer');
+    return toConsole
+      ? nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' })
+      : nodemailer.createTransport({
+          url: settings.smtpUrl,
+          connectionTimeout: settings.timeoutMs,
+          greetingTimeout: settings.timeoutMs,
+          socketTimeout: settings.timeoutMs,
+        });
+  };
   return {
     async send(mail) {
       try {
-        const info = await transport.sendMail({ from: settings.from, to: mail.to, subject: mail.subject, text: mail.text });
+        // A transport that could not be made is tried again with the next mail, and reported like a refused send.
+        const transporter = await (transport ??= connect().catch((error: unknown) => {
+          transport = undefined;
+          throw error;
+        }));
+        const info = await transporter.sendMail({ from: settings.from, to: mail.to, subject: mail.subject, text: mail.text });
         if (toConsole) print(`----- mail (SMTP_URL=console, not sent) -----\n${String((info as { message?: unknown }).message)}\n-----\n`);
       } catch (error) {
         const { code, responseCode } = error as { code?: unknown; responseCode?: unknown };

@@ -1,17 +1,24 @@
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import v8 from 'node:v8';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import knexFactory, { type Knex } from 'knex';
-import ClientPgLite from 'knex-pglite';
 import pg from 'pg';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../log.js';
-import { createClusterApart } from './embedded-cluster.js';
 import { lockEmbedded } from './embedded-lock.js';
 import { knexLog } from './knex-log.js';
 import { ownerOnlyUmask, restrictToOwner } from './private-files.js';
 
 export type Database = Knex;
+
+/*
+ * PGlite (and knex-pglite, which loads it again as CommonJS) is loaded only where an embedded database is opened: a
+ * PostgreSQL deployment never uses it, and the two cost about 2 MB of heap and 4 MB RSS in every such server.
+ * knex-pglite is CommonJS, so `embedded()` stays synchronous (the tests call it) with a require of its own.
+ */
+const requireCommonJs = createRequire(import.meta.url);
+const loadPGlite = async (): Promise<typeof PGlite> => (await import('@electric-sql/pglite')).PGlite;
 
 // bigint ids and counts come back as numbers on both drivers: website ids stay well below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
@@ -73,7 +80,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     });
   }
   compileWebAssemblyOnce();
-  if (!options.dataDir) return embedded(await PGlite.create(PGLITE_OPTIONS), log);
+  const PGliteClass = await loadPGlite();
+  if (!options.dataDir) return embedded(await PGliteClass.create(PGLITE_OPTIONS), log);
   const folder = resolve(options.dataDir);
   const widened = await restrictToOwner(folder);
   if (widened.length > 0) {
@@ -86,8 +94,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const restoreUmask = ownerOnlyUmask();
   try {
     const pgdata = resolve(folder, 'pgdata');
+    const { createClusterApart } = await import('./embedded-cluster.js');
     await createClusterApart(pgdata, PGLITE_OPTIONS);
-    const pglite = await PGlite.create({ ...PGLITE_OPTIONS, dataDir: pgdata });
+    const pglite = await PGliteClass.create({ ...PGLITE_OPTIONS, dataDir: pgdata });
     // PGlite unpacks a new cluster with chmod 0666, past the umask: restrict what it wrote, and again on closing.
     await restrictToOwner(folder);
     // knex.destroy() closes the PGlite instance; the lock goes with it.
@@ -111,6 +120,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 
 /** Wraps an existing PGlite instance (tests load one from a migrated template). */
 export function embedded(pglite: PGlite, log: Pick<Knex.Config, 'log'> = {}): Database {
+  const ClientPgLite = requireCommonJs('knex-pglite') as typeof import('knex-pglite');
   return knexFactory({
     ...log,
     client: ClientPgLite as unknown as typeof knexFactory.Client,

@@ -1,13 +1,9 @@
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransport,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  AuthenticatorTransport,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import { randomBytes } from 'node:crypto';
 import type { NewPasskey, StoredPasskey } from './passkeys.js';
@@ -27,6 +23,12 @@ export function relyingPartyOf(issuer: string, name: string): RelyingParty {
   return { id: url.hostname, origin: url.origin, name };
 }
 
+/**
+ * The WebAuthn library, loaded on the first passkey ceremony: with its dependencies it weighs about 14 MB, which an
+ * instance whose visitors never use passkeys should not carry.
+ */
+const webauthn = () => import('@simplewebauthn/server');
+
 /** What the browser has to finish a ceremony within (the stored challenge lives a little longer). */
 const TIMEOUT_MS = 180_000;
 
@@ -38,9 +40,10 @@ export const newUserHandle = (): string => randomBytes(32).toString('base64url')
  * for: we trust the signature, not the make of the authenticator. `exclude` keeps a device from saving the same
  * account twice.
  */
-export function registrationOptions(
+export async function registrationOptions(
   rp: RelyingParty, input: { userHandle: string; label: string; exclude: StoredPasskey[] },
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  const { generateRegistrationOptions } = await webauthn();
   return generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
@@ -55,11 +58,14 @@ export function registrationOptions(
 }
 
 /** Options for signing in with any passkey of ours on the device: no allow list, the authenticator picks the account. */
-export const authenticationOptions = (rp: RelyingParty): Promise<PublicKeyCredentialRequestOptionsJSON> =>
-  generateAuthenticationOptions({ rpID: rp.id, userVerification: 'required', timeout: TIMEOUT_MS });
+export async function authenticationOptions(rp: RelyingParty): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  const { generateAuthenticationOptions } = await webauthn();
+  return generateAuthenticationOptions({ rpID: rp.id, userVerification: 'required', timeout: TIMEOUT_MS });
+}
 
 /** The new passkey when the browser's answer signs our challenge, for our origin and RP id, with the user verified; else undefined. */
 export async function verifyRegistration(rp: RelyingParty, response: RegistrationResponseJSON, ceremony: { challenge: string; userHandle: string }): Promise<NewPasskey | undefined> {
+  const { verifyRegistrationResponse } = await webauthn();
   const result = await verifyRegistrationResponse({
     response,
     expectedChallenge: ceremony.challenge,
@@ -85,6 +91,7 @@ export async function verifyRegistration(rp: RelyingParty, response: Registratio
  */
 export async function verifyAuthentication(rp: RelyingParty, response: AuthenticationResponseJSON, challenge: string, passkey: StoredPasskey): Promise<number | undefined> {
   if (response.response.userHandle !== passkey.userHandle) return undefined;
+  const { verifyAuthenticationResponse } = await webauthn();
   const result = await verifyAuthenticationResponse({
     response,
     expectedChallenge: challenge,
