@@ -1,8 +1,9 @@
+import type Koa from 'koa';
 import type { Context, Middleware } from 'koa';
 import type { Branding } from './settings.js';
 
 /** Where the pages find the operator's logo and colour: served from our own origin, so the strict CSP holds. */
-export const BRAND_PATHS = { theme: '/brand/theme.css', logoPrefix: '/brand/logo.' } as const;
+export const BRAND_PATHS = { prefix: '/brand/', theme: '/brand/theme.css', logoPrefix: '/brand/logo.' } as const;
 const DEFAULT_LOGO = '/static/logo-on-light.svg';
 
 /** What the templates get as `brand`: the name, links and where the logo is. */
@@ -28,18 +29,24 @@ export function brandView(branding: Branding): BrandView {
   return { ...rest, logoUrl: logo ? BRAND_PATHS.logoPrefix + logo.extension : DEFAULT_LOGO, themeUrl: BRAND_PATHS.theme };
 }
 
-const BRAND_STATE = Symbol('brand');
+const BRAND = Symbol('brand');
 
-/** The brand every page of this app shows (render.ts reads it; set once per request by brandingAssets). */
-export const brandOf = (ctx: Context): BrandView | undefined => (ctx.state as { [BRAND_STATE]?: BrandView } | undefined)?.[BRAND_STATE];
+/** The brand every page of this app shows (render.ts reads it; undefined outside an app that showBrand was given). */
+export const brandOf = (ctx: Context): BrandView | undefined => (ctx as { [BRAND]?: BrandView })[BRAND];
 
-/** Serves the theme stylesheet and the logo from memory, and tells every page rendered in this request the brand. */
+/**
+ * Tells every page `app` renders the brand, once: koa makes each request's context from `app.context`, so the brand
+ * is there for every request, its error pages included, without being set on each.
+ */
+export function showBrand(app: Koa, branding: Branding): void {
+  Object.defineProperty(app.context, BRAND, { value: brandView(branding) });
+}
+
+/** Serves the theme stylesheet and the logo from memory, under BRAND_PATHS.prefix (the assets surface, lib/surfaces.ts). */
 export function brandingAssets(branding: Branding): Middleware {
-  const view = brandView(branding);
   const theme = Buffer.from(themeCss(branding));
   const logoPath = branding.logo ? BRAND_PATHS.logoPrefix + branding.logo.extension : undefined;
   return async (ctx, next) => {
-    (ctx.state as { [BRAND_STATE]?: BrandView })[BRAND_STATE] = view;
     const reading = ctx.method === 'GET' || ctx.method === 'HEAD';
     if (reading && ctx.path === BRAND_PATHS.theme) {
       ctx.type = 'text/css; charset=utf-8';

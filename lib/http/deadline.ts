@@ -9,21 +9,21 @@ export class RequestDeadlineError extends Error {
 /**
  * Bounds a whole request: when the work behind it (database waits, vendor calls) has not finished in `timeoutMs`,
  * the request fails with a RequestDeadlineError instead of holding the client. The work itself stops at its own
- * bounds (statement and acquire timeouts); its late result is dropped.
+ * bounds (statement and acquire timeouts); its late result is dropped. One promise and one timer per request.
  */
 export function requestDeadline(timeoutMs: number): Middleware {
-  return async (ctx, next) => {
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new RequestDeadlineError(`request took longer than ${timeoutMs} ms`)), timeoutMs);
-    });
-    const work = next();
-    // The work may still fail after the deadline answered: that failure has nobody to go to.
-    work.catch(() => undefined);
-    try {
-      await Promise.race([work, deadline]);
-    } finally {
-      clearTimeout(timer);
-    }
-  };
+  return (ctx, next) => new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new RequestDeadlineError(`request took longer than ${timeoutMs} ms`)), timeoutMs);
+    // After the deadline answered, the work's own end (or failure) has nobody to go to: settling again does nothing.
+    next().then(
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
 }

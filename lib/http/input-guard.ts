@@ -117,9 +117,12 @@ function replayBody(ctx: Context, body: Buffer): void {
   ctx.request.req = replay;
 }
 
-async function checkBody(ctx: Context): Promise<void> {
-  const type = ctx.request.is('application/x-www-form-urlencoded', 'application/json');
-  if (!type) return;
+/** The body's type when the guard must read it (a form or JSON), else undefined: nothing to read. */
+function checkedBodyType(ctx: Context): string | undefined {
+  return ctx.request.is('application/x-www-form-urlencoded', 'application/json') || undefined;
+}
+
+async function checkBody(ctx: Context, type: string): Promise<void> {
   if ((ctx.request.length ?? 0) > INPUT_LIMITS.bodyBytes) throw new BadInput(413, 'the request body is too large');
   const body = await readBody(ctx.req);
   replayBody(ctx, body);
@@ -140,7 +143,8 @@ async function checkBody(ctx: Context): Promise<void> {
 }
 
 /** Bad input, as an error the claiming surface answers in its own shape (the External API's words differ). */
-function refusal(ctx: Context, problem: BadInput): HttpError {
+function refusal(ctx: Context, problem: unknown): unknown {
+  if (!(problem instanceof BadInput)) return problem;
   const message = errorShapeOf(ctx) === 'external' ? `Request invalid: ${problem.message}.` : problem.message;
   return new HttpError(problem.status, message, {}, 'invalid_request');
 }
@@ -148,17 +152,22 @@ function refusal(ctx: Context, problem: BadInput): HttpError {
 /**
  * Runs before any surface, so before any query: rejects NUL, other control characters and invalid UTF-8 in the
  * path, every query parameter, Basic client credentials and every urlencoded or JSON body field, and queries or
- * values over INPUT_LIMITS, with the surface's own 400 (413 for a body too large to check).
+ * values over INPUT_LIMITS, with the surface's own 400 (413 for a body too large to check). A request without such
+ * a body is checked synchronously and handed on at once (its chain, lib/surfaces.ts, turns a throw into a rejection).
  */
 export function inputGuard(): Middleware {
-  return async (ctx, next) => {
+  return (ctx, next) => {
+    let type: string | undefined;
     try {
       checkQuery(ctx);
       checkBasicCredentials(ctx);
-      await checkBody(ctx);
+      type = checkedBodyType(ctx);
     } catch (error) {
-      throw error instanceof BadInput ? refusal(ctx, error) : error;
+      throw refusal(ctx, error);
     }
-    await next();
+    if (type === undefined) return next();
+    return checkBody(ctx, type).then(next, (error: unknown) => {
+      throw refusal(ctx, error);
+    });
   };
 }

@@ -1,4 +1,4 @@
-import type { Middleware } from 'koa';
+import type Koa from 'koa';
 import type { Logger } from '../log.js';
 
 /** True when the public address (ISSUER) is https: cookies are then Secure and host-only ones `__Host-` prefixed. */
@@ -8,21 +8,16 @@ export const isHttpsIssuer = (issuer: string): boolean => new URL(issuer).protoc
  * Every absolute URL koa and oidc-provider derive from the request (ctx.origin, ctx.href, oidc-provider's urlFor:
  * the resume redirect, the error page's "return to the website" link) uses ISSUER's scheme and host, never the
  * `Host` or `X-Forwarded-Host` header a client chose. The scheme also decides ctx.secure, so cookies are Secure
- * whenever the issuer is https, with or without TRUST_PROXY. Run it before anything reads ctx.cookies (koa builds
- * its cookie jar once, with `secure` taken from ctx.secure).
+ * whenever the issuer is https, with or without TRUST_PROXY. Pinned once on the app's request prototype (koa makes
+ * each request's `ctx.request` from it), so no request can see another value and none pays for setting it.
  */
-export function pinOriginToIssuer(issuer: string): Middleware {
+export function pinOriginToIssuer(app: Koa, issuer: string): void {
   const { protocol, host, hostname } = new URL(issuer);
-  const scheme = protocol.slice(0, -1);
-  const pinned: PropertyDescriptorMap = {
-    protocol: { value: scheme },
+  Object.defineProperties(app.request, {
+    protocol: { value: protocol.slice(0, -1) },
     host: { value: host },
     hostname: { value: hostname },
-  };
-  return (ctx, next) => {
-    Object.defineProperties(ctx.request, pinned);
-    return next();
-  };
+  });
 }
 
 /**

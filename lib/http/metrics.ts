@@ -1,10 +1,10 @@
 import Router from '@koa/router';
-import type { Middleware } from 'koa';
+import type { Context } from 'koa';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
 export interface Metrics {
-  /** Times every request by surface, method and status class. */
-  middleware: Middleware;
+  /** Records one request's duration by surface, method and status class (lib/http/envelope.ts calls it once it is answered). */
+  observe(ctx: Context, seconds: number): void;
   /** GET /metrics in the Prometheus text format. */
   routes: Router;
 }
@@ -28,15 +28,10 @@ export function createMetrics(): Metrics {
   });
   return {
     routes,
-    middleware: async (ctx, next) => {
-      const end = duration.startTimer();
-      try {
-        await next();
-      } finally {
-        // The surface that claimed the request (lib/surfaces.ts): a bounded label set, never raw paths.
-        const surface = (ctx.state as { surface?: { name: string } }).surface?.name ?? 'none';
-        end({ surface, method: ctx.method, status: `${Math.floor(ctx.status / 100)}xx` });
-      }
+    observe(ctx, seconds) {
+      // The surface that claimed the request (lib/surfaces.ts): a bounded label set, never raw paths.
+      const surface = (ctx.state as { surface?: { name: string } }).surface?.name ?? 'none';
+      duration.observe({ surface, method: ctx.method, status: `${Math.floor(ctx.status / 100)}xx` }, seconds);
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 
 export type CspDirectives = Record<string, string[]>;
 
@@ -27,16 +27,26 @@ export function cspOf(ctx: Context): CspDirectives {
 const serialize = (csp: CspDirectives): string =>
   Object.entries(csp).map(([name, values]) => `${name} ${values.join(' ')}`).join('; ');
 
-/** Headers on every response; the CSP on every HTML response that does not set its own. */
-export function securityHeaders(options: { https: boolean }): Middleware {
-  return async (ctx, next) => {
-    await next();
+/** The header of every HTML page that did not widen its policy: written once, not per response. */
+const DEFAULT_CSP = serialize(defaultCsp());
+
+/** `ctx.response.is('html')` without a media-type parser per response: the type before any parameter, any case. */
+const isHtml = (ctx: Context): boolean => ctx.response.type.trim().toLowerCase() === 'text/html';
+
+/**
+ * Sets the headers every response carries, once it is answered (lib/http/envelope.ts), and the CSP on every HTML
+ * response that does not set its own. The values are fixed at start-up; only a page that widened its CSP (cspOf)
+ * has its policy written for it.
+ */
+export function securityHeaders(options: { https: boolean }): (ctx: Context) => void {
+  return (ctx) => {
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Referrer-Policy', 'no-referrer');
     if (!ctx.response.get('X-Frame-Options')) ctx.set('X-Frame-Options', 'DENY');
     if (options.https) ctx.set('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
-    if (ctx.response.is('html') && !ctx.response.get('Content-Security-Policy')) {
-      ctx.set('Content-Security-Policy', serialize(cspOf(ctx)));
+    if (isHtml(ctx) && !ctx.response.get('Content-Security-Policy')) {
+      const { csp } = ctx.state as { csp?: CspDirectives };
+      ctx.set('Content-Security-Policy', csp ? serialize(csp) : DEFAULT_CSP);
     }
   };
 }

@@ -53,29 +53,38 @@ const KIND_OF_STATUS: Record<number, VisitorErrorKind> = { 400: 'bad_request', 4
 /**
  * Every error on a visitor's page becomes an HTML page in the visitor's language (never JSON, never a stack): ours, a
  * failed CSRF check (403), a rate limit (429, keeping Retry-After), a body the parser refused, or an unexpected failure.
+ * Returns the function answering one caught error, for a handler that already catches (lib/http/envelope.ts).
  */
+export function visitorErrorPage(log: Logger): (ctx: Context, error: unknown) => void {
+  return (ctx, error) => {
+    let kind: VisitorErrorKind;
+    let status: number;
+    let options: VisitorError['options'] = {};
+    if (error instanceof VisitorError) {
+      ({ kind, status, options } = error);
+      if (options.developer) logDeveloperError(log, options.developer);
+    } else {
+      const described = describeError(error);
+      status = described.status;
+      kind = KIND_OF_STATUS[status] ?? (status >= 500 ? 'server' : 'bad_request');
+      ctx.set(described.headers);
+      if (status >= 500) log.error('request failed', { path: ctx.path, error: (error as Error).stack ?? String(error) });
+    }
+    const retryAfter = ctx.response.get('Retry-After');
+    // During an outage the same address works again once the database is back: offer it (a GET only, never a form post).
+    const retryUrl = kind === 'outage' && ctx.method === 'GET' ? ctx.originalUrl : undefined;
+    render(ctx, VISITOR_ERROR_PAGE, visitorLanguage(ctx), { kind, retryAfter, retryUrl, ...options }, status);
+  };
+}
+
+/** The visitor's error page as a middleware, for a router that answers its own errors before the envelope would. */
 export function visitorErrors(log: Logger): Middleware {
+  const answer = visitorErrorPage(log);
   return async (ctx, next) => {
     try {
       await next();
     } catch (error) {
-      let kind: VisitorErrorKind;
-      let status: number;
-      let options: VisitorError['options'] = {};
-      if (error instanceof VisitorError) {
-        ({ kind, status, options } = error);
-        if (options.developer) logDeveloperError(log, options.developer);
-      } else {
-        const described = describeError(error);
-        status = described.status;
-        kind = KIND_OF_STATUS[status] ?? (status >= 500 ? 'server' : 'bad_request');
-        ctx.set(described.headers);
-        if (status >= 500) log.error('request failed', { path: ctx.path, error: (error as Error).stack ?? String(error) });
-      }
-      const retryAfter = ctx.response.get('Retry-After');
-      // During an outage the same address works again once the database is back: offer it (a GET only, never a form post).
-      const retryUrl = kind === 'outage' && ctx.method === 'GET' ? ctx.originalUrl : undefined;
-      render(ctx, VISITOR_ERROR_PAGE, visitorLanguage(ctx), { kind, retryAfter, retryUrl, ...options }, status);
+      answer(ctx, error);
     }
   };
 }

@@ -1,4 +1,5 @@
-import Provider, { type Configuration } from 'oidc-provider';
+import type { Next } from 'koa';
+import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import { knexAdapter } from '../../adapters/knex.js';
 import { checkerClientMetadata, isCheckerClientId } from '../checker/client.js';
 import type { Runtime } from '../runtime.js';
@@ -88,14 +89,28 @@ function configuration(runtime: Runtime): Configuration {
 }
 
 /**
+ * How we reshape the provider's answers, by the one path each answers (each also checks the route once answered).
+ * The provider's router folds case and the method guard drops a trailing slash, so the lower-cased path finds it.
+ */
+type AnswerShape = (ctx: KoaContextWithOIDC, next: Next) => Promise<void>;
+const ANSWER_SHAPES = new Map<string, AnswerShape>([
+  [OAUTH2_PATHS.token.toLowerCase(), tokenResponse],
+  [OAUTH2_PATHS.introspection.toLowerCase(), introspectionResponse],
+  [OAUTH2_PATHS.metadata.toLowerCase(), authorizationServerMetadata],
+]);
+
+/**
  * The oidc-provider instance: authorization-code grant only, clients from our tables, every artifact in
- * oidc_payloads. Its own middlewares (token response, metadata) are registered here, before anything mounts it.
+ * oidc_payloads. Its own middleware (token response, introspection, metadata) is registered here, before anything
+ * mounts it: one layer, which hands a request to the reshaping of its path only, so the authorization, the resume
+ * and the other routes do not wait on three that never apply to them.
  */
 export function createProvider(runtime: Runtime): Provider {
   const provider = new Provider(runtime.config.issuer, configuration(runtime));
-  provider.use(tokenResponse);
-  provider.use(introspectionResponse);
-  provider.use(authorizationServerMetadata);
+  provider.use((ctx: KoaContextWithOIDC, next: Next) => {
+    const shape = ANSWER_SHAPES.get(ctx.path.toLowerCase());
+    return shape ? shape(ctx, next) : next();
+  });
   watchProviderFailures(provider, runtime.log);
   return provider;
 }

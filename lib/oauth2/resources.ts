@@ -1,10 +1,9 @@
-import Router from '@koa/router';
+import type { Context } from 'koa';
 import { epochSeconds } from '../clock.js';
 import { HttpError } from '../http/errors.js';
 import type { Runtime } from '../runtime.js';
 import { findBearerVerification, verificationResult } from '../verification/verifications.js';
 import { storedKey } from '../../adapters/knex.js';
-import { OAUTH2_PATHS } from './protocol.js';
 import { resourcesJwtAnswer } from './resources-jwt.js';
 import { VERIFICATION_CLAIM } from './token-claims.js';
 
@@ -19,14 +18,14 @@ function bearerError(realm: string, status: 400 | 401, error: 'invalid_request' 
 /**
  * GET /v1/oauth2/resources (spec 2.3): the verification behind a bearer token, in one statement that also refuses a
  * revoked grant, a disabled configuration and a lapsed credential (findBearerVerification). No clock tolerance: an
- * expired token is refused.
+ * expired token is refused. The back channel (lib/oauth2/surface.ts) calls it for GET and HEAD on its path, without a
+ * router of its own: the surface has already matched the path and the method.
  */
-export function resourcesRoutes(runtime: Runtime): Router {
-  const router = new Router();
+export function resourcesEndpoint(runtime: Runtime): (ctx: Context) => Promise<void> {
   const realm = runtime.config.issuer;
   const answeredAsJwt = resourcesJwtAnswer(runtime);
 
-  router.get(OAUTH2_PATHS.resources, async (ctx) => {
+  return async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.set('Pragma', 'no-cache');
     const header = ctx.get('Authorization');
@@ -48,6 +47,5 @@ export function resourcesRoutes(runtime: Runtime): Router {
     }
     if (await answeredAsJwt(ctx, verification, clientId)) return;
     ctx.body = { resources: verificationResult(verification, now) };
-  });
-  return router;
+  };
 }

@@ -1,0 +1,47 @@
+import type { Middleware } from 'koa';
+import type { Logger } from '../log.js';
+import type { Metrics } from './metrics.js';
+import { requestIdOf, withRequestId } from './request-id.js';
+import { securityHeaders } from './security-headers.js';
+import { VisitorError, visitorErrorPage } from './visitor-errors.js';
+
+export interface EnvelopeOptions {
+  log: Logger;
+  metrics: Metrics;
+  /** the proxy's X-Request-Id is kept only when it is trusted */
+  trustProxy: boolean;
+  /** the issuer is https: Strict-Transport-Security on every answer */
+  https: boolean;
+}
+
+/**
+ * The outermost middleware, one layer for what every request needs around its surface: an id (answered in
+ * X-Request-Id, carried by every log line written while serving it), the visitor's error page for any error of a
+ * browser surface and any path nobody served (the JSON surfaces answer their own errors, lib/surfaces.ts), the
+ * security headers once answered, the latency metric by claiming surface, and a log line for every 5xx whichever
+ * surface produced it. One async frame instead of one per concern: each costs a promise on every request.
+ */
+export function requestEnvelope({ log, metrics, trustProxy, https }: EnvelopeOptions): Middleware {
+  const answerError = visitorErrorPage(log);
+  const setSecurityHeaders = securityHeaders({ https });
+  return (ctx, next) => {
+    const requestId = requestIdOf(ctx, trustProxy);
+    ctx.set('X-Request-Id', requestId);
+    return withRequestId(requestId, async () => {
+      const started = performance.now();
+      try {
+        try {
+          await next();
+          if (ctx.status === 404 && ctx.body === undefined) throw new VisitorError('not_found', 404);
+        } catch (error) {
+          answerError(ctx, error);
+        }
+        setSecurityHeaders(ctx);
+      } finally {
+        metrics.observe(ctx, (performance.now() - started) / 1000);
+        const status = ctx.status;
+        if (status >= 500) log.error('request answered with a server error', { status, method: ctx.method, path: ctx.path });
+      }
+    });
+  };
+}
