@@ -111,9 +111,11 @@ interface ClaimedSurface {
   errors: ErrorShape;
 }
 
-export interface ClaimedState {
-  /** the surface serving this request (metrics label, error shape) */
-  surface?: ClaimedSurface;
+declare module 'koa' {
+  interface DefaultState {
+    /** the surface serving this request (metrics label, error shape) */
+    surface?: ClaimedSurface;
+  }
 }
 
 /** A surface ready to serve: its claim, what it records on the request, and its whole chain. */
@@ -150,7 +152,7 @@ export async function mountSurfaces(deps: SurfaceDeps): Promise<Middleware> {
     let index = 0;
     while (!mounted[index]!.claims(path, ctx)) index += 1;
     const surface = mounted[index]!;
-    (ctx.state as ClaimedState).surface = surface.claimed;
+    ctx.state.surface = surface.claimed;
     return surface.serve(ctx, next);
   };
 }

@@ -7,9 +7,11 @@ import { hostOnlyCookieName } from './issuer-origin.js';
 
 const cookieName = (ctx: Context): string => hostOnlyCookieName(ctx.secure, 'ap_csrf');
 
-interface CsrfState {
-  /** what this request's forms act on: `interaction:<uid>`, `platform-session:<id>`; none before a session exists */
-  csrfBinding?: string;
+declare module 'koa' {
+  interface DefaultState {
+    /** what this request's forms act on: `interaction:<uid>`, `platform-session:<id>`; none before a session exists */
+    csrfBinding?: string;
+  }
 }
 
 /**
@@ -18,7 +20,7 @@ interface CsrfState {
  * cookie"): another browser's cookie and token, even planted here, are refused in this interaction or session.
  */
 export function bindCsrf(ctx: Context, binding: string): void {
-  (ctx.state as CsrfState).csrfBinding = binding;
+  ctx.state.csrfBinding = binding;
 }
 
 /**
@@ -37,7 +39,7 @@ function serverKeys(ctx: Context): string[] {
 }
 
 const tokenOf = (ctx: Context, key: string, secret: string): string =>
-  createHmac('sha256', key).update(`${(ctx.state as CsrfState).csrfBinding ?? ''}\0${secret}`).digest('base64url');
+  createHmac('sha256', key).update(`${ctx.state.csrfBinding ?? ''}\0${secret}`).digest('base64url');
 
 /** The form token for this browser and this request's binding (a signed, HttpOnly cookie holds the browser's secret). */
 export function csrfToken(ctx: Context): string {

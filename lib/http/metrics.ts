@@ -30,7 +30,7 @@ export function createMetrics(): Metrics {
     routes,
     observe(ctx, seconds) {
       // The surface that claimed the request (lib/surfaces.ts): a bounded label set, never raw paths.
-      const surface = (ctx.state as { surface?: { name: string } }).surface?.name ?? 'none';
+      const surface = ctx.state.surface?.name ?? 'none';
       duration.observe({ surface, method: ctx.method, status: `${Math.floor(ctx.status / 100)}xx` }, seconds);
     },
   };

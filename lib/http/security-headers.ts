@@ -2,6 +2,13 @@ import type { Context } from 'koa';
 
 export type CspDirectives = Record<string, string[]>;
 
+declare module 'koa' {
+  interface DefaultState {
+    /** this response's CSP when a page widened it (cspOf); else the default, built once */
+    csp?: CspDirectives;
+  }
+}
+
 /** The strict default for our HTML: only our own scripts, styles and images; no framing; forms post to us. */
 export function defaultCsp(): CspDirectives {
   return {
@@ -19,9 +26,8 @@ export function defaultCsp(): CspDirectives {
 
 /** A page widens its own CSP here (e.g. form-action to the client's redirect origin) before it renders. */
 export function cspOf(ctx: Context): CspDirectives {
-  const state = ctx.state as { csp?: CspDirectives };
-  state.csp ??= defaultCsp();
-  return state.csp;
+  ctx.state.csp ??= defaultCsp();
+  return ctx.state.csp;
 }
 
 const serialize = (csp: CspDirectives): string =>
@@ -45,7 +51,7 @@ export function securityHeaders(options: { https: boolean }): (ctx: Context) => 
     if (!ctx.response.get('X-Frame-Options')) ctx.set('X-Frame-Options', 'DENY');
     if (options.https) ctx.set('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
     if (isHtml(ctx) && !ctx.response.get('Content-Security-Policy')) {
-      const { csp } = ctx.state as { csp?: CspDirectives };
+      const { csp } = ctx.state;
       ctx.set('Content-Security-Policy', csp ? serialize(csp) : DEFAULT_CSP);
     }
   };

@@ -5,5 +5,5 @@ export type ErrorShape = 'external' | 'oauth' | 'visitor';
 
 /** The shape of the surface that claimed the request (lib/surfaces.ts); before any did, the visitor's page. */
 export function errorShapeOf(ctx: Context): ErrorShape {
-  return (ctx.state as { surface?: { errors: ErrorShape } }).surface?.errors ?? 'visitor';
+  return ctx.state.surface?.errors ?? 'visitor';
 }

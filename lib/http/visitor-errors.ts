@@ -40,13 +40,20 @@ export class VisitorError extends Error {
   }
 }
 
+declare module 'koa' {
+  interface DefaultState {
+    /** the language a visitor's error page is written in, once the page that failed knew it */
+    visitorLanguage?: Language;
+  }
+}
+
 /** Remembers the negotiated page language so an error page later in the request speaks it too. */
 export function setVisitorLanguage(ctx: Context, language: Language): void {
-  (ctx.state as { visitorLanguage?: Language }).visitorLanguage = language;
+  ctx.state.visitorLanguage = language;
 }
 
 const visitorLanguage = (ctx: Context): Language =>
-  (ctx.state as { visitorLanguage?: Language }).visitorLanguage ?? browserLanguage(ctx);
+  ctx.state.visitorLanguage ?? browserLanguage(ctx);
 
 const KIND_OF_STATUS: Record<number, VisitorErrorKind> = { 400: 'bad_request', 403: 'form_expired', 404: 'not_found', 413: 'bad_request', 415: 'bad_request', 429: 'too_many', 503: 'outage' };
 
