@@ -263,17 +263,21 @@ export function knexAdapter(options: KnexAdapterOptions): AdapterConstructor {
       if (this.type === 'Client') return findClient(id);
       const known = preread.getStore();
       if (known && known.type === this.type && known.id === id && !this.hashed) return toPayload(known.row);
-      const request = requestOn('token');
-      if (request && this.type === 'AuthorizationCode') {
-        const code = await findCodeWithGrant(request, this.key(id));
-        return code && { ...code, jti: id };
+      // The token exchange and the resume read their rows with companions, in one statement each.
+      const request = Provider.ctx;
+      const route = request?.oidc?.route;
+      if (request && route === 'token') {
+        if (this.type === 'AuthorizationCode') {
+          const code = await findCodeWithGrant(request, this.key(id));
+          return code && { ...code, jti: id };
+        }
+        const withCode = this.type === 'Grant' ? readWithCode.get(request) : undefined;
+        if (withCode?.grantId === id) return withCode.grant;
+      } else if (request && route === 'resume') {
+        if (this.type === 'Interaction') return takeAtResume(request, id);
+        const taken = this.type === 'Grant' ? takenAtResume.get(request) : undefined;
+        if (taken?.grantId === id) return taken.grant;
       }
-      const withCode = request && this.type === 'Grant' ? readWithCode.get(request) : undefined;
-      if (withCode?.grantId === id) return withCode.grant;
-      const resume = requestOn('resume');
-      if (resume && this.type === 'Interaction') return takeAtResume(resume, id);
-      const taken = resume && this.type === 'Grant' ? takenAtResume.get(resume) : undefined;
-      if (taken?.grantId === id) return taken.grant;
       const [row] = await runPrepared<Row>(db, STATEMENTS.find, [this.type, this.key(id), clock.now()]);
       const payload = toPayload(row);
       return payload && this.hashed ? { ...payload, jti: id } : payload;

@@ -3,7 +3,8 @@ import type { Context, Middleware } from 'koa';
 import type { Branding } from './settings.js';
 
 /** Where the pages find the operator's logo and colour: served from our own origin, so the strict CSP holds. */
-export const BRAND_PATHS = { prefix: '/brand/', theme: '/brand/theme.css', logoPrefix: '/brand/logo.' } as const;
+const BRAND_PREFIX = '/brand/';
+export const BRAND_PATHS = { prefix: BRAND_PREFIX, theme: `${BRAND_PREFIX}theme.css`, logoPrefix: `${BRAND_PREFIX}logo.` } as const;
 const DEFAULT_LOGO = '/static/logo-on-light.svg';
 
 /** What the templates get as `brand`: the name, links and where the logo is. */

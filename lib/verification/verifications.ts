@@ -73,39 +73,32 @@ export const verificationFromRow = (row: VerificationRow): Verification => ({
 /** Public uids are opaque; sandbox ones start with `test_` (ARCHITECTURE §6.1). */
 const newUid = (environment: Environment): string => randomToken(16, environment === 'TEST' ? 'test_' : 'vrf_');
 
-/** A verification about to be recorded, its uid chosen now: written alone, or with the grant that carries it (outcome.ts). */
-export interface PendingVerification {
-  uid: string;
-  /** its insert, linked to `grantId` when given, returning the row */
-  insert(grantId?: string): Knex.QueryBuilder;
-}
-
-export function prepareVerification(db: Database, input: NewVerification): PendingVerification {
-  const uid = newUid(input.environment);
-  return {
-    uid,
-    insert: (grantId) => db('verifications')
-      .insert({
-        uid,
-        website_id: input.websiteId,
-        environment: input.environment,
-        method: input.method,
-        assurance_level: input.assuranceLevel,
-        age_threshold: input.ageThreshold,
-        country: input.country,
-        country_subdivision: input.countrySubdivision,
-        verified: input.verified,
-        reused: input.reused,
-        verified_at: input.verifiedAt,
-        expires_at: addSeconds(input.verifiedAt, input.ttlSeconds),
-        grant_id: grantId ?? null,
-      })
-      .returning('*'),
-  };
+/**
+ * A new verification's insert, returning its row: run alone (createVerification), or inside the statement that
+ * writes the grant carrying it, linked to `grantId` (outcome.ts handOverNew).
+ */
+export function verificationInsert(db: Database, input: NewVerification, grantId: string | null = null): Knex.QueryBuilder {
+  return db('verifications')
+    .insert({
+      uid: newUid(input.environment),
+      website_id: input.websiteId,
+      environment: input.environment,
+      method: input.method,
+      assurance_level: input.assuranceLevel,
+      age_threshold: input.ageThreshold,
+      country: input.country,
+      country_subdivision: input.countrySubdivision,
+      verified: input.verified,
+      reused: input.reused,
+      verified_at: input.verifiedAt,
+      expires_at: addSeconds(input.verifiedAt, input.ttlSeconds),
+      grant_id: grantId,
+    })
+    .returning('*');
 }
 
 export async function createVerification(db: Database, input: NewVerification): Promise<Verification> {
-  const [row] = (await prepareVerification(db, input).insert()) as VerificationRow[];
+  const [row] = (await verificationInsert(db, input)) as VerificationRow[];
   return verificationFromRow(row!);
 }
 

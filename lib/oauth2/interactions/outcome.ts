@@ -2,7 +2,7 @@ import type { InteractionResults } from 'oidc-provider';
 import type { Location } from '../../geo/location.js';
 import type { AssuranceLevel } from '../../verification/challenge.js';
 import { accountSubject, proofOf, saveProof } from '../../verification/proofs.js';
-import { createVerification, prepareVerification, type NewVerification } from '../../verification/verifications.js';
+import { createVerification, verificationInsert, type NewVerification } from '../../verification/verifications.js';
 import { endInteractionTogether, type InteractionEnding } from '../../../adapters/knex.js';
 import { issueGrant } from '../grants.js';
 import { browserVisitor, browserVisitorForNewProof } from './browser-visitor.js';
@@ -89,8 +89,9 @@ export const handOver = (visit: Visit, verificationUid: string): Promise<void> =
  * (a sandbox shortcut, a reused proof): nothing to show the visitor in between.
  */
 export async function handOverNew(visit: Visit, evidence: Evidence & { reused: boolean }): Promise<void> {
-  const pending = prepareVerification(visit.services.runtime.db, await describeVerification(visit, evidence));
-  await grantAndReturn(visit, { insert: (grantId) => pending.insert(grantId) });
+  const { db } = visit.services.runtime;
+  const verification = await describeVerification(visit, evidence);
+  await grantAndReturn(visit, { insert: (grantId) => verificationInsert(db, verification, grantId) });
 }
 
 async function grantAndReturn(visit: Visit, verification: NonNullable<InteractionEnding['verification']>): Promise<void> {
