@@ -1,0 +1,63 @@
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
+import { expect } from 'chai';
+import { endInteractionTogether } from '../../adapters/knex.js';
+import { issueGrant } from '../../lib/oauth2/grants.js';
+import { Browser, locationOf } from '../helpers/browser.js';
+import { authorizationQuery, authorize, completeInteraction, interactionUid, useOAuth2App } from './helpers/oauth2.js';
+
+/**
+ * How an interaction ends and resumes (adapters/knex.ts): the grant, its verification's link and the result are
+ * written by one statement, all or none of them; the resume takes the interaction, so it resumes once.
+ */
+describe('oauth2: the end and the resume of an interaction', () => {
+  const harness = useOAuth2App();
+
+  it('writes neither the grant nor the result when the verification is already linked to another grant', async () => {
+    const client = await harness.client();
+    const { db } = harness.app.provider.runtime;
+    await authorize(harness.app, client);
+    const linked = await db('verifications').where({ website_id: client.websiteId }).whereNotNull('grant_id').first<{ uid: string }>();
+    const browser = new Browser(harness.app.url);
+    const uid = interactionUid(await browser.request(`/v1/oauth2/checker?${authorizationQuery(client)}`));
+    const grantsBefore = await db('oidc_payloads').where({ type: 'Grant' }).count<{ count: number }[]>({ count: '*' });
+
+    const req = new IncomingMessage(new Socket());
+    req.url = `/v1/oauth2/interaction/${uid}`;
+    req.headers = { cookie: browser.cookies.header(new URL(req.url, harness.app.url)), host: new URL(harness.app.url).host };
+    const { provider } = harness.app.provider;
+    const failure = await endInteractionTogether({ verification: { link: linked!.uid } }, async () => {
+      const grantId = await issueGrant(provider, { accountId: 'visitor_replay', clientId: client.clientId });
+      return provider.interactionResult(req, new ServerResponse(req), { login: { accountId: 'visitor_replay' }, consent: { grantId } }, { mergeWithLastSubmission: false });
+    }).then(() => undefined, (error: unknown) => error);
+
+    expect(String(failure)).to.match(/missing or already linked/);
+    const grantsAfter = await db('oidc_payloads').where({ type: 'Grant' }).count<{ count: number }[]>({ count: '*' });
+    expect(grantsAfter[0]!.count, 'grants').to.equal(grantsBefore[0]!.count);
+    const interaction = await db('oidc_payloads').where({ type: 'Interaction', id: uid }).first<{ payload: { result?: unknown } }>();
+    expect(interaction?.payload.result, 'the interaction has no result').to.equal(undefined);
+  });
+
+  it('resumes an interaction once: of 10 simultaneous resumes exactly one reaches the website with a code', async () => {
+    const client = await harness.client();
+    const browser = new Browser(harness.app.url);
+    const uid = interactionUid(await browser.request(`/v1/oauth2/checker?${authorizationQuery(client)}`));
+    const returnTo = await completeInteraction(harness.app, browser, uid, client);
+
+    // Every resume waits after its read of the interaction: a read that did not take it would let all ten through.
+    const { adapter } = harness.app.provider.provider.Interaction;
+    const find = adapter.find.bind(adapter);
+    adapter.find = async (id) => {
+      const found = await find(id);
+      await delay(200);
+      return found;
+    };
+    const answers = await Promise.all(Array.from({ length: 10 }, () => browser.request(returnTo))).finally(() => {
+      adapter.find = find;
+    });
+    const codes = answers.filter((answer) => answer.status === 303 && locationOf(answer).searchParams.has('code'));
+    expect(codes, answers.map((answer) => answer.status).join(' ')).to.have.length(1);
+    expect(locationOf(codes[0]!).href.startsWith(client.redirectUri)).to.equal(true);
+  });
+});
