@@ -5,7 +5,7 @@
  * Why (docs/performance.md "Start-up and memory"): with V8's defaults a server whose live heap is about 40 MB peaked
  * at 185-210 MB RSS under `npm run bench:compare` on PostgreSQL. Two defaults made most of it:
  * - the young generation grows to two 16 MB semi-spaces and keeps them (loading the CLI's modules alone grows it
- *   there): capped at two 8 MB ones;
+ *   there; Node 24 grows it to 128 MB): capped at two 8 MB ones;
  * - after a full collection the old generation may grow to 4x its live size before the next one (113 MB of heap for
  *   38 MB live, measured): 1.5x here.
  * Measured together: peak RSS under load 189 → 134 MB (median of three), 128 → 107 MB once ready (with PGlite and
