@@ -142,7 +142,6 @@ interface EndingScope {
   /** the Grant saved in the scope, written with the interaction */
   grant?: PayloadRow;
 }
-const ending = new AsyncLocalStorage<EndingScope>();
 
 /**
  * Runs `work` (a Grant's save, then the Interaction's save with its result) so that one statement writes the
@@ -151,7 +150,7 @@ const ending = new AsyncLocalStorage<EndingScope>();
  */
 export async function endInteractionTogether<T>(spec: InteractionEnding, work: () => Promise<T>): Promise<T> {
   const scope: EndingScope = { spec };
-  const result = await ending.run(scope, work);
+  const result = await adapterScope.run({ ending: scope }, work);
   if (scope.grant) throw new Error('a grant was saved but not the interaction it ends');
   return result;
 }
@@ -171,14 +170,20 @@ interface PrereadRow {
   id: string;
   row: { payload: AdapterPayload; consumed_at: Date | string | null } | undefined;
 }
-const preread = new AsyncLocalStorage<PrereadRow>();
+
+/**
+ * What the adapter is told by the code around a save or a find: one store for both, since every AsyncLocalStorage
+ * in the process adds work to every promise (docs/performance.md).
+ */
+type AdapterScope = { ending: EndingScope; preread?: never } | { preread: PrereadRow; ending?: never };
+const adapterScope = new AsyncLocalStorage<AdapterScope>();
 
 /**
  * Runs `find` (e.g. provider.interactionDetails) so that the `type` row with `id` comes from `row` instead of a
  * statement: the interaction pages read the interaction, its progress and its verification in one.
  */
 export function withPrereadRow<T>(known: PrereadRow, find: () => Promise<T>): Promise<T> {
-  return preread.run(known, find);
+  return adapterScope.run({ preread: known }, find);
 }
 
 /** The request oidc-provider is serving on `route`, when there is one. */
@@ -250,7 +255,7 @@ export function knexAdapter(options: KnexAdapterOptions): AdapterConstructor {
         pendingRedemptions.delete(request);
         return insertRedeeming(row, code);
       }
-      const scope = ending.getStore();
+      const scope = adapterScope.getStore()?.ending;
       if (scope && this.type === 'Grant' && scope.spec.verification) {
         scope.grant = row; // written with the interaction
         return;
@@ -261,7 +266,7 @@ export function knexAdapter(options: KnexAdapterOptions): AdapterConstructor {
 
     async find(id: string): Promise<AdapterPayload | undefined> {
       if (this.type === 'Client') return findClient(id);
-      const known = preread.getStore();
+      const known = adapterScope.getStore()?.preread;
       if (known && known.type === this.type && known.id === id && !this.hashed) return toPayload(known.row);
       // The token exchange and the resume read their rows with companions, in one statement each.
       const request = Provider.ctx;

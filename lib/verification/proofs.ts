@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { addSeconds, type Clock } from '../clock.js';
 import type { Database } from '../store/database.js';
 import type { AssuranceLevel, Environment } from './challenge.js';
@@ -19,8 +20,10 @@ export interface AgeProof {
 
 export const accountSubject = (accountId: number): string => `acct:${accountId}`;
 
-/** What a verification proves, for `subject` to reuse during `reusableSeconds` after it was made. */
-export const proofOf = (verification: Verification, subject: string, reusableSeconds: number): AgeProof => ({
+/** What a verification (recorded, or about to be) proves, for `subject` to reuse during `reusableSeconds` after it was made. */
+export const proofOf = (
+  verification: Pick<Verification, 'method' | 'assuranceLevel' | 'ageThreshold' | 'environment' | 'verifiedAt'>, subject: string, reusableSeconds: number,
+): AgeProof => ({
   subject,
   method: verification.method,
   assuranceLevel: verification.assuranceLevel,
@@ -41,7 +44,12 @@ interface Row {
 }
 
 export async function saveProof(db: Database, proof: AgeProof): Promise<void> {
-  await db('age_proofs').insert({
+  await proofInsert(db, proof);
+}
+
+/** A proof's insert: run alone (saveProof), or inside the statement that records its verification. */
+export function proofInsert(db: Database, proof: AgeProof): Knex.QueryBuilder {
+  return db('age_proofs').insert({
     subject: proof.subject,
     method: proof.method,
     assurance_level: proof.assuranceLevel,

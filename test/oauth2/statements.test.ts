@@ -72,11 +72,11 @@ describe('oauth2: SQL statements per flow', () => {
     expect(sum(counts), JSON.stringify(counts)).to.equal(9);
   });
 
-  it('a TEST flow through the pages (prompt, choice, sandbox, result, continue): 19', async () => {
+  it('a TEST flow through the pages (prompt, choice, sandbox, result, continue): 17', async () => {
     await pagesFlow();
     const counts = await pagesFlow();
     expect(counts.resources, 'Resources').to.deep.equal([1]);
     expect(counts.token, 'token').to.deep.equal([2]);
-    expect(sum(counts), JSON.stringify(counts)).to.equal(19);
+    expect(sum(counts), JSON.stringify(counts)).to.equal(17);
   });
 });

@@ -1,12 +1,12 @@
 import type { InteractionResults } from 'oidc-provider';
 import type { Location } from '../../geo/location.js';
 import type { AssuranceLevel } from '../../verification/challenge.js';
-import { accountSubject, proofOf, saveProof } from '../../verification/proofs.js';
+import { accountSubject, proofInsert, proofOf, saveProof } from '../../verification/proofs.js';
 import { createVerification, verificationInsert, type NewVerification } from '../../verification/verifications.js';
 import { endInteractionTogether, type InteractionEnding } from '../../../adapters/knex.js';
 import { issueGrant } from '../grants.js';
 import { browserVisitor, browserVisitorForNewProof } from './browser-visitor.js';
-import { progressDeletion, updateProgress } from './progress.js';
+import { progressDeletion, recordPassedChallenge } from './progress.js';
 import { VisitorError } from '../../http/visitor-errors.js';
 import { seeOther } from '../../http/see-other.js';
 import type { Visit } from './visit.js';
@@ -53,16 +53,17 @@ async function describeVerification(visit: Visit, evidence: Evidence & { reused:
 export async function completeChallenge(visit: Visit, evidence: Evidence): Promise<void> {
   const { services, ctx } = visit;
   const { runtime } = services;
-  // Recorded now, not yet linked to a grant: the proofs below refer to it, and the visitor may still save it.
-  const verification = await createVerification(runtime.db, await describeVerification(visit, { ...evidence, reused: false }));
+  const described = await describeVerification(visit, { ...evidence, reused: false });
   const { proofReuseTtl } = runtime.config;
-  await saveProof(runtime.db, proofOf(verification, browserVisitorForNewProof(ctx), Math.min(proofReuseTtl, BROWSER_PROOF_MAX_SECONDS)));
+  const browserProof = proofOf(described, browserVisitorForNewProof(ctx), Math.min(proofReuseTtl, BROWSER_PROOF_MAX_SECONDS));
   if (visit.progress.accountId !== null) {
+    const verification = await createVerification(runtime.db, described);
+    await saveProof(runtime.db, browserProof);
     await saveProof(runtime.db, proofOf(verification, accountSubject(visit.progress.accountId), proofReuseTtl));
     return handOver(visit, verification.uid);
   }
-  // The challenge is over: its state goes with the same statement.
-  await updateProgress(runtime.db, visit.uid, visit.expiresAt, { verification_uid: verification.uid, challenge: null, challenge_state_sealed: null });
+  // Recorded now, not yet linked to a grant: the visitor may still save it. The challenge's state goes with it.
+  await recordPassedChallenge(runtime.db, visit.uid, visit.expiresAt, verificationInsert(runtime.db, described), [proofInsert(runtime.db, browserProof)]);
   seeOther(ctx, visit.paths.result);
 }
 
