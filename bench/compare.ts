@@ -20,6 +20,8 @@ import { exchange, obtainCode, peakRssMb, phase, readResources, VANILLA_CLIENT, 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const FLOWS = Number(process.env.BENCH_FLOWS ?? 300);
 const RUNS = Number(process.env.BENCH_RUNS ?? 1);
+/** whole flows (and a third as many through the pages) run before the measured phases */
+const WARM_UP = Number(process.env.BENCH_WARMUP ?? 600);
 /**
  * Codes minted ahead of the token phase: vanilla's memory adapter is an LRU of 1000 entries, and each authorization
  * stores four (interaction, session, grant, code), so more would evict the first codes before their exchange.
@@ -129,7 +131,10 @@ type Results = Record<PhaseName, PhaseResult> & { peakRssMb: number };
 
 /** The four phases against one target; vanilla's "pages" is its five-request flow (it has no pages). */
 async function measure(target: Target, isAgeProvider: boolean): Promise<Results> {
-  for (let warmUp = 0; warmUp < 20; warmUp += 1) await wholeFlow(target);
+  // V8 keeps optimising well past the first requests: vanilla's flows/s doubled over its first 1200 flows (measured),
+  // so each server is warmed with the flows of both kinds before anything is measured.
+  await phase(target, WARM_UP, CONCURRENCY, () => wholeFlow(target));
+  await phase(target, Math.ceil(WARM_UP / 3), CONCURRENCY, () => wholeFlow(target, isAgeProvider));
   const flows = await phase(target, FLOWS, CONCURRENCY, () => wholeFlow(target));
   const minted = await Promise.all(Array.from({ length: TOKENS }, () => obtainCode(target)));
   const token = await phase(target, TOKENS, CONCURRENCY, (index) => exchange(target, minted[index]!).then(() => undefined));
