@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { Clock } from '../../clock.js';
 import type { Sealer } from '../../security/sealing.js';
 import type { Database } from '../../store/database.js';
+import { runPrepared, type PreparedStatement } from '../../store/prepared.js';
 import type { StepContext } from '../../verification/challenge.js';
 import { verificationFromRow, type Verification, type VerificationRow } from '../../verification/verifications.js';
 
@@ -56,23 +57,25 @@ export interface InteractionRow {
   consumed_at: Date | string | null;
 }
 
+/** A page's one read, prepared once per connection (every page of every flow runs it). */
+const VISIT_ROWS: PreparedStatement = {
+  name: 'interaction_visit_rows',
+  text: `SELECT interaction.payload, interaction.consumed_at, progress.uid IS NOT NULL AS has_progress, progress.accepted_at,
+               progress.account_id, progress.verification_uid, progress.challenge, progress.challenge_state_sealed,
+               to_jsonb(verification) AS verification
+          FROM oidc_payloads interaction
+          LEFT JOIN interaction_progress progress ON progress.uid = interaction.id AND progress.expires_at > $1
+          LEFT JOIN verifications verification ON verification.uid = progress.verification_uid
+         WHERE interaction.type = 'Interaction' AND interaction.id = $2
+           AND (interaction.expires_at IS NULL OR interaction.expires_at > $1)`,
+};
+
 /**
  * A page's one read: the interaction (oidc-provider's row, handed to its adapter through withPrereadRow), this
  * visit's progress and the verification it recorded. Undefined interaction: unknown or expired.
  */
 export async function readVisitRows(db: Database, clock: Clock, uid: string): Promise<{ interaction: InteractionRow | undefined; progress: Progress }> {
-  const result: { rows: Array<InteractionRow & Partial<Row> & { has_progress: boolean; verification: VerificationRow | null }> } = await db.raw(
-    `SELECT interaction.payload, interaction.consumed_at, progress.uid IS NOT NULL AS has_progress, progress.accepted_at,
-            progress.account_id, progress.verification_uid, progress.challenge, progress.challenge_state_sealed,
-            to_jsonb(verification) AS verification
-       FROM oidc_payloads interaction
-       LEFT JOIN interaction_progress progress ON progress.uid = interaction.id AND progress.expires_at > :now
-       LEFT JOIN verifications verification ON verification.uid = progress.verification_uid
-      WHERE interaction.type = 'Interaction' AND interaction.id = :uid
-        AND (interaction.expires_at IS NULL OR interaction.expires_at > :now)`,
-    { now: clock.now(), uid },
-  );
-  const row = result.rows[0];
+  const [row] = await runPrepared<InteractionRow & Partial<Row> & { has_progress: boolean; verification: VerificationRow | null }>(db, VISIT_ROWS, [clock.now(), uid]);
   if (!row) return { interaction: undefined, progress: NOTHING_YET };
   const interaction = { payload: row.payload, consumed_at: row.consumed_at };
   if (!row.has_progress) return { interaction, progress: NOTHING_YET };
