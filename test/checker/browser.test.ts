@@ -149,6 +149,42 @@ describe('the checker script in a browser (Debian chromium, headless)', function
     await context.close();
   });
 
+  it('takes a result that reaches the page after its window closed as the result, not as the visitor leaving', async () => {
+    const context = await newContext();
+    // The window posts its result and closes; under load the page can see the window closed before the message
+    // arrives. Here every result message is held back 800 ms, past the page's next look at the window (every 500 ms).
+    await context.addInitScript(() => {
+      type Message = { data: { type?: string } | null; origin: string; source: unknown; stopImmediatePropagation(): void };
+      const scope = globalThis as unknown as {
+        addEventListener(type: string, listener: (event: Message) => void, capture: boolean): void;
+        dispatchEvent(event: unknown): void;
+        setTimeout(callback: () => void, ms: number): void;
+        MessageEvent: new (type: string, init: { data: unknown; origin: string; source: unknown }) => unknown;
+      };
+      const late = new WeakSet<object>();
+      scope.addEventListener('message', (event) => {
+        if (event.data?.type !== 'age-provider:result' || late.has(event as object)) return;
+        event.stopImmediatePropagation();
+        scope.setTimeout(() => {
+          const again = new scope.MessageEvent('message', { data: event.data, origin: event.origin, source: event.source });
+          late.add(again as object);
+          scope.dispatchEvent(again);
+        }, 800);
+      }, true);
+    });
+    const { page, problems } = await open(context, `key=${keys.test}`);
+    const button = page.getByRole('dialog').getByRole('button', { name: 'Verify my age with Age Provider' });
+    const [popup] = await Promise.all([page.waitForEvent('popup'), button.click()]);
+    const closed = popup.waitForEvent('close');
+    await passSandbox(popup, 'Night Shop');
+    await closed;
+    expect((await waitForEvent(page, 'success')).detail).to.include({ verified: true, environment: 'TEST' });
+    await page.waitForTimeout(1500);
+    expect((await page.evaluate(() => (globalThis as unknown as { recorded: RecordedEvent[] }).recorded)).map((event) => event.type)).to.deep.equal(['load', 'ready', 'success']);
+    expect(problems).to.deep.equal([]);
+    await context.close();
+  });
+
   it('shows nothing where verification is not required, and says so with ready', async () => {
     const context = await newContext();
     await context.route('**/v1/checker/requirement.js*', (route) => route.continue({ headers: { ...route.request().headers(), 'x-visitor-country': 'FR' } }));

@@ -26,6 +26,8 @@
   var handlers = {};
   var popup = null;
   var popupWatch = 0;
+  /** how long a closed verification window's result may still be on its way */
+  var CLOSED_GRACE_MS = 1000;
   var overlay = null;
   var blurred = [];
 
@@ -200,9 +202,16 @@
     popup = window.open(startUrl(lang), target === 'tab' ? '_blank' : 'age-provider', target === 'tab' ? '' : 'popup,width=520,height=760');
     if (!popup) { fail('popup_blocked', 'the browser blocked the verification window'); return false; }
     stopWatching();
-    // A window closed without a result is the visitor leaving: `close`.
+    // A window closed without a result is the visitor leaving: `close`. The window posts its result just before it
+    // closes, and the two reach this page by different paths (another process, under load): the result gets a
+    // moment to arrive before the closed window counts as leaving.
     popupWatch = setInterval(function () {
-      if (popup && popup.closed) { stopWatching(); popup = null; emit('close', {}); }
+      if (!popup || !popup.closed) return;
+      stopWatching();
+      var closedWindow = popup;
+      setTimeout(function () {
+        if (popup === closedWindow) { popup = null; emit('close', {}); }
+      }, CLOSED_GRACE_MS);
     }, 500);
     return true;
   }
