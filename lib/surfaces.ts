@@ -149,9 +149,7 @@ export async function mountSurfaces(deps: SurfaceDeps): Promise<Middleware> {
     let path = ctx.path.toLowerCase();
     if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
     // The last surface claims every request, so the search always ends on one.
-    let index = 0;
-    while (!mounted[index]!.claims(path, ctx)) index += 1;
-    const surface = mounted[index]!;
+    const surface = mounted.find((candidate) => candidate.claims(path, ctx))!;
     ctx.state.surface = surface.claimed;
     return surface.serve(ctx, next);
   };

@@ -74,8 +74,8 @@ export const verificationFromRow = (row: VerificationRow): Verification => ({
 const newUid = (environment: Environment): string => randomToken(16, environment === 'TEST' ? 'test_' : 'vrf_');
 
 /**
- * A new verification's insert, returning its row: run alone (createVerification), or inside the statement that
- * writes the grant carrying it, linked to `grantId` (outcome.ts handOverNew).
+ * A new verification's insert, returning its row, inside the statement that records it: with the grant carrying it,
+ * linked to `grantId` (outcome.ts), or with the progress of the interaction that waits to hand it over (progress.ts).
  */
 export function verificationInsert(db: Database, input: NewVerification, grantId: string | null = null): Knex.QueryBuilder {
   return db('verifications')
@@ -97,11 +97,6 @@ export function verificationInsert(db: Database, input: NewVerification, grantId
     .returning('*');
 }
 
-export async function createVerification(db: Database, input: NewVerification): Promise<Verification> {
-  const [row] = (await verificationInsert(db, input)) as VerificationRow[];
-  return verificationFromRow(row!);
-}
-
 /** What an access token stands for at Resources: its client and the verification behind it. */
 export interface BearerVerification {
   clientId: string;
@@ -109,14 +104,11 @@ export interface BearerVerification {
 }
 
 /**
- * Resources' one statement (docs/decisions.md "Resources in one statement"): the access token by its stored key,
- * unexpired, whose grant still exists (a replayed code deletes it), whose client still resolves (an ACTIVE
- * configuration with a current or in-grace credential, or the current public key of an internal checker client),
- * with the verification its `claim` names. Undefined when any of that fails; the verification may have expired.
- */
-/**
- * Resources' one statement, prepared once per connection: the token, its live grant, the verification, and whether
- * its configuration is ACTIVE and its credential pair within its grace (or the checker's key still exists).
+ * Resources' one statement (docs/decisions.md "Resources in one statement"), prepared once per connection: the access
+ * token by its stored key, unexpired, whose grant still exists (a replayed code deletes it), whose client still
+ * resolves (an ACTIVE configuration with a current or in-grace credential, or the current public key of an internal
+ * checker client), with the verification its `claim` names. No row when any of that fails; the verification may
+ * have expired.
  */
 const BEARER_VERIFICATION: PreparedStatement = {
   name: 'verifications_of_bearer',

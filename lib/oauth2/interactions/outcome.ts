@@ -1,8 +1,8 @@
 import type { InteractionResults } from 'oidc-provider';
 import type { Location } from '../../geo/location.js';
 import type { AssuranceLevel } from '../../verification/challenge.js';
-import { accountSubject, proofInsert, proofOf, saveProof } from '../../verification/proofs.js';
-import { createVerification, verificationInsert, type NewVerification } from '../../verification/verifications.js';
+import { accountSubject, proofInsert, proofOf } from '../../verification/proofs.js';
+import { verificationInsert, type NewVerification } from '../../verification/verifications.js';
 import { endInteractionTogether, type InteractionEnding } from '../../../adapters/knex.js';
 import { issueGrant } from '../grants.js';
 import { browserVisitor, browserVisitorForNewProof } from './browser-visitor.js';
@@ -49,21 +49,20 @@ async function describeVerification(visit: Visit, evidence: Evidence & { reused:
 /**
  * A challenge passed: the verification is recorded, this browser may reuse it for the session, and a signed-in
  * account keeps it. A signed-in visitor goes straight back to the website; others are offered to save the result.
+ * Either way, one statement writes all of it.
  */
 export async function completeChallenge(visit: Visit, evidence: Evidence): Promise<void> {
   const { services, ctx } = visit;
-  const { runtime } = services;
-  const described = await describeVerification(visit, { ...evidence, reused: false });
-  const { proofReuseTtl } = runtime.config;
-  const browserProof = proofOf(described, browserVisitorForNewProof(ctx), Math.min(proofReuseTtl, BROWSER_PROOF_MAX_SECONDS));
-  if (visit.progress.accountId !== null) {
-    const verification = await createVerification(runtime.db, described);
-    await saveProof(runtime.db, browserProof);
-    await saveProof(runtime.db, proofOf(verification, accountSubject(visit.progress.accountId), proofReuseTtl));
-    return handOver(visit, verification.uid);
+  const { db, config } = services.runtime;
+  const verification = await describeVerification(visit, { ...evidence, reused: false });
+  const browserProof = proofInsert(db, proofOf(verification, browserVisitorForNewProof(ctx), Math.min(config.proofReuseTtl, BROWSER_PROOF_MAX_SECONDS)));
+  const { accountId } = visit.progress;
+  if (accountId !== null) {
+    const accountProof = proofInsert(db, proofOf(verification, accountSubject(accountId), config.proofReuseTtl));
+    return handOverRecorded(visit, verification, [browserProof, accountProof]);
   }
   // Recorded now, not yet linked to a grant: the visitor may still save it. The challenge's state goes with it.
-  await recordPassedChallenge(runtime.db, visit.uid, visit.expiresAt, verificationInsert(runtime.db, described), [proofInsert(runtime.db, browserProof)]);
+  await recordPassedChallenge(db, visit.uid, visit.expiresAt, verificationInsert(db, verification), browserProof);
   seeOther(ctx, visit.paths.result);
 }
 
@@ -90,19 +89,26 @@ export const handOver = (visit: Visit, verificationUid: string): Promise<void> =
  * (a sandbox shortcut, a reused proof): nothing to show the visitor in between.
  */
 export async function handOverNew(visit: Visit, evidence: Evidence & { reused: boolean }): Promise<void> {
-  const { db } = visit.services.runtime;
-  const verification = await describeVerification(visit, evidence);
-  await grantAndReturn(visit, { insert: (grantId) => verificationInsert(db, verification, grantId) });
+  await handOverRecorded(visit, await describeVerification(visit, evidence));
 }
 
-async function grantAndReturn(visit: Visit, verification: NonNullable<InteractionEnding['verification']>): Promise<void> {
+/** Ends the interaction with `verification` inserted with its grant, and `alongside` (e.g. its proofs) in the same statement. */
+function handOverRecorded(visit: Visit, verification: NewVerification, alongside: Companions = []): Promise<void> {
+  const { db } = visit.services.runtime;
+  return grantAndReturn(visit, { insert: (grantId) => verificationInsert(db, verification, grantId) }, alongside);
+}
+
+/** Writes of our own that end with the interaction, in its statement. */
+type Companions = NonNullable<InteractionEnding['alongside']>;
+
+async function grantAndReturn(visit: Visit, verification: NonNullable<InteractionEnding['verification']>, alongside: Companions = []): Promise<void> {
   const { services, ctx } = visit;
   const accountId = providerAccountId(visit);
   seeOther(ctx, await finishInteraction(visit, verification, async () => {
     const grantId = await issueGrant(services.provider, { accountId, clientId: visit.client.clientId });
     // Not remembered: the provider's session lasts as long as the browser session, like the anonymous visitor.
     return { login: { accountId, remember: false }, consent: { grantId } };
-  }));
+  }, alongside));
 }
 
 /** Ends the interaction with an OAuth2 error the website receives with its state (e.g. access_denied). */
@@ -131,9 +137,11 @@ export async function failUnavailable(visit: Visit): Promise<never> {
  * on the interaction loadVisit already read. The grant the result names, its verification, the progress's deletion
  * and the interaction are written by one statement (adapters/knex.ts endInteractionTogether).
  */
-async function finishInteraction(visit: Visit, verification: InteractionEnding['verification'], resultOf: () => Promise<InteractionResults>): Promise<string> {
+async function finishInteraction(
+  visit: Visit, verification: InteractionEnding['verification'], resultOf: () => Promise<InteractionResults>, alongside: Companions = [],
+): Promise<string> {
   const { interaction } = visit;
-  return endInteractionTogether({ verification, alongside: [progressDeletion(visit.services.runtime.db, visit.uid)] }, async () => {
+  return endInteractionTogether({ verification, alongside: [progressDeletion(visit.services.runtime.db, visit.uid), ...alongside] }, async () => {
     interaction.result = await resultOf();
     await interaction.persist(); // saved for the rest of its lifetime
     return interaction.returnTo;

@@ -93,18 +93,16 @@ export async function updateProgress(db: Database, uid: string, expiresAt: Date,
 }
 
 /**
- * A challenge passed by a visitor who may still save the result: the verification inserted, its proofs, and this
- * interaction's progress pointing at it with the challenge's state ended, in one statement (all or none).
+ * A challenge passed by a visitor who may still save the result: the verification inserted, the browser's proof of
+ * it, and this interaction's progress pointing at it with the challenge's state ended, in one statement (all or none).
  */
-export async function recordPassedChallenge(
-  db: Database, uid: string, expiresAt: Date, verification: Knex.QueryBuilder, proofs: Knex.QueryBuilder[],
-): Promise<void> {
+export async function recordPassedChallenge(db: Database, uid: string, expiresAt: Date, verification: Knex.QueryBuilder, proof: Knex.QueryBuilder): Promise<void> {
   await db.raw(
-    `WITH verification AS (?), ${proofs.map((_proof, index) => `proof_${String(index)} AS (?)`).join(', ')}
+    `WITH verification AS (?), proof AS (?)
      INSERT INTO interaction_progress (uid, expires_at, verification_uid, challenge, challenge_state_sealed)
      SELECT ?, ?, uid, NULL, NULL FROM verification
      ON CONFLICT (uid) DO UPDATE SET verification_uid = EXCLUDED.verification_uid, challenge = NULL, challenge_state_sealed = NULL`,
-    [verification, ...proofs, uid, expiresAt],
+    [verification, proof, uid, expiresAt],
   );
 }
 

@@ -12,7 +12,7 @@ import { claimVerificationForAccount } from './progress.js';
 import type { Visit } from './visit.js';
 
 /** The verification this visit recorded; without one the visitor goes back to the start (undefined). */
-async function recordedVerification(visit: Visit): Promise<Verification | undefined> {
+function recordedVerification(visit: Visit): Verification | undefined {
   const verification = visit.progress.verification ?? undefined;
   if (!verification) seeOther(visit.ctx, visit.paths.root);
   return verification;
@@ -36,12 +36,12 @@ const showResult = (visit: Visit, verification: Verification, extra: { fieldErro
 /** After a pass: what the website will receive, with "save this result to an account" or "continue". */
 export async function showVerificationResult(visit: Visit): Promise<void> {
   const { ctx } = visit;
-  const verification = await recordedVerification(visit);
+  const verification = recordedVerification(visit);
   if (verification) showResult(visit, verification, { notice: noticeOf(ctx) });
 }
 
 export async function continueToWebsite(visit: Visit): Promise<void> {
-  const verification = await recordedVerification(visit);
+  const verification = recordedVerification(visit);
   if (verification) await handOver(visit, verification.uid);
 }
 
@@ -79,7 +79,7 @@ function saveFormProblems(body: unknown, t: Translate): FieldError[] {
 /** Creates a visitor account holding this result (reusable for PROOF_REUSE_TTL), then continues to the website. */
 export async function saveToAccount(visit: Visit): Promise<void> {
   const { services, ctx } = visit;
-  const verification = await recordedVerification(visit);
+  const verification = recordedVerification(visit);
   if (!verification) return;
   const { runtime, limits } = services;
   const t = translator(visit.language);

@@ -6,7 +6,7 @@ import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../../helpers/fixtures.js';
 import { issueGrant } from '../../../lib/oauth2/grants.js';
 import { endInteractionTogether } from '../../../adapters/knex.js';
-import { createVerification, type NewVerification } from '../../../lib/verification/verifications.js';
+import { verificationInsert, type NewVerification } from '../../../lib/verification/verifications.js';
 import { Browser, locationOf } from '../../helpers/browser.js';
 import { MovableClock } from './clock.js';
 import { readResources, requestToken } from '../../helpers/relying-party.js';
@@ -65,7 +65,7 @@ export async function completeInteraction(
   verification: Partial<NewVerification> = {},
 ): Promise<string> {
   const { provider, runtime } = app.provider;
-  const created = await createVerification(runtime.db, {
+  const [created] = (await verificationInsert(runtime.db, {
     websiteId: client.websiteId,
     environment: client.environment,
     method: 'ticket',
@@ -78,14 +78,14 @@ export async function completeInteraction(
     verifiedAt: runtime.clock.now(),
     ttlSeconds: 3600,
     ...verification,
-  });
+  })) as Array<{ uid: string }>;
   const accountId = `visitor_${randomBytes(8).toString('hex')}`;
   const req = new IncomingMessage(new Socket());
   req.url = `/v1/oauth2/interaction/${uid}`;
   req.method = 'GET';
   req.headers = { cookie: browser.cookies.header(new URL(req.url, app.url)), host: new URL(app.url).host };
   // As the pages end an interaction: the grant, its link to the verification and the result in one statement.
-  return endInteractionTogether({ verification: { link: created.uid } }, async () => {
+  return endInteractionTogether({ verification: { link: created!.uid } }, async () => {
     const grantId = await issueGrant(provider, { accountId, clientId: client.clientId });
     return provider.interactionResult(req, new ServerResponse(req), { login: { accountId }, consent: { grantId } }, { mergeWithLastSubmission: false });
   });
