@@ -3,6 +3,7 @@ import { randomToken } from '../security/hashing.js';
 import type { Knex } from 'knex';
 import type { Database } from '../store/database.js';
 import { runPrepared, type PreparedStatement } from '../store/prepared.js';
+import { liveGrantJoin } from '../../adapters/knex.js';
 import type { AssuranceLevel, Environment } from './challenge.js';
 
 /** A verification shared with one website (spec 2.3), linked to the grant of the authorization that produced it. */
@@ -114,8 +115,7 @@ const BEARER_VERIFICATION: PreparedStatement = {
   name: 'verifications_of_bearer',
   text: `SELECT verification.*, token.payload->>'clientId' AS client_id
            FROM oidc_payloads token
-           JOIN oidc_payloads grant_row ON grant_row.type = 'Grant' AND grant_row.id = token.grant_id
-            AND (grant_row.expires_at IS NULL OR grant_row.expires_at > $1)
+           ${liveGrantJoin('JOIN', 'token.grant_id', '$1')}
            JOIN verifications verification ON verification.uid = token.payload->'extra'->>$2
           WHERE token.type = 'AccessToken' AND token.id = $3 AND token.expires_at > $1
             AND (token.payload->>'exp')::bigint > $4
