@@ -65,13 +65,24 @@ export const liveGrantJoin = (join: 'JOIN' | 'LEFT JOIN', idExpression: string, 
   `${join} LATERAL (SELECT id, payload FROM ${TABLE}
                      WHERE type = 'Grant' AND id = ${idExpression} AND (expires_at IS NULL OR expires_at > ${now}) LIMIT 1) grant_row ON true`;
 
+/** Rows written (inserted, or replaced by key) in one statement: one per save, or those a resume held (writeHeldRows). */
+const upserts = new Map<number, PreparedStatement>();
+function upsertOf(rows: number): PreparedStatement {
+  let statement = upserts.get(rows);
+  if (!statement) {
+    const values = Array.from({ length: rows }, (_row, index) => `(${numbered(ROW_VALUES, 1 + 7 * index)})`).join(', ');
+    statement = {
+      name: rows === 1 ? 'oidc_payloads_upsert' : `oidc_payloads_upsert_${String(rows)}`,
+      text: `INSERT INTO ${TABLE} (type, id, payload, grant_id, uid, user_code, expires_at) VALUES ${values}
+             ON CONFLICT (type, id) DO UPDATE SET ${MERGED}`,
+    };
+    upserts.set(rows, statement);
+  }
+  return statement;
+}
+
 /** The adapter's statements of the hot path, prepared once per connection (lib/store/prepared.ts). */
 const STATEMENTS = {
-  upsert: {
-    name: 'oidc_payloads_upsert',
-    text: `INSERT INTO ${TABLE} (type, id, payload, grant_id, uid, user_code, expires_at) VALUES (${numbered(ROW_VALUES)})
-           ON CONFLICT (type, id) DO UPDATE SET ${MERGED}`,
-  },
   find: {
     name: 'oidc_payloads_find',
     text: `SELECT payload, consumed_at FROM ${TABLE} WHERE type = $1 AND id = $2 AND (expires_at IS NULL OR expires_at > $3)`,
@@ -175,6 +186,21 @@ interface TakenAtResume {
 /** Per resume request (keyed by its context). */
 const takenAtResume = new WeakMap<object, TakenAtResume>();
 
+/**
+ * What a resume saves (the authorization code, then the visitor's session, one after the other in oidc-provider),
+ * held and written in one statement when the provider is done with the request, before the answer carrying the code
+ * leaves (writeHeldRows, run by the OAuth2 surface around the provider).
+ */
+const heldAtResume = new WeakMap<object, { db: Database; rows: PayloadRow[] }>();
+
+/** Writes what the adapter held for the end of `request`, in one statement; nothing when it held nothing. */
+export async function writeHeldRows(request: object): Promise<void> {
+  const held = heldAtResume.get(request);
+  if (!held) return;
+  heldAtResume.delete(request);
+  await runPrepared(held.db, upsertOf(held.rows.length), held.rows.flatMap(rowValues));
+}
+
 /** A row its reader already has (read with its companions in one statement), for the model's next find. */
 interface PrereadRow {
   type: string;
@@ -266,13 +292,21 @@ export function knexAdapter(options: KnexAdapterOptions): AdapterConstructor {
         pendingRedemptions.delete(request);
         return insertRedeeming(row, code);
       }
+      const resume = this.type === 'AuthorizationCode' || this.type === 'Session' ? requestOn('resume') : undefined;
+      if (resume) {
+        // A second save of the same row replaces the first, as it would in the table (one statement may not write a key twice).
+        const held = heldAtResume.get(resume) ?? { db, rows: [] };
+        held.rows = [...held.rows.filter((earlier) => earlier.type !== row.type || earlier.id !== row.id), row];
+        heldAtResume.set(resume, held);
+        return;
+      }
       const scope = adapterScope.getStore()?.ending;
       if (scope && this.type === 'Grant' && scope.spec.verification) {
         scope.grant = row; // written with the interaction
         return;
       }
       if (scope && this.type === 'Interaction') return writeEnding(scope, row);
-      await runPrepared(db, STATEMENTS.upsert, rowValues(row));
+      await runPrepared(db, upsertOf(1), rowValues(row));
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
@@ -405,15 +439,18 @@ export function knexAdapter(options: KnexAdapterOptions): AdapterConstructor {
       parts.push(`companion_${String(parts.length)} AS (?)`);
       bindings.push(companion);
     }
-    const result: { rows: unknown[] } = await db.raw(
+    const { sql, bindings: values } = db.raw(
       `${parts.length > 0 ? `WITH ${parts.join(',\n')}` : ''}
        INSERT INTO ${TABLE} (type, id, payload, grant_id, uid, user_code, expires_at)
        SELECT ${ROW_VALUES} ${grant ? 'FROM grant_row' : ''}
        ON CONFLICT (type, id) DO UPDATE SET ${MERGED}
        RETURNING id`,
       [...bindings, ...rowValues(interaction)],
-    );
-    if (result.rows.length !== 1) throw new Error(`the verification of interaction ${interaction.id} is missing or already linked`);
+    ).toSQL().toNative();
+    // Every interaction ends with one of a few texts (a verification linked or inserted, which companions): each is
+    // prepared once per connection under a name drawn from its text, instead of parsed and planned at every ending.
+    const rows = await runPrepared(db, { name: `oidc_payloads_end_${sha256(sql).slice(0, 16)}`, text: sql }, values);
+    if (rows.length !== 1) throw new Error(`the verification of interaction ${interaction.id} is missing or already linked`);
   }
 
   /**

@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import compose from 'koa-compose';
 import type Provider from 'oidc-provider';
+import { writeHeldRows } from '../../adapters/knex.js';
 import { rateLimit } from '../http/rate-limit.js';
 import type { Runtime } from '../runtime.js';
 import { rewriteEntryPoints } from './entry.js';
@@ -19,12 +20,20 @@ const RESUME = new RegExp(`^${OAUTH2_PATHS.authorization}/[A-Za-z0-9_-]+$`, 'i')
 
 const isProviderPath = (path: string) => PROVIDER_PATHS.has(path.toLowerCase()) || RESUME.test(path);
 
+/** What the adapter held back to write with a later save of the same request, written before the answer leaves. */
+const writeHeldAtTheEnd: Koa.Middleware = async (ctx, next) => {
+  await next();
+  await writeHeldRows(ctx);
+};
+
 /**
  * Runs oidc-provider (on the parent's context, so the parent's `proxy` and cookie keys apply), with a database outage
- * it answered as its own 500 rethrown for the surface to answer (oauth2Outages). Build it after every provider.use():
+ * it answered as its own 500 rethrown for the surface to answer (oauth2Outages), and the rows the adapter held for
+ * the end of the request written (writeHeldAtTheEnd). Build it after every provider.use():
  * the provider's middleware is composed now.
  */
-const runProvider = (provider: Provider): Koa.Middleware => compose([oauth2Outages(), ...provider.middleware]);
+const runProvider = (provider: Provider): Koa.Middleware => compose([oauth2Outages(), writeHeldAtTheEnd, ...provider.middleware]);
+
 
 /**
  * The back channel a website's server calls (token, Resources, introspection, revocation and the legacy twins):

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { isEmbedded, type Database } from './database.js';
 
 /**
@@ -12,30 +13,31 @@ export interface PreparedStatement {
   text: string;
 }
 
-type Value = string | number | boolean | Date | null;
+/** A parameter as knex binds it (pg and PGlite serialise arrays, buffers and objects themselves). */
+type Value = Knex.Value;
 
 /** A pooled pg client. */
 interface PgConnection {
-  query(config: { name: string; text: string; values: Value[] }): Promise<{ rows: unknown[] }>;
+  query(config: { name: string; text: string; values: readonly Value[] }): Promise<{ rows: unknown[] }>;
 }
 
 /** The embedded database's one connection (PGlite): it prepares every statement itself. */
 interface EmbeddedConnection {
-  query(text: string, values: Value[]): Promise<{ rows: unknown[] }>;
+  query(text: string, values: readonly Value[]): Promise<{ rows: unknown[] }>;
 }
 
 /** The part of knex's client used here: its pool, and its events (the statement counts listen to `query`). */
 interface PooledClient {
   acquireConnection(): Promise<unknown>;
   releaseConnection(connection: unknown): Promise<unknown>;
-  emit(event: 'query', query: { sql: string; bindings: Value[]; method: 'raw' }): boolean;
+  emit(event: 'query', query: { sql: string; bindings: readonly Value[]; method: 'raw' }): boolean;
 }
 
 /**
  * Runs `statement` on a connection of knex's own pool (so the embedded database's one connection is never used by
  * two callers at once, and a transaction in progress is waited for) and returns its rows.
  */
-export async function runPrepared<Row>(db: Database, statement: PreparedStatement, values: Value[]): Promise<Row[]> {
+export async function runPrepared<Row>(db: Database, statement: PreparedStatement, values: readonly Value[]): Promise<Row[]> {
   const client = db.client as PooledClient;
   const connection = await client.acquireConnection();
   try {

@@ -81,20 +81,20 @@ describe('oauth2: SQL statements per flow', () => {
 
   const sum = (counts: Record<string, number[]>) => Object.values(counts).flat().reduce((total, count) => total + count, 0);
 
-  it('a TEST flow with test_outcome=pass: Resources 1, token 2, the whole flow 9', async () => {
+  it('a TEST flow with test_outcome=pass: Resources 1, token 2, the whole flow 8', async () => {
     await shortcutFlow();
     const counts = await shortcutFlow();
     expect(counts.resources, 'Resources').to.deep.equal([1]);
     expect(counts.token, 'token').to.deep.equal([2]);
-    expect(sum(counts), JSON.stringify(counts)).to.equal(9);
+    expect(sum(counts), JSON.stringify(counts)).to.equal(8);
   });
 
-  it('a TEST flow through the pages (prompt, choice, sandbox, result, continue): 17', async () => {
+  it('a TEST flow through the pages (prompt, choice, sandbox, result, continue): 16', async () => {
     await pagesFlow();
     const counts = await pagesFlow();
     expect(counts.resources, 'Resources').to.deep.equal([1]);
     expect(counts.token, 'token').to.deep.equal([2]);
-    expect(sum(counts), JSON.stringify(counts)).to.equal(17);
+    expect(sum(counts), JSON.stringify(counts)).to.equal(16);
   });
 
   /**
