@@ -30,12 +30,17 @@ export const PGLITE_OPTIONS = { parsers: { 20: (value: string) => Number(value) 
 
 /**
  * PGlite is PostgreSQL compiled to WebAssembly; V8 compiles it twice by default (a baseline, then optimised code for
- * hot functions), and the second copy costs about 50 MB of resident memory. Baseline code only (Liftoff) measured
- * 50 MB less and no slower on our statements (3000 point reads: 852 → 642 ms), so it is chosen before the first
- * embedded database is instantiated. The flag concerns WebAssembly only; a PostgreSQL deployment never sets it.
+ * hot functions), and the second copy costs about 50 MB of resident memory on Node 20 and far more on Node 24.
+ * Baseline code only (Liftoff) measured 50 MB less and no slower on our statements (3000 point reads: 852 → 642 ms),
+ * so it is chosen before the first embedded database is instantiated. `--liftoff-only` turns the two tiering flags
+ * off only when it is read from the command line: set at run time on Node 24 it left them on, and a warm
+ * `age-provider serve` peaked at 645-760 MB (210 MB with them off), so they are set too. The flags concern
+ * WebAssembly only; a PostgreSQL deployment never sets them.
  */
 function compileWebAssemblyOnce(): void {
   v8.setFlagsFromString('--liftoff-only');
+  v8.setFlagsFromString('--no-wasm-tier-up');
+  v8.setFlagsFromString('--no-wasm-dynamic-tiering');
 }
 
 export interface DatabaseOptions {
