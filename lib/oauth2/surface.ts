@@ -18,9 +18,7 @@ const PROVIDER_PATHS = new Set(
 /** oidc-provider's resume route: the authorization route plus the interaction uid. */
 const RESUME = new RegExp(`^${OAUTH2_PATHS.authorization}/[A-Za-z0-9_-]+$`, 'i');
 
-const isProviderPath = (path: string) => PROVIDER_PATHS.has(path.toLowerCase()) || RESUME.test(path);
-
-/** What the adapter held back to write with a later save of the same request, written before the answer leaves. */
+/** What the adapter held back at a resume to write with a later save (the code with the session), written before the answer leaves. */
 const writeHeldAtTheEnd: Koa.Middleware = async (ctx, next) => {
   await next();
   await writeHeldRows(ctx);
@@ -28,12 +26,11 @@ const writeHeldAtTheEnd: Koa.Middleware = async (ctx, next) => {
 
 /**
  * Runs oidc-provider (on the parent's context, so the parent's `proxy` and cookie keys apply), with a database outage
- * it answered as its own 500 rethrown for the surface to answer (oauth2Outages), and the rows the adapter held for
- * the end of the request written (writeHeldAtTheEnd). Build it after every provider.use():
- * the provider's middleware is composed now.
+ * it answered as its own 500 rethrown for the surface to answer (oauth2Outages), and `around` just outside it. Build
+ * it after every provider.use(): the provider's middleware is composed now.
  */
-const runProvider = (provider: Provider): Koa.Middleware => compose([oauth2Outages(), writeHeldAtTheEnd, ...provider.middleware]);
-
+const runProvider = (provider: Provider, around: Koa.Middleware[] = []): Koa.Middleware =>
+  compose([oauth2Outages(), ...around, ...provider.middleware]);
 
 /**
  * The back channel a website's server calls (token, Resources, introspection, revocation and the legacy twins):
@@ -55,5 +52,11 @@ export function backChannelSurface(runtime: Runtime, provider: Provider): Koa.Mi
 /** The browser side: the entry points (and their legacy twins), the resume, the JWKS and the metadata. */
 export function browserOAuth2Surface(runtime: Runtime, provider: Provider): Koa.Middleware[] {
   const provide = runProvider(provider);
-  return [guardOAuth2Methods(), rewriteEntryPoints(runtime), (ctx, next) => (isProviderPath(ctx.path) ? provide(ctx, next) : next())];
+  // Only the resume has rows held back by the adapter; the other routes skip that layer.
+  const resume = runProvider(provider, [writeHeldAtTheEnd]);
+  return [
+    guardOAuth2Methods(),
+    rewriteEntryPoints(runtime),
+    (ctx, next) => (RESUME.test(ctx.path) ? resume(ctx, next) : PROVIDER_PATHS.has(ctx.path.toLowerCase()) ? provide(ctx, next) : next()),
+  ];
 }
