@@ -56,18 +56,10 @@ async function until(child: ChildProcess, ready: () => Promise<boolean>, limitMs
   }
 }
 
-/** What `npm start` runs after the build: node, its flags and the demo, from package.json's own script. */
-function npmStartArguments(): string[] {
-  const { scripts } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { scripts: { start: string } };
-  const command = /&& node (.+)$/.exec(scripts.start)?.[1];
-  if (!command) throw new Error(`npm start is not "npm run build && node …": ${scripts.start}`);
-  return command.split(/\s+/);
-}
-
 /** Starts the compiled demo or `serve`, waits until it answers, reads its RSS, stops it with SIGINT. */
 async function measure(what: Startup['what'], run: Startup['run'], env: NodeJS.ProcessEnv): Promise<Startup> {
   const port = await freePort();
-  const script = what === 'age-provider serve' ? ['bin/age-provider.js', 'serve'] : npmStartArguments();
+  const script = what === 'age-provider serve' ? ['bin/age-provider.js', 'serve'] : ['dist/examples/demo/main.js'];
   const started = performance.now();
   const child = spawn(process.execPath, script, { cwd: packageRoot, env: { ...env, PORT: String(port), LOG_LEVEL: 'error' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';

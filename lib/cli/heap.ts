@@ -1,9 +1,7 @@
 /**
  * V8 heap settings for a long-running server process (`age-provider serve`, `npm start`), chosen at run time because
- * the CLI is started as `node bin/age-provider.js` and cannot put flags on its own command line. `npm start` can, and
- * puts the young generation's cap there (package.json): the run-time cap hears of a collection only after it, and on
- * Node 24 the demo's start-up work grew the young generation to 64 MB before the first one was heard (RSS once ready
- * 211 MB warm; 191 MB with the flag).
+ * the CLI is started as `node bin/age-provider.js` and cannot put flags on its own command line. Where Node.js can
+ * replace its own program (process.execve), the young generation's cap is put on the command line that way.
  *
  * Why (docs/performance.md "Start-up and memory"): with V8's defaults a server whose live heap is about 40 MB peaked
  * at 185-210 MB RSS under `npm run bench:compare` on PostgreSQL. Two defaults made most of it:
@@ -67,7 +65,8 @@ type Execve = (file: string, args: readonly string[], env: NodeJS.ProcessEnv) =>
  * Starts this same process again with the young generation's cap on its command line, where V8 applies it from the
  * heap's set-up, when Node.js can (process.execve: same pid, nothing left running in between). The run-time cap
  * hears of a collection only after it: on Node 24 a server under load kept a 32 MB young generation and peaked at
- * 175-197 MB RSS. Returns only when it could not restart.
+ * 175-197 MB RSS, and the demo's start-up work grew it to 64 MB (211 MB RSS once ready). Returns only when it could
+ * not restart.
  */
 function restartWithYoungGenerationCap(): void {
   const { execve } = process as { execve?: Execve };
@@ -85,7 +84,9 @@ function restartWithYoungGenerationCap(): void {
  */
 export function useServerHeap(): void {
   const settings = serverHeapSettings(process.execArgv, process.env.NODE_OPTIONS ?? '');
-  if (settings.capYoungGeneration) restartWithYoungGenerationCap();
-  if (settings.capYoungGeneration) capYoungGeneration();
+  if (settings.capYoungGeneration) {
+    restartWithYoungGenerationCap(); // returns only where it could not restart
+    capYoungGeneration();
+  }
   if (settings.heapGrowingPercent) v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }

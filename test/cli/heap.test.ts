@@ -51,4 +51,24 @@ describe('the server heap settings (lib/cli/heap.ts)', function () {
     expect(serverHeapSettings(['--import', 'tsx', '--heap_growing_percent=80'], '')).to.deep.equal({ capYoungGeneration: true, heapGrowingPercent: false });
     expect(youngGenerationMb(['--max-semi-space-size=32'], true)).to.be.greaterThan(16);
   });
+
+  it('restart the process with the cap on its command line where Node.js can replace its own program (same pid)', () => {
+    const script = `
+      import { useServerHeap } from ${JSON.stringify(join(packageRoot, 'lib/cli/heap.ts'))};
+      const before = process.env.HEAP_TEST_PID ?? String(process.pid);
+      process.env.HEAP_TEST_PID = before;
+      useServerHeap();
+      console.log(JSON.stringify({ pid: String(process.pid), before, execArgv: process.execArgv }));`;
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: packageRoot, env: { PATH: process.env.PATH }, encoding: 'utf8', timeout: 60_000,
+    });
+    expect(run.status, run.stderr).to.equal(0);
+    const lines = run.stdout.trim().split('\n');
+    const seen = JSON.parse(lines.at(-1)!) as { pid: string; before: string; execArgv: string[] };
+    const canRestart = typeof (process as { execve?: unknown }).execve === 'function';
+    // printed once: the restarted program is the one that reaches console.log
+    expect(lines).to.have.length(1);
+    expect(seen.execArgv.includes('--max-semi-space-size=8'), seen.execArgv.join(' ')).to.equal(canRestart);
+    expect(seen.pid).to.equal(seen.before);
+  });
 });
