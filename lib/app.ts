@@ -17,6 +17,7 @@ import { showBrand } from './branding/assets.js';
 import type { BrandingOptions } from './branding/index.js';
 import { createLogger, type Logger } from './log.js';
 import type { Runtime } from './runtime.js';
+import { CookieKeys } from './security/cookie-keys.js';
 import { createSealer } from './security/sealing.js';
 import { openConfiguredDatabase, type Database } from './store/database.js';
 import { migrate } from './store/migrate.js';
@@ -102,6 +103,7 @@ async function assemble({ config, db, clock, log, domainProbe, closers }: Assemb
     config,
     db,
     sealer: createSealer(config.sealingKey),
+    cookieKeys: new CookieKeys(config.cookieKeys),
     clock,
     log,
     rateLimits: createRateLimits(db, config.limits),
@@ -121,7 +123,8 @@ async function assemble({ config, db, clock, log, domainProbe, closers }: Assemb
   registry = await buildRegistry(runtime);
 
   // Behind a proxy only the address it appended is trusted: earlier X-Forwarded-For entries are the client's to forge.
-  const app = new Koa({ keys: config.cookieKeys, proxy: config.trustProxy, maxIpsCount: config.trustProxy ? 1 : 0 });
+  const app = new Koa({ proxy: config.trustProxy, maxIpsCount: config.trustProxy ? 1 : 0 });
+  app.keys = runtime.cookieKeys;
   app.silent = true;
   const metrics = createMetrics();
   // Set once on the app, not per request: the issuer's origin on every request, the brand on every page.

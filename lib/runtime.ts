@@ -3,6 +3,7 @@ import type { Config } from './config/types.js';
 import type { GeoResolver } from './geo/location.js';
 import type { RateLimits } from './http/rate-limit.js';
 import type { Logger } from './log.js';
+import type { CookieKeys } from './security/cookie-keys.js';
 import type { Sealer } from './security/sealing.js';
 import type { Database } from './store/database.js';
 import type { ChallengeRegistry } from './verification/registry.js';
@@ -14,6 +15,8 @@ export interface Runtime {
   config: Config;
   db: Database;
   sealer: Sealer;
+  /** COOKIE_KEYS imported once: the signed cookies' keys (Koa's and oidc-provider's) and the form tokens' */
+  cookieKeys: CookieKeys;
   clock: Clock;
   log: Logger;
   rateLimits: RateLimits;

@@ -20,7 +20,7 @@ export async function startEmbedded(options: AgeProviderOptions = {}, port = Num
 
   const app = new Koa();
   // Mounted middleware runs in the parent's context: its cookie keys and proxy setting are the ones that count.
-  app.keys = ageProvider.config.cookieKeys;
+  app.keys = ageProvider.runtime.cookieKeys;
   app.proxy = ageProvider.config.trustProxy;
 
   // The operator's own route, served beside ours.

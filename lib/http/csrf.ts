@@ -1,6 +1,7 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, type KeyObject } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import type {} from 'koa-body';
+import { CookieKeys } from '../security/cookie-keys.js';
 import { randomToken, safeEqual } from '../security/hashing.js';
 import { HttpError } from './errors.js';
 import { hostOnlyCookieName } from './issuer-origin.js';
@@ -29,16 +30,20 @@ export function bindCsrf(ctx: Context, binding: string): void {
  */
 export const RELAYED_FORM_BINDING = 'relayed-form';
 
-/** The server's cookie keys, newest first: the token is made with the first and accepted under any (key rotation). */
-function serverKeys(ctx: Context): string[] {
+/**
+ * The server's cookie keys, newest first: the token is made with the first and accepted under any (key rotation).
+ * Ours (CookieKeys), or an operator's app's own when it mounts ours and keeps its keys as strings.
+ */
+function serverKeys(ctx: Context): ReadonlyArray<KeyObject | string> {
   const keys: unknown = ctx.app.keys;
+  if (keys instanceof CookieKeys) return keys.keys;
   if (!Array.isArray(keys) || keys.length === 0 || !keys.every((key): key is string => typeof key === 'string')) {
     throw new Error('the app needs its cookie keys for form tokens');
   }
   return keys;
 }
 
-const tokenOf = (ctx: Context, key: string, secret: string): string =>
+const tokenOf = (ctx: Context, key: KeyObject | string, secret: string): string =>
   createHmac('sha256', key).update(`${ctx.state.csrfBinding ?? ''}\0${secret}`).digest('base64url');
 
 /** The form token for this browser and this request's binding (a signed, HttpOnly cookie holds the browser's secret). */

@@ -1,5 +1,6 @@
 import type { Configuration } from 'oidc-provider';
 import type { Config } from '../config/types.js';
+import type { CookieKeys } from '../security/cookie-keys.js';
 import { hostOnlyCookieName, isHttpsIssuer } from '../http/issuer-origin.js';
 
 /**
@@ -7,10 +8,10 @@ import { hostOnlyCookieName, isHttpsIssuer } from '../http/issuer-origin.js';
  * from the request). Its session cookie is host-wide (path `/`), so it takes the `__Host-` prefix; the interaction
  * and resume cookies are scoped to their paths, which the prefix forbids, so they keep their names.
  */
-export function providerCookies(config: Pick<Config, 'issuer' | 'cookieKeys'>): NonNullable<Configuration['cookies']> {
+export function providerCookies(config: Pick<Config, 'issuer'>, keys: CookieKeys): NonNullable<Configuration['cookies']> {
   const https = isHttpsIssuer(config.issuer);
   return {
-    keys: config.cookieKeys,
+    keys,
     names: { session: hostOnlyCookieName(https, '_session') },
     long: { secure: https },
     short: { secure: https },

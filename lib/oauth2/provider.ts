@@ -39,7 +39,7 @@ function configuration(runtime: Runtime): Configuration {
   return {
     adapter: knexAdapter({ db, clock, log, onClose: runtime.onClose, findClient: (id) => (isCheckerClientId(id) ? checkerClientMetadata(runtime, id) : findClientMetadata(runtime, id)) }),
     jwks: config.jwks,
-    cookies: providerCookies(config),
+    cookies: providerCookies(config, runtime.cookieKeys),
     clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
     extraClientMetadata: { properties: ['environment'] },
     responseTypes: ['code'],
