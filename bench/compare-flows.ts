@@ -86,37 +86,60 @@ export interface PhaseResult {
   p50Ms: number;
   p99Ms: number;
   cpuMsPerOperation: number;
+  /** this process's CPU per operation: the load generator shares the machine with the server and PostgreSQL */
+  loadCpuMsPerOperation: number;
 }
 
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 const round = (value: number, digits = 1): number => Math.round(value * 10 ** digits) / 10 ** digits;
 
-/** Runs `operation` `count` times, `concurrency` at a time, timing each and the server's CPU over the whole. */
-export async function phase(target: Target, count: number, concurrency: number, operation: (index: number) => Promise<void>): Promise<PhaseResult> {
+/** Work done before each batch of a phase, outside its clock and its CPU count (e.g. minting the codes it exchanges). */
+export interface Batches {
+  size: number;
+  prepare(first: number, end: number): Promise<void>;
+}
+
+/**
+ * Runs `operation` `count` times, `concurrency` at a time, timing each and the server's CPU over the whole. With
+ * `batches`, the operations run in batches of `batches.size`, each after its `prepare`, which neither clock sees.
+ */
+export async function phase(target: Target, count: number, concurrency: number, operation: (index: number) => Promise<void>, batches?: Batches): Promise<PhaseResult> {
   const durations: number[] = [];
   let failures = 0;
-  let next = 0;
-  const cpuBefore = cpuMs(target.pid);
-  const started = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < count) {
-      const index = next;
-      next += 1;
-      const begun = performance.now();
-      try {
-        await operation(index);
-        durations.push(performance.now() - begun);
-      } catch (error) {
-        failures += 1;
-        if (failures === 1) console.error(`  first failure: ${(error as Error).message}`);
+  let seconds = 0;
+  let cpu = 0;
+  let loadMicroseconds = 0;
+  const size = batches?.size ?? count;
+  for (let first = 0; first < count; first += size) {
+    const end = Math.min(count, first + size);
+    await batches?.prepare(first, end);
+    let next = first;
+    const cpuBefore = cpuMs(target.pid);
+    const loadBefore = process.cpuUsage();
+    const started = performance.now();
+    await Promise.all(Array.from({ length: concurrency }, async () => {
+      while (next < end) {
+        const index = next;
+        next += 1;
+        const begun = performance.now();
+        try {
+          await operation(index);
+          durations.push(performance.now() - begun);
+        } catch (error) {
+          failures += 1;
+          if (failures === 1) console.error(`  first failure: ${(error as Error).message}`);
+        }
       }
-    }
-  }));
-  const seconds = (performance.now() - started) / 1000;
-  const cpu = cpuMs(target.pid) - cpuBefore;
+    }));
+    seconds += (performance.now() - started) / 1000;
+    cpu += cpuMs(target.pid) - cpuBefore;
+    const load = process.cpuUsage(loadBefore);
+    loadMicroseconds += load.user + load.system;
+  }
   durations.sort((a, b) => a - b);
   return {
     operations: durations.length, failures, perSecond: round(durations.length / seconds), p50Ms: round(percentile(durations, 50)),
     p99Ms: round(percentile(durations, 99)), cpuMsPerOperation: round(cpu / Math.max(1, durations.length), 2),
+    loadCpuMsPerOperation: round(loadMicroseconds / 1000 / Math.max(1, durations.length), 2),
   };
 }
