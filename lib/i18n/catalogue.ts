@@ -28,6 +28,8 @@ export function translator(language: Language): Translate {
   return (key, params = {}) => {
     const message = messages[key];
     if (message === undefined) throw new Error(`missing translation ${language}:${key}`);
+    // Most messages have no placeholder, and a page asks for dozens: the replacement runs only where one may be.
+    if (!message.includes('{')) return message;
     return message.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
   };
 }
