@@ -10,6 +10,8 @@ import mount from 'koa-mount';
 import { createAgeProvider, type AgeProvider, type AgeProviderOptions } from '../../lib/index.js';
 
 export interface EmbeddedServer {
+  /** the operator's own app, with age-provider mounted in it */
+  app: Koa;
   server: Server;
   ageProvider: AgeProvider;
   close(): Promise<void>;
@@ -33,6 +35,7 @@ export async function startEmbedded(options: AgeProviderOptions = {}, port = Num
   const server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(port, ageProvider.config.host, resolve));
   return {
+    app,
     server,
     ageProvider,
     async close() {
