@@ -29,14 +29,13 @@ const PAGE_NAMES = (Object.keys(INTERACTION_ROUTES) as Array<keyof typeof INTERA
 /** Every page of one interaction lives under the path oidc-provider sends the visitor to (its cookie is scoped there). */
 export function interactionPaths(uid: string) {
   const root = OAUTH2_PATHS.interaction(encodeURIComponent(uid));
-  // Built for every page request: one object, filled in a loop (no intermediate arrays, no spread).
-  const paths = {
+  const pages = Object.fromEntries(PAGE_NAMES.map((name) => [name, root + INTERACTION_ROUTES[name]])) as Record<PageName, string>;
+  return {
     root,
+    ...pages,
     step: (challenge: ChallengeName, step: string) =>
       root + INTERACTION_ROUTES.step.replace(':name', challenge).replace(':step', encodeURIComponent(step)),
-  } as { root: string; step: (challenge: ChallengeName, step: string) => string } & Record<PageName, string>;
-  for (const name of PAGE_NAMES) paths[name] = root + INTERACTION_ROUTES[name];
-  return paths;
+  };
 }
 
 export type InteractionPaths = ReturnType<typeof interactionPaths>;
