@@ -3,6 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { walkSandbox } from '../test/helpers/visitor.js';
 import { Browser, type Page } from '../test/helpers/browser.js';
+import { percentile, round } from './flows.js';
 
 export const VANILLA_CLIENT = { clientId: 'bench', clientSecret: 'bench-secret-bench-secret-bench-secret', redirectUri: 'http://127.0.0.1:9/callback' };
 
@@ -89,9 +90,6 @@ export interface PhaseResult {
   /** this process's CPU per operation: the load generator shares the machine with the server and PostgreSQL */
   loadCpuMsPerOperation: number;
 }
-
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
-const round = (value: number, digits = 1): number => Math.round(value * 10 ** digits) / 10 ** digits;
 
 /** Work done before each batch of a phase, outside its clock and its CPU count (e.g. minting the codes it exchanges). */
 export interface Batches {

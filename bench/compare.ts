@@ -139,11 +139,11 @@ async function measure(target: Target, isAgeProvider: boolean): Promise<Results>
   await phase(target, WARM_UP, CONCURRENCY, () => wholeFlow(target));
   await phase(target, Math.ceil(WARM_UP / 3), CONCURRENCY, () => wholeFlow(target, isAgeProvider));
   const flows = await phase(target, FLOWS, CONCURRENCY, () => wholeFlow(target));
-  let minted: Array<{ code: string; verifier: string }> = [];
-  const token = await phase(target, TOKENS, CONCURRENCY, (index) => exchange(target, minted[index % TOKEN_BATCH]!).then(() => undefined), {
+  const minted: Array<{ code: string; verifier: string }> = [];
+  const token = await phase(target, TOKENS, CONCURRENCY, (index) => exchange(target, minted[index]!).then(() => undefined), {
     size: TOKEN_BATCH,
     prepare: async (first, end) => {
-      minted = await Promise.all(Array.from({ length: end - first }, () => obtainCode(target)));
+      minted.splice(first, end - first, ...(await Promise.all(Array.from({ length: end - first }, () => obtainCode(target)))));
     },
   });
   const accessToken = await exchange(target, await obtainCode(target));

@@ -54,7 +54,8 @@ export interface FlowLoad {
   failures: number;
 }
 
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+/** The p-th percentile of ascending `sorted`. */
+export const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
 /** `flows` whole flows, `concurrency` at a time. */
 export async function loadFlows(target: BenchTarget, kind: FlowKind, flows: number, concurrency: number): Promise<FlowLoad> {
