@@ -1,7 +1,7 @@
 /** The flow shapes `npm run bench:compare` drives against age-provider and vanilla oidc-provider alike. */
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { walkSandbox } from '../test/helpers/visitor.js';
+import { walkSandboxSteps, type SandboxAction } from '../test/helpers/visitor.js';
 import { Browser, type Page } from '../test/helpers/browser.js';
 import { percentile, round } from './flows.js';
 
@@ -25,8 +25,11 @@ const nextVisitor = (): Record<string, string> => {
   return { 'x-forwarded-for': `10.${(visitors >> 16) & 255}.${(visitors >> 8) & 255}.${visitors & 255}` };
 };
 
-/** Authorization (PKCE S256) up to the code at the redirect_uri: the shortcut, or age-provider's pages. */
-export async function obtainCode(target: Target, pages = false): Promise<{ code: string; verifier: string }> {
+/**
+ * Authorization (PKCE S256): the shortcut, or age-provider's pages walked for at most `steps` of the visitor's
+ * actions. Returns where it stopped, what the visitor did, and the PKCE verifier.
+ */
+async function authorize(target: Target, pages: boolean, steps?: number): Promise<{ page: Page; actions: SandboxAction[]; verifier: string; visitor: Browser }> {
   const verifier = randomBytes(32).toString('base64url');
   const query = new URLSearchParams({
     client_id: target.client.clientId, redirect_uri: target.client.redirectUri, response_type: 'code', scope: 'read', state: 'bench',
@@ -34,11 +37,22 @@ export async function obtainCode(target: Target, pages = false): Promise<{ code:
   });
   const done = new URL(target.client.redirectUri).origin;
   const visitor = new Browser(target.url, { headers: nextVisitor(), stopAt: done });
-  let page: Page = await visitor.open(`${target.paths.authorization}?${query.toString()}`);
-  if (pages) page = await walkSandbox(visitor, page, done);
+  const start = await visitor.open(`${target.paths.authorization}?${query.toString()}`);
+  const { page, actions } = pages ? await walkSandboxSteps(visitor, start, done, 'accept', steps) : { page: start, actions: [] };
+  return { page, actions, verifier, visitor };
+}
+
+/** Authorization (PKCE S256) up to the code at the redirect_uri: the shortcut, or age-provider's pages. */
+export async function obtainCode(target: Target, pages = false): Promise<{ code: string; verifier: string }> {
+  const { page, verifier, visitor } = await authorize(target, pages);
   const code = page.location?.searchParams.get('code');
   if (!code) throw new Error(`${target.name}: the flow did not end with a code:\n${visitor.trail()}`);
   return { code, verifier };
+}
+
+/** age-provider's pages, from the authorization to at most `steps` of the visitor's actions; what the visitor did. */
+export async function walkPages(target: Target, steps?: number): Promise<SandboxAction[]> {
+  return (await authorize(target, true, steps)).actions;
 }
 
 export async function exchange(target: Target, minted: { code: string; verifier: string }): Promise<string> {

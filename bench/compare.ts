@@ -4,7 +4,8 @@
  * age-provider runs as an operator runs it (`age-provider serve`, TRUST_PROXY, a distinct X-Forwarded-For per
  * visitor) on PostgreSQL when DATABASE_URL is set, and on the embedded database. Loopback only; bounded by counts.
  * BENCH_RUNS=3 reports the median of three runs; BENCH_PROFILE=1 runs the server under `node --cpu-prof` and prints
- * where its busy time went. Method and figures: docs/performance.md.
+ * where its busy time went; BENCH_STEPS=1 also measures a flow through the pages step by step; BENCH_EMBEDDED=0
+ * leaves the embedded database out. Method and figures: docs/performance.md.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -15,7 +16,7 @@ import knexFactory from 'knex';
 import { packageRoot } from '../lib/paths.js';
 import { summariseProfile } from './profile-summary.js';
 import { printSqlPerFlow, sqlPerFlow, startBenchServer, stopBenchServer, type FlowKind, type SqlCount } from './sql-count.js';
-import { exchange, obtainCode, peakRssMb, phase, readResources, VANILLA_CLIENT, wholeFlow, type PhaseResult, type Target } from './compare-flows.js';
+import { exchange, obtainCode, peakRssMb, phase, readResources, VANILLA_CLIENT, walkPages, wholeFlow, type PhaseResult, type Target } from './compare-flows.js';
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const FLOWS = Number(process.env.BENCH_FLOWS ?? 300);
@@ -31,6 +32,8 @@ const WARM_UP = Number(process.env.BENCH_WARMUP ?? 600);
 const TOKENS = Number(process.env.BENCH_TOKENS ?? 600);
 const TOKEN_BATCH = 150;
 const PROFILE = process.env.BENCH_PROFILE === '1';
+/** BENCH_STEPS=1: also where a flow through age-provider's pages spends the server's CPU, step by step */
+const STEPS = process.env.BENCH_STEPS === '1';
 const PHASES = ['flows', 'token', 'resources', 'pages'] as const;
 type PhaseName = (typeof PHASES)[number];
 
@@ -130,7 +133,28 @@ async function startAgeProvider(databaseUrl: string | undefined): Promise<{ chil
   };
 }
 
-type Results = Record<PhaseName, PhaseResult> & { peakRssMb: number };
+/** The server's CPU of flows through the pages stopped after each of the visitor's actions (BENCH_STEPS=1). */
+interface PageSteps {
+  /** the visitor's actions through the pages, in order */
+  actions: string[];
+  /** CPU ms per flow stopped after 0, 1, … actions (0: the authorization and the first page) */
+  cpuMsAfter: number[];
+}
+
+type Results = Record<PhaseName, PhaseResult> & { peakRssMb: number; steps?: PageSteps };
+
+/**
+ * Flows through the pages stopped after 0, 1, … of the visitor's actions, FLOWS of each: the difference between two
+ * counts is what one action costs the server (the action's request and the page or redirect it leads to).
+ */
+async function pageSteps(target: Target): Promise<PageSteps> {
+  const actions = await walkPages(target);
+  const cpuMsAfter: number[] = [];
+  for (let steps = 0; steps <= actions.length; steps += 1) {
+    cpuMsAfter.push((await phase(target, FLOWS, CONCURRENCY, () => walkPages(target, steps).then(() => undefined))).cpuMsPerOperation);
+  }
+  return { actions, cpuMsAfter };
+}
 
 /** The four phases against one target; vanilla's "pages" is its five-request flow (it has no pages). */
 async function measure(target: Target, isAgeProvider: boolean): Promise<Results> {
@@ -149,7 +173,8 @@ async function measure(target: Target, isAgeProvider: boolean): Promise<Results>
   const accessToken = await exchange(target, await obtainCode(target));
   const resources = await phase(target, FLOWS * 10, CONCURRENCY, () => readResources(target, accessToken));
   const pages = await phase(target, FLOWS, CONCURRENCY, () => wholeFlow(target, isAgeProvider));
-  return { flows, token, resources, pages, peakRssMb: peakRssMb(target.pid) };
+  const steps = STEPS && isAgeProvider ? await pageSteps(target) : undefined;
+  return { flows, token, resources, pages, peakRssMb: peakRssMb(target.pid), ...(steps ? { steps } : {}) };
 }
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -164,7 +189,15 @@ function medianOf(runs: Results[]): Results {
       loadCpuMsPerOperation: median(list.map((item) => item.loadCpuMsPerOperation)),
     };
   };
-  return { flows: pick('flows'), token: pick('token'), resources: pick('resources'), pages: pick('pages'), peakRssMb: median(runs.map((run) => run.peakRssMb)) };
+  const measuredSteps = runs.flatMap((run) => (run.steps ? [run.steps] : []));
+  const steps = measuredSteps[0] && {
+    actions: measuredSteps[0].actions,
+    cpuMsAfter: measuredSteps[0].cpuMsAfter.map((_, index) => median(measuredSteps.map((run) => run.cpuMsAfter[index]!))),
+  };
+  return {
+    flows: pick('flows'), token: pick('token'), resources: pick('resources'), pages: pick('pages'), peakRssMb: median(runs.map((run) => run.peakRssMb)),
+    ...(steps ? { steps } : {}),
+  };
 }
 
 function print(vanilla: Results, ours: Record<string, Results>): void {
@@ -180,12 +213,27 @@ function print(vanilla: Results, ours: Record<string, Results>): void {
     row(['  failures', vanilla[name].failures, ...Object.values(ours).map((result) => result[name].failures)]);
   }
   row(['peak RSS MB', vanilla.peakRssMb, ...Object.values(ours).map((result) => result.peakRssMb)]);
+  for (const [name, result] of Object.entries(ours)) {
+    if (!result.steps) continue;
+    const { actions, cpuMsAfter } = result.steps;
+    // The last part from the token and Resources phases: a difference with the pages phase would carry the JIT's
+    // warming between that phase and these (the step phases run after it).
+    const parts: Array<[string, number]> = [
+      ['authorization, then the first page', cpuMsAfter[0]!],
+      ...actions.map((action, index): [string, number] => [action, cpuMsAfter[index + 1]! - cpuMsAfter[index]!]),
+      ['token exchange, then Resources', result.token.cpuMsPerOperation + result.resources.cpuMsPerOperation],
+    ];
+    const total = parts.reduce((sum, [, ms]) => sum + ms, 0);
+    console.log(`\n${name}: the server's CPU per flow through the pages, step by step (ms; ${total.toFixed(2)} in all, ${result.pages.cpuMsPerOperation} in the pages phase; vanilla's whole flow ${vanilla.pages.cpuMsPerOperation})`);
+    for (const [label, ms] of parts) console.log(`  ${label.padEnd(40)}${ms.toFixed(2).padStart(8)}${`${Math.round((100 * ms) / total)}%`.padStart(6)}`);
+  }
 }
 
 console.log('building (tsc): `age-provider serve` runs the compiled CLI...');
 if (spawnSync(process.execPath, [join(packageRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(packageRoot, 'tsconfig.json')], { stdio: 'inherit' }).status !== 0) process.exit(1);
 
-const databases: Array<string | undefined> = [...(process.env.DATABASE_URL ? [process.env.DATABASE_URL] : []), undefined];
+/** BENCH_EMBEDDED=0 leaves the embedded database out (PostgreSQL alone, for a quicker comparison) */
+const databases: Array<string | undefined> = [...(process.env.DATABASE_URL ? [process.env.DATABASE_URL] : []), ...(process.env.BENCH_EMBEDDED === '0' ? [] : [undefined])];
 const vanillaRuns: Results[] = [];
 const ourRuns: Record<string, Results[]> = {};
 for (let run = 1; run <= RUNS; run += 1) {

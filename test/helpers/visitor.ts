@@ -42,29 +42,49 @@ export const htmlLang = (page: Page): string | undefined => /<html lang="([^"]+)
 
 export type Decision = 'accept' | 'decline';
 
+/** What a visitor does on one page of the sandbox walk (walkSandboxSteps). */
+export type SandboxAction = 'answer the prompt' | 'open the challenge' | 'answer the sandbox' | 'continue to the website';
+
 /**
  * Walks a visitor through age-provider's pages in the TEST sandbox the way a person would: answers the prompt,
- * picks the first challenge offered, chooses "pass", continues to the website; stops on `doneOrigin`.
+ * picks the first challenge offered, chooses "pass", continues to the website; stops on `doneOrigin`, or after
+ * `limit` actions. Returns where it stopped and what it did, in order.
  */
-export async function walkSandbox(visitor: Browser, start: Page, doneOrigin: string, decision: Decision = 'accept'): Promise<Page> {
+export async function walkSandboxSteps(visitor: Browser, start: Page, doneOrigin: string, decision: Decision = 'accept', limit = 12): Promise<{ page: Page; actions: SandboxAction[] }> {
   let page = start;
-  for (let step = 0; step < 12; step += 1) {
+  const actions: SandboxAction[] = [];
+  while (actions.length < limit) {
     // Done on the website: reached (the demo serves it) or stopped before (a redirect_uri nothing serves).
-    if ((page.location ?? page.url).origin === doneOrigin) return page;
+    if ((page.location ?? page.url).origin === doneOrigin) break;
     const forms = formsOf(page);
     const prompt = forms.find((form) => form.buttons.some((button) => button.name === 'decision' && button.value === decision));
     const sandbox = forms.find((form) => form.choices.outcome?.includes('pass'));
     // The result page's "continue" form: posted, not the cancel form, not the form that saves an account.
     const proceed = forms.find((form) => form.method === 'POST' && !(form.attributes.class ?? '').split(/\s+/).includes('cancel') && !('password' in form.fields) && !form.choices.outcome);
     const challenge = linksWithClass(page, 'button')[0];
-    if (prompt) page = await visitor.submit(prompt, {}, { name: 'decision', value: decision });
-    else if (sandbox) page = await visitor.submit(sandbox, { outcome: 'pass' });
-    else if (proceed) page = await visitor.submit(proceed);
-    else if (challenge) page = await visitor.open(challenge);
-    else {
+    if (prompt) {
+      actions.push('answer the prompt');
+      page = await visitor.submit(prompt, {}, { name: 'decision', value: decision });
+    } else if (sandbox) {
+      actions.push('answer the sandbox');
+      page = await visitor.submit(sandbox, { outcome: 'pass' });
+    } else if (proceed) {
+      actions.push('continue to the website');
+      page = await visitor.submit(proceed);
+    } else if (challenge) {
+      actions.push('open the challenge');
+      page = await visitor.open(challenge);
+    } else {
       const heading = /<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(page.html)?.[1]?.trim();
       throw new Error(`stuck on ${page.url.href} (${page.status}, "${heading ?? 'no heading'}"):\n${visitor.trail()}`);
     }
   }
-  throw new Error(`no way back to ${doneOrigin}:\n${visitor.trail()}`);
+  return { page, actions };
+}
+
+/** walkSandboxSteps to the end: the page (or redirect) on `doneOrigin`. */
+export async function walkSandbox(visitor: Browser, start: Page, doneOrigin: string, decision: Decision = 'accept'): Promise<Page> {
+  const { page } = await walkSandboxSteps(visitor, start, doneOrigin, decision);
+  if ((page.location ?? page.url).origin !== doneOrigin) throw new Error(`no way back to ${doneOrigin}:\n${visitor.trail()}`);
+  return page;
 }
