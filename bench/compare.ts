@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import knexFactory from 'knex';
 import { packageRoot } from '../lib/paths.js';
+import type { SandboxAction } from '../test/helpers/visitor.js';
 import { summariseProfile } from './profile-summary.js';
 import { printSqlPerFlow, sqlPerFlow, startBenchServer, stopBenchServer, type FlowKind, type SqlCount } from './sql-count.js';
 import { exchange, obtainCode, peakRssMb, phase, readResources, VANILLA_CLIENT, walkPages, wholeFlow, type PhaseResult, type Target } from './compare-flows.js';
@@ -136,7 +137,7 @@ async function startAgeProvider(databaseUrl: string | undefined): Promise<{ chil
 /** The server's CPU of flows through the pages stopped after each of the visitor's actions (BENCH_STEPS=1). */
 interface PageSteps {
   /** the visitor's actions through the pages, in order */
-  actions: string[];
+  actions: SandboxAction[];
   /** CPU ms per flow stopped after 0, 1, … actions (0: the authorization and the first page) */
   cpuMsAfter: number[];
 }

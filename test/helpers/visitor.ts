@@ -42,6 +42,9 @@ export const htmlLang = (page: Page): string | undefined => /<html lang="([^"]+)
 
 export type Decision = 'accept' | 'decline';
 
+/** Whether the walk has left for `origin`: a page it serves, or a redirect to it not followed. */
+const reached = (page: Page, origin: string): boolean => (page.location ?? page.url).origin === origin;
+
 /** What a visitor does on one page of the sandbox walk (walkSandboxSteps). */
 export type SandboxAction = 'answer the prompt' | 'open the challenge' | 'answer the sandbox' | 'continue to the website';
 
@@ -55,7 +58,7 @@ export async function walkSandboxSteps(visitor: Browser, start: Page, doneOrigin
   const actions: SandboxAction[] = [];
   while (actions.length < limit) {
     // Done on the website: reached (the demo serves it) or stopped before (a redirect_uri nothing serves).
-    if ((page.location ?? page.url).origin === doneOrigin) break;
+    if (reached(page, doneOrigin)) break;
     const forms = formsOf(page);
     const prompt = forms.find((form) => form.buttons.some((button) => button.name === 'decision' && button.value === decision));
     const sandbox = forms.find((form) => form.choices.outcome?.includes('pass'));
@@ -85,6 +88,6 @@ export async function walkSandboxSteps(visitor: Browser, start: Page, doneOrigin
 /** walkSandboxSteps to the end: the page (or redirect) on `doneOrigin`. */
 export async function walkSandbox(visitor: Browser, start: Page, doneOrigin: string, decision: Decision = 'accept'): Promise<Page> {
   const { page } = await walkSandboxSteps(visitor, start, doneOrigin, decision);
-  if ((page.location ?? page.url).origin !== doneOrigin) throw new Error(`no way back to ${doneOrigin}:\n${visitor.trail()}`);
+  if (!reached(page, doneOrigin)) throw new Error(`no way back to ${doneOrigin}:\n${visitor.trail()}`);
   return page;
 }
