@@ -1,7 +1,7 @@
 // eu_av page. 1. Where the browser offers the W3C Digital Credentials API, a button asks the wallet through the
 // browser (OpenID4VP, unsigned request) and posts its vp_token to our dc-api step. 2. Otherwise, or meanwhile, it
-// asks our status step every two seconds whether a wallet has answered the QR code or the link, then submits the
-// "continue" form (which is also the way on without JavaScript). Polling stops after ten minutes.
+// asks our status step every two seconds whether a wallet's answer counts (or its answers are refused for now), then
+// submits the "continue" form (which is also the way on without JavaScript). Polling stops after ten minutes.
 (function () {
   'use strict';
   var browserForm = document.getElementById('eu-av-dc-api');
@@ -30,7 +30,11 @@
     if (tries++ > 300) return;
     fetch(url, { credentials: 'same-origin', headers: { Accept: 'application/json' } })
       .then(function (response) { return response.ok ? response.json() : { answered: false }; })
-      .then(function (body) { if (body && body.answered) form.submit(); else window.setTimeout(poll, 2000); })
+      .then(function (body) {
+        // Once the wallet's answers are refused for a while, "continue" shows why; the page that says so keeps waiting.
+        if (body && (body.answered || (body.limited && !status.hasAttribute('data-limited')))) form.submit();
+        else window.setTimeout(poll, 2000);
+      })
       .catch(function () { window.setTimeout(poll, 5000); });
   }
   window.setTimeout(poll, 2000);

@@ -1,4 +1,4 @@
-import { AV_DOCTYPE, CREDENTIAL_ID } from './request.js';
+import { ACCEPTED_CREDENTIALS, type AcceptedCredential } from './request.js';
 
 export type PresentationVerdict =
   | { verdict: 'over' | 'under' }
@@ -10,6 +10,8 @@ export interface Expectation {
   transcript: Uint8Array;
   threshold: number;
   now: Date;
+  /** the credential the wallet answered with (request.ts); the AV attestation unless said */
+  credential?: AcceptedCredential;
 }
 
 const AGE_OVER = /^age_over_(\d{2})$/;
@@ -48,29 +50,38 @@ export async function judgePresentation(encoded: Uint8Array, trusted: readonly s
   const [document] = documents;
   if (documents.length !== 1 || !document || !(document instanceof DeviceSignedDocument)) return { verdict: 'invalid', problem: 'not exactly one device-signed document' };
   const { docType, validityInfo } = document.issuerSigned.issuerAuth.decodedPayload;
-  if (document.docType !== AV_DOCTYPE || docType !== AV_DOCTYPE) return { verdict: 'invalid', problem: 'not an age-verification attestation' };
+  const { doctype, namespace } = expected.credential ?? ACCEPTED_CREDENTIALS[0];
+  if (document.docType !== doctype || docType !== doctype) return { verdict: 'invalid', problem: `not a document of type ${doctype}` };
   if (expected.now < validityInfo.validFrom || expected.now > validityInfo.validUntil) return { verdict: 'invalid', problem: 'attestation outside its validity window' };
-  return ageAnswer(document.issuerSigned.nameSpaces[AV_DOCTYPE] ?? [], expected.threshold);
+  return ageAnswer(document.issuerSigned.nameSpaces[namespace] ?? [], expected.threshold);
 }
 
-/** The one presentation in an OpenID4VP 1.0 vp_token ({"<credential query id>": ["<base64url DeviceResponse>"]}), or undefined. */
-function presentationOf(vpToken: string): Uint8Array | undefined {
+/**
+ * The one presentation in an OpenID4VP 1.0 vp_token ({"<credential query id>": ["<base64url DeviceResponse>"]}) and
+ * the credential it answers: exactly one of the accepted ids, with exactly one presentation. Undefined otherwise.
+ */
+function presentationOf(vpToken: string): { credential: AcceptedCredential; encoded: Uint8Array } | undefined {
   try {
     const token: unknown = JSON.parse(vpToken);
-    const presentations = (token as Record<string, unknown> | null)?.[CREDENTIAL_ID];
-    if (!Array.isArray(presentations) || presentations.length !== 1 || typeof presentations[0] !== 'string') return undefined;
-    return Buffer.from(presentations[0], 'base64url');
+    if (typeof token !== 'object' || token === null || Array.isArray(token)) return undefined;
+    const entries = Object.entries(token);
+    const credential = ACCEPTED_CREDENTIALS.find(({ id }) => id === entries[0]?.[0]);
+    const presentations: unknown = entries[0]?.[1];
+    if (entries.length !== 1 || !credential || !Array.isArray(presentations) || presentations.length !== 1 || typeof presentations[0] !== 'string') return undefined;
+    return { credential, encoded: Buffer.from(presentations[0], 'base64url') };
   } catch {
     return undefined;
   }
 }
 
-/** The verdict on a whole vp_token as the wallet sent it (form field, JSON text). */
-export async function judgeVpToken(vpToken: string, trusted: readonly string[], expected: Expectation): Promise<PresentationVerdict> {
+/** The verdict on a whole vp_token (JSON text), and which credential answered (`av` or `pid`) when it could be read. */
+export async function judgeVpToken(vpToken: string, trusted: readonly string[], expected: Expectation): Promise<PresentationVerdict & { credential?: AcceptedCredential['kind'] }> {
   const presentation = presentationOf(vpToken);
-  return presentation ? judgePresentation(presentation, trusted, expected) : { verdict: 'invalid', problem: 'vp_token is not one presentation for the query' };
+  if (!presentation) return { verdict: 'invalid', problem: 'vp_token is not one presentation for the query' };
+  const judged = await judgePresentation(presentation.encoded, trusted, { ...expected, credential: presentation.credential });
+  return { ...judged, credential: presentation.credential.kind };
 }
 
-/** What the log says about a received presentation: the interaction, the way it came, the verdict and why (no attestation value). */
-export const verdictLog = (uid: string, via: 'direct_post' | 'dc_api', judged: PresentationVerdict | { verdict: 'declined' }): Record<string, unknown> =>
-  ({ uid, via, verdict: judged.verdict, ...('problem' in judged ? { problem: judged.problem } : {}) });
+/** What the log says about a received presentation: the interaction, the way it came, the credential, the verdict and why (no attestation value). */
+export const verdictLog = (uid: string, via: 'direct_post' | 'dc_api', judged: (PresentationVerdict & { credential?: string }) | { verdict: 'declined' }): Record<string, unknown> =>
+  ({ uid, via, verdict: judged.verdict, ...('credential' in judged ? { credential: judged.credential } : {}), ...('problem' in judged ? { problem: judged.problem } : {}) });

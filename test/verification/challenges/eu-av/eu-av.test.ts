@@ -8,7 +8,8 @@ import { createClientFixture, createWebmasterFixture, type ClientFixture } from 
 import { readResources, requestToken } from '../../../oauth2/helpers/oauth2.js';
 import { continueToWebsite } from '../federated/flow.js';
 import { createLogger } from '../../../../lib/log.js';
-import { answerRequest, createTestIssuer, issueAttestation, postToVerifier, readWalletRequest, type Attestation, type TestIssuer } from './wallet.js';
+import { readQrSvg } from './qr-reader.js';
+import { answerRequest, createTestIssuer, issueAttestation, PID_DOCTYPE, postToVerifier, readWalletRequest, type Attestation, type TestIssuer } from './wallet.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -41,14 +42,19 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
   const client = (environment: 'LIVE' | 'TEST' = 'LIVE', challenges = ['ticket']): Promise<ClientFixture> =>
     createClientFixture(app.provider.runtime, webmasterId, { environment, challenges });
 
-  /** Entry point naming eu_av, prompt accepted: the eu_av page with its QR code and same-device link. */
-  async function openChallenge(fixture: ClientFixture, country = 'FR'): Promise<{ browser: Browser; page: Page; walletUrl: string }> {
+  /**
+   * Entry point naming eu_av, prompt accepted: the eu_av page. `walletUrl` is the request in its QR code (read by a
+   * decoder), answered from another device; `linkUrl` the first same-device link's, `links` every link's.
+   */
+  async function openChallenge(fixture: ClientFixture, country = 'FR'): Promise<{ browser: Browser; page: Page; walletUrl: string; linkUrl: string; links: string[] }> {
     const browser = new Browser(undefined, { headers: { 'accept-language': 'en', 'cf-ipcountry': country } });
     const query = new URLSearchParams({ client_id: fixture.clientId, redirect_uri: fixture.redirectUri, response_type: 'code', scope: 'read', state: 'rp-state', challenges: 'eu_av' });
     const prompt = await browser.open(new URL(`/v1/oauth2/checker?${query.toString()}`, app.url), { stopAt: fixture.redirectUri });
     const page = await browser.submit(formOf(prompt, { action: '/consent' }), {}, { name: 'decision', value: 'accept' }, { stopAt: fixture.redirectUri });
     expect(page.url.pathname).to.match(/\/challenge\/eu_av\/start$/);
-    return { browser, page, walletUrl: linkWithText(page, 'Open my app on this device').href };
+    const svg = /class="eu-av-qr"[\s\S]*?(<svg[\s\S]*?<\/svg>)/.exec(page.html)?.[1] ?? '';
+    const links = [...page.html.matchAll(/<a [^>]*href="([a-z0-9+.-]+:\/\/\?[^"]*)"/g)].map((match) => decodeHtml(match[1]!));
+    return { browser, page, walletUrl: readQrSvg(svg), linkUrl: linkWithText(page, 'Open my app on this device').href, links };
   }
 
   const statusOf = async (browser: Browser, page: Page): Promise<unknown> => (await browser.request(new URL(page.url.pathname.replace(/start$/, 'status'), app.url))).json();
@@ -63,20 +69,28 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     expect(after.html).to.not.include('Your age is confirmed');
   }
 
-  it('asks for one mdoc of doctype eu.europa.ec.av.1 disclosing only age_over_18, by value, with a fresh nonce and state each time', async () => {
+  it('asks for the AV attestation or the PID disclosing only age_over_18, by value; the QR code and the links are distinct requests, fresh each time', async () => {
     const fixture = await client();
     const first = await openChallenge(fixture);
     const second = await openChallenge(fixture);
-    expect(first.page.html).to.match(/<svg[^>]*viewBox/);
     const request = readWalletRequest(first.walletUrl);
-    expect(first.walletUrl.startsWith('openid4vp://?')).to.equal(true);
+    expect(first.walletUrl.startsWith('av://?')).to.equal(true);
+    expect(first.links.map((link) => link.split('?')[0])).to.deep.equal(['av://', 'openid4vp://']);
+    expect(first.links[0]).to.equal(first.linkUrl);
+    expect(readWalletRequest(first.links[1]!).state).to.equal(readWalletRequest(first.linkUrl).state);
     expect(request.parameters.get('response_type')).to.equal('vp_token');
     expect(request.parameters.get('response_mode')).to.equal('direct_post');
     expect(request.responseUri).to.equal(`${app.url}/v1/oauth2/eu-av/response`);
     expect(request.clientId).to.equal(`redirect_uri:${app.url}/v1/oauth2/eu-av/response`);
     expect(JSON.parse(request.parameters.get('dcql_query')!)).to.deep.equal({
-      credentials: [{ id: 'age_attestation', format: 'mso_mdoc', meta: { doctype_value: 'eu.europa.ec.av.1' }, claims: [{ path: ['eu.europa.ec.av.1', 'age_over_18'], intent_to_retain: false }] }],
+      credentials: [
+        { id: 'age_attestation', format: 'mso_mdoc', meta: { doctype_value: 'eu.europa.ec.av.1' }, claims: [{ path: ['eu.europa.ec.av.1', 'age_over_18'], intent_to_retain: false }] },
+        { id: 'pid', format: 'mso_mdoc', meta: { doctype_value: 'eu.europa.ec.eudi.pid.1' }, claims: [{ path: ['eu.europa.ec.eudi.pid.1', 'age_over_18'], intent_to_retain: false }] },
+      ],
+      credential_sets: [{ options: [['age_attestation'], ['pid']] }],
     });
+    const link = readWalletRequest(first.linkUrl);
+    expect([link.state, link.nonce]).to.not.include.members([request.state, request.nonce]);
     const other = readWalletRequest(second.walletUrl);
     expect(other.nonce).to.not.equal(request.nonce);
     expect(other.state).to.not.equal(request.state);
@@ -256,6 +270,170 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     const signed = await presentation(attestation, { ...request, nonce, origin: new URL(app.url).origin });
     const result = await again.browser.submit(formOf(again.page, { id: 'eu-av-dc-api' }), { vp_token: vpTokenOf(signed, 'age_attestation') }, undefined, { stopAt: fixture.redirectUri });
     expect(result.url.pathname).to.match(/\/result$/);
+  });
+
+  describe('answer shapes the EU reference verifier reads', () => {
+    it('vp_token[<credential id>]=<presentation> form fields (the iOS app\'s shape) pass like the JSON vp_token', async () => {
+      const fixture = await client();
+      const { browser, page, walletUrl } = await openChallenge(fixture);
+      const answer = await answerRequest(walletUrl, await issueAttestation(issuer, { age_over_18: true }), {}, 'form');
+      expect(answer).to.deep.include({ status: 200, body: {} });
+      const result = await proceed(browser, page, fixture);
+      expect(result.url.pathname).to.match(/\/result$/);
+    });
+
+    const looser: Array<[string, (state: string, presentation: string) => Record<string, string>]> = [
+      ['an id we did not ask for', (state, presentation) => ({ 'vp_token[age]': presentation, state })],
+      ['a nested field', (state, presentation) => ({ 'vp_token[age_attestation][0]': presentation, state })],
+      ['the field twice', (state, presentation) => ({ 'vp_token[age_attestation]': presentation, state })],
+      ['both shapes at once', (state, presentation) => ({ 'vp_token[age_attestation]': presentation, vp_token: JSON.stringify({ age_attestation: [presentation] }), state })],
+      ['two credentials at once', (state, presentation) => ({ 'vp_token[age_attestation]': presentation, 'vp_token[pid]': presentation, state })],
+    ];
+    for (const [what, fields] of looser) {
+      it(`${what}: refused with 400; the request still waits unless a presentation was read`, async () => {
+        const fixture = await client();
+        const { browser, page, walletUrl } = await openChallenge(fixture);
+        const request = readWalletRequest(walletUrl);
+        const { presentation } = await import('./wallet.js');
+        const signed = Buffer.from(await presentation(await issueAttestation(issuer, { age_over_18: true }), request)).toString('base64url');
+        const body = new URLSearchParams(fields(request.state, signed));
+        if (what === 'the field twice') body.append('vp_token[age_attestation]', signed);
+        const answer = await fetch(request.responseUri, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: body.toString() });
+        expect(answer.status).to.equal(400);
+        const counted = (await statusOf(browser, page)) as { answered: boolean };
+        expect(counted.answered).to.equal(what === 'an id we did not ask for' || what === 'two credentials at once');
+        if (counted.answered) expect(notices(await proceed(browser, page, fixture))).to.include('failed');
+      });
+    }
+  });
+
+  describe('the PID (eu.europa.ec.eudi.pid.1) answers like the AV attestation', () => {
+    it('a PID proving age_over_18 passes to Resources; the log records that the PID answered', async () => {
+      const fixture = await client();
+      const { browser, page, walletUrl } = await openChallenge(fixture);
+      const answer = await answerRequest(walletUrl, await issueAttestation(issuer, { age_over_18: true }, {}, PID_DOCTYPE));
+      expect(answer.status).to.equal(200);
+      expect(Object.keys(JSON.parse(answer.vpToken) as object)).to.deep.equal(['pid']);
+      const entry = JSON.parse(logLines.filter((line) => line.includes('eu_av presentation received')).at(-1)!) as Record<string, unknown>;
+      expect(entry).to.include({ credential: 'pid', verdict: 'over', channel: 'cross_device' });
+      const website = await continueToWebsite(browser, await proceed(browser, page, fixture), fixture.redirectUri);
+      const token = await requestToken(app, { code: website.searchParams.get('code')!, client: fixture });
+      const { access_token: accessToken } = (await token.json()) as { access_token: string };
+      const { resources } = (await (await readResources(app, accessToken)).json()) as { resources: Record<string, unknown> };
+      expect(resources).to.include({ verified: true, assurance_level: 'ENHANCED', age_threshold: 18 });
+    });
+
+    it('a PID with age_over_18 false fails; an AV attestation sent as the PID is refused', async () => {
+      const fixture = await client();
+      const under = await openChallenge(fixture);
+      expect((await answerRequest(under.walletUrl, await issueAttestation(issuer, { age_over_18: false }, {}, PID_DOCTYPE))).status).to.equal(200);
+      expect(notices(await proceed(under.browser, under.page, fixture))).to.include('failed');
+
+      const mislabelled = await openChallenge(fixture);
+      const request = readWalletRequest(mislabelled.walletUrl);
+      const { presentation, vpTokenOf } = await import('./wallet.js');
+      const signed = await presentation(await issueAttestation(issuer, { age_over_18: true }), request);
+      const answer = await postToVerifier(request.responseUri, { vp_token: vpTokenOf(signed, 'pid'), state: request.state });
+      expect(answer.status).to.equal(400);
+      expect(lastProblem()).to.equal('not a document of type eu.europa.ec.eudi.pid.1');
+    });
+  });
+
+  describe('same device: the wallet brings this browser back with a one-time response code', () => {
+    const verificationCount = async (): Promise<number> => Number((await app.provider.db('verifications').where('method', 'eu_av').count<Array<{ count: string }>>('* as count'))[0]!.count);
+
+    it('the pass counts only once this browser presents the code, without JavaScript; then it is in Resources', async () => {
+      const fixture = await client();
+      const { browser, page, linkUrl } = await openChallenge(fixture);
+      const answer = await answerRequest(linkUrl, await issueAttestation(issuer, { age_over_18: true }));
+      expect(answer.status).to.equal(200);
+      const back = new URL((answer.body as { redirect_uri: string }).redirect_uri);
+      expect(back.pathname).to.equal(page.url.pathname.replace(/start$/, 'return'));
+      expect(back.searchParams.get('response_code')).to.match(/^[\w-]{32}$/);
+      // Not before: the page and "continue" still wait.
+      expect(await statusOf(browser, page)).to.deep.equal({ answered: false });
+      expect((await proceed(browser, page, fixture)).html).to.include('Your app has not answered yet.');
+      const result = await browser.open(back, { stopAt: fixture.redirectUri });
+      expect(result.url.pathname).to.match(/\/result$/);
+      const website = await continueToWebsite(browser, result, fixture.redirectUri);
+      const token = await requestToken(app, { code: website.searchParams.get('code')!, client: fixture });
+      const { access_token: accessToken } = (await token.json()) as { access_token: string };
+      const { resources } = (await (await readResources(app, accessToken)).json()) as { resources: Record<string, unknown> };
+      expect(resources).to.include({ verified: true, assurance_level: 'ENHANCED' });
+    });
+
+    it('presented twice at once, the code records one verification', async () => {
+      const fixture = await client();
+      const { browser, linkUrl } = await openChallenge(fixture);
+      const answer = await answerRequest(linkUrl, await issueAttestation(issuer, { age_over_18: true }));
+      const back = (answer.body as { redirect_uri: string }).redirect_uri;
+      const before = await verificationCount();
+      const pages = await Promise.all([1, 2].map(() => browser.open(back, { stopAt: fixture.redirectUri })));
+      expect(await verificationCount()).to.equal(before + 1);
+      expect(pages.filter((result) => /\/result$/.test(result.url.pathname)).length).to.be.at.least(1);
+    });
+
+    it('session fixation: another browser opening the link is refused, and the browser that started the check never passes without it', async () => {
+      const fixture = await client();
+      const attacker = await openChallenge(fixture);
+      // The attacker sends their same-device link to an adult, whose wallet answers it.
+      const answer = await answerRequest(attacker.linkUrl, await issueAttestation(issuer, { age_over_18: true }));
+      const back = (answer.body as { redirect_uri: string }).redirect_uri;
+      const victim = new Browser(undefined, { headers: { 'accept-language': 'en' } });
+      const refused = await victim.open(back, { stopAt: fixture.redirectUri });
+      expect(refused.status).to.equal(400);
+      expect(await statusOf(attacker.browser, attacker.page)).to.deep.equal({ answered: false });
+      expect((await proceed(attacker.browser, attacker.page, fixture)).html).to.include('Your app has not answered yet.');
+      const before = await verificationCount();
+      // A code made for another interaction does not fit this one either.
+      const other = await openChallenge(fixture);
+      const theirs = new URL(((await answerRequest(other.linkUrl, await issueAttestation(issuer, { age_over_18: true }))).body as { redirect_uri: string }).redirect_uri);
+      const mine = new URL(attacker.page.url.pathname.replace(/start$/, 'return'), app.url);
+      mine.search = theirs.search;
+      const page = await attacker.browser.open(mine, { stopAt: fixture.redirectUri });
+      expect(page.html).to.include('Your app has not answered yet.');
+      expect(await verificationCount()).to.equal(before);
+    });
+
+    it('a wallet on this device that says under age brings the visitor back, with no code, to the failure', async () => {
+      const fixture = await client();
+      const { browser, page, linkUrl } = await openChallenge(fixture);
+      const answer = await answerRequest(linkUrl, await issueAttestation(issuer, { age_over_18: false }));
+      const back = new URL((answer.body as { redirect_uri: string }).redirect_uri);
+      expect(back.searchParams.has('response_code')).to.equal(false);
+      expect(back.pathname).to.equal(page.url.pathname.replace(/start$/, 'return'));
+      expect(notices(await browser.open(back, { stopAt: fixture.redirectUri }))).to.include('failed');
+    });
+  });
+
+  describe('limits per request and per authorization, never per address', () => {
+    it('after 30 answers in one authorization the wallet gets 429 and the visitor is told why nothing arrives', async () => {
+      const fixture = await client();
+      const { browser, page } = await openChallenge(fixture);
+      let current = page;
+      for (let answer = 0; answer < 30; answer++) {
+        current = await browser.open(page.url, { stopAt: fixture.redirectUri });
+        const request = readWalletRequest(readQrSvg(/class="eu-av-qr"[\s\S]*?(<svg[\s\S]*?<\/svg>)/.exec(current.html)![1]!));
+        expect((await postToVerifier(request.responseUri, { error: 'access_denied', state: request.state })).status).to.equal(200);
+      }
+      current = await browser.open(page.url, { stopAt: fixture.redirectUri });
+      const request = readWalletRequest(readQrSvg(/class="eu-av-qr"[\s\S]*?(<svg[\s\S]*?<\/svg>)/.exec(current.html)![1]!));
+      const refused = await postToVerifier(request.responseUri, { error: 'access_denied', state: request.state });
+      expect(refused.status).to.equal(429);
+      expect(await statusOf(browser, current)).to.deep.equal({ answered: false, limited: true });
+      expect((await proceed(browser, current, fixture)).html).to.include('Your app has sent more answers than this check takes.');
+    });
+
+    it('a request that has had its five answers refuses more with 429, and its page says so', async () => {
+      const fixture = await client();
+      const { browser, page, walletUrl } = await openChallenge(fixture);
+      const request = readWalletRequest(walletUrl);
+      const { sha256 } = await import('../../../../lib/security/hashing.js');
+      const perRequest = app.provider.runtime.rateLimits.limiter('eu-av-response-request');
+      for (let spent = 0; spent < 5; spent++) await perRequest.consume(sha256(request.state));
+      expect((await answerRequest(walletUrl, await issueAttestation(issuer, { age_over_18: true }))).status).to.equal(429);
+      expect(await statusOf(browser, page)).to.deep.equal({ answered: false, limited: true });
+    });
   });
 
   it('"continue" before the wallet answered stays on the page and says so', async () => {

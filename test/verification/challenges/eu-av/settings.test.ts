@@ -37,16 +37,18 @@ describe('eu_av settings', () => {
     expect(loadEuAvSettings({})).to.equal(undefined);
   });
 
-  it('reads every certificate of a directory\'s .pem and .crt files, with ENHANCED and the openid4vp scheme by default', () => {
+  it('reads every certificate of a directory\'s .pem and .crt files, with ENHANCED and the av then openid4vp schemes by default', () => {
     const settings = loadEuAvSettings({ EU_AV_TRUSTED_ISSUERS: folder })!;
     expect(settings.trustedIssuers).to.have.length(3);
-    expect(settings).to.include({ assuranceLevel: 'ENHANCED', walletScheme: 'openid4vp' });
+    expect(settings).to.include({ assuranceLevel: 'ENHANCED' });
+    expect(settings.walletSchemes).to.deep.equal(['av', 'openid4vp']);
   });
 
-  it('takes a list of files, a level and a scheme', () => {
-    const settings = loadEuAvSettings({ EU_AV_TRUSTED_ISSUERS: `${join(folder, 'a.pem')}, ${join(folder, 'a.pem')}`, EU_AV_ASSURANCE_LEVEL: 'STRICT', EU_AV_WALLET_SCHEME: 'eudi-openid4vp' })!;
+  it('takes a list of files, a level and schemes (repeated ones once)', () => {
+    const settings = loadEuAvSettings({ EU_AV_TRUSTED_ISSUERS: `${join(folder, 'a.pem')}, ${join(folder, 'a.pem')}`, EU_AV_ASSURANCE_LEVEL: 'STRICT', EU_AV_WALLET_SCHEMES: 'eudi-openid4vp,openid4vp,eudi-openid4vp' })!;
     expect(settings.trustedIssuers).to.deep.equal([rootPem, rootPem].map((pem) => pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/)![0]));
-    expect(settings).to.include({ assuranceLevel: 'STRICT', walletScheme: 'eudi-openid4vp' });
+    expect(settings).to.include({ assuranceLevel: 'STRICT' });
+    expect(settings.walletSchemes).to.deep.equal(['eudi-openid4vp', 'openid4vp']);
   });
 
   it('stops start-up naming the variable at fault', () => {
@@ -54,6 +56,7 @@ describe('eu_av settings', () => {
     expect(failure({ EU_AV_TRUSTED_ISSUERS: join(folder, 'missing.pem') })).to.include('EU_AV_TRUSTED_ISSUERS').and.include('cannot be read');
     expect(failure({ EU_AV_TRUSTED_ISSUERS: join(folder, 'notes.txt') })).to.include('no PEM certificate found');
     expect(failure({ EU_AV_TRUSTED_ISSUERS: folder, EU_AV_ASSURANCE_LEVEL: 'HIGH' })).to.include('EU_AV_ASSURANCE_LEVEL');
-    expect(failure({ EU_AV_TRUSTED_ISSUERS: folder, EU_AV_WALLET_SCHEME: 'openid4vp://' })).to.include('EU_AV_WALLET_SCHEME');
+    expect(failure({ EU_AV_TRUSTED_ISSUERS: folder, EU_AV_WALLET_SCHEMES: 'openid4vp://' })).to.include('EU_AV_WALLET_SCHEMES');
+    expect(failure({ EU_AV_TRUSTED_ISSUERS: folder, EU_AV_WALLET_SCHEMES: 'av, openid4vp' })).to.include('EU_AV_WALLET_SCHEMES');
   });
 });

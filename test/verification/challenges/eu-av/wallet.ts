@@ -8,6 +8,8 @@ x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoPro
 const ES256 = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
 const DAY = 24 * 60 * 60 * 1000;
 export const AV_DOCTYPE = 'eu.europa.ec.av.1';
+/** The person identification data of every EUDI wallet: its doctype is also the namespace of its age_over_NN elements. */
+export const PID_DOCTYPE = 'eu.europa.ec.eudi.pid.1';
 
 /** A test attestation provider: its root (the IACA certificate an operator would trust) and a document signer under it. */
 export interface TestIssuer {
@@ -36,20 +38,22 @@ export async function createTestIssuer(name = 'Test AV'): Promise<TestIssuer> {
 export interface Attestation {
   mdoc: Uint8Array;
   deviceKey: JsonWebKey;
+  /** the document type, also the namespace of its elements */
+  doctype: string;
 }
 
 export async function issueAttestation(
-  issuer: TestIssuer, elements: Record<string, boolean>, validity: { validFrom?: Date; validUntil?: Date } = {},
+  issuer: TestIssuer, elements: Record<string, boolean>, validity: { validFrom?: Date; validUntil?: Date } = {}, doctype = AV_DOCTYPE,
 ): Promise<Attestation> {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const signed = new Date(Date.now() - 60_000);
-  const document = await new Document(AV_DOCTYPE)
-    .addIssuerNameSpace(AV_DOCTYPE, elements)
+  const document = await new Document(doctype)
+    .addIssuerNameSpace(doctype, elements)
     .useDigestAlgorithm('SHA-256')
     .addValidityInfo({ signed, validFrom: validity.validFrom ?? signed, validUntil: validity.validUntil ?? new Date(Date.now() + 90 * DAY) })
     .addDeviceKeyInfo({ deviceKey: publicKey.export({ format: 'jwk' }) })
     .sign({ issuerPrivateKey: issuer.signerKey, issuerCertificate: issuer.signerPem, alg: 'ES256' });
-  return { mdoc: new MDoc([document]).encode(), deviceKey: privateKey.export({ format: 'jwk' }) };
+  return { mdoc: new MDoc([document]).encode(), deviceKey: privateKey.export({ format: 'jwk' }), doctype };
 }
 
 /** The Authorization Request a wallet reads from the QR code or the same-device link (passed by value). */
@@ -93,12 +97,13 @@ function walletTranscript(to: { clientId: string; nonce: string; responseUri: st
 export async function presentation(
   attestation: Attestation, request: Pick<WalletRequest, 'clientId' | 'nonce' | 'responseUri' | 'element'> & { origin?: string },
 ): Promise<Buffer> {
+  const { doctype } = attestation;
   const response = await DeviceResponse.from(attestation.mdoc)
     .usingPresentationDefinition({
       id: 'av',
       input_descriptors: [{
-        id: AV_DOCTYPE, format: { mso_mdoc: { alg: ['ES256'] } },
-        constraints: { limit_disclosure: 'required', fields: [{ path: [`$['${AV_DOCTYPE}']['${request.element}']`], intent_to_retain: false }] },
+        id: doctype, format: { mso_mdoc: { alg: ['ES256'] } },
+        constraints: { limit_disclosure: 'required', fields: [{ path: [`$['${doctype}']['${request.element}']`], intent_to_retain: false }] },
       }],
     })
     .usingSessionTranscriptBytes(walletTranscript(request.origin ? { origin: request.origin, nonce: request.nonce } : request))
@@ -116,11 +121,19 @@ export function postToVerifier(responseUri: string, fields: Record<string, strin
   return fetch(responseUri, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
 }
 
-/** Scans the request and answers it with this attestation, as a wallet would. */
-export async function answerRequest(walletUrl: string, attestation: Attestation, tweak: Partial<WalletRequest> = {}): Promise<{ status: number; body: unknown; vpToken: string }> {
+/**
+ * Scans the request and answers it with this attestation, as a wallet would: the DCQL credential query whose
+ * doctype is the attestation's names the answer; `form` posts it as `vp_token[<id>]=` fields (the iOS app's shape).
+ */
+export async function answerRequest(
+  walletUrl: string, attestation: Attestation, tweak: Partial<WalletRequest> = {}, shape: 'json' | 'form' = 'json',
+): Promise<{ status: number; body: unknown; vpToken: string }> {
   const request = { ...readWalletRequest(walletUrl), ...tweak };
-  const query = JSON.parse(request.parameters.get('dcql_query') ?? '{}') as { credentials: Array<{ id: string }> };
-  const vpToken = vpTokenOf(await presentation(attestation, request), query.credentials[0]?.id ?? '');
-  const answer = await postToVerifier(request.responseUri, { vp_token: vpToken, state: request.state });
+  const query = JSON.parse(request.parameters.get('dcql_query') ?? '{}') as { credentials: Array<{ id: string; meta: { doctype_value: string } }> };
+  const id = query.credentials.find((credential) => credential.meta.doctype_value === attestation.doctype)?.id ?? '';
+  const signed = Buffer.from(await presentation(attestation, request)).toString('base64url');
+  const vpToken = JSON.stringify({ [id]: [signed] });
+  const fields: Record<string, string> = shape === 'json' ? { vp_token: vpToken } : { [`vp_token[${id}]`]: signed };
+  const answer = await postToVerifier(request.responseUri, { ...fields, state: request.state });
   return { status: answer.status, body: await answer.json(), vpToken };
 }
