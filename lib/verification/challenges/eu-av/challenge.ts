@@ -4,23 +4,31 @@ import { safeEqual, sha256 } from '../../../security/hashing.js';
 import { isFreeByDefault } from '../../catalogue.js';
 import type { Challenge, ChallengeOutcome, StepContext } from '../../challenge.js';
 import { answerLimits } from './limits.js';
-import { answerCounts, dcApiRequest, newPending, walletRequestUrl, type PendingPresentation } from './request.js';
+import { ANNEX_C_PROTOCOL, annexCRequestData, newAnnexCRequest, openAnnexCResponse } from './annex-c.js';
+import { answerCounts, dcApiRequest, newPending, OPENID4VP_DC_API_PROTOCOL, walletRequestUrl, type PendingPresentation } from './request.js';
 import { qrCodeSvg } from './qr.js';
 import type { EuAvSettings } from './settings.js';
-import { dcApiTranscript } from './transcript.js';
-import { judgeVpToken, verdictLog } from './verify.js';
+import { dcApiTranscript, taggedTranscript } from './transcript.js';
+import { judgePresentation, judgeVpToken, verdictLog, type PresentationVerdict } from './verify.js';
 
 interface BrowserAnswer {
   _csrf: string;
-  vp_token: string;
+  /** the protocol the browser chose among the two we offered */
+  protocol: typeof OPENID4VP_DC_API_PROTOCOL | typeof ANNEX_C_PROTOCOL;
+  /** OpenID4VP: the vp_token as JSON text; Annex C: the base64url EncryptedResponse */
+  data: string;
 }
 
 /** The Digital Credentials API's answer, posted by our page script with the form token. */
 const validateBrowserAnswer = compileSchema<BrowserAnswer>({
   type: 'object',
   additionalProperties: false,
-  required: ['_csrf', 'vp_token'],
-  properties: { ...CSRF_FIELD, vp_token: { type: 'string', minLength: 1, maxLength: 30000 } },
+  required: ['_csrf', 'protocol', 'data'],
+  properties: {
+    ...CSRF_FIELD,
+    protocol: { type: 'string', enum: [OPENID4VP_DC_API_PROTOCOL, ANNEX_C_PROTOCOL] },
+    data: { type: 'string', minLength: 1, maxLength: 40000 },
+  },
 });
 
 /** How the wallet's answer (written by the response endpoint) ends the challenge. */
@@ -53,14 +61,18 @@ export function createEuAvChallenge(settings: EuAvSettings, issuer: string): Cha
       continueUrl: context.stepUrl('continue'),
       leaveUrl: context.stepUrl('leave'),
       dcApiUrl: context.stepUrl('dc-api'),
-      dcRequest: JSON.stringify(dcApiRequest(pending)),
+      // Both protocols in one call: the browser offers what the visitor's wallets answer, and the visitor picks.
+      dcRequests: JSON.stringify([
+        { protocol: OPENID4VP_DC_API_PROTOCOL, data: dcApiRequest(pending) },
+        { protocol: ANNEX_C_PROTOCOL, data: annexCRequestData(pending.annexC, threshold) },
+      ]),
       waiting,
     });
   }
 
   /** Fresh requests (nonces and states) each time the page is opened; an older QR code or link then answers nothing. */
   async function start(context: StepContext): Promise<void> {
-    const pending = newPending(context.attempt.uid, context.attempt.ageThreshold);
+    const pending = newPending(context.attempt.uid, context.attempt.ageThreshold, newAnnexCRequest());
     await context.state.set(pending);
     await showRequest(context, pending);
   }
@@ -107,16 +119,25 @@ export function createEuAvChallenge(settings: EuAvSettings, issuer: string): Cha
 
   /**
    * The answer the browser's Digital Credentials API returned to our page: the same checks, with the session
-   * transcript bound to our origin instead of the response URI. The challenge ends with it, so it counts once.
+   * transcript bound to our origin instead of the response URI; under Annex C the DeviceResponse is first opened
+   * with the page view's HPKE key. The challenge ends with it, so it counts once.
    */
   async function fromBrowser(context: StepContext): Promise<void> {
     const pending = await context.state.get<PendingPresentation>();
     if (!pending || pending.answer) return proceed(context);
     const form = readForm(context.koa, validateBrowserAnswer);
-    const judged = await judgeVpToken(form?.vp_token ?? '', settings.trustedIssuers, {
-      transcript: dcApiTranscript({ origin: new URL(issuer).origin, nonce: pending.dcApiNonce }), threshold: pending.threshold, now: context.runtime.clock.now(),
-    });
-    context.runtime.log.info('eu_av presentation received', verdictLog(context.attempt.uid, 'dc_api', judged));
+    const origin = new URL(issuer).origin;
+    const expected = { threshold: pending.threshold, now: context.runtime.clock.now() };
+    let judged: PresentationVerdict & { credential?: string };
+    if (form?.protocol === ANNEX_C_PROTOCOL) {
+      const opened = openAnnexCResponse(form.data, pending.annexC, origin);
+      judged = opened
+        ? { ...(await judgePresentation(opened.deviceResponse, settings.trustedIssuers, { ...expected, transcript: taggedTranscript(opened.transcript) })), credential: 'av' }
+        : { verdict: 'invalid', problem: 'the encrypted response does not open with this request\'s key' };
+    } else {
+      judged = await judgeVpToken(form?.data ?? '', settings.trustedIssuers, { ...expected, transcript: dcApiTranscript({ origin, nonce: pending.dcApiNonce }) });
+    }
+    context.runtime.log.info('eu_av presentation received', { ...verdictLog(context.attempt.uid, 'dc_api', judged), protocol: form?.protocol });
     return context.finish(OUTCOMES[judged.verdict](settings));
   }
 

@@ -1,4 +1,5 @@
 import { randomToken } from '../../../security/hashing.js';
+import type { AnnexCRequest } from './annex-c.js';
 
 /** The EU age-verification attestation: ISO mdoc document type, which is also its only namespace. */
 export const AV_DOCTYPE = 'eu.europa.ec.av.1';
@@ -36,8 +37,10 @@ export interface RequestIds {
 export interface PendingPresentation {
   threshold: number;
   requests: Record<Channel, RequestIds>;
-  /** the nonce of the browser's Digital Credentials API request */
+  /** the nonce of the browser's Digital Credentials API request over OpenID4VP */
   dcApiNonce: string;
+  /** the key and EncryptionInfo of the browser's Digital Credentials API request under ISO/IEC 18013-7 Annex C */
+  annexC: AnnexCRequest;
   /** set once by the response endpoint: the verdict, so a second response (a replay) is refused */
   answer?: 'over' | 'under' | 'invalid' | 'declined';
   /** the request that was answered */
@@ -55,9 +58,9 @@ export function uidOfState(state: string): string | undefined {
 }
 
 /** Fresh requests for one page view (a reload replaces them, so an older QR code or link stops working). */
-export function newPending(uid: string, threshold: number): PendingPresentation {
+export function newPending(uid: string, threshold: number, annexC: AnnexCRequest): PendingPresentation {
   const request = (): RequestIds => ({ state: `${uid}.${randomToken(16)}`, nonce: randomToken(16) });
-  return { threshold, requests: { same_device: request(), cross_device: request() }, dcApiNonce: randomToken(16) };
+  return { threshold, requests: { same_device: request(), cross_device: request() }, dcApiNonce: randomToken(16), annexC };
 }
 
 /** Whether the answer may end the check now: a same-device pass waits until this browser presents the response code. */
@@ -99,7 +102,10 @@ export function requestParameters(issuer: string, threshold: number, ids: Reques
   };
 }
 
-/** The same request for the browser's Digital Credentials API (protocol `openid4vp-v1-unsigned`): the origin replaces client_id. */
+/** The protocol of the request by OpenID4VP through the browser's Digital Credentials API. */
+export const OPENID4VP_DC_API_PROTOCOL = 'openid4vp-v1-unsigned';
+
+/** The same request for the browser's Digital Credentials API (OpenID4VP, unsigned): the origin replaces client_id. */
 export const dcApiRequest = (pending: PendingPresentation) => ({
   response_type: 'vp_token',
   response_mode: 'dc_api',

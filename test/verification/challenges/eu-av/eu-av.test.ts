@@ -251,25 +251,84 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     await expectRefused({ status: 200, body: await answer.json() }, browser, page, fixture, 'cancelled');
   });
 
-  it('through the browser\'s Digital Credentials API: the answer bound to our origin passes; one bound to the response URI does not', async () => {
+  /** The two requests the page offers the browser's Digital Credentials API, as its script reads them. */
+  type BrowserRequests = [{ protocol: string; data: { nonce: string; response_mode: string } }, { protocol: string; data: { deviceRequest: string; encryptionInfo: string } }];
+  const browserRequests = (page: Page): BrowserRequests => JSON.parse(decodeHtml(/data-requests="([^"]*)"/.exec(page.html)![1]!)) as BrowserRequests;
+
+  it('through the browser\'s Digital Credentials API over OpenID4VP: the answer bound to our origin passes; one bound to the response URI does not', async () => {
     const fixture = await client();
     const { browser, page, walletUrl } = await openChallenge(fixture);
-    const form = formOf(page, { id: 'eu-av-dc-api' });
-    const browserRequest = JSON.parse(decodeHtml(/data-request="([^"]*)"/.exec(page.html)![1]!)) as { response_mode: string; nonce: string };
-    expect(browserRequest.response_mode).to.equal('dc_api');
-    const request = { ...readWalletRequest(walletUrl), nonce: browserRequest.nonce };
+    const [openid4vp, annexC] = browserRequests(page);
+    expect([openid4vp.protocol, annexC.protocol]).to.deep.equal(['openid4vp-v1-unsigned', 'org-iso-mdoc']);
+    expect(openid4vp.data.response_mode).to.equal('dc_api');
+    const request = { ...readWalletRequest(walletUrl), nonce: openid4vp.data.nonce };
     const attestation = await issueAttestation(issuer, { age_over_18: true });
     const { presentation, vpTokenOf } = await import('./wallet.js');
 
-    const wrongBinding = await browser.submit(form, { vp_token: vpTokenOf(await presentation(attestation, request), 'age_attestation') }, undefined, { stopAt: fixture.redirectUri });
+    const wrongBinding = await browser.submit(formOf(page, { id: 'eu-av-dc-api' }), { protocol: 'openid4vp-v1-unsigned', data: vpTokenOf(await presentation(attestation, request), 'age_attestation') }, undefined, { stopAt: fixture.redirectUri });
     expect(notices(wrongBinding)).to.include('failed');
     expect(lastProblem()).to.match(/Device signature must be valid/);
 
     const again = await openChallenge(fixture);
-    const nonce = (JSON.parse(decodeHtml(/data-request="([^"]*)"/.exec(again.page.html)![1]!)) as { nonce: string }).nonce;
+    const nonce = browserRequests(again.page)[0].data.nonce;
     const signed = await presentation(attestation, { ...request, nonce, origin: new URL(app.url).origin });
-    const result = await again.browser.submit(formOf(again.page, { id: 'eu-av-dc-api' }), { vp_token: vpTokenOf(signed, 'age_attestation') }, undefined, { stopAt: fixture.redirectUri });
+    const result = await again.browser.submit(formOf(again.page, { id: 'eu-av-dc-api' }), { protocol: 'openid4vp-v1-unsigned', data: vpTokenOf(signed, 'age_attestation') }, undefined, { stopAt: fixture.redirectUri });
     expect(result.url.pathname).to.match(/\/result$/);
+  });
+
+  describe('through the browser\'s Digital Credentials API under ISO/IEC 18013-7 Annex C (org-iso-mdoc)', () => {
+    it('asks for the AV attestation\'s age_over_18, not retained, with a fresh HPKE key each page view', async () => {
+      const fixture = await client();
+      const [first, second] = [await openChallenge(fixture), await openChallenge(fixture)];
+      const { Decoder } = await import('cbor-x');
+      const read = new Decoder({ useRecords: false, mapsAsObjects: true });
+      const { data } = browserRequests(first.page)[1];
+      const deviceRequest = read.decode(Buffer.from(data.deviceRequest, 'base64url')) as { version: string; docRequests: Array<{ itemsRequest: { value: Uint8Array } }> };
+      expect(deviceRequest.version).to.equal('1.0');
+      expect(read.decode(deviceRequest.docRequests[0]!.itemsRequest.value)).to.deep.equal({ docType: 'eu.europa.ec.av.1', nameSpaces: { 'eu.europa.ec.av.1': { age_over_18: false } } });
+      const [kind, info] = read.decode(Buffer.from(data.encryptionInfo, 'base64url')) as [string, { nonce: Uint8Array; recipientPublicKey: Record<string, unknown> }];
+      expect(kind).to.equal('dcapi');
+      expect(info.nonce).to.have.length(16);
+      expect(info.recipientPublicKey).to.include({ 1: 2, '-1': 1 });
+      expect(browserRequests(second.page)[1].data.encryptionInfo).to.not.equal(data.encryptionInfo);
+    });
+
+    it('an answer sealed to our key, device-signed over our origin, passes to Resources', async () => {
+      const fixture = await client();
+      const { browser, page } = await openChallenge(fixture);
+      const { annexCAnswer } = await import('./wallet.js');
+      const response = await annexCAnswer(await issueAttestation(issuer, { age_over_18: true }), browserRequests(page)[1].data, new URL(app.url).origin);
+      const result = await browser.submit(formOf(page, { id: 'eu-av-dc-api' }), { protocol: 'org-iso-mdoc', data: response }, undefined, { stopAt: fixture.redirectUri });
+      expect(result.url.pathname).to.match(/\/result$/);
+      const entry = JSON.parse(logLines.filter((line) => line.includes('eu_av presentation received')).at(-1)!) as Record<string, unknown>;
+      expect(entry).to.include({ via: 'dc_api', protocol: 'org-iso-mdoc', verdict: 'over', credential: 'av' });
+      const website = await continueToWebsite(browser, result, fixture.redirectUri);
+      const token = await requestToken(app, { code: website.searchParams.get('code')!, client: fixture });
+      const { access_token: accessToken } = (await token.json()) as { access_token: string };
+      const { resources } = (await (await readResources(app, accessToken)).json()) as { resources: Record<string, unknown> };
+      expect(resources).to.include({ verified: true, assurance_level: 'ENHANCED' });
+    });
+
+    const refused: Array<[string, (data: { deviceRequest: string; encryptionInfo: string }) => Promise<string>, RegExp]> = [
+      ['device-signed for another origin', async (data) => (await import('./wallet.js')).annexCAnswer(await issueAttestation(issuer, { age_over_18: true }), data, new URL(app.url).origin, { signedOrigin: 'https://evil.example' }), /Device signature must be valid/],
+      ['sealed to another key', async (data) => {
+        const { createECDH } = await import('node:crypto');
+        const other = createECDH('prime256v1');
+        other.generateKeys();
+        return (await import('./wallet.js')).annexCAnswer(await issueAttestation(issuer, { age_over_18: true }), data, new URL(app.url).origin, { sealTo: other.getPublicKey() });
+      }, /does not open/],
+      ['sealed for another origin', async (data) => (await import('./wallet.js')).annexCAnswer(await issueAttestation(issuer, { age_over_18: true }), data, 'https://evil.example', { signedOrigin: 'https://evil.example' }), /does not open/],
+      ['not an encrypted response', async () => Buffer.from([0x82, 0x65, 0x64, 0x63, 0x61, 0x70, 0x69, 0xa0]).toString('base64url'), /does not open/],
+    ];
+    for (const [what, answer, problem] of refused) {
+      it(`an answer ${what} fails, and the visitor is not verified`, async () => {
+        const fixture = await client();
+        const { browser, page } = await openChallenge(fixture);
+        const result = await browser.submit(formOf(page, { id: 'eu-av-dc-api' }), { protocol: 'org-iso-mdoc', data: await answer(browserRequests(page)[1].data) }, undefined, { stopAt: fixture.redirectUri });
+        expect(notices(result)).to.include('failed');
+        expect(lastProblem()).to.match(problem);
+      });
+    }
   });
 
   describe('answer shapes the EU reference verifier reads', () => {

@@ -1,7 +1,8 @@
 import { createHash, generateKeyPairSync, webcrypto, type JsonWebKey } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import { DeviceResponse, Document, MDoc } from '@auth0/mdl';
-import { Encoder, Tag } from 'cbor-x';
+import { Aes128Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 } from '@hpke/core';
+import { Decoder, Encoder, Tag } from 'cbor-x';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
@@ -94,22 +95,54 @@ function walletTranscript(to: { clientId: string; nonce: string; responseUri: st
 }
 
 /** A DeviceResponse disclosing `element`, device-signed over the transcript for this request (or, with `origin`, for the browser API). */
-export async function presentation(
+export function presentation(
   attestation: Attestation, request: Pick<WalletRequest, 'clientId' | 'nonce' | 'responseUri' | 'element'> & { origin?: string },
 ): Promise<Buffer> {
+  return signedResponse(attestation, request.element, walletTranscript(request.origin ? { origin: request.origin, nonce: request.nonce } : request));
+}
+
+/** A DeviceResponse disclosing `element`, device-signed over `transcript` (the tag-24 SessionTranscript bytes). */
+async function signedResponse(attestation: Attestation, element: string, transcript: Uint8Array): Promise<Buffer> {
   const { doctype } = attestation;
   const response = await DeviceResponse.from(attestation.mdoc)
     .usingPresentationDefinition({
       id: 'av',
       input_descriptors: [{
         id: doctype, format: { mso_mdoc: { alg: ['ES256'] } },
-        constraints: { limit_disclosure: 'required', fields: [{ path: [`$['${doctype}']['${request.element}']`], intent_to_retain: false }] },
+        constraints: { limit_disclosure: 'required', fields: [{ path: [`$['${doctype}']['${element}']`], intent_to_retain: false }] },
       }],
     })
-    .usingSessionTranscriptBytes(walletTranscript(request.origin ? { origin: request.origin, nonce: request.nonce } : request))
+    .usingSessionTranscriptBytes(Buffer.from(transcript))
     .authenticateWithSignature(attestation.deviceKey, 'ES256')
     .sign();
-  return response.encode();
+  return Buffer.from(response.encode());
+}
+
+/**
+ * The wallet side of ISO/IEC 18013-7 Annex C through the Digital Credentials API, written from the text: read the
+ * DeviceRequest's element and the verifier's HPKE key from EncryptionInfo, device-sign over [null, null, ["dcapi",
+ * SHA-256(CBOR([EncryptionInfo as sent, origin]))]], and seal the DeviceResponse to that key with @hpke/core (info:
+ * the CBOR SessionTranscript, no additional data). `tweak` lets a test sign for another origin or seal to another key.
+ */
+export async function annexCAnswer(
+  attestation: Attestation, data: { deviceRequest: string; encryptionInfo: string }, origin: string, tweak: { signedOrigin?: string; sealTo?: Uint8Array } = {},
+): Promise<string> {
+  const cbor = new Encoder({ useRecords: false, tagUint8Array: false, mapsAsObjects: false });
+  const read = new Decoder({ useRecords: false, mapsAsObjects: false });
+  const [, parameters] = read.decode(Buffer.from(data.encryptionInfo, 'base64url')) as [string, Map<string, unknown>];
+  const coseKey = parameters.get('recipientPublicKey') as Map<number, Uint8Array>;
+  const recipient = tweak.sealTo ?? Buffer.concat([Buffer.from([4]), coseKey.get(-2)!, coseKey.get(-3)!]);
+  const deviceRequest = read.decode(Buffer.from(data.deviceRequest, 'base64url')) as Map<string, Array<Map<string, Tag>>>;
+  const items = read.decode(deviceRequest.get('docRequests')![0]!.get('itemsRequest')!.value as Uint8Array) as Map<string, Map<string, Map<string, boolean>>>;
+  const [element] = [...items.get('nameSpaces')!.values()][0]!.keys();
+
+  const sessionTranscript = (signedOrigin: string): Uint8Array =>
+    cbor.encode([null, null, ['dcapi', createHash('sha256').update(cbor.encode([data.encryptionInfo, signedOrigin])).digest()]]);
+  const signed = await signedResponse(attestation, element!, cbor.encode(new Tag(sessionTranscript(tweak.signedOrigin ?? origin), 24)));
+  const suite = new CipherSuite({ kem: new DhkemP256HkdfSha256(), kdf: new HkdfSha256(), aead: new Aes128Gcm() });
+  const sender = await suite.createSenderContext({ recipientPublicKey: await suite.kem.importKey('raw', new Uint8Array(recipient).buffer, true), info: new Uint8Array(sessionTranscript(origin)).buffer });
+  const cipherText = Buffer.from(await sender.seal(new Uint8Array(signed).buffer));
+  return Buffer.from(cbor.encode(['dcapi', new Map<string, Uint8Array>([['enc', Buffer.from(sender.enc)], ['cipherText', cipherText]])])).toString('base64url');
 }
 
 /** The direct_post answer: vp_token keyed by the DCQL credential id, and the request's state. */
