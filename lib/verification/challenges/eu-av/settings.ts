@@ -18,7 +18,7 @@ export interface EuAvSettings {
 interface Raw {
   TRUSTED_ISSUERS: string;
   ASSURANCE_LEVEL: AssuranceLevel;
-  WALLET_SCHEMES: string;
+  WALLET_SCHEMES: string[];
 }
 
 /** The eu_av section: on when any EU_AV_* variable is set (else the challenge runs only in TEST, as the sandbox). */
@@ -30,12 +30,13 @@ export const euAvSettings: SettingsSection<EuAvSettings | undefined, Raw> = {
     // The AV profile's own scheme first (the EU age-verification app registers it), then OpenID4VP's generic one.
     WALLET_SCHEMES: {
       env: 'EU_AV_WALLET_SCHEMES',
-      schema: { type: 'string', pattern: '^[a-z][a-z0-9+.-]{0,30}(,[a-z][a-z0-9+.-]{0,30}){0,3}$' },
-      default: 'av,openid4vp',
+      list: true,
+      schema: { type: 'array', minItems: 1, maxItems: 4, items: { type: 'string', pattern: '^[a-z][a-z0-9+.-]{0,30}$' } },
+      default: ['av', 'openid4vp'],
       expected: 'must be one to four URL schemes without "://", comma-separated, e.g. av,openid4vp',
     },
   },
-  finish: (raw) => ({ trustedIssuers: readTrustList(raw.TRUSTED_ISSUERS), assuranceLevel: raw.ASSURANCE_LEVEL, walletSchemes: [...new Set(raw.WALLET_SCHEMES.split(','))] }),
+  finish: (raw) => ({ trustedIssuers: readTrustList(raw.TRUSTED_ISSUERS), assuranceLevel: raw.ASSURANCE_LEVEL, walletSchemes: [...new Set(raw.WALLET_SCHEMES)] }),
 };
 
 const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;

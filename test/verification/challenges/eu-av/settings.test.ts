@@ -45,7 +45,7 @@ describe('eu_av settings', () => {
   });
 
   it('takes a list of files, a level and schemes (repeated ones once)', () => {
-    const settings = loadEuAvSettings({ EU_AV_TRUSTED_ISSUERS: `${join(folder, 'a.pem')}, ${join(folder, 'a.pem')}`, EU_AV_ASSURANCE_LEVEL: 'STRICT', EU_AV_WALLET_SCHEMES: 'eudi-openid4vp,openid4vp,eudi-openid4vp' })!;
+    const settings = loadEuAvSettings({ EU_AV_TRUSTED_ISSUERS: `${join(folder, 'a.pem')}, ${join(folder, 'a.pem')}`, EU_AV_ASSURANCE_LEVEL: 'STRICT', EU_AV_WALLET_SCHEMES: 'eudi-openid4vp, openid4vp,eudi-openid4vp' })!;
     expect(settings.trustedIssuers).to.deep.equal([rootPem, rootPem].map((pem) => pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/)![0]));
     expect(settings).to.include({ assuranceLevel: 'STRICT' });
     expect(settings.walletSchemes).to.deep.equal(['eudi-openid4vp', 'openid4vp']);
@@ -57,6 +57,6 @@ describe('eu_av settings', () => {
     expect(failure({ EU_AV_TRUSTED_ISSUERS: join(folder, 'notes.txt') })).to.include('no PEM certificate found');
     expect(failure({ EU_AV_TRUSTED_ISSUERS: folder, EU_AV_ASSURANCE_LEVEL: 'HIGH' })).to.include('EU_AV_ASSURANCE_LEVEL');
     expect(failure({ EU_AV_TRUSTED_ISSUERS: folder, EU_AV_WALLET_SCHEMES: 'openid4vp://' })).to.include('EU_AV_WALLET_SCHEMES');
-    expect(failure({ EU_AV_TRUSTED_ISSUERS: folder, EU_AV_WALLET_SCHEMES: 'av, openid4vp' })).to.include('EU_AV_WALLET_SCHEMES');
+    expect(failure({ EU_AV_TRUSTED_ISSUERS: folder, EU_AV_WALLET_SCHEMES: 'av,openid4vp,a,b,c' })).to.include('EU_AV_WALLET_SCHEMES');
   });
 });
