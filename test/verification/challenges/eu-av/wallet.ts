@@ -39,8 +39,8 @@ export async function createTestIssuer(name = 'Test AV'): Promise<TestIssuer> {
 export interface Attestation {
   mdoc: Uint8Array;
   deviceKey: JsonWebKey;
-  /** the document type, also the namespace of its elements */
-  doctype: string;
+  /** the document type, also the namespace of its elements; the AV attestation's when absent */
+  doctype?: string;
 }
 
 export async function issueAttestation(
@@ -103,7 +103,7 @@ export function presentation(
 
 /** A DeviceResponse disclosing `element`, device-signed over `transcript` (the tag-24 SessionTranscript bytes). */
 async function signedResponse(attestation: Attestation, element: string, transcript: Uint8Array): Promise<Buffer> {
-  const { doctype } = attestation;
+  const doctype = attestation.doctype ?? AV_DOCTYPE;
   const response = await DeviceResponse.from(attestation.mdoc)
     .usingPresentationDefinition({
       id: 'av',
@@ -163,7 +163,7 @@ export async function answerRequest(
 ): Promise<{ status: number; body: unknown; vpToken: string }> {
   const request = { ...readWalletRequest(walletUrl), ...tweak };
   const query = JSON.parse(request.parameters.get('dcql_query') ?? '{}') as { credentials: Array<{ id: string; meta: { doctype_value: string } }> };
-  const id = query.credentials.find((credential) => credential.meta.doctype_value === attestation.doctype)?.id ?? '';
+  const id = query.credentials.find((credential) => credential.meta.doctype_value === (attestation.doctype ?? AV_DOCTYPE))?.id ?? '';
   const signed = Buffer.from(await presentation(attestation, request)).toString('base64url');
   const vpToken = JSON.stringify({ [id]: [signed] });
   const fields: Record<string, string> = shape === 'json' ? { vp_token: vpToken } : { [`vp_token[${id}]`]: signed };
