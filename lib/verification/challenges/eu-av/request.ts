@@ -67,7 +67,7 @@ export function newPending(uid: string, threshold: number, annexC: AnnexCRequest
 export const answerCounts = (pending: PendingPresentation): boolean =>
   Boolean(pending.answer) && !pending.responseCodeHash && !pending.counted;
 
-/** Our OpenID4VP identity: the `redirect_uri` client identifier prefix names the response URI (OpenID4VP 1.0 §5.9.3). */
+/** Our OpenID4VP identity: the `redirect_uri` client identifier prefix names the response URI. */
 export function verifierIdentity(issuer: string): { clientId: string; responseUri: string } {
   const responseUri = `${issuer}${RESPONSE_PATH}`;
   return { clientId: `redirect_uri:${responseUri}`, responseUri };
