@@ -175,7 +175,7 @@ function refusal(ctx: Context, problem: unknown): unknown {
 
 /**
  * Runs before any surface, so before any query: rejects NUL, other control characters and invalid UTF-8 in the
- * path, every query parameter, Basic client credentials and every urlencoded or JSON body field, and queries,
+ * path, every query parameter and every urlencoded or JSON body field, and queries,
  * values or JSON nesting over INPUT_LIMITS, with the surface's own 400 (413 for a body too large to check). A request without such
  * a body is checked synchronously and handed on at once (its chain, lib/surfaces.ts, turns a throw into a rejection).
  */
@@ -184,7 +184,6 @@ export function inputGuard(): Middleware {
     let type: string | undefined;
     try {
       checkQuery(ctx);
-      checkBasicCredentials(ctx);
       type = checkedBodyType(ctx);
     } catch (error) {
       throw refusal(ctx, error);
@@ -193,5 +192,21 @@ export function inputGuard(): Middleware {
     return checkBody(ctx, type).then(next, (error: unknown) => {
       throw refusal(ctx, error);
     });
+  };
+}
+
+/**
+ * Where a client authenticates (token, introspection, revocation), its Basic credentials follow the guard's rules
+ * with the back channel's 400. Only there: elsewhere a Basic header is a credential of the wrong scheme, which the
+ * endpoint answers itself (Resources: 401 with a Bearer challenge, RFC 6750).
+ */
+export function clientCredentialsGuard(): Middleware {
+  return (ctx, next) => {
+    try {
+      checkBasicCredentials(ctx);
+    } catch (error) {
+      throw refusal(ctx, error);
+    }
+    return next();
   };
 }
