@@ -4,11 +4,12 @@ import { X509Certificate } from 'node:crypto';
 import { ConfigError, type SettingsSection } from '../../../config/settings.js';
 import { defaultLevelOf } from '../../catalogue.js';
 import { ASSURANCE_LEVELS, type AssuranceLevel } from '../../challenge.js';
+import { fixedTrust, trustAnchors, type TrustSource } from './trust-anchors.js';
 
 /** The operator's eu_av settings (docs/challenges.md, "eu_av"). */
 export interface EuAvSettings {
-  /** PEM of every trusted issuer (IACA) certificate, one string each */
-  trustedIssuers: string[];
+  /** the certificates a document signer's path may end at (trust-anchors.ts) */
+  trustedIssuers: TrustSource;
   /** recorded on a pass: the blueprint's "substantial" maps to ENHANCED by default */
   assuranceLevel: AssuranceLevel;
   /** scheme of the wallet request URL (the QR code and the same-device link) */
@@ -34,7 +35,7 @@ export const euAvSettings: SettingsSection<EuAvSettings | undefined, Raw> = {
       expected: 'must be a URL scheme without "://", e.g. openid4vp',
     },
   },
-  finish: (raw) => ({ trustedIssuers: readTrustList(raw.TRUSTED_ISSUERS), assuranceLevel: raw.ASSURANCE_LEVEL, walletScheme: raw.WALLET_SCHEME }),
+  finish: (raw) => ({ trustedIssuers: fixedTrust(trustAnchors(readTrustList(raw.TRUSTED_ISSUERS).map((pem) => new X509Certificate(pem).raw))), assuranceLevel: raw.ASSURANCE_LEVEL, walletScheme: raw.WALLET_SCHEME }),
 };
 
 const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;

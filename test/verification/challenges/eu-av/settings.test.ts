@@ -39,13 +39,13 @@ describe('eu_av settings', () => {
 
   it('reads every certificate of a directory\'s .pem and .crt files, with ENHANCED and the openid4vp scheme by default', () => {
     const settings = loadEuAvSettings({ EU_AV_TRUSTED_ISSUERS: folder })!;
-    expect(settings.trustedIssuers).to.have.length(3);
+    expect(settings.trustedIssuers.current().authorities).to.have.length(3);
     expect(settings).to.include({ assuranceLevel: 'ENHANCED', walletScheme: 'openid4vp' });
   });
 
   it('takes a list of files, a level and a scheme', () => {
     const settings = loadEuAvSettings({ EU_AV_TRUSTED_ISSUERS: `${join(folder, 'a.pem')}, ${join(folder, 'a.pem')}`, EU_AV_ASSURANCE_LEVEL: 'STRICT', EU_AV_WALLET_SCHEME: 'eudi-openid4vp' })!;
-    expect(settings.trustedIssuers).to.deep.equal([rootPem, rootPem].map((pem) => pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/)![0]));
+    expect(settings.trustedIssuers.current().authorities.map((certificate) => certificate.toString().trim())).to.deep.equal([rootPem, rootPem].map((pem) => pem.trim()));
     expect(settings).to.include({ assuranceLevel: 'STRICT', walletScheme: 'eudi-openid4vp' });
   });
 
