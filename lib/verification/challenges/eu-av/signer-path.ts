@@ -41,6 +41,12 @@ function signerProblem({ extensions }: Read): string | undefined {
   return undefined;
 }
 
+/** Why a certificate is not a document signer (for an end-entity anchor the operator names), or undefined. */
+export function notADocumentSigner(certificate: X509Certificate): string | undefined {
+  const entry = read(certificate.raw);
+  return entry ? signerProblem(entry) : 'the certificate cannot be read';
+}
+
 /** Whether `issuer` may have issued a certificate with `below` intermediates under it: a CA allowed to sign certificates, within its path length. */
 const mayIssue = ({ extensions }: Read, below: number): boolean =>
   extensions.ca && extensions.keyUsage?.keyCertSign === true && (extensions.pathLength === undefined || extensions.pathLength >= below);

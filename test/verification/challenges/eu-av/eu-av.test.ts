@@ -21,6 +21,9 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
   /** a second issuer, made by hand apart from the verifier's libraries (hand-made.ts), its root trusted too; one allowing an intermediate */
   let handRoot: Issued;
   let handDeepRoot: Issued;
+  /** trusted as DER files: a root, and a document signer itself (an end-entity anchor, as the EU trusted list publishes) */
+  let derRoot: Issued;
+  let listedSigner: Issued;
   let webmasterId: number;
   let logLines: string[];
   /** Why the endpoint refused the last presentation, as it logged it (never a value from the attestation). */
@@ -33,6 +36,10 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     handRoot = await makeRoot('Hand-made');
     handDeepRoot = await makeRoot('Hand-made two-level', { ca: 1 });
     await writeFile(join(trustDir, 'hand-made.pem'), `${handRoot.pem}\n${handDeepRoot.pem}`);
+    derRoot = await makeRoot('DER');
+    listedSigner = await makeSigner('Listed', await makeRoot('Unlisted'));
+    await writeFile(join(trustDir, 'root.der'), derRoot.der);
+    await writeFile(join(trustDir, 'signer.cer'), listedSigner.der);
     logLines = [];
     app = await startTestApp({
       logger: createLogger('debug', (line) => logLines.push(line)),
@@ -160,6 +167,20 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     const { access_token: accessToken } = (await token.json()) as { access_token: string };
     const { resources } = (await (await readResources(app, accessToken)).json()) as { resources: Record<string, unknown> };
     expect(resources).to.include({ verified: true, assurance_level: 'ENHANCED' });
+  });
+
+  it('anchors read from DER files pass: a signer under a DER root, and a signer trusted as itself; a sibling of that signer does not', async () => {
+    for (const signer of [await makeSigner('Under DER', derRoot), listedSigner]) {
+      const fixture = await client();
+      const { browser, page, walletUrl } = await openChallenge(fixture);
+      expect(await answerByHand(walletUrl, signer, [signer])).to.include({ status: 200 });
+      const result = await proceed(browser, page, fixture);
+      expect(result.url.pathname).to.match(/\/result$/);
+    }
+    const fixture = await client();
+    const { walletUrl } = await openChallenge(fixture);
+    const sibling = await makeSigner('Listed', await makeRoot('Unlisted'));
+    expect(await answerByHand(walletUrl, sibling, [sibling])).to.include({ status: 400 });
   });
 
   /** What a forger or a badly issued wallet can put in the issuer signature: the key that signs, and x5chain. */

@@ -123,6 +123,21 @@ describe('eu_av: the document signer and its path to a trusted certificate', fun
     refused(await judge(under, [under], trustAnchors([old.der])), /a certificate of the signer's path is not valid now/);
   });
 
+  it('an end-entity anchor matches only that very signer certificate, which must still be a document signer', async () => {
+    const unlisted = await makeRoot('Unlisted');
+    const listed = await makeSigner('Listed', unlisted);
+    const onlyListed = trustAnchors([listed.der]);
+    expect(onlyListed.signers).to.have.length(1);
+    expect(await judge(listed, [listed], onlyListed)).to.deep.equal({ verdict: 'over' });
+    expect(await judge(listed, [listed, unlisted], onlyListed)).to.deep.equal({ verdict: 'over' });
+    const sibling = await makeSigner('Listed', unlisted);
+    refused(await judge(sibling, [sibling, unlisted], onlyListed), /no path to a trusted certificate/);
+    const forger = await makeSigner('Forger', undefined);
+    refused(await judge(forger, [forger, listed], onlyListed), /certificate 1 did not issue certificate 0/);
+    const tls = await makeSigner('TLS', unlisted, { eku: [TLS_SERVER_EKU] });
+    refused(await judge(tls, [tls], trustAnchors([tls.der])), /lacks the mdoc document-signer/);
+  });
+
   it('x5chain with a repeated certificate, or more certificates than a path holds, is refused', async () => {
     refused(await judge(signer, [signer, root, root]), /repeats a certificate/);
     refused(await judge(signer, [signer, root, root, root, root]), /holds 5 certificates/);
