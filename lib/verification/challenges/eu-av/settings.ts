@@ -1,14 +1,14 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { X509Certificate } from 'node:crypto';
 import { ConfigError, type SettingsSection } from '../../../config/settings.js';
 import { defaultLevelOf } from '../../catalogue.js';
 import { ASSURANCE_LEVELS, type AssuranceLevel } from '../../challenge.js';
+import { notADocumentSigner } from './signer-path.js';
+import { readCertificateFiles } from './trust-files.js';
+import { fixedTrust, trustAnchors, type TrustAnchors, type TrustSource } from './trust-anchors.js';
 
 /** The operator's eu_av settings (docs/challenges.md, "eu_av"). */
 export interface EuAvSettings {
-  /** PEM of every trusted issuer (IACA) certificate, one string each */
-  trustedIssuers: string[];
+  /** the certificates a document signer's path may end at (trust-anchors.ts) */
+  trustedIssuers: TrustSource;
   /** recorded on a pass: the blueprint's "substantial" maps to ENHANCED by default */
   assuranceLevel: AssuranceLevel;
   /** scheme of the wallet request URL (the QR code and the same-device link) */
@@ -34,30 +34,19 @@ export const euAvSettings: SettingsSection<EuAvSettings | undefined, Raw> = {
       expected: 'must be a URL scheme without "://", e.g. openid4vp',
     },
   },
-  finish: (raw) => ({ trustedIssuers: readTrustList(raw.TRUSTED_ISSUERS), assuranceLevel: raw.ASSURANCE_LEVEL, walletScheme: raw.WALLET_SCHEME }),
+  finish: (raw) => ({ trustedIssuers: fixedTrust(readAnchors(raw.TRUSTED_ISSUERS)), assuranceLevel: raw.ASSURANCE_LEVEL, walletScheme: raw.WALLET_SCHEME }),
 };
 
-const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
-
-/** Every certificate in the PEM files named (comma-separated files or directories; a directory's *.pem and *.crt). */
-function readTrustList(value: string): string[] {
-  const files = value.split(',').map((entry) => entry.trim()).filter(Boolean).flatMap((entry) => {
-    let directory: boolean;
-    try {
-      directory = statSync(entry).isDirectory();
-    } catch {
-      throw new ConfigError(`EU_AV_TRUSTED_ISSUERS: ${entry} cannot be read`);
-    }
-    return directory ? readdirSync(entry).filter((name) => /\.(pem|crt)$/i.test(name)).sort().map((name) => join(entry, name)) : [entry];
-  });
-  const certificates = files.flatMap((file) => readFileSync(file, 'utf8').match(PEM_BLOCK) ?? []);
-  for (const pem of certificates) {
-    try {
-      new X509Certificate(pem);
-    } catch {
-      throw new ConfigError('EU_AV_TRUSTED_ISSUERS: holds a certificate that cannot be parsed');
-    }
+/**
+ * The anchors in the operator's files: authorities (IACA roots or other CAs) and end-entity document signers. An
+ * end-entity certificate that is not a document signer could never match a presentation: start-up says so.
+ */
+function readAnchors(value: string): TrustAnchors {
+  const anchors = trustAnchors(readCertificateFiles('EU_AV_TRUSTED_ISSUERS', value));
+  if (anchors.authorities.length + anchors.signers.length === 0) throw new ConfigError('EU_AV_TRUSTED_ISSUERS: no certificate found');
+  for (const signer of anchors.signers) {
+    const problem = notADocumentSigner(signer);
+    if (problem) throw new ConfigError(`EU_AV_TRUSTED_ISSUERS: ${signer.subject.replace(/\n/g, ', ')} is an end-entity certificate but not a document signer (${problem})`);
   }
-  if (certificates.length === 0) throw new ConfigError('EU_AV_TRUSTED_ISSUERS: no PEM certificate found');
-  return certificates;
+  return anchors;
 }

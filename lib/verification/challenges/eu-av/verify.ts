@@ -1,4 +1,7 @@
+import { issuerSignatureValid, readIssuerAuth } from './issuer-auth.js';
 import { AV_DOCTYPE, CREDENTIAL_ID } from './request.js';
+import { checkSignerPath } from './signer-path.js';
+import type { TrustAnchors, TrustSource } from './trust-anchors.js';
 
 export type PresentationVerdict =
   | { verdict: 'over' | 'under' }
@@ -30,23 +33,36 @@ function ageAnswer(elements: ReadonlyArray<{ elementIdentifier: string; elementV
 }
 
 /**
- * Checks a DeviceResponse through @auth0/mdl: the issuer's COSE_Sign1 and its x5chain up to a trusted certificate,
- * the MSO's validity window, the digest of every disclosed element, and the device signature over the session
- * transcript (our client_id, nonce and response URI; or our origin and nonce through the Digital Credentials API). Then our own checks: exactly one document of the
- * AV doctype, the validity window against our clock, and the age answer. Nothing is kept.
+ * Checks a DeviceResponse. First our own reading of the issuer signature (issuer-auth.ts, signer-path.ts): the first
+ * certificate of x5chain is an mdoc document signer, x5chain is one path from it to a trusted anchor, every
+ * certificate of it valid now, and its key verifies the issuer's COSE_Sign1. Then @auth0/mdl, with its own chain
+ * check off (it validates another certificate than the one whose key it uses: docs/decisions.md, "eu_av: the
+ * document signer"): the same signature again with the same first certificate, the digest of every disclosed
+ * element, and the device signature over the session transcript (our client_id, nonce and response URI; or our
+ * origin and nonce through the Digital Credentials API). Then exactly one document of the AV doctype, the MSO's
+ * validity window against our clock, and the age answer. Nothing is kept.
  */
-export async function judgePresentation(encoded: Uint8Array, trusted: readonly string[], expected: Expectation): Promise<PresentationVerdict> {
+export async function judgePresentation(encoded: Uint8Array, anchors: TrustAnchors, expected: Expectation): Promise<PresentationVerdict> {
+  const issuerAuth = readIssuerAuth(encoded);
+  if (typeof issuerAuth === 'string') return { verdict: 'invalid', problem: issuerAuth };
+  const path = checkSignerPath(issuerAuth.x5chain, anchors, expected.now);
+  if (!path.trusted) return { verdict: 'invalid', problem: path.problem };
+  if (!issuerSignatureValid(issuerAuth, path.signer)) return { verdict: 'invalid', problem: 'the issuer signature does not verify with the signer certificate' };
+
   // Loaded on the first presentation: the library and its dependencies weigh about 13 MB an instance without a
   // configured eu_av never needs.
   const { DeviceSignedDocument, Verifier } = await import('@auth0/mdl');
   let documents;
   try {
-    ({ documents } = await new Verifier([...trusted]).verify(encoded, { encodedSessionTranscript: expected.transcript }));
+    ({ documents } = await new Verifier([]).verify(encoded, { encodedSessionTranscript: expected.transcript, disableCertificateChainValidation: true }));
   } catch (error) {
     return { verdict: 'invalid', problem: error instanceof Error ? error.message.slice(0, 200) : 'unreadable device response' };
   }
   const [document] = documents;
   if (documents.length !== 1 || !document || !(document instanceof DeviceSignedDocument)) return { verdict: 'invalid', problem: 'not exactly one device-signed document' };
+  const { x5chain } = document.issuerSigned.issuerAuth;
+  // The library must have judged the signature with the very certificate whose path was validated above.
+  if (!x5chain?.[0] || !path.signer.raw.equals(x5chain[0])) return { verdict: 'invalid', problem: 'the library read another signer certificate' };
   const { docType, validityInfo } = document.issuerSigned.issuerAuth.decodedPayload;
   if (document.docType !== AV_DOCTYPE || docType !== AV_DOCTYPE) return { verdict: 'invalid', problem: 'not an age-verification attestation' };
   if (expected.now < validityInfo.validFrom || expected.now > validityInfo.validUntil) return { verdict: 'invalid', problem: 'attestation outside its validity window' };
@@ -66,9 +82,9 @@ function presentationOf(vpToken: string): Uint8Array | undefined {
 }
 
 /** The verdict on a whole vp_token as the wallet sent it (form field, JSON text). */
-export async function judgeVpToken(vpToken: string, trusted: readonly string[], expected: Expectation): Promise<PresentationVerdict> {
+export async function judgeVpToken(vpToken: string, trust: TrustSource, expected: Expectation): Promise<PresentationVerdict> {
   const presentation = presentationOf(vpToken);
-  return presentation ? judgePresentation(presentation, trusted, expected) : { verdict: 'invalid', problem: 'vp_token is not one presentation for the query' };
+  return presentation ? judgePresentation(presentation, trust.current(), expected) : { verdict: 'invalid', problem: 'vp_token is not one presentation for the query' };
 }
 
 /** What the log says about a received presentation: the interaction, the way it came, the verdict and why (no attestation value). */

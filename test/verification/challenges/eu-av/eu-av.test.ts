@@ -8,7 +8,8 @@ import { createClientFixture, createWebmasterFixture, type ClientFixture } from 
 import { readResources, requestToken } from '../../../oauth2/helpers/oauth2.js';
 import { continueToWebsite } from '../federated/flow.js';
 import { createLogger } from '../../../../lib/log.js';
-import { answerRequest, createTestIssuer, issueAttestation, postToVerifier, readWalletRequest, type Attestation, type TestIssuer } from './wallet.js';
+import { answerRequest, answerWith, createTestIssuer, issueAttestation, postToVerifier, readWalletRequest, type Attestation, type TestIssuer } from './wallet.js';
+import { issueByHand, makeIntermediate, makeRoot, makeSigner, presentByHand, TLS_SERVER_EKU, type Issued } from './hand-made.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -17,6 +18,12 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
   let app: TestApp;
   let trustDir: string;
   let issuer: TestIssuer;
+  /** a second issuer, made by hand apart from the verifier's libraries (hand-made.ts), its root trusted too; one allowing an intermediate */
+  let handRoot: Issued;
+  let handDeepRoot: Issued;
+  /** trusted as DER files: a root, and a document signer itself (an end-entity anchor, as the EU trusted list publishes) */
+  let derRoot: Issued;
+  let listedSigner: Issued;
   let webmasterId: number;
   let logLines: string[];
   /** Why the endpoint refused the last presentation, as it logged it (never a value from the attestation). */
@@ -26,6 +33,13 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     issuer = await createTestIssuer();
     trustDir = await mkdtemp(join(tmpdir(), 'eu-av-trust-'));
     await writeFile(join(trustDir, 'issuer.pem'), issuer.rootPem);
+    handRoot = await makeRoot('Hand-made');
+    handDeepRoot = await makeRoot('Hand-made two-level', { ca: 1 });
+    await writeFile(join(trustDir, 'hand-made.pem'), `${handRoot.pem}\n${handDeepRoot.pem}`);
+    derRoot = await makeRoot('DER');
+    listedSigner = await makeSigner('Listed', await makeRoot('Unlisted'));
+    await writeFile(join(trustDir, 'root.der'), derRoot.der);
+    await writeFile(join(trustDir, 'signer.cer'), listedSigner.der);
     logLines = [];
     app = await startTestApp({
       logger: createLogger('debug', (line) => logLines.push(line)),
@@ -56,11 +70,12 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     browser.submit(formOf(page, { id: 'eu-av-continue' }), {}, undefined, { stopAt: fixture.redirectUri });
   const notices = (page: Page): Array<string | null> => [...page.redirects, page.url].map((url) => url.searchParams.get('notice'));
 
-  async function expectRefused(answer: { status: number; body: unknown }, browser: Browser, page: Page, fixture: ClientFixture, notice = 'failed'): Promise<void> {
+  async function expectRefused(answer: { status: number; body: unknown }, browser: Browser, page: Page, fixture: ClientFixture, notice = 'failed'): Promise<Page> {
     expect(await statusOf(browser, page)).to.deep.equal({ answered: true });
     const after = await proceed(browser, page, fixture);
     expect(notices(after)).to.include(notice);
     expect(after.html).to.not.include('Your age is confirmed');
+    return after;
   }
 
   it('asks for one mdoc of doctype eu.europa.ec.av.1 disclosing only age_over_18, by value, with a fresh nonce and state each time', async () => {
@@ -135,6 +150,84 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
       expect(answer).to.deep.include({ status: 400, body: { error: 'invalid_request', error_description: 'the presentation was not accepted' } });
       expect(lastProblem()).to.match(problem);
       await expectRefused(answer, browser, page, fixture);
+    });
+  }
+
+  /** The wallet's answer made by hand: age_over_18 true, the MSO signed with `key`'s private key, x5chain as given. */
+  const answerByHand = (walletUrl: string, key: Issued, x5chain: Issued[]) => answerWith(walletUrl, (request) =>
+    presentByHand(issueByHand({ signingKey: key.keys.privateKey, x5chain: x5chain.map(({ der }) => der), elements: { age_over_18: true } }), request));
+
+  it('a presentation made by hand, apart from the verifier\'s libraries, passes to Resources on a LIVE client', async () => {
+    const fixture = await client();
+    const { browser, page, walletUrl } = await openChallenge(fixture);
+    const signer = await makeSigner('Hand-made', handRoot);
+    expect(await answerByHand(walletUrl, signer, [signer])).to.include({ status: 200 });
+    const website = await continueToWebsite(browser, await proceed(browser, page, fixture), fixture.redirectUri);
+    const token = await requestToken(app, { code: website.searchParams.get('code')!, client: fixture });
+    const { access_token: accessToken } = (await token.json()) as { access_token: string };
+    const { resources } = (await (await readResources(app, accessToken)).json()) as { resources: Record<string, unknown> };
+    expect(resources).to.include({ verified: true, assurance_level: 'ENHANCED' });
+  });
+
+  it('anchors read from DER files pass: a signer under a DER root, and a signer trusted as itself; a sibling of that signer does not', async () => {
+    for (const signer of [await makeSigner('Under DER', derRoot), listedSigner]) {
+      const fixture = await client();
+      const { browser, page, walletUrl } = await openChallenge(fixture);
+      expect(await answerByHand(walletUrl, signer, [signer])).to.include({ status: 200 });
+      const result = await proceed(browser, page, fixture);
+      expect(result.url.pathname).to.match(/\/result$/);
+    }
+    const fixture = await client();
+    const { walletUrl } = await openChallenge(fixture);
+    const sibling = await makeSigner('Listed', await makeRoot('Unlisted'));
+    expect(await answerByHand(walletUrl, sibling, [sibling])).to.include({ status: 400 });
+  });
+
+  /** What a forger or a badly issued wallet can put in the issuer signature: the key that signs, and x5chain. */
+  const badSigners: Array<[string, () => Promise<{ key: Issued; x5chain: Issued[] }>, RegExp]> = [
+    ['the forgery: a self-signed certificate of the forger\'s own first, the issuer\'s genuine signer certificate appended', async () => {
+      const forger = await makeSigner('Forger', undefined);
+      return { key: forger, x5chain: [forger, await makeSigner('Hand-made', handRoot), handRoot] };
+    }, /certificate 1 did not issue certificate 0/],
+    ['a CA as signer', async () => {
+      const signer = await makeSigner('CA', handRoot, { ca: true });
+      return { key: signer, x5chain: [signer] };
+    }, /is a CA/],
+    ['a signer without the mdoc document-signer extended key usage', async () => {
+      const signer = await makeSigner('No EKU', handRoot, { eku: undefined });
+      return { key: signer, x5chain: [signer] };
+    }, /lacks the mdoc document-signer/],
+    ['a signer whose extended key usage is TLS server authentication', async () => {
+      const signer = await makeSigner('TLS', handRoot, { eku: [TLS_SERVER_EKU] });
+      return { key: signer, x5chain: [signer] };
+    }, /lacks the mdoc document-signer/],
+    ['a path through an intermediate the operator does not trust', async () => {
+      const intermediate = await makeIntermediate('Elsewhere', await makeRoot('Elsewhere', { ca: 1 }));
+      const signer = await makeSigner('Elsewhere', intermediate);
+      return { key: signer, x5chain: [signer, intermediate] };
+    }, /no path to a trusted certificate/],
+    ['an expired signer certificate', async () => {
+      const signer = await makeSigner('Expired', handRoot, { notBefore: new Date(Date.now() - 30 * DAY), notAfter: new Date(Date.now() - DAY) });
+      return { key: signer, x5chain: [signer] };
+    }, /signer certificate is not valid now/],
+    ['an intermediate not valid yet', async () => {
+      const intermediate = await makeIntermediate('Not yet', handDeepRoot, { notBefore: new Date(Date.now() + DAY) });
+      const signer = await makeSigner('Not yet', intermediate);
+      return { key: signer, x5chain: [signer, intermediate] };
+    }, /a certificate of the signer's path is not valid now/],
+  ];
+  for (const [what, made, problem] of badSigners) {
+    it(`${what}: refused, no code reaches the website`, async () => {
+      const fixture = await client();
+      const { browser, page, walletUrl } = await openChallenge(fixture);
+      const { key, x5chain } = await made();
+      const answer = await answerByHand(walletUrl, key, x5chain);
+      expect(answer).to.deep.include({ status: 400, body: { error: 'invalid_request', error_description: 'the presentation was not accepted' } });
+      expect(lastProblem()).to.match(problem);
+      const after = await expectRefused(answer, browser, page, fixture);
+      // Back at the choice of methods; the browser was never sent to the website (where a code would travel).
+      expect(after.url.pathname).to.match(/\/choose$/);
+      expect(after.location).to.equal(undefined);
     });
   }
 

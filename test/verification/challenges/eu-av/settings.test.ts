@@ -1,10 +1,11 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { ConfigError } from '../../../../lib/config/settings.js';
 import { euAvSettings } from '../../../../lib/verification/challenges/eu-av/settings.js';
 import { readSection } from '../../../../lib/config/settings.js';
+import { makeRoot, makeSigner, TLS_SERVER_EKU, type Issued } from './hand-made.js';
 import { createTestIssuer } from './wallet.js';
 
 
@@ -13,13 +14,24 @@ const loadEuAvSettings = (env: NodeJS.ProcessEnv) => readSection(euAvSettings, e
 describe('eu_av settings', () => {
   let folder: string;
   let rootPem: string;
+  let derRoot: Issued;
+  let signer: Issued;
   before(async () => {
     folder = await mkdtemp(join(tmpdir(), 'eu-av-settings-'));
     rootPem = (await createTestIssuer()).rootPem;
-    await writeFile(join(folder, 'a.pem'), rootPem);
-    await writeFile(join(folder, 'b.crt'), `${(await createTestIssuer('Second')).rootPem}\n${rootPem}`);
-    await writeFile(join(folder, 'notes.txt'), 'ignored');
-    await writeFile(join(folder, 'empty.pem.txt'), '');
+    derRoot = await makeRoot('DER');
+    signer = await makeSigner('Listed', await makeRoot('Unlisted'));
+    await mkdir(join(folder, 'anchors', 'archive'), { recursive: true });
+    await writeFile(join(folder, 'anchors', 'a.pem'), rootPem);
+    await writeFile(join(folder, 'anchors', 'b.crt'), `subject=CN=Second\n${(await createTestIssuer('Second')).rootPem}\n${rootPem}`);
+    await writeFile(join(folder, 'anchors', 'c.der'), derRoot.der);
+    await writeFile(join(folder, 'anchors', 'signer.cer'), signer.der);
+    await writeFile(join(folder, 'anchors', '.hidden'), 'not read');
+    await writeFile(join(folder, 'anchors', 'archive', 'old.txt'), 'not read: a subdirectory');
+    await writeFile(join(folder, 'notes.txt'), 'not a certificate');
+    await writeFile(join(folder, 'trailing.der'), Buffer.concat([derRoot.der, Buffer.from('junk')]));
+    await writeFile(join(folder, 'tls.pem'), (await makeSigner('TLS', derRoot, { eku: [TLS_SERVER_EKU] })).pem);
+    await writeFile(join(folder, 'broken.pem'), '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n');
   });
   after(() => rm(folder, { recursive: true, force: true }));
 
@@ -37,23 +49,28 @@ describe('eu_av settings', () => {
     expect(loadEuAvSettings({})).to.equal(undefined);
   });
 
-  it('reads every certificate of a directory\'s .pem and .crt files, with ENHANCED and the openid4vp scheme by default', () => {
-    const settings = loadEuAvSettings({ EU_AV_TRUSTED_ISSUERS: folder })!;
-    expect(settings.trustedIssuers).to.have.length(3);
+  it('reads every certificate of a directory\'s files, PEM and DER, roots and end-entity signers, with ENHANCED and the openid4vp scheme by default', () => {
+    const settings = loadEuAvSettings({ EU_AV_TRUSTED_ISSUERS: join(folder, 'anchors') })!;
+    const { authorities, signers } = settings.trustedIssuers.current();
+    expect(authorities.map((certificate) => certificate.subject)).to.have.length(4).and.include('CN=DER IACA\nC=EU');
+    expect(signers.map((certificate) => certificate.raw.equals(signer.der))).to.deep.equal([true]);
     expect(settings).to.include({ assuranceLevel: 'ENHANCED', walletScheme: 'openid4vp' });
   });
 
   it('takes a list of files, a level and a scheme', () => {
-    const settings = loadEuAvSettings({ EU_AV_TRUSTED_ISSUERS: `${join(folder, 'a.pem')}, ${join(folder, 'a.pem')}`, EU_AV_ASSURANCE_LEVEL: 'STRICT', EU_AV_WALLET_SCHEME: 'eudi-openid4vp' })!;
-    expect(settings.trustedIssuers).to.deep.equal([rootPem, rootPem].map((pem) => pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/)![0]));
+    const settings = loadEuAvSettings({ EU_AV_TRUSTED_ISSUERS: `${join(folder, 'anchors', 'a.pem')}, ${join(folder, 'anchors', 'c.der')}`, EU_AV_ASSURANCE_LEVEL: 'STRICT', EU_AV_WALLET_SCHEME: 'eudi-openid4vp' })!;
+    expect(settings.trustedIssuers.current().authorities.map((certificate) => certificate.toString().trim())).to.deep.equal([rootPem.trim(), derRoot.pem.trim()]);
     expect(settings).to.include({ assuranceLevel: 'STRICT', walletScheme: 'eudi-openid4vp' });
   });
 
-  it('stops start-up naming the variable at fault', () => {
+  it('stops start-up naming the variable and the file at fault: nothing is skipped silently', () => {
     expect(failure({ EU_AV_ASSURANCE_LEVEL: 'ENHANCED' })).to.include('EU_AV_TRUSTED_ISSUERS');
     expect(failure({ EU_AV_TRUSTED_ISSUERS: join(folder, 'missing.pem') })).to.include('EU_AV_TRUSTED_ISSUERS').and.include('cannot be read');
-    expect(failure({ EU_AV_TRUSTED_ISSUERS: join(folder, 'notes.txt') })).to.include('no PEM certificate found');
-    expect(failure({ EU_AV_TRUSTED_ISSUERS: folder, EU_AV_ASSURANCE_LEVEL: 'HIGH' })).to.include('EU_AV_ASSURANCE_LEVEL');
-    expect(failure({ EU_AV_TRUSTED_ISSUERS: folder, EU_AV_WALLET_SCHEME: 'openid4vp://' })).to.include('EU_AV_WALLET_SCHEME');
+    expect(failure({ EU_AV_TRUSTED_ISSUERS: folder })).to.include(`EU_AV_TRUSTED_ISSUERS: ${join(folder, 'broken.pem')} holds a certificate that cannot be parsed`);
+    expect(failure({ EU_AV_TRUSTED_ISSUERS: join(folder, 'notes.txt') })).to.include(`EU_AV_TRUSTED_ISSUERS: ${join(folder, 'notes.txt')} is neither a PEM nor a DER certificate file`);
+    expect(failure({ EU_AV_TRUSTED_ISSUERS: join(folder, 'trailing.der') })).to.include('trailing.der is neither a PEM nor a DER certificate file');
+    expect(failure({ EU_AV_TRUSTED_ISSUERS: join(folder, 'tls.pem') })).to.match(/EU_AV_TRUSTED_ISSUERS: CN=TLS Document Signer.* is an end-entity certificate but not a document signer/);
+    expect(failure({ EU_AV_TRUSTED_ISSUERS: join(folder, 'anchors'), EU_AV_ASSURANCE_LEVEL: 'HIGH' })).to.include('EU_AV_ASSURANCE_LEVEL');
+    expect(failure({ EU_AV_TRUSTED_ISSUERS: join(folder, 'anchors'), EU_AV_WALLET_SCHEME: 'openid4vp://' })).to.include('EU_AV_WALLET_SCHEME');
   });
 });

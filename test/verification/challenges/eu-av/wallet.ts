@@ -27,7 +27,8 @@ export async function createTestIssuer(name = 'Test AV'): Promise<TestIssuer> {
   const signer = await x509.X509CertificateGenerator.create({
     serialNumber: '02', subject: `CN=${name} Signer, C=EU`, issuer: root.subject, notBefore: new Date(now - DAY), notAfter: new Date(now + 300 * DAY),
     signingAlgorithm: ES256, publicKey: signerKeys.publicKey, signingKey: rootKeys.privateKey,
-    extensions: [new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true)],
+    // The ISO/IEC 18013-5 document-signer profile: digitalSignature and the mdoc DS extended key usage.
+    extensions: [new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true), new x509.ExtendedKeyUsageExtension(['1.0.18013.5.1.2'], true)],
   });
   return { rootPem: root.toString('pem'), signerPem: signer.toString('pem'), signerKey: await webcrypto.subtle.exportKey('jwk', signerKeys.privateKey) as JsonWebKey };
 }
@@ -76,18 +77,23 @@ export function readWalletRequest(walletUrl: string): WalletRequest {
   };
 }
 
+const plain = new Encoder({ useRecords: false, tagUint8Array: false, mapsAsObjects: false });
+
+/** Where the answer goes: posted to the response URI, or returned to a page at `origin` by the Digital Credentials API. */
+export type Audience = { clientId: string; nonce: string; responseUri: string } | { origin: string; nonce: string };
+
 /**
  * The wallet's own reading of OpenID4VP 1.0 B.2.6.1 (an answer posted to the response URI) and B.2.6.2 (an answer
  * through the browser's Digital Credentials API): written apart from the verifier's, so a mistake there shows.
  */
-function walletTranscript(to: { clientId: string; nonce: string; responseUri: string } | { origin: string; nonce: string }): Buffer {
-  const plain = new Encoder({ useRecords: false, tagUint8Array: false, mapsAsObjects: false });
+export function sessionTranscript(to: Audience): unknown[] {
   const [name, info] = 'origin' in to
     ? ['OpenID4VPDCAPIHandover', [to.origin, to.nonce, null]]
     : ['OpenID4VPHandover', [to.clientId, to.nonce, null, to.responseUri]];
-  const handover = [name, createHash('sha256').update(plain.encode(info)).digest()];
-  return plain.encode(new Tag(plain.encode([null, null, handover]), 24));
+  return [null, null, [name, createHash('sha256').update(plain.encode(info)).digest()]];
 }
+
+const walletTranscript = (to: Audience): Buffer => plain.encode(new Tag(plain.encode(sessionTranscript(to)), 24));
 
 /** A DeviceResponse disclosing `element`, device-signed over the transcript for this request (or, with `origin`, for the browser API). */
 export async function presentation(
@@ -117,10 +123,16 @@ export function postToVerifier(responseUri: string, fields: Record<string, strin
 }
 
 /** Scans the request and answers it with this attestation, as a wallet would. */
-export async function answerRequest(walletUrl: string, attestation: Attestation, tweak: Partial<WalletRequest> = {}): Promise<{ status: number; body: unknown; vpToken: string }> {
+export const answerRequest = (walletUrl: string, attestation: Attestation, tweak: Partial<WalletRequest> = {}): Promise<{ status: number; body: unknown; vpToken: string }> =>
+  answerWith(walletUrl, (request) => presentation(attestation, request), tweak);
+
+/** Scans the request and posts the DeviceResponse `present` makes for it. */
+export async function answerWith(
+  walletUrl: string, present: (request: WalletRequest) => Promise<Uint8Array> | Uint8Array, tweak: Partial<WalletRequest> = {},
+): Promise<{ status: number; body: unknown; vpToken: string }> {
   const request = { ...readWalletRequest(walletUrl), ...tweak };
   const query = JSON.parse(request.parameters.get('dcql_query') ?? '{}') as { credentials: Array<{ id: string }> };
-  const vpToken = vpTokenOf(await presentation(attestation, request), query.credentials[0]?.id ?? '');
+  const vpToken = vpTokenOf(await present(request), query.credentials[0]?.id ?? '');
   const answer = await postToVerifier(request.responseUri, { vp_token: vpToken, state: request.state });
   return { status: answer.status, body: await answer.json(), vpToken };
 }
