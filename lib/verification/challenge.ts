@@ -84,6 +84,8 @@ export interface Challenge {
   csp?: Partial<CspDirectives>;
   /** Endpoints of its own outside the interaction pages (absolute paths, e.g. a wallet's response URI), mounted at start-up. */
   routes?: Router;
+  /** The state of what it follows at run time (e.g. a trusted list it refreshes), shown in /readyz's detail. */
+  readiness?(): Record<string, unknown>;
 }
 
 /** One challenge's entry in the registry: its settings, and how it is built from them at start-up. */

@@ -9,7 +9,9 @@ import { readResources, requestToken } from '../../../oauth2/helpers/oauth2.js';
 import { continueToWebsite } from '../federated/flow.js';
 import { createLogger } from '../../../../lib/log.js';
 import { answerRequest, answerWith, createTestIssuer, issueAttestation, postToVerifier, readWalletRequest, type Attestation, type TestIssuer } from './wallet.js';
-import { issueByHand, makeIntermediate, makeRoot, makeSigner, presentByHand, TLS_SERVER_EKU, type Issued } from './hand-made.js';
+import { issueByHand, makeCertificate, makeIntermediate, makeRoot, makeSigner, presentByHand, TLS_SERVER_EKU, type Issued } from './hand-made.js';
+import { startListServer, type ListServer } from './list-server.js';
+import { signedTrustedList, type ListShape } from './trusted-list-maker.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -24,6 +26,11 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
   /** trusted as DER files: a root, and a document signer itself (an end-entity anchor, as the EU trusted list publishes) */
   let derRoot: Issued;
   let listedSigner: Issued;
+  /** the ETSI trusted list the service follows beside its files, served over https and refreshed every second */
+  let listServer: ListServer;
+  let listSigner: Issued;
+  let firstList: ListShape;
+  let onFirstList: Issued;
   let webmasterId: number;
   let logLines: string[];
   /** Why the endpoint refused the last presentation, as it logged it (never a value from the attestation). */
@@ -40,16 +47,28 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     listedSigner = await makeSigner('Listed', await makeRoot('Unlisted'));
     await writeFile(join(trustDir, 'root.der'), derRoot.der);
     await writeFile(join(trustDir, 'signer.cer'), listedSigner.der);
+    listServer = await startListServer();
+    listSigner = await makeCertificate({ subject: 'CN=Trusted list operator, C=EU' });
+    await writeFile(`${trustDir}-list-signer.pem`, listSigner.pem);
+    onFirstList = await makeSigner('On the first list', await makeRoot('Listed'));
+    firstList = { signer: listSigner, services: [{ certificate: onFirstList.der }], issued: new Date(Date.now() - 2 * DAY) };
+    listServer.serve(signedTrustedList(firstList));
     logLines = [];
     app = await startTestApp({
       logger: createLogger('debug', (line) => logLines.push(line)),
-      env: { EU_AV_TRUSTED_ISSUERS: trustDir, TRUST_PROXY: 'true', GEO_COUNTRY_HEADER: 'CF-IPCountry', AGE_THRESHOLDS: '{"IT":21}' },
+      env: {
+        EU_AV_TRUSTED_ISSUERS: trustDir, TRUST_PROXY: 'true', GEO_COUNTRY_HEADER: 'CF-IPCountry', AGE_THRESHOLDS: '{"IT":21}',
+        EU_AV_TRUSTED_LIST: listServer.url, EU_AV_TRUSTED_LIST_SIGNER: `${trustDir}-list-signer.pem`,
+        EU_AV_TRUSTED_LIST_REFRESH_SECONDS: '1', EU_AV_TRUSTED_LIST_ALLOW_PRIVATE: 'true',
+      },
     });
     webmasterId = (await createWebmasterFixture(app.provider.runtime)).id;
   });
   after(async () => {
     await app?.close();
+    await listServer?.close();
     await rm(trustDir, { recursive: true, force: true });
+    await rm(`${trustDir}-list-signer.pem`, { force: true });
   });
 
   const client = (environment: 'LIVE' | 'TEST' = 'LIVE', challenges = ['ticket']): Promise<ClientFixture> =>
@@ -181,6 +200,50 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     const { walletUrl } = await openChallenge(fixture);
     const sibling = await makeSigner('Listed', await makeRoot('Unlisted'));
     expect(await answerByHand(walletUrl, sibling, [sibling])).to.include({ status: 400 });
+  });
+
+  /** The trusted list as /readyz reports it, once `ready` says it is the one expected (the service refreshes it every second). */
+  async function listReport(ready: (report: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+    for (let attempt = 0; attempt < 200; attempt += 1) {
+      const body = (await (await fetch(`${app.url}/readyz`)).json()) as { detail?: { eu_av?: { trusted_list?: Record<string, unknown> } } };
+      const report = body.detail?.eu_av?.trusted_list;
+      if (report && ready(report)) return report;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error('the trusted list never reached the expected state');
+  }
+  const answerStatus = async (signer: Issued): Promise<number> => (await answerByHand((await openChallenge(await client())).walletUrl, signer, [signer])).status;
+  const issuedText = (date: Date): string => `${date.toISOString().split('.')[0]}.000Z`;
+
+  it('an ETSI trusted list over https: its signers pass, beside the files\' anchors; a newer list replaces it without restart; a tampered or older one keeps the last good and says so', async () => {
+    const first = await listReport((report) => report['list_issued'] === issuedText(firstList.issued));
+    expect(first).to.include({ source: 'https', outcome: 'ok', anchors: 1 });
+    const onSecondList = await makeSigner('On the second list', await makeRoot('Listed'));
+    const second: ListShape = { signer: listSigner, services: [{ certificate: onSecondList.der }], issued: new Date(Date.now() - DAY) };
+    expect(await answerStatus(onFirstList)).to.equal(200);
+    expect(await answerStatus(onSecondList)).to.equal(400);
+
+    listServer.serve(signedTrustedList(second));
+    expect(await listReport((report) => report['list_issued'] === issuedText(second.issued))).to.include({ outcome: 'ok', anchors: 1 });
+    expect(await answerStatus(onSecondList)).to.equal(200);
+    expect(await answerStatus(onFirstList)).to.equal(400);
+
+    // The same list with one more service slipped in after signing: refused, the second list stays in use.
+    const intruder = await makeSigner('Intruder', undefined);
+    listServer.serve(signedTrustedList({ ...second, issued: new Date(), tamper: (list) => list.replace(onSecondList.der.toString('base64'), intruder.der.toString('base64')) }));
+    const tampered = await listReport((report) => report['outcome'] === 'failed');
+    expect(tampered).to.include({ kept_last_good: true, anchors: 1, list_issued: issuedText(second.issued) });
+    expect(tampered['problem']).to.match(/does not verify with the configured signer/);
+    expect(logLines.some((line) => line.includes('eu_av trusted list refresh failed'))).to.equal(true);
+    expect(await answerStatus(intruder)).to.equal(400);
+    expect(await answerStatus(onSecondList)).to.equal(200);
+
+    // A genuine but older list (a replay of the first) does not roll the anchors back.
+    listServer.serve(signedTrustedList(firstList));
+    expect((await listReport((report) => /older/.test(String(report['problem']))))).to.include({ kept_last_good: true, list_issued: issuedText(second.issued) });
+    listServer.serve(503);
+    expect((await listReport((report) => /answered 503/.test(String(report['problem']))))).to.include({ kept_last_good: true });
+    expect(await answerStatus(onSecondList)).to.equal(200);
   });
 
   /** What a forger or a badly issued wallet can put in the issuer signature: the key that signs, and x5chain. */
