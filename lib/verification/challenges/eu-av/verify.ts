@@ -3,10 +3,17 @@ import { AV_DOCTYPE, CREDENTIAL_ID } from './request.js';
 import { checkSignerPath } from './signer-path.js';
 import type { TrustAnchors, TrustSource } from './trust-anchors.js';
 
+/**
+ * Why a presentation is refused, for the visitor (challenge.ts turns it into the words they read): its issuer could not
+ * be trusted (no path to an anchor, a bad signer, a signature or digest that does not verify), it has expired (the MSO's
+ * window or the signer certificate), or it is otherwise unusable (unreadable, not for this request, not an answer).
+ */
+export type Refusal = 'untrusted' | 'expired' | 'invalid';
+
 export type PresentationVerdict =
   | { verdict: 'over' | 'under' }
   /** `problem`: which check failed, for the log (never a value from the attestation) */
-  | { verdict: 'invalid'; problem: string };
+  | { verdict: Refusal; problem: string };
 
 export interface Expectation {
   /** the session transcript the device must have signed (transcript.ts), binding the answer to this request */
@@ -32,6 +39,20 @@ function ageAnswer(elements: ReadonlyArray<{ elementIdentifier: string; elementV
   return under ? { verdict: 'under' } : { verdict: 'invalid', problem: 'no usable age_over element disclosed' };
 }
 
+/** What we read of a check the library reports as failed. */
+interface FailedCheck {
+  id: string;
+  category?: string;
+  check: string;
+}
+
+/** The library's failed check as a refusal: the issuer's side is trust (its validity window, expiry); the rest is unusable. */
+function libraryRefusal(failed: FailedCheck, validUntil: Date | undefined, now: Date): PresentationVerdict {
+  if (failed.id === 'MSO_VALIDITY_AT_VERIFICATION_TIME' && validUntil && now > validUntil) return { verdict: 'expired', problem: failed.check };
+  const issuerSide = failed.category === 'ISSUER_AUTH' || failed.category === 'DATA_INTEGRITY';
+  return { verdict: issuerSide ? 'untrusted' : 'invalid', problem: failed.check };
+}
+
 /**
  * Checks a DeviceResponse. First our own reading of the issuer signature (issuer-auth.ts, signer-path.ts): the first
  * certificate of x5chain is an mdoc document signer, x5chain is one path from it to a trusted anchor, every
@@ -46,26 +67,36 @@ export async function judgePresentation(encoded: Uint8Array, anchors: TrustAncho
   const issuerAuth = readIssuerAuth(encoded);
   if (typeof issuerAuth === 'string') return { verdict: 'invalid', problem: issuerAuth };
   const path = checkSignerPath(issuerAuth.x5chain, anchors, expected.now);
-  if (!path.trusted) return { verdict: 'invalid', problem: path.problem };
-  if (!issuerSignatureValid(issuerAuth, path.signer)) return { verdict: 'invalid', problem: 'the issuer signature does not verify with the signer certificate' };
+  if (!path.trusted) return { verdict: path.expired ? 'expired' : 'untrusted', problem: path.problem };
+  if (!issuerSignatureValid(issuerAuth, path.signer)) return { verdict: 'untrusted', problem: 'the issuer signature does not verify with the signer certificate' };
 
   // Loaded on the first presentation: the library and its dependencies weigh about 13 MB an instance without a
   // configured eu_av never needs.
   const { DeviceSignedDocument, Verifier } = await import('@auth0/mdl');
+  const failures: FailedCheck[] = [];
   let documents;
   try {
-    ({ documents } = await new Verifier([]).verify(encoded, { encodedSessionTranscript: expected.transcript, disableCertificateChainValidation: true }));
+    ({ documents } = await new Verifier([]).verify(encoded, {
+      encodedSessionTranscript: expected.transcript,
+      disableCertificateChainValidation: true,
+      onCheck: (assessment) => {
+        if (assessment.status === 'FAILED') failures.push({ id: assessment.id, category: assessment.category, check: assessment.check });
+      },
+    }));
   } catch (error) {
     return { verdict: 'invalid', problem: error instanceof Error ? error.message.slice(0, 200) : 'unreadable device response' };
   }
   const [document] = documents;
   if (documents.length !== 1 || !document || !(document instanceof DeviceSignedDocument)) return { verdict: 'invalid', problem: 'not exactly one device-signed document' };
+  const { docType, validityInfo } = document.issuerSigned.issuerAuth.decodedPayload;
+  const [failed] = failures;
+  if (failed) return libraryRefusal(failed, validityInfo?.validUntil, expected.now);
   const { x5chain } = document.issuerSigned.issuerAuth;
   // The library must have judged the signature with the very certificate whose path was validated above.
   if (!x5chain?.[0] || !path.signer.raw.equals(x5chain[0])) return { verdict: 'invalid', problem: 'the library read another signer certificate' };
-  const { docType, validityInfo } = document.issuerSigned.issuerAuth.decodedPayload;
   if (document.docType !== AV_DOCTYPE || docType !== AV_DOCTYPE) return { verdict: 'invalid', problem: 'not an age-verification attestation' };
-  if (expected.now < validityInfo.validFrom || expected.now > validityInfo.validUntil) return { verdict: 'invalid', problem: 'attestation outside its validity window' };
+  if (expected.now > validityInfo.validUntil) return { verdict: 'expired', problem: 'attestation past its validity window' };
+  if (expected.now < validityInfo.validFrom) return { verdict: 'invalid', problem: 'attestation not valid yet' };
   return ageAnswer(document.issuerSigned.nameSpaces[AV_DOCTYPE] ?? [], expected.threshold);
 }
 

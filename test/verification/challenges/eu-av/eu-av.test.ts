@@ -75,13 +75,13 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     createClientFixture(app.provider.runtime, webmasterId, { environment, challenges });
 
   /** Entry point naming eu_av, prompt accepted: the eu_av page with its QR code and same-device link. */
-  async function openChallenge(fixture: ClientFixture, country = 'FR'): Promise<{ browser: Browser; page: Page; walletUrl: string }> {
-    const browser = new Browser(undefined, { headers: { 'accept-language': 'en', 'cf-ipcountry': country } });
+  async function openChallenge(fixture: ClientFixture, country = 'FR', language = 'en', sameDevice = 'Open my app on this device'): Promise<{ browser: Browser; page: Page; walletUrl: string }> {
+    const browser = new Browser(undefined, { headers: { 'accept-language': language, 'cf-ipcountry': country } });
     const query = new URLSearchParams({ client_id: fixture.clientId, redirect_uri: fixture.redirectUri, response_type: 'code', scope: 'read', state: 'rp-state', challenges: 'eu_av' });
     const prompt = await browser.open(new URL(`/v1/oauth2/checker?${query.toString()}`, app.url), { stopAt: fixture.redirectUri });
     const page = await browser.submit(formOf(prompt, { action: '/consent' }), {}, { name: 'decision', value: 'accept' }, { stopAt: fixture.redirectUri });
     expect(page.url.pathname).to.match(/\/challenge\/eu_av\/start$/);
-    return { browser, page, walletUrl: linkWithText(page, 'Open my app on this device').href };
+    return { browser, page, walletUrl: linkWithText(page, sameDevice).href };
   }
 
   const statusOf = async (browser: Browser, page: Page): Promise<unknown> => (await browser.request(new URL(page.url.pathname.replace(/start$/, 'status'), app.url))).json();
@@ -89,10 +89,21 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     browser.submit(formOf(page, { id: 'eu-av-continue' }), {}, undefined, { stopAt: fixture.redirectUri });
   const notices = (page: Page): Array<string | null> => [...page.redirects, page.url].map((url) => url.searchParams.get('notice'));
 
+  /** The words the visitor reads back at the choice of methods, by notice (views/locales/en/interaction.json). */
+  const WORDS: Record<string, string> = {
+    failed: 'The check did not work. You can try again or choose another method.',
+    wallet_under_age: 'Your app confirmed that you are not old enough for this website.',
+    wallet_untrusted: 'The attestation your app presented could not be trusted, so your age was not confirmed.',
+    wallet_expired: 'The attestation in your app has expired. Renew it in the app and try again, or choose another method.',
+    wallet_declined: 'You declined the request in your app. You can try again or choose another method.',
+  };
+
   async function expectRefused(answer: { status: number; body: unknown }, browser: Browser, page: Page, fixture: ClientFixture, notice = 'failed'): Promise<Page> {
     expect(await statusOf(browser, page)).to.deep.equal({ answered: true });
     const after = await proceed(browser, page, fixture);
     expect(notices(after)).to.include(notice);
+    expect(decodeHtml(after.html)).to.include(WORDS[notice]);
+    for (const other of Object.keys(WORDS).filter((key) => key !== notice)) expect(decodeHtml(after.html)).to.not.include(WORDS[other]);
     expect(after.html).to.not.include('Your age is confirmed');
     return after;
   }
@@ -149,26 +160,34 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     expect(resources).to.include({ verified: true, age_threshold: 21 });
   });
 
-  it('age_over_18 false: the wallet is answered 200, the visitor is not verified', async () => {
+  it('age_over_18 false: the wallet is answered 200, the visitor is not verified and is told the app said under age', async () => {
     const fixture = await client();
     const { browser, page, walletUrl } = await openChallenge(fixture);
     const answer = await answerRequest(walletUrl, await issueAttestation(issuer, { age_over_18: false }));
     expect(answer.status).to.equal(200);
-    await expectRefused(answer, browser, page, fixture);
+    await expectRefused(answer, browser, page, fixture, 'wallet_under_age');
   });
 
-  const refusedCases: Array<[string, () => Promise<Attestation>, RegExp]> = [
-    ['an issuer the operator does not trust', async () => issueAttestation(await createTestIssuer('Unknown'), { age_over_18: true }), /certificate/i],
-    ['an expired MSO', () => issueAttestation(issuer, { age_over_18: true }, { validFrom: new Date(Date.now() - 30 * DAY), validUntil: new Date(Date.now() - DAY) }), /MSO must be valid/],
+  it('a visitor reading French is told in French', async () => {
+    const fixture = await client();
+    const { browser, page, walletUrl } = await openChallenge(fixture, 'FR', 'fr', 'Ouvrir mon application sur cet appareil');
+    expect((await answerRequest(walletUrl, await issueAttestation(issuer, { age_over_18: false }))).status).to.equal(200);
+    const after = await proceed(browser, page, fixture);
+    expect(decodeHtml(after.html)).to.include('Votre application a confirmé que vous n’avez pas l’âge requis pour ce site.');
+  });
+
+  const refusedCases: Array<[string, () => Promise<Attestation>, RegExp, string]> = [
+    ['an issuer the operator does not trust', async () => issueAttestation(await createTestIssuer('Unknown'), { age_over_18: true }), /certificate/i, 'wallet_untrusted'],
+    ['an expired MSO', () => issueAttestation(issuer, { age_over_18: true }, { validFrom: new Date(Date.now() - 30 * DAY), validUntil: new Date(Date.now() - DAY) }), /MSO must be valid/, 'wallet_expired'],
   ];
-  for (const [what, attestation, problem] of refusedCases) {
-    it(`${what}: refused with 400 invalid_request, the visitor is not verified`, async () => {
+  for (const [what, attestation, problem, notice] of refusedCases) {
+    it(`${what}: refused with 400 invalid_request, the visitor is not verified and is told why`, async () => {
       const fixture = await client();
       const { browser, page, walletUrl } = await openChallenge(fixture);
       const answer = await answerRequest(walletUrl, await attestation());
       expect(answer).to.deep.include({ status: 400, body: { error: 'invalid_request', error_description: 'the presentation was not accepted' } });
       expect(lastProblem()).to.match(problem);
-      await expectRefused(answer, browser, page, fixture);
+      await expectRefused(answer, browser, page, fixture, notice);
     });
   }
 
@@ -247,7 +266,7 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
   });
 
   /** What a forger or a badly issued wallet can put in the issuer signature: the key that signs, and x5chain. */
-  const badSigners: Array<[string, () => Promise<{ key: Issued; x5chain: Issued[] }>, RegExp]> = [
+  const badSigners: Array<[string, () => Promise<{ key: Issued; x5chain: Issued[] }>, RegExp, string?]> = [
     ['the forgery: a self-signed certificate of the forger\'s own first, the issuer\'s genuine signer certificate appended', async () => {
       const forger = await makeSigner('Forger', undefined);
       return { key: forger, x5chain: [forger, await makeSigner('Hand-made', handRoot), handRoot] };
@@ -272,14 +291,14 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     ['an expired signer certificate', async () => {
       const signer = await makeSigner('Expired', handRoot, { notBefore: new Date(Date.now() - 30 * DAY), notAfter: new Date(Date.now() - DAY) });
       return { key: signer, x5chain: [signer] };
-    }, /signer certificate is not valid now/],
+    }, /signer certificate is not valid now/, 'wallet_expired'],
     ['an intermediate not valid yet', async () => {
       const intermediate = await makeIntermediate('Not yet', handDeepRoot, { notBefore: new Date(Date.now() + DAY) });
       const signer = await makeSigner('Not yet', intermediate);
       return { key: signer, x5chain: [signer, intermediate] };
     }, /a certificate of the signer's path is not valid now/],
   ];
-  for (const [what, made, problem] of badSigners) {
+  for (const [what, made, problem, notice = 'wallet_untrusted'] of badSigners) {
     it(`${what}: refused, no code reaches the website`, async () => {
       const fixture = await client();
       const { browser, page, walletUrl } = await openChallenge(fixture);
@@ -287,7 +306,7 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
       const answer = await answerByHand(walletUrl, key, x5chain);
       expect(answer).to.deep.include({ status: 400, body: { error: 'invalid_request', error_description: 'the presentation was not accepted' } });
       expect(lastProblem()).to.match(problem);
-      const after = await expectRefused(answer, browser, page, fixture);
+      const after = await expectRefused(answer, browser, page, fixture, notice);
       // Back at the choice of methods; the browser was never sent to the website (where a code would travel).
       expect(after.url.pathname).to.match(/\/choose$/);
       expect(after.location).to.equal(undefined);
@@ -308,7 +327,7 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     const answer = await postToVerifier(request.responseUri, { vp_token: vpTokenOf(signed, 'age_attestation'), state: request.state });
     expect(answer.status).to.equal(400);
     expect(lastProblem()).to.match(/digest/);
-    await expectRefused({ status: answer.status, body: await answer.json() }, browser, page, fixture);
+    await expectRefused({ status: answer.status, body: await answer.json() }, browser, page, fixture, 'wallet_untrusted');
   });
 
   it('a response signed for another nonce is refused: the device signature does not cover our transcript', async () => {
@@ -390,7 +409,7 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     const request = readWalletRequest(walletUrl);
     const answer = await postToVerifier(request.responseUri, { error: 'access_denied', state: request.state });
     expect(answer.status).to.equal(200);
-    await expectRefused({ status: 200, body: await answer.json() }, browser, page, fixture, 'cancelled');
+    await expectRefused({ status: 200, body: await answer.json() }, browser, page, fixture, 'wallet_declined');
   });
 
   it('through the browser\'s Digital Credentials API: the answer bound to our origin passes; one bound to the response URI does not', async () => {
