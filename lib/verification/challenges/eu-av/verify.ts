@@ -11,11 +11,20 @@ import type { TrustAnchors, TrustSource } from './trust-anchors.js';
 export type Refusal = 'untrusted' | 'expired' | 'invalid';
 
 export type PresentationVerdict =
-  | { verdict: 'over' | 'under' }
+  /** `doctype`: which attestation answered */
+  | { verdict: 'over' | 'under'; doctype: string }
   /** `problem`: which check failed, for the log (never a value from the attestation) */
   | { verdict: Refusal; problem: string };
 
+/**
+ * The document types a presentation may be of; each one's age_over_NN elements sit in the namespace named like the
+ * document type (true of the AV attestation and of the PID, eu.europa.ec.eudi.pid.1, which a request may add).
+ */
+export const ACCEPTED_DOCTYPES: readonly string[] = [AV_DOCTYPE];
+
 export interface Expectation {
+  /** the document types this request accepts (ACCEPTED_DOCTYPES unless given) */
+  doctypes?: readonly string[];
   /** the session transcript the device must have signed (transcript.ts), binding the answer to this request */
   transcript: Uint8Array;
   threshold: number;
@@ -28,15 +37,15 @@ const AGE_OVER = /^age_over_(\d{2})$/;
  * The age answer among the disclosed elements: over when some age_over_NN with NN ≥ threshold is true; under when
  * some age_over_NN with NN ≤ threshold is false; otherwise nothing usable was disclosed.
  */
-function ageAnswer(elements: ReadonlyArray<{ elementIdentifier: string; elementValue: unknown }>, threshold: number): PresentationVerdict {
+function ageAnswer(doctype: string, elements: ReadonlyArray<{ elementIdentifier: string; elementValue: unknown }>, threshold: number): PresentationVerdict {
   let under = false;
   for (const { elementIdentifier, elementValue } of elements) {
     const age = Number(AGE_OVER.exec(elementIdentifier)?.[1] ?? Number.NaN);
     if (Number.isNaN(age)) continue;
-    if (elementValue === true && age >= threshold) return { verdict: 'over' };
+    if (elementValue === true && age >= threshold) return { verdict: 'over', doctype };
     if (elementValue === false && age <= threshold) under = true;
   }
-  return under ? { verdict: 'under' } : { verdict: 'invalid', problem: 'no usable age_over element disclosed' };
+  return under ? { verdict: 'under', doctype } : { verdict: 'invalid', problem: 'no usable age_over element disclosed' };
 }
 
 /** What we read of a check the library reports as failed. */
@@ -94,10 +103,10 @@ export async function judgePresentation(encoded: Uint8Array, anchors: TrustAncho
   const { x5chain } = document.issuerSigned.issuerAuth;
   // The library must have judged the signature with the very certificate whose path was validated above.
   if (!x5chain?.[0] || !path.signer.raw.equals(x5chain[0])) return { verdict: 'invalid', problem: 'the library read another signer certificate' };
-  if (document.docType !== AV_DOCTYPE || docType !== AV_DOCTYPE) return { verdict: 'invalid', problem: 'not an age-verification attestation' };
+  if (document.docType !== docType || !(expected.doctypes ?? ACCEPTED_DOCTYPES).includes(docType)) return { verdict: 'invalid', problem: 'not a document type this request accepts' };
   if (expected.now > validityInfo.validUntil) return { verdict: 'expired', problem: 'attestation past its validity window' };
   if (expected.now < validityInfo.validFrom) return { verdict: 'invalid', problem: 'attestation not valid yet' };
-  return ageAnswer(document.issuerSigned.nameSpaces[AV_DOCTYPE] ?? [], expected.threshold);
+  return ageAnswer(docType, document.issuerSigned.nameSpaces[docType] ?? [], expected.threshold);
 }
 
 /** The one presentation in an OpenID4VP 1.0 vp_token ({"<credential query id>": ["<base64url DeviceResponse>"]}), or undefined. */
@@ -120,4 +129,4 @@ export async function judgeVpToken(vpToken: string, trust: TrustSource, expected
 
 /** What the log says about a received presentation: the interaction, the way it came, the verdict and why (no attestation value). */
 export const verdictLog = (uid: string, via: 'direct_post' | 'dc_api', judged: PresentationVerdict | { verdict: 'declined' }): Record<string, unknown> =>
-  ({ uid, via, verdict: judged.verdict, ...('problem' in judged ? { problem: judged.problem } : {}) });
+  ({ uid, via, verdict: judged.verdict, ...('problem' in judged ? { problem: judged.problem } : {}), ...('doctype' in judged ? { doctype: judged.doctype } : {}) });

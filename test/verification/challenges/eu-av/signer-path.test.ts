@@ -36,12 +36,12 @@ describe('eu_av: the document signer and its path to a trusted certificate', fun
   };
 
   it('a genuine presentation passes: the signer alone, the signer with its root, the signer under an intermediate', async () => {
-    expect(await judge(signer, [signer])).to.deep.equal({ verdict: 'over' });
-    expect(await judge(signer, [signer, root])).to.deep.equal({ verdict: 'over' });
+    expect(await judge(signer, [signer])).to.deep.equal({ verdict: 'over', doctype: 'eu.europa.ec.av.1' });
+    expect(await judge(signer, [signer, root])).to.deep.equal({ verdict: 'over', doctype: 'eu.europa.ec.av.1' });
     const twoLevelRoot = await makeRoot('Two-level root', { ca: 1 });
     const regional = await makeIntermediate('Regional', twoLevelRoot);
     const regionalSigner = await makeSigner('Regional', regional);
-    expect(await judge(regionalSigner, [regionalSigner, regional], trustAnchors([twoLevelRoot.der]))).to.deep.equal({ verdict: 'over' });
+    expect(await judge(regionalSigner, [regionalSigner, regional], trustAnchors([twoLevelRoot.der]))).to.deep.equal({ verdict: 'over', doctype: 'eu.europa.ec.av.1' });
   });
 
   it('the forgery: a self-signed certificate of the forger\'s own, the issuer\'s genuine signer certificate appended, is refused', async () => {
@@ -114,7 +114,7 @@ describe('eu_av: the document signer and its path to a trusted certificate', fun
     const underNotYet = await makeSigner('Not yet', notYet);
     refused(await judge(underNotYet, [underNotYet, notYet], trustAnchors([twoLevelRoot.der])), /a certificate of the signer's path is not valid now/);
     // The same path, judged at a time when every certificate is valid, passes: only the time refused it.
-    expect(await judge(underNotYet, [underNotYet, notYet], trustAnchors([twoLevelRoot.der]), new Date(Date.now() + 2 * DAY))).to.deep.equal({ verdict: 'over' });
+    expect(await judge(underNotYet, [underNotYet, notYet], trustAnchors([twoLevelRoot.der]), new Date(Date.now() + 2 * DAY))).to.deep.equal({ verdict: 'over', doctype: 'eu.europa.ec.av.1' });
   });
 
   it('an expired root refuses every signer under it', async () => {
@@ -128,14 +128,22 @@ describe('eu_av: the document signer and its path to a trusted certificate', fun
     const listed = await makeSigner('Listed', unlisted);
     const onlyListed = trustAnchors([listed.der]);
     expect(onlyListed.signers).to.have.length(1);
-    expect(await judge(listed, [listed], onlyListed)).to.deep.equal({ verdict: 'over' });
-    expect(await judge(listed, [listed, unlisted], onlyListed)).to.deep.equal({ verdict: 'over' });
+    expect(await judge(listed, [listed], onlyListed)).to.deep.equal({ verdict: 'over', doctype: 'eu.europa.ec.av.1' });
+    expect(await judge(listed, [listed, unlisted], onlyListed)).to.deep.equal({ verdict: 'over', doctype: 'eu.europa.ec.av.1' });
     const sibling = await makeSigner('Listed', unlisted);
     refused(await judge(sibling, [sibling, unlisted], onlyListed), /no path to a trusted certificate/);
     const forger = await makeSigner('Forger', undefined);
     refused(await judge(forger, [forger, listed], onlyListed), /certificate 1 did not issue certificate 0/);
     const tls = await makeSigner('TLS', unlisted, { eku: [TLS_SERVER_EKU] });
     refused(await judge(tls, [tls], trustAnchors([tls.der])), /lacks the mdoc document-signer/);
+  });
+
+  it('accepts the document types the request accepts: the AV attestation by default, the PID when asked, and says which answered', async () => {
+    const pid = 'eu.europa.ec.eudi.pid.1';
+    const presentation = presentByHand(issueByHand({ signingKey: signer.keys.privateKey, x5chain: [signer.der], elements: { age_over_18: true }, docType: pid }), audience);
+    const expectation = { transcript: redirectTranscript(audience), threshold: 18, now: new Date() };
+    refused(await judgePresentation(presentation, anchors, expectation), /not a document type this request accepts/, 'invalid');
+    expect(await judgePresentation(presentation, anchors, { ...expectation, doctypes: ['eu.europa.ec.av.1', pid] })).to.deep.equal({ verdict: 'over', doctype: pid });
   });
 
   it('x5chain with a repeated certificate, or more certificates than a path holds, is refused', async () => {
