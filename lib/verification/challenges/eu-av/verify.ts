@@ -55,7 +55,11 @@ interface FailedCheck {
   check: string;
 }
 
-/** The library's failed check as a refusal: the issuer's side is trust (its validity window, expiry); the rest is unusable. */
+/**
+ * The library's first failed check as a refusal: an MSO past its window has expired; the rest of the issuer's side
+ * (its signature, the MSO's dates against the certificate, the digests) cannot be trusted; anything else (the device
+ * signature over our transcript, the format) makes the answer unusable.
+ */
 function libraryRefusal(failed: FailedCheck, validUntil: Date | undefined, now: Date): PresentationVerdict {
   if (failed.id === 'MSO_VALIDITY_AT_VERIFICATION_TIME' && validUntil && now > validUntil) return { verdict: 'expired', problem: failed.check };
   const issuerSide = failed.category === 'ISSUER_AUTH' || failed.category === 'DATA_INTEGRITY';
@@ -69,8 +73,8 @@ function libraryRefusal(failed: FailedCheck, validUntil: Date | undefined, now: 
  * check off (it validates another certificate than the one whose key it uses: docs/decisions.md, "eu_av: the
  * document signer"): the same signature again with the same first certificate, the digest of every disclosed
  * element, and the device signature over the session transcript (our client_id, nonce and response URI; or our
- * origin and nonce through the Digital Credentials API). Then exactly one document of the AV doctype, the MSO's
- * validity window against our clock, and the age answer. Nothing is kept.
+ * origin and nonce through the Digital Credentials API). Then exactly one document, of a type the request accepts, the
+ * MSO's validity window against our clock, and the age answer. Nothing is kept.
  */
 export async function judgePresentation(encoded: Uint8Array, anchors: TrustAnchors, expected: Expectation): Promise<PresentationVerdict> {
   const issuerAuth = readIssuerAuth(encoded);
