@@ -146,6 +146,14 @@ describe('eu_av: the document signer and its path to a trusted certificate', fun
     expect(await judgePresentation(presentation, anchors, { ...expectation, doctypes: ['eu.europa.ec.av.1', pid] })).to.deep.equal({ verdict: 'over', doctype: pid });
   });
 
+  it('a certificate that cannot be read, or with a critical extension this check does not read, is refused', async () => {
+    const { Extension } = await import('@peculiar/x509');
+    const unread = await makeSigner('Critical', root, { extra: [new Extension('1.3.6.1.4.1.99999.1', true, new Uint8Array([0x05, 0x00]))] });
+    refused(await judge(unread, [unread]), /critical extension this check does not read/);
+    const garbage = issueByHand({ signingKey: signer.keys.privateKey, x5chain: [Buffer.from([0x30, 0x82, 0x01, 0x00, 0x01])], elements: { age_over_18: true } });
+    refused(await judgePresentation(presentByHand(garbage, audience), anchors, { transcript: redirectTranscript(audience), threshold: 18, now: new Date() }), /cannot be read/);
+  });
+
   it('x5chain with a repeated certificate, or more certificates than a path holds, is refused', async () => {
     refused(await judge(signer, [signer, root, root]), /repeats a certificate/);
     refused(await judge(signer, [signer, root, root, root, root]), /holds 5 certificates/);
