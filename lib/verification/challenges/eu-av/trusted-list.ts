@@ -1,5 +1,5 @@
-import { verify, type X509Certificate } from 'node:crypto';
-import { SignedXml, type SignatureAlgorithm } from 'xml-crypto';
+import { createHash, verify, type X509Certificate } from 'node:crypto';
+import { SignedXml, type HashAlgorithm, type SignatureAlgorithm } from 'xml-crypto';
 import { parseXml, type XmlElement } from './xml.js';
 
 const TSL = 'http://uri.etsi.org/02231/v2#';
@@ -35,6 +35,16 @@ const SIGNATURE_ALGORITHMS: Record<string, { hash: string; keyType: 'rsa' | 'ec'
   'http://www.w3.org/2001/04/xmldsig-more#ecdsa-sha384': { hash: 'sha384', keyType: 'ec' },
   'http://www.w3.org/2001/04/xmldsig-more#ecdsa-sha512': { hash: 'sha512', keyType: 'ec' },
 };
+
+/** The reference digests we accept: SHA-2 only (SHA-1 is not a digest a trusted list may rest on). */
+const HASH_ALGORITHMS: Record<string, new () => HashAlgorithm> = Object.fromEntries(([
+  ['http://www.w3.org/2001/04/xmlenc#sha256', 'sha256'],
+  ['http://www.w3.org/2001/04/xmldsig-more#sha384', 'sha384'],
+  ['http://www.w3.org/2001/04/xmlenc#sha512', 'sha512'],
+] as const).map(([uri, hash]) => [uri, class {
+  getHash = (xml: string): string => createHash(hash).update(xml, 'utf8').digest('base64');
+  getAlgorithmName = () => uri;
+}]));
 
 /** One algorithm as xml-crypto calls it, verifying with node:crypto against the configured certificate's key only. */
 function algorithm(uri: string, signer: X509Certificate): new () => SignatureAlgorithm {
@@ -83,7 +93,7 @@ function signedContent(xml: string, signers: readonly X509Certificate[]): XmlEle
   for (const signer of signers) {
     const signed = new SignedXml({ publicCert: signer.toString(), getCertFromKeyInfo: () => null });
     signed.SignatureAlgorithms = Object.fromEntries(Object.keys(SIGNATURE_ALGORITHMS).map((uri) => [uri, algorithm(uri, signer)]));
-    signed.HashAlgorithms = { 'http://www.w3.org/2001/04/xmlenc#sha256': signed.HashAlgorithms['http://www.w3.org/2001/04/xmlenc#sha256']!, 'http://www.w3.org/2001/04/xmlenc#sha512': signed.HashAlgorithms['http://www.w3.org/2001/04/xmlenc#sha512']! };
+    signed.HashAlgorithms = HASH_ALGORITHMS;
     signed.loadSignature(signatures[0]!);
     let valid = false;
     try {
