@@ -23,9 +23,11 @@ const validateBrowserAnswer = compileSchema<BrowserAnswer>({
 /** How the wallet's answer (written by the response endpoint) ends the challenge. */
 const OUTCOMES: Record<NonNullable<PendingPresentation['answer']>, (settings: EuAvSettings) => ChallengeOutcome> = {
   over: (settings) => ({ passed: true, assuranceLevel: settings.assuranceLevel }),
-  under: () => ({ passed: false, reason: 'failed' }),
+  under: () => ({ passed: false, reason: 'refused', notice: 'wallet_under_age' }),
+  untrusted: () => ({ passed: false, reason: 'failed', notice: 'wallet_untrusted' }),
+  expired: () => ({ passed: false, reason: 'failed', notice: 'wallet_expired' }),
   invalid: () => ({ passed: false, reason: 'failed' }),
-  declined: () => ({ passed: false, reason: 'cancelled' }),
+  declined: () => ({ passed: false, reason: 'cancelled', notice: 'wallet_declined' }),
 };
 
 /**

@@ -17,7 +17,7 @@ export interface PendingPresentation {
   nonce: string;
   threshold: number;
   /** set once by the response endpoint: the verdict, so a second response (a replay) is refused */
-  answer?: 'over' | 'under' | 'invalid' | 'declined';
+  answer?: 'over' | 'under' | 'untrusted' | 'expired' | 'invalid' | 'declined';
 }
 
 /** Our OpenID4VP identity: the `redirect_uri` client identifier prefix names the response URI (OpenID4VP 1.0 §5.9.3). */

@@ -81,7 +81,7 @@ export function walletResponseRoutes(runtime: Runtime, settings: EuAvSettings): 
       return refuse('this request was already answered');
     }
     runtime.log.info('eu_av presentation received', verdictLog(uid, 'direct_post', judged));
-    if (judged.verdict === 'invalid') return refuse('the presentation was not accepted');
+    if ('problem' in judged) return refuse('the presentation was not accepted');
     ctx.body = {};
   });
   return router;

@@ -1,14 +1,18 @@
-import { ConfigError, type SettingsSection } from '../../../config/settings.js';
+import { X509Certificate } from 'node:crypto';
+import { ConfigError, outboundTimeoutSetting, type SettingsSection } from '../../../config/settings.js';
 import { defaultLevelOf } from '../../catalogue.js';
 import { ASSURANCE_LEVELS, type AssuranceLevel } from '../../challenge.js';
 import { notADocumentSigner } from './signer-path.js';
 import { readCertificateFiles } from './trust-files.js';
+import type { TrustedListSettings } from './trusted-list-source.js';
 import { fixedTrust, trustAnchors, type TrustAnchors, type TrustSource } from './trust-anchors.js';
 
 /** The operator's eu_av settings (docs/challenges.md, "eu_av"). */
 export interface EuAvSettings {
-  /** the certificates a document signer's path may end at (trust-anchors.ts) */
+  /** the certificates a document signer's path may end at (trust-anchors.ts), from the operator's files */
   trustedIssuers: TrustSource;
+  /** an ETSI TS 119 612 trusted list whose services' certificates are anchors too, followed without restart */
+  trustedList?: TrustedListSettings;
   /** recorded on a pass: the blueprint's "substantial" maps to ENHANCED by default */
   assuranceLevel: AssuranceLevel;
   /** scheme of the wallet request URL (the QR code and the same-device link) */
@@ -16,16 +20,32 @@ export interface EuAvSettings {
 }
 
 interface Raw {
-  TRUSTED_ISSUERS: string;
+  TRUSTED_ISSUERS?: string;
+  TRUSTED_LIST?: string;
+  TRUSTED_LIST_SIGNER?: string;
+  TRUSTED_LIST_REFRESH_SECONDS: number;
+  TRUSTED_LIST_ALLOW_PRIVATE: boolean;
+  TIMEOUT_MS: number;
   ASSURANCE_LEVEL: AssuranceLevel;
   WALLET_SCHEME: string;
 }
 
 /** The eu_av section: on when any EU_AV_* variable is set (else the challenge runs only in TEST, as the sandbox). */
 export const euAvSettings: SettingsSection<EuAvSettings | undefined, Raw> = {
-  enabledBy: ['EU_AV_TRUSTED_ISSUERS', 'EU_AV_ASSURANCE_LEVEL', 'EU_AV_WALLET_SCHEME'],
+  enabledBy: ['EU_AV_TRUSTED_ISSUERS', 'EU_AV_TRUSTED_LIST', 'EU_AV_ASSURANCE_LEVEL', 'EU_AV_WALLET_SCHEME'],
   spec: {
-    TRUSTED_ISSUERS: { env: 'EU_AV_TRUSTED_ISSUERS', schema: { type: 'string', minLength: 1, maxLength: 4000 } },
+    TRUSTED_ISSUERS: { env: 'EU_AV_TRUSTED_ISSUERS', schema: { type: 'string', minLength: 1, maxLength: 4000 }, optional: true },
+    TRUSTED_LIST: {
+      env: 'EU_AV_TRUSTED_LIST',
+      // https://…, or a path that does not begin with a scheme (plain http is refused: the list carries the trust)
+      schema: { type: 'string', maxLength: 2000, pattern: '^(?:https://\\S+|(?![A-Za-z][A-Za-z0-9+.-]*:).+)$' },
+      optional: true,
+      expected: 'must be an https URL or a file path',
+    },
+    TRUSTED_LIST_SIGNER: { env: 'EU_AV_TRUSTED_LIST_SIGNER', schema: { type: 'string', minLength: 1, maxLength: 2000 }, optional: true },
+    TRUSTED_LIST_REFRESH_SECONDS: { env: 'EU_AV_TRUSTED_LIST_REFRESH_SECONDS', schema: { type: 'integer', minimum: 1, maximum: 604800 }, default: 3600 },
+    TRUSTED_LIST_ALLOW_PRIVATE: { env: 'EU_AV_TRUSTED_LIST_ALLOW_PRIVATE', schema: { type: 'boolean' }, default: false },
+    TIMEOUT_MS: outboundTimeoutSetting,
     ASSURANCE_LEVEL: { env: 'EU_AV_ASSURANCE_LEVEL', schema: { type: 'string', enum: [...ASSURANCE_LEVELS] }, default: defaultLevelOf('eu_av') },
     WALLET_SCHEME: {
       env: 'EU_AV_WALLET_SCHEME',
@@ -34,8 +54,27 @@ export const euAvSettings: SettingsSection<EuAvSettings | undefined, Raw> = {
       expected: 'must be a URL scheme without "://", e.g. openid4vp',
     },
   },
-  finish: (raw) => ({ trustedIssuers: fixedTrust(readAnchors(raw.TRUSTED_ISSUERS)), assuranceLevel: raw.ASSURANCE_LEVEL, walletScheme: raw.WALLET_SCHEME }),
+  finish: (raw) => {
+    if (!raw.TRUSTED_ISSUERS && !raw.TRUSTED_LIST) throw new ConfigError('EU_AV_TRUSTED_ISSUERS or EU_AV_TRUSTED_LIST must name what to trust');
+    return {
+      trustedIssuers: fixedTrust(raw.TRUSTED_ISSUERS ? readAnchors(raw.TRUSTED_ISSUERS) : { authorities: [], signers: [] }),
+      ...(raw.TRUSTED_LIST ? { trustedList: trustedListSettings(raw, raw.TRUSTED_LIST) } : {}),
+      assuranceLevel: raw.ASSURANCE_LEVEL,
+      walletScheme: raw.WALLET_SCHEME,
+    };
+  },
 };
+
+/** The trusted list's settings: its signer certificate is required (an unsigned or self-vouching list is no list). */
+function trustedListSettings(raw: Raw, location: string): TrustedListSettings {
+  if (!raw.TRUSTED_LIST_SIGNER) throw new ConfigError('EU_AV_TRUSTED_LIST_SIGNER must name the certificate the trusted list\'s signature is checked against');
+  return {
+    location,
+    signers: readCertificateFiles('EU_AV_TRUSTED_LIST_SIGNER', raw.TRUSTED_LIST_SIGNER).map((der) => new X509Certificate(der)),
+    refreshMs: raw.TRUSTED_LIST_REFRESH_SECONDS * 1000,
+    fetch: { timeoutMs: raw.TIMEOUT_MS, allowPrivate: raw.TRUSTED_LIST_ALLOW_PRIVATE },
+  };
+}
 
 /**
  * The anchors in the operator's files: authorities (IACA roots or other CAs) and end-entity document signers. An

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { ConfigError } from '../../../config/settings.js';
+import { readExtensions } from './certificate-extensions.js';
 
 const PEM_BLOCK = /-----BEGIN CERTIFICATE-----([\s\S]+?)-----END CERTIFICATE-----/g;
 
@@ -39,7 +40,7 @@ function certificatesOf(variable: string, file: string): Buffer[] {
   if (ders.length === 0) throw new ConfigError(`${variable}: ${file} is neither a PEM nor a DER certificate file`);
   for (const der of ders) {
     try {
-      new X509Certificate(der);
+      readExtensions(new X509Certificate(der).raw);
     } catch {
       throw new ConfigError(`${variable}: ${file} holds a certificate that cannot be parsed`);
     }

@@ -3,12 +3,28 @@ import { AV_DOCTYPE, CREDENTIAL_ID } from './request.js';
 import { checkSignerPath } from './signer-path.js';
 import type { TrustAnchors, TrustSource } from './trust-anchors.js';
 
+/**
+ * Why a presentation is refused, for the visitor (challenge.ts turns it into the words they read): its issuer could not
+ * be trusted (no path to an anchor, a bad signer, a signature or digest that does not verify), it has expired (the MSO's
+ * window or the signer certificate), or it is otherwise unusable (unreadable, not for this request, not an answer).
+ */
+export type Refusal = 'untrusted' | 'expired' | 'invalid';
+
 export type PresentationVerdict =
-  | { verdict: 'over' | 'under' }
+  /** `doctype`: which attestation answered */
+  | { verdict: 'over' | 'under'; doctype: string }
   /** `problem`: which check failed, for the log (never a value from the attestation) */
-  | { verdict: 'invalid'; problem: string };
+  | { verdict: Refusal; problem: string };
+
+/**
+ * The document types a presentation may be of; each one's age_over_NN elements sit in the namespace named like the
+ * document type (true of the AV attestation and of the PID, eu.europa.ec.eudi.pid.1, which a request may add).
+ */
+export const ACCEPTED_DOCTYPES: readonly string[] = [AV_DOCTYPE];
 
 export interface Expectation {
+  /** the document types this request accepts (ACCEPTED_DOCTYPES unless given) */
+  doctypes?: readonly string[];
   /** the session transcript the device must have signed (transcript.ts), binding the answer to this request */
   transcript: Uint8Array;
   threshold: number;
@@ -21,15 +37,33 @@ const AGE_OVER = /^age_over_(\d{2})$/;
  * The age answer among the disclosed elements: over when some age_over_NN with NN ≥ threshold is true; under when
  * some age_over_NN with NN ≤ threshold is false; otherwise nothing usable was disclosed.
  */
-function ageAnswer(elements: ReadonlyArray<{ elementIdentifier: string; elementValue: unknown }>, threshold: number): PresentationVerdict {
+function ageAnswer(doctype: string, elements: ReadonlyArray<{ elementIdentifier: string; elementValue: unknown }>, threshold: number): PresentationVerdict {
   let under = false;
   for (const { elementIdentifier, elementValue } of elements) {
     const age = Number(AGE_OVER.exec(elementIdentifier)?.[1] ?? Number.NaN);
     if (Number.isNaN(age)) continue;
-    if (elementValue === true && age >= threshold) return { verdict: 'over' };
+    if (elementValue === true && age >= threshold) return { verdict: 'over', doctype };
     if (elementValue === false && age <= threshold) under = true;
   }
-  return under ? { verdict: 'under' } : { verdict: 'invalid', problem: 'no usable age_over element disclosed' };
+  return under ? { verdict: 'under', doctype } : { verdict: 'invalid', problem: 'no usable age_over element disclosed' };
+}
+
+/** What we read of a check the library reports as failed. */
+interface FailedCheck {
+  id: string;
+  category?: string;
+  check: string;
+}
+
+/**
+ * The library's first failed check as a refusal: an MSO past its window has expired; the rest of the issuer's side
+ * (its signature, the MSO's dates against the certificate, the digests) cannot be trusted; anything else (the device
+ * signature over our transcript, the format) makes the answer unusable.
+ */
+function libraryRefusal(failed: FailedCheck, validUntil: Date | undefined, now: Date): PresentationVerdict {
+  if (failed.id === 'MSO_VALIDITY_AT_VERIFICATION_TIME' && validUntil && now > validUntil) return { verdict: 'expired', problem: failed.check };
+  const issuerSide = failed.category === 'ISSUER_AUTH' || failed.category === 'DATA_INTEGRITY';
+  return { verdict: issuerSide ? 'untrusted' : 'invalid', problem: failed.check };
 }
 
 /**
@@ -39,34 +73,44 @@ function ageAnswer(elements: ReadonlyArray<{ elementIdentifier: string; elementV
  * check off (it validates another certificate than the one whose key it uses: docs/decisions.md, "eu_av: the
  * document signer"): the same signature again with the same first certificate, the digest of every disclosed
  * element, and the device signature over the session transcript (our client_id, nonce and response URI; or our
- * origin and nonce through the Digital Credentials API). Then exactly one document of the AV doctype, the MSO's
- * validity window against our clock, and the age answer. Nothing is kept.
+ * origin and nonce through the Digital Credentials API). Then exactly one document, of a type the request accepts, the
+ * MSO's validity window against our clock, and the age answer. Nothing is kept.
  */
 export async function judgePresentation(encoded: Uint8Array, anchors: TrustAnchors, expected: Expectation): Promise<PresentationVerdict> {
   const issuerAuth = readIssuerAuth(encoded);
   if (typeof issuerAuth === 'string') return { verdict: 'invalid', problem: issuerAuth };
   const path = checkSignerPath(issuerAuth.x5chain, anchors, expected.now);
-  if (!path.trusted) return { verdict: 'invalid', problem: path.problem };
-  if (!issuerSignatureValid(issuerAuth, path.signer)) return { verdict: 'invalid', problem: 'the issuer signature does not verify with the signer certificate' };
+  if (!path.trusted) return { verdict: path.expired ? 'expired' : 'untrusted', problem: path.problem };
+  if (!issuerSignatureValid(issuerAuth, path.signer)) return { verdict: 'untrusted', problem: 'the issuer signature does not verify with the signer certificate' };
 
   // Loaded on the first presentation: the library and its dependencies weigh about 13 MB an instance without a
   // configured eu_av never needs.
   const { DeviceSignedDocument, Verifier } = await import('@auth0/mdl');
+  const failures: FailedCheck[] = [];
   let documents;
   try {
-    ({ documents } = await new Verifier([]).verify(encoded, { encodedSessionTranscript: expected.transcript, disableCertificateChainValidation: true }));
+    ({ documents } = await new Verifier([]).verify(encoded, {
+      encodedSessionTranscript: expected.transcript,
+      disableCertificateChainValidation: true,
+      onCheck: (assessment) => {
+        if (assessment.status === 'FAILED') failures.push({ id: assessment.id, category: assessment.category, check: assessment.check });
+      },
+    }));
   } catch (error) {
     return { verdict: 'invalid', problem: error instanceof Error ? error.message.slice(0, 200) : 'unreadable device response' };
   }
   const [document] = documents;
   if (documents.length !== 1 || !document || !(document instanceof DeviceSignedDocument)) return { verdict: 'invalid', problem: 'not exactly one device-signed document' };
+  const { docType, validityInfo } = document.issuerSigned.issuerAuth.decodedPayload;
+  const [failed] = failures;
+  if (failed) return libraryRefusal(failed, validityInfo?.validUntil, expected.now);
   const { x5chain } = document.issuerSigned.issuerAuth;
   // The library must have judged the signature with the very certificate whose path was validated above.
   if (!x5chain?.[0] || !path.signer.raw.equals(x5chain[0])) return { verdict: 'invalid', problem: 'the library read another signer certificate' };
-  const { docType, validityInfo } = document.issuerSigned.issuerAuth.decodedPayload;
-  if (document.docType !== AV_DOCTYPE || docType !== AV_DOCTYPE) return { verdict: 'invalid', problem: 'not an age-verification attestation' };
-  if (expected.now < validityInfo.validFrom || expected.now > validityInfo.validUntil) return { verdict: 'invalid', problem: 'attestation outside its validity window' };
-  return ageAnswer(document.issuerSigned.nameSpaces[AV_DOCTYPE] ?? [], expected.threshold);
+  if (document.docType !== docType || !(expected.doctypes ?? ACCEPTED_DOCTYPES).includes(docType)) return { verdict: 'invalid', problem: 'not a document type this request accepts' };
+  if (expected.now > validityInfo.validUntil) return { verdict: 'expired', problem: 'attestation past its validity window' };
+  if (expected.now < validityInfo.validFrom) return { verdict: 'invalid', problem: 'attestation not valid yet' };
+  return ageAnswer(docType, document.issuerSigned.nameSpaces[docType] ?? [], expected.threshold);
 }
 
 /** The one presentation in an OpenID4VP 1.0 vp_token ({"<credential query id>": ["<base64url DeviceResponse>"]}), or undefined. */
@@ -89,4 +133,4 @@ export async function judgeVpToken(vpToken: string, trust: TrustSource, expected
 
 /** What the log says about a received presentation: the interaction, the way it came, the verdict and why (no attestation value). */
 export const verdictLog = (uid: string, via: 'direct_post' | 'dc_api', judged: PresentationVerdict | { verdict: 'declined' }): Record<string, unknown> =>
-  ({ uid, via, verdict: judged.verdict, ...('problem' in judged ? { problem: judged.problem } : {}) });
+  ({ uid, via, verdict: judged.verdict, ...('problem' in judged ? { problem: judged.problem } : {}), ...('doctype' in judged ? { doctype: judged.doctype } : {}) });

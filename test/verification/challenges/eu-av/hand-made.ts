@@ -39,6 +39,8 @@ export interface CertificateShape {
   eku?: string[];
   notBefore?: Date;
   notAfter?: Date;
+  /** any further extension */
+  extra?: x509.Extension[];
 }
 
 let serial = 1;
@@ -49,6 +51,7 @@ export async function makeCertificate(shape: CertificateShape): Promise<Issued> 
   if (shape.ca !== undefined && shape.ca !== false) extensions.push(new x509.BasicConstraintsExtension(true, typeof shape.ca === 'number' ? shape.ca : undefined, true));
   if (shape.keyUsage !== undefined) extensions.push(new x509.KeyUsagesExtension(shape.keyUsage, true));
   if (shape.eku) extensions.push(new x509.ExtendedKeyUsageExtension(shape.eku, true));
+  extensions.push(...(shape.extra ?? []));
   serial += 1;
   const certificate = await x509.X509CertificateGenerator.create({
     serialNumber: serial.toString(16).padStart(4, '0'),

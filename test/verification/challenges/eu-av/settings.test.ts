@@ -63,8 +63,25 @@ describe('eu_av settings', () => {
     expect(settings).to.include({ assuranceLevel: 'STRICT', walletScheme: 'eudi-openid4vp' });
   });
 
+  it('takes an ETSI trusted list instead of, or beside, the files: an https URL or a file, with the certificate its signature must verify against', () => {
+    const signerFile = join(folder, 'anchors', 'a.pem');
+    const settings = loadEuAvSettings({ EU_AV_TRUSTED_LIST: 'https://eu.example/av/tl.xml', EU_AV_TRUSTED_LIST_SIGNER: signerFile })!;
+    expect(settings.trustedIssuers.current()).to.deep.equal({ authorities: [], signers: [] });
+    expect(settings.trustedList).to.deep.include({ location: 'https://eu.example/av/tl.xml', refreshMs: 3_600_000, fetch: { timeoutMs: 10_000, allowPrivate: false } });
+    expect(settings.trustedList!.signers.map((certificate) => certificate.toString().trim())).to.deep.equal([rootPem.trim()]);
+    const local = loadEuAvSettings({ EU_AV_TRUSTED_ISSUERS: signerFile, EU_AV_TRUSTED_LIST: '/srv/lists/av.xml', EU_AV_TRUSTED_LIST_SIGNER: signerFile, EU_AV_TRUSTED_LIST_REFRESH_SECONDS: '600', EU_AV_TRUSTED_LIST_ALLOW_PRIVATE: 'true' })!;
+    expect(local.trustedList).to.deep.include({ location: '/srv/lists/av.xml', refreshMs: 600_000, fetch: { timeoutMs: 10_000, allowPrivate: true } });
+    expect(local.trustedIssuers.current().authorities).to.have.length(1);
+  });
+
+  it('refuses a trusted list without the certificate to check it against, or over plain http', () => {
+    expect(failure({ EU_AV_TRUSTED_LIST: 'https://eu.example/av/tl.xml' })).to.include('EU_AV_TRUSTED_LIST_SIGNER must name the certificate');
+    expect(failure({ EU_AV_TRUSTED_LIST: 'http://eu.example/av/tl.xml', EU_AV_TRUSTED_LIST_SIGNER: join(folder, 'anchors', 'a.pem') })).to.include('EU_AV_TRUSTED_LIST must be an https URL or a file path');
+    expect(failure({ EU_AV_TRUSTED_LIST: 'https://eu.example/av/tl.xml', EU_AV_TRUSTED_LIST_SIGNER: join(folder, 'notes.txt') })).to.include('EU_AV_TRUSTED_LIST_SIGNER: ');
+  });
+
   it('stops start-up naming the variable and the file at fault: nothing is skipped silently', () => {
-    expect(failure({ EU_AV_ASSURANCE_LEVEL: 'ENHANCED' })).to.include('EU_AV_TRUSTED_ISSUERS');
+    expect(failure({ EU_AV_ASSURANCE_LEVEL: 'ENHANCED' })).to.include('EU_AV_TRUSTED_ISSUERS or EU_AV_TRUSTED_LIST must name what to trust');
     expect(failure({ EU_AV_TRUSTED_ISSUERS: join(folder, 'missing.pem') })).to.include('EU_AV_TRUSTED_ISSUERS').and.include('cannot be read');
     expect(failure({ EU_AV_TRUSTED_ISSUERS: folder })).to.include(`EU_AV_TRUSTED_ISSUERS: ${join(folder, 'broken.pem')} holds a certificate that cannot be parsed`);
     expect(failure({ EU_AV_TRUSTED_ISSUERS: join(folder, 'notes.txt') })).to.include(`EU_AV_TRUSTED_ISSUERS: ${join(folder, 'notes.txt')} is neither a PEM nor a DER certificate file`);

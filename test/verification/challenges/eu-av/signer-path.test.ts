@@ -29,18 +29,19 @@ describe('eu_av: the document signer and its path to a trusted certificate', fun
     const attestation = issueByHand({ signingKey: key.keys.privateKey, x5chain: x5chain.map((certificate) => certificate.der), elements: { age_over_18: true } });
     return judgePresentation(presentByHand(attestation, audience), trusted, { transcript: redirectTranscript(audience), threshold: 18, now });
   };
-  const refused = (verdict: PresentationVerdict, problem: RegExp): void => {
-    expect(verdict.verdict).to.equal('invalid');
+  /** Refused, and why for the visitor: an attestation we cannot trust unless said otherwise. */
+  const refused = (verdict: PresentationVerdict, problem: RegExp, as = 'untrusted'): void => {
+    expect(verdict.verdict).to.equal(as);
     expect(verdict).to.have.property('problem').that.matches(problem);
   };
 
   it('a genuine presentation passes: the signer alone, the signer with its root, the signer under an intermediate', async () => {
-    expect(await judge(signer, [signer])).to.deep.equal({ verdict: 'over' });
-    expect(await judge(signer, [signer, root])).to.deep.equal({ verdict: 'over' });
+    expect(await judge(signer, [signer])).to.deep.equal({ verdict: 'over', doctype: 'eu.europa.ec.av.1' });
+    expect(await judge(signer, [signer, root])).to.deep.equal({ verdict: 'over', doctype: 'eu.europa.ec.av.1' });
     const twoLevelRoot = await makeRoot('Two-level root', { ca: 1 });
     const regional = await makeIntermediate('Regional', twoLevelRoot);
     const regionalSigner = await makeSigner('Regional', regional);
-    expect(await judge(regionalSigner, [regionalSigner, regional], trustAnchors([twoLevelRoot.der]))).to.deep.equal({ verdict: 'over' });
+    expect(await judge(regionalSigner, [regionalSigner, regional], trustAnchors([twoLevelRoot.der]))).to.deep.equal({ verdict: 'over', doctype: 'eu.europa.ec.av.1' });
   });
 
   it('the forgery: a self-signed certificate of the forger\'s own, the issuer\'s genuine signer certificate appended, is refused', async () => {
@@ -105,8 +106,7 @@ describe('eu_av: the document signer and its path to a trusted certificate', fun
 
   it('an expired signer, a signer not yet valid and a not-yet-valid intermediate are refused', async () => {
     const expired = await makeSigner('Expired', root, { notBefore: new Date(Date.now() - 30 * DAY), notAfter: new Date(Date.now() - DAY) });
-    const verdict = await judge(expired, [expired]);
-    refused(verdict, /signer certificate is not valid now/);
+    refused(await judge(expired, [expired]), /signer certificate is not valid now/, 'expired');
     const early = await makeSigner('Early', root, { notBefore: new Date(Date.now() + DAY) });
     refused(await judge(early, [early]), /signer certificate is not valid now/);
     const twoLevelRoot = await makeRoot('Two-level', { ca: 1 });
@@ -114,7 +114,7 @@ describe('eu_av: the document signer and its path to a trusted certificate', fun
     const underNotYet = await makeSigner('Not yet', notYet);
     refused(await judge(underNotYet, [underNotYet, notYet], trustAnchors([twoLevelRoot.der])), /a certificate of the signer's path is not valid now/);
     // The same path, judged at a time when every certificate is valid, passes: only the time refused it.
-    expect(await judge(underNotYet, [underNotYet, notYet], trustAnchors([twoLevelRoot.der]), new Date(Date.now() + 2 * DAY))).to.deep.equal({ verdict: 'over' });
+    expect(await judge(underNotYet, [underNotYet, notYet], trustAnchors([twoLevelRoot.der]), new Date(Date.now() + 2 * DAY))).to.deep.equal({ verdict: 'over', doctype: 'eu.europa.ec.av.1' });
   });
 
   it('an expired root refuses every signer under it', async () => {
@@ -128,14 +128,30 @@ describe('eu_av: the document signer and its path to a trusted certificate', fun
     const listed = await makeSigner('Listed', unlisted);
     const onlyListed = trustAnchors([listed.der]);
     expect(onlyListed.signers).to.have.length(1);
-    expect(await judge(listed, [listed], onlyListed)).to.deep.equal({ verdict: 'over' });
-    expect(await judge(listed, [listed, unlisted], onlyListed)).to.deep.equal({ verdict: 'over' });
+    expect(await judge(listed, [listed], onlyListed)).to.deep.equal({ verdict: 'over', doctype: 'eu.europa.ec.av.1' });
+    expect(await judge(listed, [listed, unlisted], onlyListed)).to.deep.equal({ verdict: 'over', doctype: 'eu.europa.ec.av.1' });
     const sibling = await makeSigner('Listed', unlisted);
     refused(await judge(sibling, [sibling, unlisted], onlyListed), /no path to a trusted certificate/);
     const forger = await makeSigner('Forger', undefined);
     refused(await judge(forger, [forger, listed], onlyListed), /certificate 1 did not issue certificate 0/);
     const tls = await makeSigner('TLS', unlisted, { eku: [TLS_SERVER_EKU] });
     refused(await judge(tls, [tls], trustAnchors([tls.der])), /lacks the mdoc document-signer/);
+  });
+
+  it('accepts the document types the request accepts: the AV attestation by default, the PID when asked, and says which answered', async () => {
+    const pid = 'eu.europa.ec.eudi.pid.1';
+    const presentation = presentByHand(issueByHand({ signingKey: signer.keys.privateKey, x5chain: [signer.der], elements: { age_over_18: true }, docType: pid }), audience);
+    const expectation = { transcript: redirectTranscript(audience), threshold: 18, now: new Date() };
+    refused(await judgePresentation(presentation, anchors, expectation), /not a document type this request accepts/, 'invalid');
+    expect(await judgePresentation(presentation, anchors, { ...expectation, doctypes: ['eu.europa.ec.av.1', pid] })).to.deep.equal({ verdict: 'over', doctype: pid });
+  });
+
+  it('a certificate that cannot be read, or with a critical extension this check does not read, is refused', async () => {
+    const { Extension } = await import('@peculiar/x509');
+    const unread = await makeSigner('Critical', root, { extra: [new Extension('1.3.6.1.4.1.99999.1', true, new Uint8Array([0x05, 0x00]))] });
+    refused(await judge(unread, [unread]), /critical extension this check does not read/);
+    const garbage = issueByHand({ signingKey: signer.keys.privateKey, x5chain: [Buffer.from([0x30, 0x82, 0x01, 0x00, 0x01])], elements: { age_over_18: true } });
+    refused(await judgePresentation(presentByHand(garbage, audience), anchors, { transcript: redirectTranscript(audience), threshold: 18, now: new Date() }), /cannot be read/);
   });
 
   it('x5chain with a repeated certificate, or more certificates than a path holds, is refused', async () => {
