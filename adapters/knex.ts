@@ -166,6 +166,14 @@ interface EndingScope {
 }
 
 /**
+ * The interaction's ending wrote nothing: the verification it links is gone or already linked to a grant, which is
+ * what a repeat of the form that ended it meets while (or after) the first submit ends it.
+ */
+export class InteractionAlreadyEnded extends Error {
+  override name = 'InteractionAlreadyEnded';
+}
+
+/**
  * Runs `work` (a Grant's save, then the Interaction's save with its result) so that one statement writes the
  * verification (linked or new), the grant, the companions and the interaction: all or none of the grant's part.
  * A grant saved without its interaction is a programming error.
@@ -450,7 +458,7 @@ export function knexAdapter(options: KnexAdapterOptions): AdapterConstructor {
     // Every interaction ends with one of a few texts (a verification linked or inserted, which companions): each is
     // prepared once per connection under a name drawn from its text, instead of parsed and planned at every ending.
     const rows = await runPrepared(db, { name: `oidc_payloads_end_${sha256(sql).slice(0, 16)}`, text: sql }, values);
-    if (rows.length !== 1) throw new Error(`the verification of interaction ${interaction.id} is missing or already linked`);
+    if (rows.length !== 1) throw new InteractionAlreadyEnded(`the verification of interaction ${interaction.id} is missing or already linked`);
   }
 
   /**

@@ -131,7 +131,7 @@ async function assemble({ config, db, clock, log, domainProbe, closers }: Assemb
   pinOriginToIssuer(app, config.issuer);
   showBrand(app, config.branding);
   app.use(requestEnvelope({ log, metrics, trustProxy: config.trustProxy, https: config.issuer.startsWith('https://') }));
-  const readiness: Readiness = { draining: false };
+  const readiness: Readiness = { draining: false, detail: () => runtime.challenges.readiness() };
   const health = healthRoutes(db, readiness);
   const provider = createProvider(runtime);
   // Surfaces (lib/surfaces.ts): each request is handed to the one surface that claims it.

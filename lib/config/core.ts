@@ -31,6 +31,7 @@ export const coreSettings: SettingsSection<Settings, Raw> = {
     operationsPort: { env: 'OPERATIONS_PORT', schema: PORT, optional: true },
     operationsHost: { env: 'OPERATIONS_HOST', schema: { type: 'string', minLength: 1 }, default: '127.0.0.1' },
     shutdownTimeout: { env: 'SHUTDOWN_TIMEOUT', schema: { type: 'integer', minimum: 1, maximum: 600 }, default: 10 },
+    shutdownDelayMs: { env: 'SHUTDOWN_DELAY_MS', schema: { type: 'integer', minimum: 0, maximum: 60000 }, default: 2000 },
     dbPoolMax: { env: 'DB_POOL_MAX', schema: { type: 'integer', minimum: 1, maximum: 1000 }, default: 10 },
     dbAcquireTimeoutMs: { env: 'DB_ACQUIRE_TIMEOUT_MS', schema: MILLISECONDS, default: 5000 },
     dbStatementTimeoutMs: { env: 'DB_STATEMENT_TIMEOUT_MS', schema: MILLISECONDS, default: 10000 },

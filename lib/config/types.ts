@@ -30,6 +30,8 @@ export interface Settings {
   operationsHost: string;
   /** seconds `serve` waits for in-flight requests on SIGTERM/SIGINT before exiting anyway */
   shutdownTimeout: number;
+  /** how long `serve` keeps listening after SIGTERM (readyz 503, every response `Connection: close`) before it closes */
+  shutdownDelayMs: number;
   /** PostgreSQL connections per process */
   dbPoolMax: number;
   /** milliseconds a request waits for a PostgreSQL connection (and for connecting) */

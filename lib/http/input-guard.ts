@@ -16,6 +16,8 @@ export const INPUT_LIMITS = {
   valueLength: 2048,
   /** the most body the guard reads to check; every surface's own limit is lower (oidc-provider 56 KiB, External API 64 KiB) */
   bodyBytes: 256 * 1024,
+  /** arrays and objects nested in a JSON body; no request of any surface needs more than a few */
+  jsonDepth: 64,
 } as const;
 
 /** C0 controls (NUL included), DEL and C1 controls: never meaningful in a parameter, fatal to PostgreSQL text (NUL). */
@@ -80,6 +82,27 @@ function checkBasicCredentials(ctx: Context): void {
   for (const half of credentials.split(':')) checkText(decodeComponent(half), CONTROL, 'the Basic credentials');
 }
 
+/**
+ * How deep a JSON text nests, counted over its characters (brackets inside strings are text): a loop, not a
+ * recursion, so no depth overflows a stack, and it runs before JSON.parse and the walk below, which then stay shallow.
+ * Stops counting as soon as the limit is passed.
+ */
+function checkJsonDepth(text: string): void {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const char = text.charCodeAt(index);
+    if (inString) {
+      if (char === 0x5c) index += 1; // a backslash escapes the next character (a quote among them)
+      else if (char === 0x22) inString = false;
+    } else if (char === 0x22) inString = true;
+    else if (char === 0x5b || char === 0x7b) {
+      depth += 1;
+      if (depth > INPUT_LIMITS.jsonDepth) throw new BadInput(400, `the JSON body is nested deeper than ${INPUT_LIMITS.jsonDepth} levels`);
+    } else if (char === 0x5d || char === 0x7d) depth -= 1;
+  }
+}
+
 function checkJsonStrings(value: unknown): void {
   if (typeof value === 'string') checkText(value, CONTROL_IN_BODY, 'a JSON string');
   else if (Array.isArray(value)) value.forEach(checkJsonStrings);
@@ -133,6 +156,7 @@ async function checkBody(ctx: Context, type: string): Promise<void> {
     throw new BadInput(400, 'the request body is not valid UTF-8');
   }
   if (type === 'application/x-www-form-urlencoded') return checkEncoded(text, CONTROL_IN_BODY, 'a form field');
+  checkJsonDepth(text);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -151,8 +175,8 @@ function refusal(ctx: Context, problem: unknown): unknown {
 
 /**
  * Runs before any surface, so before any query: rejects NUL, other control characters and invalid UTF-8 in the
- * path, every query parameter, Basic client credentials and every urlencoded or JSON body field, and queries or
- * values over INPUT_LIMITS, with the surface's own 400 (413 for a body too large to check). A request without such
+ * path, every query parameter and every urlencoded or JSON body field, and queries,
+ * values or JSON nesting over INPUT_LIMITS, with the surface's own 400 (413 for a body too large to check). A request without such
  * a body is checked synchronously and handed on at once (its chain, lib/surfaces.ts, turns a throw into a rejection).
  */
 export function inputGuard(): Middleware {
@@ -160,7 +184,6 @@ export function inputGuard(): Middleware {
     let type: string | undefined;
     try {
       checkQuery(ctx);
-      checkBasicCredentials(ctx);
       type = checkedBodyType(ctx);
     } catch (error) {
       throw refusal(ctx, error);
@@ -169,5 +192,21 @@ export function inputGuard(): Middleware {
     return checkBody(ctx, type).then(next, (error: unknown) => {
       throw refusal(ctx, error);
     });
+  };
+}
+
+/**
+ * Where a client authenticates (token, introspection, revocation), its Basic credentials follow the guard's rules
+ * with the back channel's 400. Only there: elsewhere a Basic header is a credential of the wrong scheme, which the
+ * endpoint answers itself (Resources: 401 with a Bearer challenge, RFC 6750).
+ */
+export function clientCredentialsGuard(): Middleware {
+  return (ctx, next) => {
+    try {
+      checkBasicCredentials(ctx);
+    } catch (error) {
+      throw refusal(ctx, error);
+    }
+    return next();
   };
 }

@@ -23,8 +23,11 @@ const METHODS: Record<string, readonly string[]> = {
 };
 for (const [legacy, current] of Object.entries(LEGACY_PATHS)) METHODS[legacy] = METHODS[current]!;
 
-/** Lower-case path → allowed methods: the routers behind match paths case-insensitively, so the guard does too. */
-const ALLOWED = new Map(Object.entries(METHODS).map(([path, methods]) => [path.toLowerCase(), methods]));
+/**
+ * Lower-case path → allowed methods: the routers behind match paths case-insensitively, so the guard does too. Also
+ * the list of the provider's routes the tests offer bad input to.
+ */
+export const OAUTH2_ROUTE_METHODS: ReadonlyMap<string, readonly string[]> = new Map(Object.entries(METHODS).map(([path, methods]) => [path.toLowerCase(), methods]));
 
 /**
  * Runs before every other OAuth2 middleware. A trailing slash is dropped on every OAuth2 path (one spelling reaches
@@ -34,7 +37,7 @@ const ALLOWED = new Map(Object.entries(METHODS).map(([path, methods]) => [path.t
 export function guardOAuth2Methods(): Middleware {
   return async (ctx, next) => {
     const path = ctx.path.length > 1 ? ctx.path.replace(/\/+$/, '') : ctx.path;
-    const allowed = ALLOWED.get(path.toLowerCase());
+    const allowed = OAUTH2_ROUTE_METHODS.get(path.toLowerCase());
     if (!allowed) return next();
     if (path !== ctx.path) ctx.path = path;
     if (!allowed.includes(ctx.method)) {

@@ -2,6 +2,7 @@ import type Koa from 'koa';
 import compose from 'koa-compose';
 import type Provider from 'oidc-provider';
 import { writeHeldRows } from '../../adapters/knex.js';
+import { clientCredentialsGuard } from '../http/input-guard.js';
 import { rateLimit } from '../http/rate-limit.js';
 import type { Runtime } from '../runtime.js';
 import { rewriteEntryPoints } from './entry.js';
@@ -40,7 +41,8 @@ const runProvider = (provider: Provider, around: Koa.Middleware[] = []): Koa.Mid
  */
 export function backChannelSurface(runtime: Runtime, provider: Provider): Koa.Middleware[] {
   const readResources = resourcesEndpoint(runtime);
-  const provide = runProvider(provider);
+  // Only the provider's endpoints authenticate clients; Resources reads a bearer token and answers any other scheme.
+  const provide = compose([clientCredentialsGuard(), runProvider(provider)]);
   return [
     guardOAuth2Methods(),
     rewriteEntryPoints(runtime),

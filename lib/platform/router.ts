@@ -1,14 +1,30 @@
 import Router from '@koa/router';
+import type { Middleware } from 'koa';
 import { formBody } from '../http/body.js';
 import { requireCsrf } from '../http/csrf.js';
 import { sameOrigin } from '../http/same-origin.js';
 import type { Runtime } from '../runtime.js';
-import { loadSession, PLATFORM_PATH, requireWebmaster } from './authentication.js';
+import { seeOther } from '../http/see-other.js';
+import { loadSession, PLATFORM_PATH, requireWebmaster, webmasterOf } from './authentication.js';
 import { accountRoutes } from './routes/account-routes.js';
 import { authRoutes } from './routes/auth-routes.js';
 import { confirmationRoutes } from './routes/confirmation-routes.js';
 import { domainRoutes } from './routes/domain-routes.js';
 import { websiteRoutes } from './routes/website-routes.js';
+
+const SIGN_OUT = `${PLATFORM_PATH}/signout`;
+
+/**
+ * A sign-out from a browser without a live session (a repeat of the sign-out just done: a double click) has nothing
+ * to end and no session its form token could be checked against: it lands where the first did, the sign-in page.
+ */
+const signedOutAlready: Middleware = async (ctx, next) => {
+  if (ctx.method === 'POST' && ctx.path.toLowerCase().replace(/\/$/, '') === SIGN_OUT && !webmasterOf(ctx)) {
+    seeOther(ctx, `${PLATFORM_PATH}/signin`, { noStore: true });
+    return;
+  }
+  await next();
+};
 
 /**
  * The webmasters platform at /platform: server-rendered pages, every post from the issuer's origin and behind a CSRF
@@ -16,7 +32,7 @@ import { websiteRoutes } from './routes/website-routes.js';
  */
 export function platformRouter(runtime: Runtime): Router {
   const router = new Router({ prefix: PLATFORM_PATH });
-  router.use(sameOrigin(runtime.config.issuer), formBody(), loadSession(runtime), requireCsrf);
+  router.use(sameOrigin(runtime.config.issuer), formBody(), loadSession(runtime), signedOutAlready, requireCsrf);
   router.use(authRoutes(runtime).routes());
   const signedIn = new Router();
   signedIn.use(requireWebmaster);

@@ -27,10 +27,18 @@ export interface ChallengeAttempt {
   website: { id: number; name: string; domain: string };
 }
 
+/**
+ * What a wallet-based check may tell the visitor instead of its reason's general words: the wallet truthfully said
+ * under age, its attestation could not be trusted, had expired, or the visitor declined in the wallet.
+ */
+export const OUTCOME_NOTICES = ['wallet_under_age', 'wallet_untrusted', 'wallet_expired', 'wallet_declined'] as const;
+export type OutcomeNotice = (typeof OUTCOME_NOTICES)[number];
+
 export type ChallengeOutcome =
   /** `location`: where the evidence places the visitor (the sandbox's choice); absent means the geo resolver's answer. */
   | { passed: true; assuranceLevel: AssuranceLevel; location?: Location }
-  | { passed: false; reason: 'refused' | 'failed' | 'cancelled' | 'unavailable' };
+  /** `reason` decides whether the attempt counts as a failure; `notice`, when given, is what the visitor reads. */
+  | { passed: false; reason: 'refused' | 'failed' | 'cancelled' | 'unavailable'; notice?: OutcomeNotice };
 
 /** The ending of a check that reached a verdict: a pass at `assuranceLevel`, or `reason`. */
 export const verdict = (passed: boolean, assuranceLevel: AssuranceLevel, reason: 'refused' | 'failed' = 'refused'): ChallengeOutcome =>
@@ -84,6 +92,8 @@ export interface Challenge {
   csp?: Partial<CspDirectives>;
   /** Endpoints of its own outside the interaction pages (absolute paths, e.g. a wallet's response URI), mounted at start-up. */
   routes?: Router;
+  /** The state of what it follows at run time (e.g. a trusted list it refreshes), shown in /readyz's detail. */
+  readiness?(): Record<string, unknown>;
 }
 
 /** One challenge's entry in the registry: its settings, and how it is built from them at start-up. */

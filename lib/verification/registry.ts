@@ -33,6 +33,8 @@ export interface ChallengeRegistry {
   configured(name: ChallengeName): boolean;
   /** The configured challenges' own endpoints (Challenge.routes), to mount beside the interaction pages. */
   routes: readonly Router[];
+  /** What the configured challenges report for /readyz's detail, by challenge name (those that report anything). */
+  readiness(): Record<string, unknown>;
   /**
    * A new website's default `challenges` (spec 2.4 "all free challenges"): a configured challenge is free as its
    * `<PREFIX>_FREE` setting says; one the operator has not configured keeps its default (ARCHITECTURE §6.6).
@@ -68,6 +70,7 @@ export async function buildRegistry(runtime: Runtime, modules: readonly Challeng
     resolve: (environment, name) => (environment === 'TEST' ? sandboxFor(name) : live.get(name)),
     configured: (name) => live.has(name),
     routes: [...live.values()].flatMap((challenge) => (challenge.routes ? [challenge.routes] : [])),
+    readiness: () => Object.fromEntries([...live].flatMap(([name, challenge]) => (challenge.readiness ? [[name, challenge.readiness()]] : []))),
     freeChallenges: () => WEBSITE_CHALLENGES.filter((name) => live.get(name)?.free ?? isFreeByDefault(name)),
   };
 }

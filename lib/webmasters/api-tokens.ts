@@ -15,6 +15,9 @@ export async function issueApiToken(db: Database, clock: Clock, webmasterId: num
   const token = randomToken(32, API_TOKEN_PREFIX);
   const now = clock.now();
   await db.transaction(async (trx) => {
+    // Concurrent generations (a double submit) wait for each other here instead of both finding no active token
+    // and colliding on the one-active-token index.
+    await trx('webmasters').where('id', webmasterId).forUpdate().first('id');
     await revokeApiTokens(trx, webmasterId, now);
     await trx('api_tokens').insert({ webmaster_id: webmasterId, token_hash: sha256(token), created_at: now });
   });

@@ -3,7 +3,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { serveProcess, type ServeProcess } from './run.js';
+import { cliDatabase, serveProcess, type ServeProcess } from './run.js';
 
 /** One raw HTTP/1.1 connection: what the server wrote, and when it closed it. */
 interface Connection {
@@ -87,7 +87,7 @@ describe('age-provider serve as a process', function () {
   });
 
   it('on SIGTERM lets every in-flight request finish with Connection: close, closes idle connections and exits 0', async () => {
-    server = await serveProcess({ DATA_DIR: dataDir, LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT: '60' });
+    server = await serveProcess({ DATA_DIR: dataDir, LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT: '60', SHUTDOWN_DELAY_MS: '0' });
     const { listening } = server.started;
     const idle = await open(listening);
     idle.socket.write(`GET /healthz HTTP/1.1\r\nHost: ${new URL(listening).host}\r\n\r\n`);
@@ -113,6 +113,48 @@ describe('age-provider serve as a process', function () {
       expect(JSON.parse(response.body)).to.have.property('error', 'invalid_client');
     }
     expect(await server.exited).to.equal(0);
+  });
+
+  it('on SIGTERM keeps listening for SHUTDOWN_DELAY_MS: requests sent on keep-alive connections right after the signal are answered with Connection: close, /readyz with 503', async () => {
+    const database = await cliDatabase('age-provider-serve-delay-');
+    try {
+      server = await serveProcess({ ...database.env, LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT: '30', SHUTDOWN_DELAY_MS: '1500' });
+      const { listening } = server.started;
+      const host = new URL(listening).host;
+      const get = (path: string) => `GET ${path} HTTP/1.1\r\nHost: ${host}\r\n\r\n`;
+      // keep-alive connections that answered once and are idle when the signal comes
+      const connections = await Promise.all(Array.from({ length: 12 }, () => open(listening)));
+      for (const connection of connections) connection.socket.write(get('/healthz'));
+      await Promise.all(connections.map((connection) => connection.receives('{"status":"ok"}')));
+
+      server.child.kill('SIGTERM');
+      // half of them send at once (on the wire as the signal arrives), the others once the drain has begun
+      const [early, late] = [connections.slice(0, 6), connections.slice(6)];
+      for (const connection of early) connection.socket.write(get('/readyz'));
+      await server.logged('shutting down');
+      for (const connection of late) connection.socket.write(get('/readyz'));
+      // a new connection is still accepted during the delay
+      const fresh = await open(listening);
+      fresh.socket.write(get('/healthz'));
+
+      // every request answered, none reset; one the process read before it handled the signal may still say ready
+      for (const connection of [...early, ...late]) {
+        await connection.closed;
+        const response = finalResponse(connection.received());
+        expect(connection.received().match(/HTTP\/1\.1 /g), connection.received()).to.have.length(2);
+        if (late.includes(connection) || response.status === 503) {
+          expect(response.status, connection.received()).to.equal(503);
+          expect(response.headers.connection, connection.received()).to.equal('close');
+          expect(JSON.parse(response.body)).to.deep.equal({ status: 'draining' });
+        } else expect(JSON.parse(response.body)).to.deep.equal({ status: 'ready' });
+      }
+      await fresh.closed;
+      expect(finalResponse(fresh.received())).to.deep.include({ status: 200 });
+      expect(finalResponse(fresh.received()).headers.connection).to.equal('close');
+      expect(await server.exited).to.equal(0);
+    } finally {
+      await database.close();
+    }
   });
 
   it('exits anyway after SHUTDOWN_TIMEOUT when a request does not finish, with exit code 1', async () => {

@@ -68,7 +68,7 @@ describe('examples/eu-av-wallet: the test wallet an operator points at their own
     const refused = await wallet('answer', under.link, '--dir', dir, '--under');
     expect(refused.code).to.equal(0);
     const back = /\n {2}(http\S+)/.exec(refused.stdout)![1]!;
-    expect((await under.browser.open(back, { stopAt: fixture.redirectUri })).url.searchParams.get('notice')).to.equal('failed');
+    expect((await under.browser.open(back, { stopAt: fixture.redirectUri })).url.searchParams.get('notice')).to.equal('wallet_under_age');
 
     const declined = await openChallenge();
     expect((await wallet('answer', declined.link, '--dir', dir, '--decline')).code).to.equal(0);

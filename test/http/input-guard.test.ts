@@ -82,6 +82,29 @@ describe('input guard: control characters, invalid UTF-8 and oversized values ge
     expect(multiLine.status).to.not.equal(400);
   });
 
+  it('answers JSON nested deeper than the limit with each surface\'s 400, however deep (no stack to overflow)', async () => {
+    const auth = { authorization: `Bearer ${apiToken}` };
+    const json = { 'content-type': 'application/json' };
+    for (const depth of [65, 5000, 20_000]) {
+      for (const open of ['[', '{"a":']) {
+        const body = open.repeat(depth) + '1' + (open === '[' ? ']' : '}').repeat(depth);
+        const external = await fetch(`${url}/external/website`, { method: 'POST', headers: { ...auth, ...json }, body });
+        expect(external.status, `External API at ${depth}`).to.equal(400);
+        expect(await external.json()).to.deep.include({ error: 'Bad Request', statusCode: 400 });
+        await expectOAuthJson(await fetch(`${url}/v1/oauth2/token`, { method: 'POST', headers: json, body }));
+        await expectVisitorPage(await fetch(`${url}/platform/signin`, { method: 'POST', headers: json, body }));
+        await expectVisitorPage(await fetch(`${url}/v1/oauth2/interaction/abc/sign-in`, { method: 'POST', headers: json, body }));
+      }
+    }
+    // brackets inside a string are text (quotes escaped among them), and 64 levels pass the guard: the surface answers the content
+    const inString = JSON.stringify({ name: `\\"${'['.repeat(90)}`, domain: 'nested.example' });
+    const created = await fetch(`${url}/external/website`, { method: 'POST', headers: { ...auth, ...json }, body: inString });
+    expect(created.status).to.equal(200);
+    const atLimit = await fetch(`${url}/external/website`, { method: 'POST', headers: { ...auth, ...json }, body: '['.repeat(64) + ']'.repeat(64) });
+    expect(atLimit.status).to.equal(400);
+    expect((await atLimit.json() as { message: string }).message).to.not.include('nested');
+  });
+
   it('caps the query at 8 KiB and each parameter at 2048 characters', async () => {
     await expectVisitorPage(await fetch(`${url}/v1/oauth2/checker?${authorizationQuery(client)}&login_hint=${'a'.repeat(2049)}`, { redirect: 'manual' }));
     const many = Array.from({ length: 10 }, (_, index) => `p${index}=${'b'.repeat(900)}`).join('&');

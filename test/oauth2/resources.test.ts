@@ -23,6 +23,19 @@ describe('oauth2: resources endpoint (spec 2.3, RFC 6750)', () => {
     await expectInvalidToken(await readResources(harness.app, 'unknown-token', '/api/oauth2/resources'));
   });
 
+  it('answers 401 with a Bearer challenge to any other scheme, whatever its value decodes to (a confused client sending its token as Basic)', async () => {
+    const values = [
+      Buffer.from([0xff, 0xfe, 0x3a, 0x80]).toString('base64'), // not UTF-8
+      Buffer.from('client\u0000:secret').toString('base64'), // a NUL
+      Buffer.from('a%00b:%ff').toString('base64'), // encoded NUL, broken encoding
+      'not-base64-at-all',
+    ];
+    for (const path of ['/v1/oauth2/resources', '/api/oauth2/resources']) {
+      for (const value of values) await expectInvalidToken(await fetch(`${harness.app.url}${path}`, { headers: { authorization: `Basic ${value}` } }));
+      await expectInvalidToken(await fetch(`${harness.app.url}${path}`, { headers: { authorization: 'Digest username="a%00"' } }));
+    }
+  });
+
   it('answers 400 invalid_request to a malformed Bearer header', async () => {
     for (const header of ['Bearer', 'Bearer a b', 'Bearer ä']) {
       const response = await fetch(`${harness.app.url}/v1/oauth2/resources`, { headers: { authorization: header } });

@@ -29,7 +29,8 @@ export const serveCommand: Command = {
 Applies pending migrations, then serves every surface (OAuth2, External API, platform, health) on HOST:PORT, and
 /metrics, /healthz and /readyz on OPERATIONS_HOST:OPERATIONS_PORT when OPERATIONS_PORT is set.
 Configuration comes from environment variables: see docs/configuration.md.
-Stops cleanly on SIGINT or SIGTERM. It drains first: /readyz answers 503, in-flight requests finish, and the
+Stops cleanly on SIGINT or SIGTERM. It drains first: /readyz answers 503 and every response closes its connection
+while it still listens for SHUTDOWN_DELAY_MS, then the listener closes, in-flight requests finish, and the
 process exits within SHUTDOWN_TIMEOUT seconds (exit code 1 when requests had to be cut).`,
   options: { json: { type: 'boolean' } },
   async run({ values }, io) {
@@ -62,9 +63,8 @@ process exits within SHUTDOWN_TIMEOUT seconds (exit code 1 when requests had to 
     const timeoutMs = config.shutdownTimeout * 1000;
     const deadline = Date.now() + timeoutMs;
     provider.drain();
-    const draining = Promise.all(drainers.map((server) => server.drain(timeoutMs)));
-    // Said once the listeners are closed, so whoever reads it can rely on new connections being refused.
-    log.info('shutting down: draining in-flight requests', { signal, timeoutMs });
+    const draining = Promise.all(drainers.map((server) => server.drain({ delayMs: config.shutdownDelayMs, timeoutMs })));
+    log.info('shutting down: draining in-flight requests', { signal, delayMs: config.shutdownDelayMs, timeoutMs });
     const drained = (await draining).every(Boolean);
     const closed = await settlesWithin(provider.close(), Math.max(deadline - Date.now(), 0));
     if (!drained) log.warn('shutdown deadline reached: the remaining connections were cut', { timeoutMs });

@@ -58,7 +58,7 @@ async function stepContext(visit: Visit, challenge: Challenge): Promise<StepCont
         await limits.challengeFailuresPerInteraction.consume(visit.uid);
         await limits.challengeFailuresPerIp.consume(ctx.ip);
       }
-      seeOther(ctx, `${visit.paths.choose}?notice=${outcome.reason}`);
+      seeOther(ctx, `${visit.paths.choose}?notice=${outcome.notice ?? outcome.reason}`);
     },
   };
 }

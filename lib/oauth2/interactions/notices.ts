@@ -1,7 +1,8 @@
 import type { Context } from 'koa';
+import { OUTCOME_NOTICES } from '../../verification/challenge.js';
 
 /** Messages a page shows after a redirect (`?notice=`): a challenge that did not pass, a reuse that is no longer possible, a passkey saved. */
-const NOTICES = ['refused', 'failed', 'cancelled', 'unavailable', 'no_saved_result', 'reuse_expired', 'passkey_saved', 'passkey_added'] as const;
+const NOTICES = ['refused', 'failed', 'cancelled', 'unavailable', ...OUTCOME_NOTICES, 'no_saved_result', 'reuse_expired', 'passkey_saved', 'passkey_added'] as const;
 export type Notice = (typeof NOTICES)[number];
 
 export const noticeOf = (ctx: Context): Notice | undefined => NOTICES.find((notice) => notice === ctx.query['notice']);

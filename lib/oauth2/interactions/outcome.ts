@@ -3,7 +3,7 @@ import type { Location } from '../../geo/location.js';
 import type { AssuranceLevel } from '../../verification/challenge.js';
 import { accountSubject, proofInsert, proofOf } from '../../verification/proofs.js';
 import { verificationInsert, type NewVerification } from '../../verification/verifications.js';
-import { endInteractionTogether, type InteractionEnding } from '../../../adapters/knex.js';
+import { endInteractionTogether, InteractionAlreadyEnded, type InteractionEnding } from '../../../adapters/knex.js';
 import { issueGrant } from '../grants.js';
 import { browserVisitor, browserVisitorForNewProof } from './browser-visitor.js';
 import { progressDeletion, recordPassedChallenge } from './progress.js';
@@ -141,9 +141,16 @@ async function finishInteraction(
   visit: Visit, verification: InteractionEnding['verification'], resultOf: () => Promise<InteractionResults>, alongside: Companions = [],
 ): Promise<string> {
   const { interaction } = visit;
-  return endInteractionTogether({ verification, alongside: [progressDeletion(visit.services.runtime.db, visit.uid), ...alongside] }, async () => {
-    interaction.result = await resultOf();
-    await interaction.persist(); // saved for the rest of its lifetime
-    return interaction.returnTo;
-  });
+  try {
+    return await endInteractionTogether({ verification, alongside: [progressDeletion(visit.services.runtime.db, visit.uid), ...alongside] }, async () => {
+      interaction.result = await resultOf();
+      await interaction.persist(); // saved for the rest of its lifetime
+      return interaction.returnTo;
+    });
+  } catch (error) {
+    // A repeat of the form that ended it (a double click, a retrying browser): sent where the first submit was,
+    // having written nothing (docs/decisions.md, "Repeated submits").
+    if (error instanceof InteractionAlreadyEnded) return interaction.returnTo;
+    throw error;
+  }
 }

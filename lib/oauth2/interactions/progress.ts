@@ -95,15 +95,21 @@ export async function updateProgress(db: Database, uid: string, expiresAt: Date,
 /**
  * A challenge passed by a visitor who may still save the result: the verification inserted, the browser's proof of
  * it, and this interaction's progress pointing at it with the challenge's state ended, in one statement (all or none).
+ * Once per interaction: the progress row is locked first, and a repeat of the passing submit (a double click) that
+ * finds a verification already recorded writes nothing.
  */
 export async function recordPassedChallenge(db: Database, uid: string, expiresAt: Date, verification: Knex.QueryBuilder, proof: Knex.QueryBuilder): Promise<void> {
-  await db.raw(
-    `WITH verification AS (?), proof AS (?)
-     INSERT INTO interaction_progress (uid, expires_at, verification_uid, challenge, challenge_state_sealed)
-     SELECT ?, ?, uid, NULL, NULL FROM verification
-     ON CONFLICT (uid) DO UPDATE SET verification_uid = EXCLUDED.verification_uid, challenge = NULL, challenge_state_sealed = NULL`,
-    [verification, proof, uid, expiresAt],
-  );
+  await db.transaction(async (trx) => {
+    await trx('interaction_progress').insert({ uid, expires_at: expiresAt }).onConflict('uid').ignore();
+    const locked = await trx('interaction_progress').where({ uid }).forUpdate().first('verification_uid');
+    if (locked?.verification_uid) return;
+    await trx.raw(
+      `WITH verification AS (?), proof AS (?)
+       UPDATE interaction_progress SET verification_uid = verification.uid, challenge = NULL, challenge_state_sealed = NULL
+       FROM verification WHERE interaction_progress.uid = ?`,
+      [verification, proof, uid],
+    );
+  });
 }
 
 /**

@@ -18,6 +18,7 @@ import { reuseBrowserProof } from './reuse.js';
 import { showSignIn, signIn } from './sign-in.js';
 import { loadVisit, type InteractionServices, type PageHandler, type VisitState } from './visit.js';
 import { visitorErrors } from '../../http/visitor-errors.js';
+import { seeOther } from '../../http/see-other.js';
 import { INTERACTION_ROUTES } from './paths.js';
 
 const SWEEP_EVERY_MS = 10 * 60 * 1000;
@@ -53,6 +54,8 @@ export async function interactionRouter(runtime: Runtime, provider: Provider): P
   // and every form token is bound to this interaction.
   router.use(visitorErrors(runtime.log), sameOrigin(runtime.config.issuer), formBody(), async (ctx, next) => {
     const visit = await loadVisit(ctx, services);
+    // Ended by an earlier submit and waiting for its resume: a repeated post lands where the first did, and runs nothing.
+    if (ctx.method === 'POST' && visit.interaction.result) return seeOther(ctx, visit.interaction.returnTo);
     ctx.state.visit = visit;
     bindCsrf(ctx, `interaction:${visit.uid}`);
     await next();

@@ -5,7 +5,7 @@ import { isFreeByDefault } from '../../catalogue.js';
 import type { Challenge, ChallengeOutcome, StepContext } from '../../challenge.js';
 import { answerLimits } from './limits.js';
 import { ANNEX_C_PROTOCOL, annexCRequestData, newAnnexCRequest, openAnnexCResponse } from './annex-c.js';
-import { answerCounts, dcApiRequest, newPending, OPENID4VP_DC_API_PROTOCOL, walletRequestUrl, type PendingPresentation } from './request.js';
+import { answerCounts, AV_DOCTYPE, dcApiRequest, newPending, OPENID4VP_DC_API_PROTOCOL, walletRequestUrl, type PendingPresentation } from './request.js';
 import { qrCodeSvg } from './qr.js';
 import type { EuAvSettings } from './settings.js';
 import { dcApiTranscript, taggedTranscript } from './transcript.js';
@@ -34,9 +34,11 @@ const validateBrowserAnswer = compileSchema<BrowserAnswer>({
 /** How the wallet's answer (written by the response endpoint) ends the challenge. */
 const OUTCOMES: Record<NonNullable<PendingPresentation['answer']>, (settings: EuAvSettings) => ChallengeOutcome> = {
   over: (settings) => ({ passed: true, assuranceLevel: settings.assuranceLevel }),
-  under: () => ({ passed: false, reason: 'failed' }),
+  under: () => ({ passed: false, reason: 'refused', notice: 'wallet_under_age' }),
+  untrusted: () => ({ passed: false, reason: 'failed', notice: 'wallet_untrusted' }),
+  expired: () => ({ passed: false, reason: 'failed', notice: 'wallet_expired' }),
   invalid: () => ({ passed: false, reason: 'failed' }),
-  declined: () => ({ passed: false, reason: 'cancelled' }),
+  declined: () => ({ passed: false, reason: 'cancelled', notice: 'wallet_declined' }),
 };
 
 /** What the page says while no answer counts yet. */
@@ -128,11 +130,12 @@ export function createEuAvChallenge(settings: EuAvSettings, issuer: string): Cha
     const form = readForm(context.koa, validateBrowserAnswer);
     const origin = new URL(issuer).origin;
     const expected = { threshold: pending.threshold, now: context.runtime.clock.now() };
-    let judged: PresentationVerdict & { credential?: string };
+    let judged: PresentationVerdict;
     if (form?.protocol === ANNEX_C_PROTOCOL) {
+      // The Annex C request asks for the AV attestation only (annex-c.ts).
       const opened = openAnnexCResponse(form.data, pending.annexC, origin);
       judged = opened
-        ? { ...(await judgePresentation(opened.deviceResponse, settings.trustedIssuers, { ...expected, transcript: taggedTranscript(opened.transcript) })), credential: 'av' }
+        ? await judgePresentation(opened.deviceResponse, settings.trustedIssuers.current(), { ...expected, transcript: taggedTranscript(opened.transcript), doctypes: [AV_DOCTYPE] })
         : { verdict: 'invalid', problem: 'the encrypted response does not open with this request\'s key' };
     } else {
       judged = await judgeVpToken(form?.data ?? '', settings.trustedIssuers, { ...expected, transcript: dcApiTranscript({ origin, nonce: pending.dcApiNonce }) });

@@ -3,12 +3,22 @@ import { createEuAvChallenge } from './challenge.js';
 import { walletResponseRoutes } from './response-route.js';
 import { euAvSettings, type EuAvSettings } from './settings.js';
 
-/** eu_av loads when EU_AV_TRUSTED_ISSUERS names the issuers to trust; its wallet response endpoint comes with it. */
+/** eu_av loads when EU_AV_TRUSTED_ISSUERS or EU_AV_TRUSTED_LIST names what to trust; its wallet response endpoint comes with it. */
 export const euAvModule: ChallengeModule<EuAvSettings> = {
   name: 'eu_av',
   settings: euAvSettings,
-  configure(runtime, settings) {
+  async configure(runtime, settings) {
     if (!settings) return undefined;
-    return { ...createEuAvChallenge(settings, runtime.config.issuer), routes: walletResponseRoutes(runtime, settings) };
+    // With a trusted list, the anchors are the files' and the list's as last refreshed (trusted-list-source.ts).
+    // Loaded only then: the XML signature libraries are of no use to an instance without a list.
+    const list = settings.trustedList
+      ? await (await import('./trusted-list-source.js')).followTrustedList(runtime, settings.trustedList, settings.trustedIssuers)
+      : undefined;
+    const trusting = list ? { ...settings, trustedIssuers: list.source } : settings;
+    return {
+      ...createEuAvChallenge(trusting, runtime.config.issuer),
+      routes: walletResponseRoutes(runtime, trusting),
+      ...(list ? { readiness: () => ({ trusted_list: list.report() }) } : {}),
+    };
   },
 };

@@ -68,14 +68,14 @@ export function walletResponseRoutes(runtime: Runtime, settings: EuAvSettings): 
         });
     // The wallet on this device brings the visitor back; a pass carries the code that proves it is the interaction's
     // own browser, a failure needs no such proof.
-    const returning = channel === 'same_device' && judged.verdict !== 'invalid';
+    const returning = channel === 'same_device' && !('problem' in judged);
     const responseCode = returning && judged.verdict === 'over' ? randomToken(24) : undefined;
     const answered: PendingPresentation = { ...pending, answer: judged.verdict, answeredBy: channel, ...(responseCode ? { responseCodeHash: sha256(responseCode) } : {}) };
     if (!(await swapChallengeState(runtime.db, uid, 'eu_av', sealed, runtime.sealer.seal(JSON.stringify(answered))))) {
       return refuse('this request was already answered');
     }
     runtime.log.info('eu_av presentation received', { ...verdictLog(uid, 'direct_post', judged), channel });
-    if (judged.verdict === 'invalid') return refuse('the presentation was not accepted');
+    if ('problem' in judged) return refuse('the presentation was not accepted');
     const back = `${issuer}${interactionPaths(uid).step('eu_av', 'return')}`;
     ctx.body = returning ? { redirect_uri: responseCode ? `${back}?response_code=${responseCode}` : back } : {};
   });

@@ -1,14 +1,18 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
-import { ConfigError, type SettingsSection } from '../../../config/settings.js';
+import { ConfigError, outboundTimeoutSetting, type SettingsSection } from '../../../config/settings.js';
 import { defaultLevelOf } from '../../catalogue.js';
 import { ASSURANCE_LEVELS, type AssuranceLevel } from '../../challenge.js';
+import { notADocumentSigner } from './signer-path.js';
+import { readCertificateFiles } from './trust-files.js';
+import type { TrustedListSettings } from './trusted-list-source.js';
+import { fixedTrust, trustAnchors, type TrustAnchors, type TrustSource } from './trust-anchors.js';
 
 /** The operator's eu_av settings (docs/challenges.md, "eu_av"). */
 export interface EuAvSettings {
-  /** PEM of every trusted issuer (IACA) certificate, one string each */
-  trustedIssuers: string[];
+  /** the certificates a document signer's path may end at (trust-anchors.ts), from the operator's files */
+  trustedIssuers: TrustSource;
+  /** an ETSI TS 119 612 trusted list whose services' certificates are anchors too, followed without restart */
+  trustedList?: TrustedListSettings;
   /** recorded on a pass: the blueprint's "substantial" maps to ENHANCED by default */
   assuranceLevel: AssuranceLevel;
   /** schemes of the wallet request URL: one same-device link each, in this order; the first is the QR code's */
@@ -16,16 +20,32 @@ export interface EuAvSettings {
 }
 
 interface Raw {
-  TRUSTED_ISSUERS: string;
+  TRUSTED_ISSUERS?: string;
+  TRUSTED_LIST?: string;
+  TRUSTED_LIST_SIGNER?: string;
+  TRUSTED_LIST_REFRESH_SECONDS: number;
+  TRUSTED_LIST_ALLOW_PRIVATE: boolean;
+  TIMEOUT_MS: number;
   ASSURANCE_LEVEL: AssuranceLevel;
   WALLET_SCHEMES: string[];
 }
 
 /** The eu_av section: on when any EU_AV_* variable is set (else the challenge runs only in TEST, as the sandbox). */
 export const euAvSettings: SettingsSection<EuAvSettings | undefined, Raw> = {
-  enabledBy: ['EU_AV_TRUSTED_ISSUERS', 'EU_AV_ASSURANCE_LEVEL', 'EU_AV_WALLET_SCHEMES'],
+  enabledBy: ['EU_AV_TRUSTED_ISSUERS', 'EU_AV_TRUSTED_LIST', 'EU_AV_ASSURANCE_LEVEL', 'EU_AV_WALLET_SCHEMES'],
   spec: {
-    TRUSTED_ISSUERS: { env: 'EU_AV_TRUSTED_ISSUERS', schema: { type: 'string', minLength: 1, maxLength: 4000 } },
+    TRUSTED_ISSUERS: { env: 'EU_AV_TRUSTED_ISSUERS', schema: { type: 'string', minLength: 1, maxLength: 4000 }, optional: true },
+    TRUSTED_LIST: {
+      env: 'EU_AV_TRUSTED_LIST',
+      // https://…, or a path that does not begin with a scheme (plain http is refused: the list carries the trust)
+      schema: { type: 'string', maxLength: 2000, pattern: '^(?:https://\\S+|(?![A-Za-z][A-Za-z0-9+.-]*:).+)$' },
+      optional: true,
+      expected: 'must be an https URL or a file path',
+    },
+    TRUSTED_LIST_SIGNER: { env: 'EU_AV_TRUSTED_LIST_SIGNER', schema: { type: 'string', minLength: 1, maxLength: 2000 }, optional: true },
+    TRUSTED_LIST_REFRESH_SECONDS: { env: 'EU_AV_TRUSTED_LIST_REFRESH_SECONDS', schema: { type: 'integer', minimum: 1, maximum: 604800 }, default: 3600 },
+    TRUSTED_LIST_ALLOW_PRIVATE: { env: 'EU_AV_TRUSTED_LIST_ALLOW_PRIVATE', schema: { type: 'boolean' }, default: false },
+    TIMEOUT_MS: outboundTimeoutSetting,
     ASSURANCE_LEVEL: { env: 'EU_AV_ASSURANCE_LEVEL', schema: { type: 'string', enum: [...ASSURANCE_LEVELS] }, default: defaultLevelOf('eu_av') },
     // The AV profile's own scheme first (the EU age-verification app registers it), then OpenID4VP's generic one.
     WALLET_SCHEMES: {
@@ -36,30 +56,38 @@ export const euAvSettings: SettingsSection<EuAvSettings | undefined, Raw> = {
       expected: 'must be one to four URL schemes without "://", comma-separated, e.g. av,openid4vp',
     },
   },
-  finish: (raw) => ({ trustedIssuers: readTrustList(raw.TRUSTED_ISSUERS), assuranceLevel: raw.ASSURANCE_LEVEL, walletSchemes: [...new Set(raw.WALLET_SCHEMES)] }),
+  finish: (raw) => {
+    if (!raw.TRUSTED_ISSUERS && !raw.TRUSTED_LIST) throw new ConfigError('EU_AV_TRUSTED_ISSUERS or EU_AV_TRUSTED_LIST must name what to trust');
+    return {
+      trustedIssuers: fixedTrust(raw.TRUSTED_ISSUERS ? readAnchors(raw.TRUSTED_ISSUERS) : { authorities: [], signers: [] }),
+      ...(raw.TRUSTED_LIST ? { trustedList: trustedListSettings(raw, raw.TRUSTED_LIST) } : {}),
+      assuranceLevel: raw.ASSURANCE_LEVEL,
+      walletSchemes: [...new Set(raw.WALLET_SCHEMES)],
+    };
+  },
 };
 
-const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+/** The trusted list's settings: its signer certificate is required (an unsigned or self-vouching list is no list). */
+function trustedListSettings(raw: Raw, location: string): TrustedListSettings {
+  if (!raw.TRUSTED_LIST_SIGNER) throw new ConfigError('EU_AV_TRUSTED_LIST_SIGNER must name the certificate the trusted list\'s signature is checked against');
+  return {
+    location,
+    signers: readCertificateFiles('EU_AV_TRUSTED_LIST_SIGNER', raw.TRUSTED_LIST_SIGNER).map((der) => new X509Certificate(der)),
+    refreshMs: raw.TRUSTED_LIST_REFRESH_SECONDS * 1000,
+    fetch: { timeoutMs: raw.TIMEOUT_MS, allowPrivate: raw.TRUSTED_LIST_ALLOW_PRIVATE },
+  };
+}
 
-/** Every certificate in the PEM files named (comma-separated files or directories; a directory's *.pem and *.crt). */
-function readTrustList(value: string): string[] {
-  const files = value.split(',').map((entry) => entry.trim()).filter(Boolean).flatMap((entry) => {
-    let directory: boolean;
-    try {
-      directory = statSync(entry).isDirectory();
-    } catch {
-      throw new ConfigError(`EU_AV_TRUSTED_ISSUERS: ${entry} cannot be read`);
-    }
-    return directory ? readdirSync(entry).filter((name) => /\.(pem|crt)$/i.test(name)).sort().map((name) => join(entry, name)) : [entry];
-  });
-  const certificates = files.flatMap((file) => readFileSync(file, 'utf8').match(PEM_BLOCK) ?? []);
-  for (const pem of certificates) {
-    try {
-      new X509Certificate(pem);
-    } catch {
-      throw new ConfigError('EU_AV_TRUSTED_ISSUERS: holds a certificate that cannot be parsed');
-    }
+/**
+ * The anchors in the operator's files: authorities (IACA roots or other CAs) and end-entity document signers. An
+ * end-entity certificate that is not a document signer could never match a presentation: start-up says so.
+ */
+function readAnchors(value: string): TrustAnchors {
+  const anchors = trustAnchors(readCertificateFiles('EU_AV_TRUSTED_ISSUERS', value));
+  if (anchors.authorities.length + anchors.signers.length === 0) throw new ConfigError('EU_AV_TRUSTED_ISSUERS: no certificate found');
+  for (const signer of anchors.signers) {
+    const problem = notADocumentSigner(signer);
+    if (problem) throw new ConfigError(`EU_AV_TRUSTED_ISSUERS: ${signer.subject.replace(/\n/g, ', ')} is an end-entity certificate but not a document signer (${problem})`);
   }
-  if (certificates.length === 0) throw new ConfigError('EU_AV_TRUSTED_ISSUERS: no PEM certificate found');
-  return certificates;
+  return anchors;
 }

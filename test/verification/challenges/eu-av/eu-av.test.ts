@@ -9,7 +9,10 @@ import { readResources, requestToken } from '../../../oauth2/helpers/oauth2.js';
 import { continueToWebsite } from '../federated/flow.js';
 import { createLogger } from '../../../../lib/log.js';
 import { readQrSvg } from './qr-reader.js';
-import { answerRequest, createTestIssuer, issueAttestation, PID_DOCTYPE, postToVerifier, readWalletRequest, type Attestation, type TestIssuer } from './wallet.js';
+import { answerRequest, answerWith, createTestIssuer, issueAttestation, PID_DOCTYPE, postToVerifier, readWalletRequest, type Attestation, type TestIssuer } from './wallet.js';
+import { issueByHand, makeCertificate, makeIntermediate, makeRoot, makeSigner, presentByHand, TLS_SERVER_EKU, type Issued } from './hand-made.js';
+import { startListServer, type ListServer } from './list-server.js';
+import { signedTrustedList, type ListShape } from './trusted-list-maker.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -18,6 +21,17 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
   let app: TestApp;
   let trustDir: string;
   let issuer: TestIssuer;
+  /** a second issuer, made by hand apart from the verifier's libraries (hand-made.ts), its root trusted too; one allowing an intermediate */
+  let handRoot: Issued;
+  let handDeepRoot: Issued;
+  /** trusted as DER files: a root, and a document signer itself (an end-entity anchor, as the EU trusted list publishes) */
+  let derRoot: Issued;
+  let listedSigner: Issued;
+  /** the ETSI trusted list the service follows beside its files, served over https and refreshed every second */
+  let listServer: ListServer;
+  let listSigner: Issued;
+  let firstList: ListShape;
+  let onFirstList: Issued;
   let webmasterId: number;
   let logLines: string[];
   /** Why the endpoint refused the last presentation, as it logged it (never a value from the attestation). */
@@ -27,16 +41,35 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     issuer = await createTestIssuer();
     trustDir = await mkdtemp(join(tmpdir(), 'eu-av-trust-'));
     await writeFile(join(trustDir, 'issuer.pem'), issuer.rootPem);
+    handRoot = await makeRoot('Hand-made');
+    handDeepRoot = await makeRoot('Hand-made two-level', { ca: 1 });
+    await writeFile(join(trustDir, 'hand-made.pem'), `${handRoot.pem}\n${handDeepRoot.pem}`);
+    derRoot = await makeRoot('DER');
+    listedSigner = await makeSigner('Listed', await makeRoot('Unlisted'));
+    await writeFile(join(trustDir, 'root.der'), derRoot.der);
+    await writeFile(join(trustDir, 'signer.cer'), listedSigner.der);
+    listServer = await startListServer();
+    listSigner = await makeCertificate({ subject: 'CN=Trusted list operator, C=EU' });
+    await writeFile(`${trustDir}-list-signer.pem`, listSigner.pem);
+    onFirstList = await makeSigner('On the first list', await makeRoot('Listed'));
+    firstList = { signer: listSigner, services: [{ certificate: onFirstList.der }], issued: new Date(Date.now() - 2 * DAY) };
+    listServer.serve(signedTrustedList(firstList));
     logLines = [];
     app = await startTestApp({
       logger: createLogger('debug', (line) => logLines.push(line)),
-      env: { EU_AV_TRUSTED_ISSUERS: trustDir, TRUST_PROXY: 'true', GEO_COUNTRY_HEADER: 'CF-IPCountry', AGE_THRESHOLDS: '{"IT":21}' },
+      env: {
+        EU_AV_TRUSTED_ISSUERS: trustDir, TRUST_PROXY: 'true', GEO_COUNTRY_HEADER: 'CF-IPCountry', AGE_THRESHOLDS: '{"IT":21}',
+        EU_AV_TRUSTED_LIST: listServer.url, EU_AV_TRUSTED_LIST_SIGNER: `${trustDir}-list-signer.pem`,
+        EU_AV_TRUSTED_LIST_REFRESH_SECONDS: '1', EU_AV_TRUSTED_LIST_ALLOW_PRIVATE: 'true',
+      },
     });
     webmasterId = (await createWebmasterFixture(app.provider.runtime)).id;
   });
   after(async () => {
     await app?.close();
+    await listServer?.close();
     await rm(trustDir, { recursive: true, force: true });
+    await rm(`${trustDir}-list-signer.pem`, { force: true });
   });
 
   const client = (environment: 'LIVE' | 'TEST' = 'LIVE', challenges = ['ticket']): Promise<ClientFixture> =>
@@ -46,15 +79,17 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
    * Entry point naming eu_av, prompt accepted: the eu_av page. `walletUrl` is the request in its QR code (read by a
    * decoder), answered from another device; `linkUrl` the first same-device link's, `links` every link's.
    */
-  async function openChallenge(fixture: ClientFixture, country = 'FR'): Promise<{ browser: Browser; page: Page; walletUrl: string; linkUrl: string; links: string[] }> {
-    const browser = new Browser(undefined, { headers: { 'accept-language': 'en', 'cf-ipcountry': country } });
+  async function openChallenge(
+    fixture: ClientFixture, country = 'FR', language = 'en', sameDevice = 'Open my app on this device',
+  ): Promise<{ browser: Browser; page: Page; walletUrl: string; linkUrl: string; links: string[] }> {
+    const browser = new Browser(undefined, { headers: { 'accept-language': language, 'cf-ipcountry': country } });
     const query = new URLSearchParams({ client_id: fixture.clientId, redirect_uri: fixture.redirectUri, response_type: 'code', scope: 'read', state: 'rp-state', challenges: 'eu_av' });
     const prompt = await browser.open(new URL(`/v1/oauth2/checker?${query.toString()}`, app.url), { stopAt: fixture.redirectUri });
     const page = await browser.submit(formOf(prompt, { action: '/consent' }), {}, { name: 'decision', value: 'accept' }, { stopAt: fixture.redirectUri });
     expect(page.url.pathname).to.match(/\/challenge\/eu_av\/start$/);
     const svg = /class="eu-av-qr"[\s\S]*?(<svg[\s\S]*?<\/svg>)/.exec(page.html)?.[1] ?? '';
     const links = [...page.html.matchAll(/<a [^>]*href="([a-z0-9+.-]+:\/\/\?[^"]*)"/g)].map((match) => decodeHtml(match[1]!));
-    return { browser, page, walletUrl: readQrSvg(svg), linkUrl: linkWithText(page, 'Open my app on this device').href, links };
+    return { browser, page, walletUrl: readQrSvg(svg), linkUrl: linkWithText(page, sameDevice).href, links };
   }
 
   const statusOf = async (browser: Browser, page: Page): Promise<unknown> => (await browser.request(new URL(page.url.pathname.replace(/start$/, 'status'), app.url))).json();
@@ -62,11 +97,23 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     browser.submit(formOf(page, { id: 'eu-av-continue' }), {}, undefined, { stopAt: fixture.redirectUri });
   const notices = (page: Page): Array<string | null> => [...page.redirects, page.url].map((url) => url.searchParams.get('notice'));
 
-  async function expectRefused(answer: { status: number; body: unknown }, browser: Browser, page: Page, fixture: ClientFixture, notice = 'failed'): Promise<void> {
+  /** The words the visitor reads back at the choice of methods, by notice (views/locales/en/interaction.json). */
+  const WORDS: Record<string, string> = {
+    failed: 'The check did not work. You can try again or choose another method.',
+    wallet_under_age: 'Your app confirmed that you are not old enough for this website.',
+    wallet_untrusted: 'The attestation your app presented could not be trusted, so your age was not confirmed.',
+    wallet_expired: 'The attestation in your app has expired. Renew it in the app and try again, or choose another method.',
+    wallet_declined: 'You declined the request in your app. You can try again or choose another method.',
+  };
+
+  async function expectRefused(answer: { status: number; body: unknown }, browser: Browser, page: Page, fixture: ClientFixture, notice = 'failed'): Promise<Page> {
     expect(await statusOf(browser, page)).to.deep.equal({ answered: true });
     const after = await proceed(browser, page, fixture);
     expect(notices(after)).to.include(notice);
+    expect(decodeHtml(after.html)).to.include(WORDS[notice]);
+    for (const other of Object.keys(WORDS).filter((key) => key !== notice)) expect(decodeHtml(after.html)).to.not.include(WORDS[other]);
     expect(after.html).to.not.include('Your age is confirmed');
+    return after;
   }
 
   it('asks for the AV attestation or the PID disclosing only age_over_18, by value; the QR code and the links are distinct requests, fresh each time', async () => {
@@ -129,26 +176,156 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     expect(resources).to.include({ verified: true, age_threshold: 21 });
   });
 
-  it('age_over_18 false: the wallet is answered 200, the visitor is not verified', async () => {
+  it('age_over_18 false: the wallet is answered 200, the visitor is not verified and is told the app said under age', async () => {
     const fixture = await client();
     const { browser, page, walletUrl } = await openChallenge(fixture);
     const answer = await answerRequest(walletUrl, await issueAttestation(issuer, { age_over_18: false }));
     expect(answer.status).to.equal(200);
-    await expectRefused(answer, browser, page, fixture);
+    await expectRefused(answer, browser, page, fixture, 'wallet_under_age');
   });
 
-  const refusedCases: Array<[string, () => Promise<Attestation>, RegExp]> = [
-    ['an issuer the operator does not trust', async () => issueAttestation(await createTestIssuer('Unknown'), { age_over_18: true }), /certificate/i],
-    ['an expired MSO', () => issueAttestation(issuer, { age_over_18: true }, { validFrom: new Date(Date.now() - 30 * DAY), validUntil: new Date(Date.now() - DAY) }), /MSO must be valid/],
+  it('a visitor reading French is told in French', async () => {
+    const fixture = await client();
+    const { browser, page, walletUrl } = await openChallenge(fixture, 'FR', 'fr', 'Ouvrir mon application sur cet appareil');
+    expect((await answerRequest(walletUrl, await issueAttestation(issuer, { age_over_18: false }))).status).to.equal(200);
+    const after = await proceed(browser, page, fixture);
+    expect(decodeHtml(after.html)).to.include('Votre application a confirmé que vous n’avez pas l’âge requis pour ce site.');
+  });
+
+  const refusedCases: Array<[string, () => Promise<Attestation>, RegExp, string]> = [
+    ['an issuer the operator does not trust', async () => issueAttestation(await createTestIssuer('Unknown'), { age_over_18: true }), /certificate/i, 'wallet_untrusted'],
+    ['an expired MSO', () => issueAttestation(issuer, { age_over_18: true }, { validFrom: new Date(Date.now() - 30 * DAY), validUntil: new Date(Date.now() - DAY) }), /MSO must be valid/, 'wallet_expired'],
   ];
-  for (const [what, attestation, problem] of refusedCases) {
-    it(`${what}: refused with 400 invalid_request, the visitor is not verified`, async () => {
+  for (const [what, attestation, problem, notice] of refusedCases) {
+    it(`${what}: refused with 400 invalid_request, the visitor is not verified and is told why`, async () => {
       const fixture = await client();
       const { browser, page, walletUrl } = await openChallenge(fixture);
       const answer = await answerRequest(walletUrl, await attestation());
       expect(answer).to.deep.include({ status: 400, body: { error: 'invalid_request', error_description: 'the presentation was not accepted' } });
       expect(lastProblem()).to.match(problem);
-      await expectRefused(answer, browser, page, fixture);
+      await expectRefused(answer, browser, page, fixture, notice);
+    });
+  }
+
+  /** The wallet's answer made by hand: age_over_18 true, the MSO signed with `key`'s private key, x5chain as given. */
+  const answerByHand = (walletUrl: string, key: Issued, x5chain: Issued[]) => answerWith(walletUrl, (request) =>
+    presentByHand(issueByHand({ signingKey: key.keys.privateKey, x5chain: x5chain.map(({ der }) => der), elements: { age_over_18: true } }), request));
+
+  it('a presentation made by hand, apart from the verifier\'s libraries, passes to Resources on a LIVE client', async () => {
+    const fixture = await client();
+    const { browser, page, walletUrl } = await openChallenge(fixture);
+    const signer = await makeSigner('Hand-made', handRoot);
+    expect(await answerByHand(walletUrl, signer, [signer])).to.include({ status: 200 });
+    const website = await continueToWebsite(browser, await proceed(browser, page, fixture), fixture.redirectUri);
+    const token = await requestToken(app, { code: website.searchParams.get('code')!, client: fixture });
+    const { access_token: accessToken } = (await token.json()) as { access_token: string };
+    const { resources } = (await (await readResources(app, accessToken)).json()) as { resources: Record<string, unknown> };
+    expect(resources).to.include({ verified: true, assurance_level: 'ENHANCED' });
+  });
+
+  it('anchors read from DER files pass: a signer under a DER root, and a signer trusted as itself; a sibling of that signer does not', async () => {
+    for (const signer of [await makeSigner('Under DER', derRoot), listedSigner]) {
+      const fixture = await client();
+      const { browser, page, walletUrl } = await openChallenge(fixture);
+      expect(await answerByHand(walletUrl, signer, [signer])).to.include({ status: 200 });
+      const result = await proceed(browser, page, fixture);
+      expect(result.url.pathname).to.match(/\/result$/);
+    }
+    const fixture = await client();
+    const { walletUrl } = await openChallenge(fixture);
+    const sibling = await makeSigner('Listed', await makeRoot('Unlisted'));
+    expect(await answerByHand(walletUrl, sibling, [sibling])).to.include({ status: 400 });
+  });
+
+  /** The trusted list as /readyz reports it, once `ready` says it is the one expected (the service refreshes it every second). */
+  async function listReport(ready: (report: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+    for (let attempt = 0; attempt < 200; attempt += 1) {
+      const body = (await (await fetch(`${app.url}/readyz`)).json()) as { detail?: { eu_av?: { trusted_list?: Record<string, unknown> } } };
+      const report = body.detail?.eu_av?.trusted_list;
+      if (report && ready(report)) return report;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error('the trusted list never reached the expected state');
+  }
+  const answerStatus = async (signer: Issued): Promise<number> => (await answerByHand((await openChallenge(await client())).walletUrl, signer, [signer])).status;
+  const issuedText = (date: Date): string => `${date.toISOString().split('.')[0]}.000Z`;
+
+  it('an ETSI trusted list over https: its signers pass, beside the files\' anchors; a newer list replaces it without restart; a tampered or older one keeps the last good and says so', async () => {
+    const first = await listReport((report) => report['list_issued'] === issuedText(firstList.issued));
+    expect(first).to.include({ source: 'https', outcome: 'ok', anchors: 1 });
+    const onSecondList = await makeSigner('On the second list', await makeRoot('Listed'));
+    const second: ListShape = { signer: listSigner, services: [{ certificate: onSecondList.der }], issued: new Date(Date.now() - DAY) };
+    expect(await answerStatus(onFirstList)).to.equal(200);
+    expect(await answerStatus(onSecondList)).to.equal(400);
+
+    listServer.serve(signedTrustedList(second));
+    expect(await listReport((report) => report['list_issued'] === issuedText(second.issued))).to.include({ outcome: 'ok', anchors: 1 });
+    expect(await answerStatus(onSecondList)).to.equal(200);
+    expect(await answerStatus(onFirstList)).to.equal(400);
+
+    // The same list with one more service slipped in after signing: refused, the second list stays in use.
+    const intruder = await makeSigner('Intruder', undefined);
+    listServer.serve(signedTrustedList({ ...second, issued: new Date(), tamper: (list) => list.replace(onSecondList.der.toString('base64'), intruder.der.toString('base64')) }));
+    const tampered = await listReport((report) => report['outcome'] === 'failed');
+    expect(tampered).to.include({ kept_last_good: true, anchors: 1, list_issued: issuedText(second.issued) });
+    expect(tampered['problem']).to.match(/does not verify with the configured signer/);
+    expect(logLines.some((line) => line.includes('eu_av trusted list refresh failed'))).to.equal(true);
+    expect(await answerStatus(intruder)).to.equal(400);
+    expect(await answerStatus(onSecondList)).to.equal(200);
+
+    // A genuine but older list (a replay of the first) does not roll the anchors back.
+    listServer.serve(signedTrustedList(firstList));
+    expect((await listReport((report) => /older/.test(String(report['problem']))))).to.include({ kept_last_good: true, list_issued: issuedText(second.issued) });
+    listServer.serve(503);
+    expect((await listReport((report) => /answered 503/.test(String(report['problem']))))).to.include({ kept_last_good: true });
+    expect(await answerStatus(onSecondList)).to.equal(200);
+  });
+
+  /** What a forger or a badly issued wallet can put in the issuer signature: the key that signs, and x5chain. */
+  const badSigners: Array<[string, () => Promise<{ key: Issued; x5chain: Issued[] }>, RegExp, string?]> = [
+    ['the forgery: a self-signed certificate of the forger\'s own first, the issuer\'s genuine signer certificate appended', async () => {
+      const forger = await makeSigner('Forger', undefined);
+      return { key: forger, x5chain: [forger, await makeSigner('Hand-made', handRoot), handRoot] };
+    }, /certificate 1 did not issue certificate 0/],
+    ['a CA as signer', async () => {
+      const signer = await makeSigner('CA', handRoot, { ca: true });
+      return { key: signer, x5chain: [signer] };
+    }, /is a CA/],
+    ['a signer without the mdoc document-signer extended key usage', async () => {
+      const signer = await makeSigner('No EKU', handRoot, { eku: undefined });
+      return { key: signer, x5chain: [signer] };
+    }, /lacks the mdoc document-signer/],
+    ['a signer whose extended key usage is TLS server authentication', async () => {
+      const signer = await makeSigner('TLS', handRoot, { eku: [TLS_SERVER_EKU] });
+      return { key: signer, x5chain: [signer] };
+    }, /lacks the mdoc document-signer/],
+    ['a path through an intermediate the operator does not trust', async () => {
+      const intermediate = await makeIntermediate('Elsewhere', await makeRoot('Elsewhere', { ca: 1 }));
+      const signer = await makeSigner('Elsewhere', intermediate);
+      return { key: signer, x5chain: [signer, intermediate] };
+    }, /no path to a trusted certificate/],
+    ['an expired signer certificate', async () => {
+      const signer = await makeSigner('Expired', handRoot, { notBefore: new Date(Date.now() - 30 * DAY), notAfter: new Date(Date.now() - DAY) });
+      return { key: signer, x5chain: [signer] };
+    }, /signer certificate is not valid now/, 'wallet_expired'],
+    ['an intermediate not valid yet', async () => {
+      const intermediate = await makeIntermediate('Not yet', handDeepRoot, { notBefore: new Date(Date.now() + DAY) });
+      const signer = await makeSigner('Not yet', intermediate);
+      return { key: signer, x5chain: [signer, intermediate] };
+    }, /a certificate of the signer's path is not valid now/],
+  ];
+  for (const [what, made, problem, notice = 'wallet_untrusted'] of badSigners) {
+    it(`${what}: refused, no code reaches the website`, async () => {
+      const fixture = await client();
+      const { browser, page, walletUrl } = await openChallenge(fixture);
+      const { key, x5chain } = await made();
+      const answer = await answerByHand(walletUrl, key, x5chain);
+      expect(answer).to.deep.include({ status: 400, body: { error: 'invalid_request', error_description: 'the presentation was not accepted' } });
+      expect(lastProblem()).to.match(problem);
+      const after = await expectRefused(answer, browser, page, fixture, notice);
+      // Back at the choice of methods; the browser was never sent to the website (where a code would travel).
+      expect(after.url.pathname).to.match(/\/choose$/);
+      expect(after.location).to.equal(undefined);
     });
   }
 
@@ -166,7 +343,7 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     const answer = await postToVerifier(request.responseUri, { vp_token: vpTokenOf(signed, 'age_attestation'), state: request.state });
     expect(answer.status).to.equal(400);
     expect(lastProblem()).to.match(/digest/);
-    await expectRefused({ status: answer.status, body: await answer.json() }, browser, page, fixture);
+    await expectRefused({ status: answer.status, body: await answer.json() }, browser, page, fixture, 'wallet_untrusted');
   });
 
   it('a response signed for another nonce is refused: the device signature does not cover our transcript', async () => {
@@ -248,7 +425,7 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     const request = readWalletRequest(walletUrl);
     const answer = await postToVerifier(request.responseUri, { error: 'access_denied', state: request.state });
     expect(answer.status).to.equal(200);
-    await expectRefused({ status: 200, body: await answer.json() }, browser, page, fixture, 'cancelled');
+    await expectRefused({ status: 200, body: await answer.json() }, browser, page, fixture, 'wallet_declined');
   });
 
   /** The two requests the page offers the browser's Digital Credentials API, as its script reads them. */
@@ -301,7 +478,7 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
       const result = await browser.submit(formOf(page, { id: 'eu-av-dc-api' }), { protocol: 'org-iso-mdoc', data: response }, undefined, { stopAt: fixture.redirectUri });
       expect(result.url.pathname).to.match(/\/result$/);
       const entry = JSON.parse(logLines.filter((line) => line.includes('eu_av presentation received')).at(-1)!) as Record<string, unknown>;
-      expect(entry).to.include({ via: 'dc_api', protocol: 'org-iso-mdoc', verdict: 'over', credential: 'av' });
+      expect(entry).to.include({ via: 'dc_api', protocol: 'org-iso-mdoc', verdict: 'over', doctype: 'eu.europa.ec.av.1' });
       const website = await continueToWebsite(browser, result, fixture.redirectUri);
       const token = await requestToken(app, { code: website.searchParams.get('code')!, client: fixture });
       const { access_token: accessToken } = (await token.json()) as { access_token: string };
@@ -374,7 +551,7 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
       expect(answer.status).to.equal(200);
       expect(Object.keys(JSON.parse(answer.vpToken) as object)).to.deep.equal(['pid']);
       const entry = JSON.parse(logLines.filter((line) => line.includes('eu_av presentation received')).at(-1)!) as Record<string, unknown>;
-      expect(entry).to.include({ credential: 'pid', verdict: 'over', channel: 'cross_device' });
+      expect(entry).to.include({ doctype: 'eu.europa.ec.eudi.pid.1', verdict: 'over', channel: 'cross_device' });
       const website = await continueToWebsite(browser, await proceed(browser, page, fixture), fixture.redirectUri);
       const token = await requestToken(app, { code: website.searchParams.get('code')!, client: fixture });
       const { access_token: accessToken } = (await token.json()) as { access_token: string };
@@ -386,7 +563,7 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
       const fixture = await client();
       const under = await openChallenge(fixture);
       expect((await answerRequest(under.walletUrl, await issueAttestation(issuer, { age_over_18: false }, {}, PID_DOCTYPE))).status).to.equal(200);
-      expect(notices(await proceed(under.browser, under.page, fixture))).to.include('failed');
+      expect(notices(await proceed(under.browser, under.page, fixture))).to.include('wallet_under_age');
 
       const mislabelled = await openChallenge(fixture);
       const request = readWalletRequest(mislabelled.walletUrl);
@@ -394,7 +571,7 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
       const signed = await presentation(await issueAttestation(issuer, { age_over_18: true }), request);
       const answer = await postToVerifier(request.responseUri, { vp_token: vpTokenOf(signed, 'pid'), state: request.state });
       expect(answer.status).to.equal(400);
-      expect(lastProblem()).to.equal('not a document of type eu.europa.ec.eudi.pid.1');
+      expect(lastProblem()).to.equal('not a document type this request accepts');
     });
   });
 
@@ -463,7 +640,7 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
       const back = new URL((answer.body as { redirect_uri: string }).redirect_uri);
       expect(back.searchParams.has('response_code')).to.equal(false);
       expect(back.pathname).to.equal(page.url.pathname.replace(/start$/, 'return'));
-      expect(notices(await browser.open(back, { stopAt: fixture.redirectUri }))).to.include('failed');
+      expect(notices(await browser.open(back, { stopAt: fixture.redirectUri }))).to.include('wallet_under_age');
     });
   });
 

@@ -1,10 +1,11 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { ConfigError } from '../../../../lib/config/settings.js';
 import { euAvSettings } from '../../../../lib/verification/challenges/eu-av/settings.js';
 import { readSection } from '../../../../lib/config/settings.js';
+import { makeRoot, makeSigner, TLS_SERVER_EKU, type Issued } from './hand-made.js';
 import { createTestIssuer } from './wallet.js';
 
 
@@ -13,13 +14,24 @@ const loadEuAvSettings = (env: NodeJS.ProcessEnv) => readSection(euAvSettings, e
 describe('eu_av settings', () => {
   let folder: string;
   let rootPem: string;
+  let derRoot: Issued;
+  let signer: Issued;
   before(async () => {
     folder = await mkdtemp(join(tmpdir(), 'eu-av-settings-'));
     rootPem = (await createTestIssuer()).rootPem;
-    await writeFile(join(folder, 'a.pem'), rootPem);
-    await writeFile(join(folder, 'b.crt'), `${(await createTestIssuer('Second')).rootPem}\n${rootPem}`);
-    await writeFile(join(folder, 'notes.txt'), 'ignored');
-    await writeFile(join(folder, 'empty.pem.txt'), '');
+    derRoot = await makeRoot('DER');
+    signer = await makeSigner('Listed', await makeRoot('Unlisted'));
+    await mkdir(join(folder, 'anchors', 'archive'), { recursive: true });
+    await writeFile(join(folder, 'anchors', 'a.pem'), rootPem);
+    await writeFile(join(folder, 'anchors', 'b.crt'), `subject=CN=Second\n${(await createTestIssuer('Second')).rootPem}\n${rootPem}`);
+    await writeFile(join(folder, 'anchors', 'c.der'), derRoot.der);
+    await writeFile(join(folder, 'anchors', 'signer.cer'), signer.der);
+    await writeFile(join(folder, 'anchors', '.hidden'), 'not read');
+    await writeFile(join(folder, 'anchors', 'archive', 'old.txt'), 'not read: a subdirectory');
+    await writeFile(join(folder, 'notes.txt'), 'not a certificate');
+    await writeFile(join(folder, 'trailing.der'), Buffer.concat([derRoot.der, Buffer.from('junk')]));
+    await writeFile(join(folder, 'tls.pem'), (await makeSigner('TLS', derRoot, { eku: [TLS_SERVER_EKU] })).pem);
+    await writeFile(join(folder, 'broken.pem'), '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n');
   });
   after(() => rm(folder, { recursive: true, force: true }));
 
@@ -37,26 +49,48 @@ describe('eu_av settings', () => {
     expect(loadEuAvSettings({})).to.equal(undefined);
   });
 
-  it('reads every certificate of a directory\'s .pem and .crt files, with ENHANCED and the av then openid4vp schemes by default', () => {
-    const settings = loadEuAvSettings({ EU_AV_TRUSTED_ISSUERS: folder })!;
-    expect(settings.trustedIssuers).to.have.length(3);
+  it('reads every certificate of a directory\'s files, PEM and DER, roots and end-entity signers, with ENHANCED and the av then openid4vp schemes by default', () => {
+    const settings = loadEuAvSettings({ EU_AV_TRUSTED_ISSUERS: join(folder, 'anchors') })!;
+    const { authorities, signers } = settings.trustedIssuers.current();
+    expect(authorities.map((certificate) => certificate.subject)).to.have.length(4).and.include('CN=DER IACA\nC=EU');
+    expect(signers.map((certificate) => certificate.raw.equals(signer.der))).to.deep.equal([true]);
     expect(settings).to.include({ assuranceLevel: 'ENHANCED' });
     expect(settings.walletSchemes).to.deep.equal(['av', 'openid4vp']);
   });
 
   it('takes a list of files, a level and schemes (repeated ones once)', () => {
-    const settings = loadEuAvSettings({ EU_AV_TRUSTED_ISSUERS: `${join(folder, 'a.pem')}, ${join(folder, 'a.pem')}`, EU_AV_ASSURANCE_LEVEL: 'STRICT', EU_AV_WALLET_SCHEMES: 'eudi-openid4vp, openid4vp,eudi-openid4vp' })!;
-    expect(settings.trustedIssuers).to.deep.equal([rootPem, rootPem].map((pem) => pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/)![0]));
+    const settings = loadEuAvSettings({ EU_AV_TRUSTED_ISSUERS: `${join(folder, 'anchors', 'a.pem')}, ${join(folder, 'anchors', 'c.der')}`, EU_AV_ASSURANCE_LEVEL: 'STRICT', EU_AV_WALLET_SCHEMES: 'eudi-openid4vp, openid4vp,eudi-openid4vp' })!;
+    expect(settings.trustedIssuers.current().authorities.map((certificate) => certificate.toString().trim())).to.deep.equal([rootPem.trim(), derRoot.pem.trim()]);
     expect(settings).to.include({ assuranceLevel: 'STRICT' });
     expect(settings.walletSchemes).to.deep.equal(['eudi-openid4vp', 'openid4vp']);
   });
 
-  it('stops start-up naming the variable at fault', () => {
-    expect(failure({ EU_AV_ASSURANCE_LEVEL: 'ENHANCED' })).to.include('EU_AV_TRUSTED_ISSUERS');
+  it('takes an ETSI trusted list instead of, or beside, the files: an https URL or a file, with the certificate its signature must verify against', () => {
+    const signerFile = join(folder, 'anchors', 'a.pem');
+    const settings = loadEuAvSettings({ EU_AV_TRUSTED_LIST: 'https://eu.example/av/tl.xml', EU_AV_TRUSTED_LIST_SIGNER: signerFile })!;
+    expect(settings.trustedIssuers.current()).to.deep.equal({ authorities: [], signers: [] });
+    expect(settings.trustedList).to.deep.include({ location: 'https://eu.example/av/tl.xml', refreshMs: 3_600_000, fetch: { timeoutMs: 10_000, allowPrivate: false } });
+    expect(settings.trustedList!.signers.map((certificate) => certificate.toString().trim())).to.deep.equal([rootPem.trim()]);
+    const local = loadEuAvSettings({ EU_AV_TRUSTED_ISSUERS: signerFile, EU_AV_TRUSTED_LIST: '/srv/lists/av.xml', EU_AV_TRUSTED_LIST_SIGNER: signerFile, EU_AV_TRUSTED_LIST_REFRESH_SECONDS: '600', EU_AV_TRUSTED_LIST_ALLOW_PRIVATE: 'true' })!;
+    expect(local.trustedList).to.deep.include({ location: '/srv/lists/av.xml', refreshMs: 600_000, fetch: { timeoutMs: 10_000, allowPrivate: true } });
+    expect(local.trustedIssuers.current().authorities).to.have.length(1);
+  });
+
+  it('refuses a trusted list without the certificate to check it against, or over plain http', () => {
+    expect(failure({ EU_AV_TRUSTED_LIST: 'https://eu.example/av/tl.xml' })).to.include('EU_AV_TRUSTED_LIST_SIGNER must name the certificate');
+    expect(failure({ EU_AV_TRUSTED_LIST: 'http://eu.example/av/tl.xml', EU_AV_TRUSTED_LIST_SIGNER: join(folder, 'anchors', 'a.pem') })).to.include('EU_AV_TRUSTED_LIST must be an https URL or a file path');
+    expect(failure({ EU_AV_TRUSTED_LIST: 'https://eu.example/av/tl.xml', EU_AV_TRUSTED_LIST_SIGNER: join(folder, 'notes.txt') })).to.include('EU_AV_TRUSTED_LIST_SIGNER: ');
+  });
+
+  it('stops start-up naming the variable and the file at fault: nothing is skipped silently', () => {
+    expect(failure({ EU_AV_ASSURANCE_LEVEL: 'ENHANCED' })).to.include('EU_AV_TRUSTED_ISSUERS or EU_AV_TRUSTED_LIST must name what to trust');
     expect(failure({ EU_AV_TRUSTED_ISSUERS: join(folder, 'missing.pem') })).to.include('EU_AV_TRUSTED_ISSUERS').and.include('cannot be read');
-    expect(failure({ EU_AV_TRUSTED_ISSUERS: join(folder, 'notes.txt') })).to.include('no PEM certificate found');
-    expect(failure({ EU_AV_TRUSTED_ISSUERS: folder, EU_AV_ASSURANCE_LEVEL: 'HIGH' })).to.include('EU_AV_ASSURANCE_LEVEL');
-    expect(failure({ EU_AV_TRUSTED_ISSUERS: folder, EU_AV_WALLET_SCHEMES: 'openid4vp://' })).to.include('EU_AV_WALLET_SCHEMES');
-    expect(failure({ EU_AV_TRUSTED_ISSUERS: folder, EU_AV_WALLET_SCHEMES: 'av,openid4vp,a,b,c' })).to.include('EU_AV_WALLET_SCHEMES');
+    expect(failure({ EU_AV_TRUSTED_ISSUERS: folder })).to.include(`EU_AV_TRUSTED_ISSUERS: ${join(folder, 'broken.pem')} holds a certificate that cannot be parsed`);
+    expect(failure({ EU_AV_TRUSTED_ISSUERS: join(folder, 'notes.txt') })).to.include(`EU_AV_TRUSTED_ISSUERS: ${join(folder, 'notes.txt')} is neither a PEM nor a DER certificate file`);
+    expect(failure({ EU_AV_TRUSTED_ISSUERS: join(folder, 'trailing.der') })).to.include('trailing.der is neither a PEM nor a DER certificate file');
+    expect(failure({ EU_AV_TRUSTED_ISSUERS: join(folder, 'tls.pem') })).to.match(/EU_AV_TRUSTED_ISSUERS: CN=TLS Document Signer.* is an end-entity certificate but not a document signer/);
+    expect(failure({ EU_AV_TRUSTED_ISSUERS: join(folder, 'anchors'), EU_AV_ASSURANCE_LEVEL: 'HIGH' })).to.include('EU_AV_ASSURANCE_LEVEL');
+    expect(failure({ EU_AV_TRUSTED_ISSUERS: join(folder, 'anchors'), EU_AV_WALLET_SCHEMES: 'openid4vp://' })).to.include('EU_AV_WALLET_SCHEMES');
+    expect(failure({ EU_AV_TRUSTED_ISSUERS: join(folder, 'anchors'), EU_AV_WALLET_SCHEMES: 'av,openid4vp,a,b,c' })).to.include('EU_AV_WALLET_SCHEMES');
   });
 });

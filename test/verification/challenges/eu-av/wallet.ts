@@ -30,7 +30,8 @@ export async function createTestIssuer(name = 'Test AV'): Promise<TestIssuer> {
   const signer = await x509.X509CertificateGenerator.create({
     serialNumber: '02', subject: `CN=${name} Signer, C=EU`, issuer: root.subject, notBefore: new Date(now - DAY), notAfter: new Date(now + 300 * DAY),
     signingAlgorithm: ES256, publicKey: signerKeys.publicKey, signingKey: rootKeys.privateKey,
-    extensions: [new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true)],
+    // The ISO/IEC 18013-5 document-signer profile: digitalSignature and the mdoc DS extended key usage.
+    extensions: [new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true), new x509.ExtendedKeyUsageExtension(['1.0.18013.5.1.2'], true)],
   });
   return { rootPem: root.toString('pem'), signerPem: signer.toString('pem'), signerKey: await webcrypto.subtle.exportKey('jwk', signerKeys.privateKey) as JsonWebKey };
 }
@@ -81,18 +82,23 @@ export function readWalletRequest(walletUrl: string): WalletRequest {
   };
 }
 
+const plain = new Encoder({ useRecords: false, tagUint8Array: false, mapsAsObjects: false });
+
+/** Where the answer goes: posted to the response URI, or returned to a page at `origin` by the Digital Credentials API. */
+export type Audience = { clientId: string; nonce: string; responseUri: string } | { origin: string; nonce: string };
+
 /**
  * The wallet's own reading of OpenID4VP 1.0 B.2.6.1 (an answer posted to the response URI) and B.2.6.2 (an answer
  * through the browser's Digital Credentials API): written apart from the verifier's, so a mistake there shows.
  */
-function walletTranscript(to: { clientId: string; nonce: string; responseUri: string } | { origin: string; nonce: string }): Buffer {
-  const plain = new Encoder({ useRecords: false, tagUint8Array: false, mapsAsObjects: false });
+export function sessionTranscript(to: Audience): unknown[] {
   const [name, info] = 'origin' in to
     ? ['OpenID4VPDCAPIHandover', [to.origin, to.nonce, null]]
     : ['OpenID4VPHandover', [to.clientId, to.nonce, null, to.responseUri]];
-  const handover = [name, createHash('sha256').update(plain.encode(info)).digest()];
-  return plain.encode(new Tag(plain.encode([null, null, handover]), 24));
+  return [null, null, [name, createHash('sha256').update(plain.encode(info)).digest()]];
 }
+
+const walletTranscript = (to: Audience): Buffer => plain.encode(new Tag(plain.encode(sessionTranscript(to)), 24));
 
 /** A DeviceResponse disclosing `element`, device-signed over the transcript for this request (or, with `origin`, for the browser API). */
 export function presentation(
@@ -127,7 +133,6 @@ async function signedResponse(attestation: Attestation, element: string, transcr
 export async function annexCAnswer(
   attestation: Attestation, data: { deviceRequest: string; encryptionInfo: string }, origin: string, tweak: { signedOrigin?: string; sealTo?: Uint8Array } = {},
 ): Promise<string> {
-  const cbor = new Encoder({ useRecords: false, tagUint8Array: false, mapsAsObjects: false });
   const read = new Decoder({ useRecords: false, mapsAsObjects: false });
   const [, parameters] = read.decode(Buffer.from(data.encryptionInfo, 'base64url')) as [string, Map<string, unknown>];
   const coseKey = parameters.get('recipientPublicKey') as Map<number, Uint8Array>;
@@ -137,12 +142,12 @@ export async function annexCAnswer(
   const [element] = [...items.get('nameSpaces')!.values()][0]!.keys();
 
   const sessionTranscript = (signedOrigin: string): Uint8Array =>
-    cbor.encode([null, null, ['dcapi', createHash('sha256').update(cbor.encode([data.encryptionInfo, signedOrigin])).digest()]]);
-  const signed = await signedResponse(attestation, element!, cbor.encode(new Tag(sessionTranscript(tweak.signedOrigin ?? origin), 24)));
+    plain.encode([null, null, ['dcapi', createHash('sha256').update(plain.encode([data.encryptionInfo, signedOrigin])).digest()]]);
+  const signed = await signedResponse(attestation, element!, plain.encode(new Tag(sessionTranscript(tweak.signedOrigin ?? origin), 24)));
   const suite = new CipherSuite({ kem: new DhkemP256HkdfSha256(), kdf: new HkdfSha256(), aead: new Aes128Gcm() });
   const sender = await suite.createSenderContext({ recipientPublicKey: await suite.kem.importKey('raw', new Uint8Array(recipient).buffer, true), info: new Uint8Array(sessionTranscript(origin)).buffer });
   const cipherText = Buffer.from(await sender.seal(new Uint8Array(signed).buffer));
-  return Buffer.from(cbor.encode(['dcapi', new Map<string, Uint8Array>([['enc', Buffer.from(sender.enc)], ['cipherText', cipherText]])])).toString('base64url');
+  return Buffer.from(plain.encode(['dcapi', new Map<string, Uint8Array>([['enc', Buffer.from(sender.enc)], ['cipherText', cipherText]])])).toString('base64url');
 }
 
 /** The direct_post answer: vp_token keyed by the DCQL credential id, and the request's state. */
@@ -155,16 +160,26 @@ export function postToVerifier(responseUri: string, fields: Record<string, strin
 }
 
 /**
- * Scans the request and answers it with this attestation, as a wallet would: the DCQL credential query whose
- * doctype is the attestation's names the answer; `form` posts it as `vp_token[<id>]=` fields (the iOS app's shape).
+ * Scans the request and answers it with this attestation, as a wallet would; `form` posts it as `vp_token[<id>]=`
+ * fields (the iOS app's shape).
  */
-export async function answerRequest(
+export const answerRequest = (
   walletUrl: string, attestation: Attestation, tweak: Partial<WalletRequest> = {}, shape: 'json' | 'form' = 'json',
+): Promise<{ status: number; body: unknown; vpToken: string }> =>
+  answerWith(walletUrl, (request) => presentation(attestation, request), tweak, { doctype: attestation.doctype ?? AV_DOCTYPE, shape });
+
+/**
+ * Scans the request and posts the DeviceResponse `present` makes for it, keyed by the DCQL credential query whose
+ * doctype is `doctype` (the AV attestation's unless said).
+ */
+export async function answerWith(
+  walletUrl: string, present: (request: WalletRequest) => Promise<Uint8Array> | Uint8Array, tweak: Partial<WalletRequest> = {},
+  { doctype = AV_DOCTYPE, shape = 'json' }: { doctype?: string; shape?: 'json' | 'form' } = {},
 ): Promise<{ status: number; body: unknown; vpToken: string }> {
   const request = { ...readWalletRequest(walletUrl), ...tweak };
   const query = JSON.parse(request.parameters.get('dcql_query') ?? '{}') as { credentials: Array<{ id: string; meta: { doctype_value: string } }> };
-  const id = query.credentials.find((credential) => credential.meta.doctype_value === (attestation.doctype ?? AV_DOCTYPE))?.id ?? '';
-  const signed = Buffer.from(await presentation(attestation, request)).toString('base64url');
+  const id = query.credentials.find((credential) => credential.meta.doctype_value === doctype)?.id ?? '';
+  const signed = Buffer.from(await present(request)).toString('base64url');
   const vpToken = JSON.stringify({ [id]: [signed] });
   const fields: Record<string, string> = shape === 'json' ? { vp_token: vpToken } : { [`vp_token[${id}]`]: signed };
   const answer = await postToVerifier(request.responseUri, { ...fields, state: request.state });

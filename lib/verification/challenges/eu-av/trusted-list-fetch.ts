@@ -1,0 +1,71 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { readFile, stat } from 'node:fs/promises';
+import { get } from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { isPrivateAddress } from '../../../security/private-addresses.js';
+import { TrustedListError } from './trusted-list.js';
+
+/** National trusted lists weigh up to a few MB; an answer past this is not one. */
+const MAX_LIST_BYTES = 16 * 1024 * 1024;
+
+export interface ListFetchOptions {
+  timeoutMs: number;
+  /** the operator pointed the list at their own network (a mirror): private addresses are allowed */
+  allowPrivate: boolean;
+}
+
+/**
+ * Resolves as the connection does, and refuses a private address there (not in a separate look-up that a DNS answer
+ * could change between the check and the connection).
+ */
+const publicOnly: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+    if (error) return callback(error, '', 0);
+    if (addresses.length === 0 || addresses.some(({ address }) => isPrivateAddress(address))) {
+      return callback(Object.assign(new Error(`${hostname} resolves to a private address`), { code: 'EPRIVATE' }), '', 0);
+    }
+    if (options.all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, addresses);
+    return callback(null, addresses[0]!.address, addresses[0]!.family);
+  });
+};
+
+function fetchHttps(url: string, options: ListFetchOptions): Promise<string> {
+  // An address written in the URL is connected to without a look-up: it is checked here.
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  if (!options.allowPrivate && isIP(host) && isPrivateAddress(host)) return Promise.reject(new TrustedListError('the trusted list could not be fetched (EPRIVATE)'));
+  return new Promise((resolve, reject) => {
+    const request = get(url, {
+      headers: { accept: 'application/xml, text/xml' },
+      signal: AbortSignal.timeout(options.timeoutMs),
+      ...(options.allowPrivate ? {} : { lookup: publicOnly }),
+    }, (response) => {
+      // Redirects are not followed: the operator names the list's address.
+      if (response.statusCode !== 200) {
+        response.resume();
+        return reject(new TrustedListError(`the trusted list's address answered ${response.statusCode}`));
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_LIST_BYTES) return request.destroy(new TrustedListError('the trusted list is larger than 16 MiB'));
+        chunks.push(chunk);
+      });
+      response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      response.on('error', reject);
+    });
+    request.on('error', (error: Error & { code?: string }) =>
+      reject(error instanceof TrustedListError ? error : new TrustedListError(error.name === 'TimeoutError' || error.name === 'AbortError' ? 'the trusted list\'s address did not answer in time' : `the trusted list could not be fetched (${error.code ?? error.message})`)));
+  });
+}
+
+/** The list's text: from an https URL (never over plain http), or from a file. */
+export async function fetchListText(location: string, options: ListFetchOptions): Promise<string> {
+  if (location.startsWith('https://')) return fetchHttps(location, options);
+  try {
+    if ((await stat(location)).size > MAX_LIST_BYTES) throw new TrustedListError('the trusted list is larger than 16 MiB');
+    return await readFile(location, 'utf8');
+  } catch (error) {
+    throw error instanceof TrustedListError ? error : new TrustedListError('the trusted list file cannot be read');
+  }
+}

@@ -1,0 +1,78 @@
+import { expect } from 'chai';
+import { X509Certificate } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { systemClock } from '../../../../lib/clock.js';
+import { createLogger } from '../../../../lib/log.js';
+import { fixedTrust } from '../../../../lib/verification/challenges/eu-av/trust-anchors.js';
+import { followTrustedList, type TrustedListSettings } from '../../../../lib/verification/challenges/eu-av/trusted-list-source.js';
+import { makeCertificate, makeRoot, makeSigner, type Issued } from './hand-made.js';
+import { startListServer, type ListServer } from './list-server.js';
+import { signedTrustedList } from './trusted-list-maker.js';
+
+/** How the service follows its trusted list when the list cannot be had: from a file, from a private address, too slowly. */
+describe('eu_av: following the trusted list', function () {
+  this.timeout(20_000);
+  let folder: string;
+  let listSigner: Issued;
+  let listed: Issued;
+  let server: ListServer;
+  const closers: Array<() => Promise<void>> = [];
+  let lines: string[];
+  const runtime = () => ({ clock: systemClock, log: createLogger('debug', (line) => lines.push(line)), onClose: (task: () => Promise<void> | void) => closers.push(async () => task()) });
+  const noFiles = fixedTrust({ authorities: [], signers: [] });
+  const settings = (location: string, allowPrivate = false, timeoutMs = 2000): TrustedListSettings =>
+    ({ location, signers: [new X509Certificate(listSigner.der)], refreshMs: 3_600_000, fetch: { timeoutMs, allowPrivate } });
+
+  before(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'eu-av-list-'));
+    listSigner = await makeCertificate({ subject: 'CN=Trusted list operator, C=EU' });
+    listed = await makeSigner('Listed', await makeRoot('Listed'));
+    server = await startListServer();
+    server.serve(signedTrustedList({ signer: listSigner, services: [{ certificate: listed.der }], issued: new Date() }));
+  });
+  beforeEach(() => {
+    lines = [];
+  });
+  after(async () => {
+    for (const close of closers) await close();
+    await server.close();
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  it('reads a list from a file, and reports it', async () => {
+    const file = join(folder, 'list.xml');
+    await writeFile(file, signedTrustedList({ signer: listSigner, services: [{ certificate: listed.der }], issued: new Date() }));
+    const list = await followTrustedList(runtime(), settings(file), noFiles);
+    expect(list.report()).to.include({ source: 'file', outcome: 'ok', anchors: 1 });
+    expect(list.source.current().signers.map((certificate) => certificate.raw.equals(listed.der))).to.deep.equal([true]);
+    expect(lines.some((line) => line.includes('eu_av trusted list refreshed') && line.includes('"anchors":1'))).to.equal(true);
+  });
+
+  it('never fetches from a private address unless the operator allows it', async () => {
+    const refused = await followTrustedList(runtime(), settings(server.url), noFiles);
+    expect(refused.report()).to.include({ outcome: 'failed', anchors: 0, kept_last_good: false });
+    expect(refused.report().problem).to.match(/EPRIVATE/);
+    expect(refused.source.current().signers).to.have.length(0);
+    // A name that resolves to loopback is refused where the connection resolves it.
+    const byName = await followTrustedList(runtime(), settings(server.url.replace('127.0.0.1', 'localhost')), noFiles);
+    expect(byName.report().problem).to.match(/EPRIVATE/);
+    const allowed = await followTrustedList(runtime(), settings(server.url, true), noFiles);
+    expect(allowed.report()).to.include({ outcome: 'ok', anchors: 1 });
+  });
+
+  it('gives up on an address that does not answer in time, and on a file that is missing', async () => {
+    // Accepts the connection and never says a word: not even the TLS handshake completes.
+    const silent: Server = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const list = await followTrustedList(runtime(), settings(`https://127.0.0.1:${(silent.address() as AddressInfo).port}/list.xml`, true, 300), noFiles);
+      expect(list.report().problem).to.match(/did not answer in time/);
+    } finally {
+      silent.close();
+    }
+    expect((await followTrustedList(runtime(), settings(join(folder, 'missing.xml')), noFiles)).report().problem).to.match(/cannot be read/);
+  });
+});

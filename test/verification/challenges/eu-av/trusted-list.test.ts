@@ -1,0 +1,78 @@
+import { expect } from 'chai';
+import { X509Certificate } from 'node:crypto';
+import { readTrustedList, TrustedListError } from '../../../../lib/verification/challenges/eu-av/trusted-list.js';
+import { makeCertificate, makeRoot, makeSigner, type Issued } from './hand-made.js';
+import { signedTrustedList, type ListShape } from './trusted-list-maker.js';
+
+const DAY = 24 * 60 * 60 * 1000;
+
+/** The ETSI trusted list as the verifier reads it: its signature against the configured certificate, then its services. */
+describe('eu_av: the ETSI TS 119 612 trusted list', function () {
+  this.timeout(20_000);
+  let listSigner: Issued;
+  let configured: X509Certificate[];
+  let granted: Issued;
+  let withdrawn: Issued;
+  let shape: ListShape;
+
+  before(async () => {
+    listSigner = await makeCertificate({ subject: 'CN=Trusted list operator, C=EU' });
+    configured = [new X509Certificate(listSigner.der)];
+    const root = await makeRoot('Listed');
+    granted = await makeSigner('Granted', root);
+    withdrawn = await makeSigner('Withdrawn', root);
+    shape = {
+      signer: listSigner,
+      services: [{ certificate: granted.der }, { certificate: root.der }, { certificate: withdrawn.der, status: 'withdrawn' }],
+      issued: new Date(Date.now() - DAY),
+      nextUpdate: new Date(Date.now() + 30 * DAY),
+    };
+  });
+
+  const refusal = (xml: string, signers = configured, now = new Date()): string => {
+    try {
+      readTrustedList(xml, signers, now);
+    } catch (error) {
+      expect(error).to.be.instanceOf(TrustedListError);
+      return (error as Error).message;
+    }
+    throw new Error('the list was accepted');
+  };
+
+  it('a list signed with the configured certificate yields its granted services\' certificates, not the withdrawn one\'s', () => {
+    const list = readTrustedList(signedTrustedList(shape), configured, new Date());
+    expect(list.certificates.map((der) => der.toString('base64'))).to.deep.equal([granted.der.toString('base64'), shape.services[1]!.certificate.toString('base64')]);
+    expect(list.inactiveServices).to.equal(1);
+    expect(list.issued.toISOString()).to.equal(`${shape.issued.toISOString().split('.')[0]}.000Z`);
+  });
+
+  it('a list signed by another key is refused, even though it names that key in its KeyInfo', async () => {
+    const other = await makeCertificate({ subject: 'CN=Trusted list operator, C=EU' });
+    expect(refusal(signedTrustedList({ ...shape, signer: other }))).to.match(/does not verify with the configured signer/);
+    // the configured certificate among several (a rollover) is enough
+    expect(readTrustedList(signedTrustedList(shape), [new X509Certificate(other.der), ...configured], new Date()).certificates).to.have.length(2);
+  });
+
+  it('a tampered list is refused: a service added, a status turned back to granted', async () => {
+    const intruder = await makeSigner('Intruder', undefined);
+    const added = (list: string): string => list.replace('</TSPServices>', `<TSPService><ServiceInformation><ServiceDigitalIdentity><DigitalId><X509Certificate>${intruder.der.toString('base64')}</X509Certificate></DigitalId></ServiceDigitalIdentity><ServiceStatus>http://uri.etsi.org/TrstSvc/TrustedList/Svcstatus/granted</ServiceStatus></ServiceInformation></TSPService></TSPServices>`);
+    expect(refusal(signedTrustedList({ ...shape, tamper: added }))).to.match(/does not verify/);
+    expect(refusal(signedTrustedList({ ...shape, tamper: (list) => list.replace('Svcstatus/withdrawn', 'Svcstatus/granted') }))).to.match(/does not verify/);
+  });
+
+  it('an HMAC "signature" keyed with the public certificate is refused (key confusion)', () => {
+    expect(refusal(signedTrustedList({ ...shape, signatureMethod: 'hmac-sha1' }))).to.match(/does not verify/);
+  });
+
+  it('a list past its next update, one without a signature, one with a document type declaration, or not a list at all is refused', () => {
+    expect(refusal(signedTrustedList(shape), configured, new Date(Date.now() + 31 * DAY))).to.match(/past its next update/);
+    expect(refusal(signedTrustedList({ ...shape, tamper: (list) => list.replace(/<Signature[\s\S]*<\/Signature>/, '') }))).to.match(/exactly one enveloped signature/);
+    expect(refusal(signedTrustedList({ ...shape, tamper: (list) => list.replace('<?xml version="1.0" encoding="UTF-8"?>', '<!DOCTYPE x [<!ENTITY a "a">]>') }))).to.match(/document type declaration/);
+    expect(refusal('<html><body>maintenance</body></html>')).to.match(/not an ETSI TS 119 612 trusted list/);
+    expect(refusal('<TrustServiceStatusList')).to.match(/not well-formed/);
+  });
+
+  it('a signed list whose reference is turned, after signing, to the signature alone is refused', () => {
+    expect(refusal(signedTrustedList({ ...shape, tamper: (list) => list.replace('<Reference URI="">', '<Reference URI="#sig">') }))).to.match(/does not verify/);
+  });
+});
