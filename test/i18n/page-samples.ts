@@ -94,7 +94,7 @@ export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
   // the problems lib/verification/challenges/federated renders
   'challenges/federated-problem.njk': ['invalid', 'used', 'unknown'].map((problem) => ({ problem, provider: 'AgeKey', leaveUrl: '/leave' })),
   'challenges/federated-relay.njk': [{ action: '/relay' }],
-  'challenges/eu-av.njk': [undefined, 'not_yet', 'limited'].map((waiting) => ({
+  'challenges/eu-av.njk': [undefined, 'not_yet', 'limited', 'returning'].map((waiting) => ({
     ...visitor, age: 18, qrSvg: '<svg viewBox="0 0 1 1"></svg>', statusUrl: '/status', continueUrl: '/continue', leaveUrl: '/leave',
     walletLinks: [{ scheme: 'av', href: 'av://?client_id=x' }, { scheme: 'openid4vp', href: 'openid4vp://?client_id=x' }],
     dcApiUrl: '/dc-api', dcRequests: '[]', waiting,

@@ -41,8 +41,17 @@ const OUTCOMES: Record<NonNullable<PendingPresentation['answer']>, (settings: Eu
   declined: () => ({ passed: false, reason: 'cancelled', notice: 'wallet_declined' }),
 };
 
-/** What the page says while no answer counts yet. */
-type Waiting = 'not_yet' | 'limited' | undefined;
+/**
+ * What the page says while no answer counts yet: nothing arrived, the wallet's answers are refused for a while, or a
+ * wallet on the phone passed and the check waits for the browser it sent the visitor back to.
+ */
+type Waiting = 'not_yet' | 'limited' | 'returning' | undefined;
+
+/** Why no answer counts on this page yet. */
+async function waitingFor(pending: PendingPresentation, limitReached: () => Promise<boolean>): Promise<Waiting> {
+  if (pending.responseCodeHash) return 'returning';
+  return (await limitReached()) ? 'limited' : 'not_yet';
+}
 
 /**
  * eu_av: the EU age-verification attestation (or the PID, an ISO mdoc either) presented by the visitor's wallet over
@@ -93,7 +102,7 @@ export function createEuAvChallenge(settings: EuAvSettings, issuer: string): Cha
   async function proceed(context: StepContext): Promise<void> {
     const pending = await context.state.get<PendingPresentation>();
     if (!pending) return start(context);
-    if (!answerCounts(pending) || !pending.answer) return showRequest(context, pending, (await limitReached(context, pending)) ? 'limited' : 'not_yet');
+    if (!answerCounts(pending) || !pending.answer) return showRequest(context, pending, await waitingFor(pending, () => limitReached(context, pending)));
     return context.finish(OUTCOMES[pending.answer](settings));
   }
 
@@ -110,7 +119,7 @@ export function createEuAvChallenge(settings: EuAvSettings, issuer: string): Cha
     if (!stored || !pending?.responseCodeHash || pending.answer !== 'over') return proceed(context);
     if (typeof code !== 'string' || !safeEqual(sha256(code), pending.responseCodeHash)) {
       runtime.log.info('eu_av response code refused', { uid: attempt.uid });
-      return showRequest(context, pending, 'not_yet');
+      return showRequest(context, pending, 'returning');
     }
     const counted: PendingPresentation = { ...pending, responseCodeHash: undefined, counted: true };
     if (!(await swapChallengeState(runtime.db, attempt.uid, 'eu_av', stored.sealedState, runtime.sealer.seal(JSON.stringify(counted))))) {

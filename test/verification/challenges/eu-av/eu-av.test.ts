@@ -586,9 +586,9 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
       const back = new URL((answer.body as { redirect_uri: string }).redirect_uri);
       expect(back.pathname).to.equal(page.url.pathname.replace(/start$/, 'return'));
       expect(back.searchParams.get('response_code')).to.match(/^[\w-]{32}$/);
-      // Not before: the page and "continue" still wait.
+      // Not before: the page and "continue" still wait, and say where the check finishes.
       expect(await statusOf(browser, page)).to.deep.equal({ answered: false });
-      expect((await proceed(browser, page, fixture)).html).to.include('Your app has not answered yet.');
+      expect((await proceed(browser, page, fixture)).html).to.include('Your app on this phone has answered. The check finishes in the browser window your app opened');
       const result = await browser.open(back, { stopAt: fixture.redirectUri });
       expect(result.url.pathname).to.match(/\/result$/);
       const website = await continueToWebsite(browser, result, fixture.redirectUri);
@@ -621,7 +621,7 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
       const refused = await victim.open(back, { stopAt: fixture.redirectUri });
       expect(refused.status).to.equal(400);
       expect(await statusOf(attacker.browser, attacker.page)).to.deep.equal({ answered: false });
-      expect((await proceed(attacker.browser, attacker.page, fixture)).html).to.include('Your app has not answered yet.');
+      expect((await proceed(attacker.browser, attacker.page, fixture)).url.pathname).to.match(/\/challenge\/eu_av\/continue$/);
       const before = await verificationCount();
       // A code made for another interaction does not fit this one either.
       const other = await openChallenge(fixture);
@@ -629,7 +629,8 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
       const mine = new URL(attacker.page.url.pathname.replace(/start$/, 'return'), app.url);
       mine.search = theirs.search;
       const page = await attacker.browser.open(mine, { stopAt: fixture.redirectUri });
-      expect(page.html).to.include('Your app has not answered yet.');
+      expect(page.url.pathname).to.match(/\/challenge\/eu_av\/return$/);
+      expect(page.html).to.include('Your app on this phone has answered.');
       expect(await verificationCount()).to.equal(before);
     });
 
