@@ -70,6 +70,7 @@ const DEFAULT_LIMITS: DatabaseLimits = { poolMax: 10, acquireTimeoutMs: 5000, st
  * wait behind it. Such a connection is closed, and the next query gets a new one.
  */
 const answeredItsLastQuery = (connection: pg.Client): boolean => (connection as unknown as { readyForQuery: boolean }).readyForQuery;
+
 /** the client-side query timeout leaves the server this long to report its own statement_timeout first */
 const CLIENT_GRACE_MS = 1000;
 
