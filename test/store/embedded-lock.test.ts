@@ -5,8 +5,11 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { serveProcess, type ServeProcess } from '../cli/run.js';
 
-/** A new PID namespace (with its own /proc) for the server: as a container sees it, where the server is PID 1. */
-const UNSHARE = ['unshare', '--pid', '--fork', '--mount-proc'];
+/**
+ * A new PID namespace (with its own /proc) for the server: as a container sees it, where the server is PID 1. The
+ * server dies with `unshare`, so that stopping the child process the test holds stops the server too.
+ */
+const UNSHARE = ['unshare', '--pid', '--fork', '--kill-child', '--mount-proc'];
 
 /** The server's process ID as the host sees it: the one child of `unshare`. */
 async function hostPidOf(wrapped: ServeProcess): Promise<number> {
