@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { expect } from 'chai';
 import type { Database } from '../../lib/store/database.js';
-import { issueToken, readResources, useOAuth2App } from './helpers/oauth2.js';
+import { authorize, issueToken, readResources, requestToken, useOAuth2App } from './helpers/oauth2.js';
 
 /** The part of knex's client a test uses to choose which pooled connection a request gets. */
 interface PoolOwner {
@@ -80,6 +80,19 @@ describe('oauth2: Resources while the verifications table changes under a runnin
     await onEveryConnection(db, readStatus);
     await db.raw('ALTER TABLE verifications ALTER COLUMN country TYPE varchar(2)');
     const statuses = await onEveryConnection(db, readStatus);
+    expect(statuses).to.deep.equal(statuses.map(() => 200));
+  });
+
+  it('exchanges codes on every pooled connection after the type of a verification column the exchange reads changes', async () => {
+    const { db } = harness.app.provider;
+    const client = await harness.client();
+    const connections = (db.client as PoolOwner).pool.max;
+    const codes: string[] = [];
+    for (let index = 0; index < 2 * connections; index += 1) codes.push((await authorize(harness.app, client)).code);
+    const exchange = async () => (await requestToken(harness.app, { code: codes.shift()!, client })).status;
+    expect(await onEveryConnection(db, exchange), 'before').to.satisfy((statuses: number[]) => statuses.every((status) => status === 200));
+    await db.raw('ALTER TABLE verifications ALTER COLUMN uid TYPE varchar(64)');
+    const statuses = await onEveryConnection(db, exchange);
     expect(statuses).to.deep.equal(statuses.map(() => 200));
   });
 
