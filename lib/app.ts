@@ -96,7 +96,7 @@ interface AssemblyInput {
 }
 
 async function assemble({ config, db, clock, log, domainProbe, closers }: AssemblyInput): Promise<AgeProvider> {
-  const clients = await createClientCache(db, clock, log);
+  const clients = await createClientCache(db, clock, log, config.clientCache);
   closers.push(() => clients.close());
   let registry: ChallengeRegistry | undefined;
   const runtime: Runtime = {

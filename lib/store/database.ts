@@ -63,6 +63,14 @@ export interface DatabaseLimits {
 }
 
 const DEFAULT_LIMITS: DatabaseLimits = { poolMax: 10, acquireTimeoutMs: 5000, statementTimeoutMs: 10000 };
+
+/**
+ * A pooled connection is handed out again only once its last query was answered: a query given up at the client's
+ * query timeout (a hung server, a network gone silent) may never be, and every later query on that connection would
+ * wait behind it. Such a connection is closed, and the next query gets a new one.
+ */
+const answeredItsLastQuery = (connection: pg.Client): boolean => (connection as unknown as { readyForQuery: boolean }).readyForQuery;
+
 /** the client-side query timeout leaves the server this long to report its own statement_timeout first */
 const CLIENT_GRACE_MS = 1000;
 
@@ -79,7 +87,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
         statement_timeout: limits.statementTimeoutMs,
         query_timeout: limits.statementTimeoutMs + CLIENT_GRACE_MS,
       },
-      pool: { min: 0, max: limits.poolMax },
+      pool: { min: 0, max: limits.poolMax, validate: answeredItsLastQuery },
       acquireConnectionTimeout: limits.acquireTimeoutMs,
       ...log,
     });

@@ -12,9 +12,13 @@ const SERVER_CODES = new Set(['57P01', '57P02', '57P03', '57014']);
 /** The code another part of the server throws when a request ran past its overall deadline. */
 const REQUEST_DEADLINE = 'REQUEST_DEADLINE';
 
-/** Driver messages without a code: pg's lost connection, knex after its pool was closed, PGlite after close(). */
+/**
+ * Driver messages without a code: pg's lost connection, pg giving up on a query the server never answered (its
+ * query_timeout: a hung server or a silent network), knex after its pool was closed, PGlite after close().
+ */
 const UNAVAILABLE_MESSAGES = [
   /Connection terminated/i,
+  /^Query read timeout$/,
   /Unable to acquire a connection/i,
   /PGlite is closed/i,
   /Client has encountered a connection error/i,

@@ -55,7 +55,24 @@ export interface VerificationRow {
   expires_at: Date;
 }
 
-/** A verifications row (or its to_jsonb, where timestamps are text) as a Verification. */
+/**
+ * The columns a Verification is read from, named in every statement that reads one (never `verification.*`): a
+ * column a newer version adds then changes no statement's result, and an instance still running the older version
+ * keeps answering while the newer one migrates (lib/store/prepared.ts).
+ */
+const VERIFICATION_COLUMNS = Object.keys({
+  uid: true, website_id: true, environment: true, method: true, assurance_level: true, age_threshold: true, country: true,
+  country_subdivision: true, verified: true, reused: true, verified_at: true, expires_at: true,
+} satisfies Record<keyof VerificationRow, true>);
+
+/** The verification's columns as a select list of the table under `alias`. */
+const verificationColumns = (alias: string): string => VERIFICATION_COLUMNS.map((column) => `${alias}.${column}`).join(', ');
+
+/** The verification under `alias` as one jsonb object of its named columns; null where an outer join found none. */
+export const verificationJson = (alias: string): string =>
+  `CASE WHEN ${alias}.uid IS NOT NULL THEN jsonb_build_object(${VERIFICATION_COLUMNS.map((column) => `'${column}', ${alias}.${column}`).join(', ')}) END`;
+
+/** A verifications row (or its jsonb, where timestamps are text) as a Verification. */
 export const verificationFromRow = (row: VerificationRow): Verification => ({
   uid: row.uid,
   websiteId: row.website_id,
@@ -95,7 +112,7 @@ export function verificationInsert(db: Database, input: NewVerification, grantId
       expires_at: addSeconds(input.verifiedAt, input.ttlSeconds),
       grant_id: grantId,
     })
-    .returning('*');
+    .returning('uid');
 }
 
 /** What an access token stands for at Resources: its client and the verification behind it. */
@@ -113,7 +130,7 @@ export interface BearerVerification {
  */
 const BEARER_VERIFICATION: PreparedStatement = {
   name: 'verifications_of_bearer',
-  text: `SELECT verification.*, token.payload->>'clientId' AS client_id
+  text: `SELECT ${verificationColumns('verification')}, token.payload->>'clientId' AS client_id
            FROM oidc_payloads token
            ${liveGrantJoin('JOIN', 'token.grant_id', '$1')}
            JOIN verifications verification ON verification.uid = token.payload->'extra'->>$2

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import type { SettingsSection } from '../config/settings.js';
 import type { Logger } from '../log.js';
 import { CLIENTS_CHANNEL, listenForChanges, type ChangeFeed } from '../store/change-feed.js';
 import type { Database } from '../store/database.js';
@@ -18,6 +19,21 @@ export interface ClientCache {
 /** A statement that writes what a client resolves from (the tables migration 005 watches). */
 const CLIENT_WRITE = /^\s*(?:insert\s+into|update|delete\s+from)\s+"?(?:oauth2_configs|oauth2_credentials|websites|website_keys)"?\s/i;
 
+export interface ClientCacheSettings {
+  /** milliseconds between two heartbeats of the change feed; a silent feed is distrusted within two */
+  heartbeatMs: number;
+  /** milliseconds a remembered lookup is served at most, announced change or not */
+  maxAgeMs: number;
+}
+
+/** The client cache's section of the configuration (docs/configuration.md, "Client lookups across instances"). */
+export const clientCacheSettings: SettingsSection<ClientCacheSettings> = {
+  spec: {
+    heartbeatMs: { env: 'CHANGE_FEED_HEARTBEAT_MS', schema: { type: 'integer', minimum: 100, maximum: 60_000 }, default: 2000 },
+    maxAgeMs: { env: 'CLIENT_CACHE_MAX_AGE_MS', schema: { type: 'integer', minimum: 1000, maximum: 3_600_000 }, default: 30_000 },
+  },
+};
+
 /** A ceiling on remembered lookups: client_ids are guessable by nobody, but a stranger can send many made-up ones. */
 const MAX_ENTRIES = 10_000;
 
@@ -26,9 +42,10 @@ const MAX_ENTRIES = 10_000;
  * client, and a website's client changes rarely. Every write to the tables a client resolves from is announced by
  * the database (migration 005, lib/store/change-feed.ts), on PostgreSQL to every instance, and the cache forgets
  * everything: disabling, re-enabling, rotation and key regeneration take effect everywhere within moments. While the
- * announcements cannot be trusted (the LISTEN connection is down) nothing is served from memory.
+ * announcements cannot be trusted (the LISTEN connection is down or went silent) nothing is served from memory. And
+ * whatever the feed says, no lookup is served longer than `maxAgeMs`: a backstop for a change the feed missed.
  */
-export async function createClientCache(db: Database, clock: Clock, log: Logger): Promise<ClientCache> {
+export async function createClientCache(db: Database, clock: Clock, log: Logger, settings: ClientCacheSettings): Promise<ClientCache> {
   const entries = new Map<string, { value: unknown; validUntil: number }>();
   // Bumped by every announcement: a lookup that started before one must not store what it read.
   let generation = 0;
@@ -36,7 +53,7 @@ export async function createClientCache(db: Database, clock: Clock, log: Logger)
     generation += 1;
     entries.clear();
   };
-  const feed: ChangeFeed = await listenForChanges(db, CLIENTS_CHANNEL, forget, log);
+  const feed: ChangeFeed = await listenForChanges(db, CLIENTS_CHANNEL, forget, log, { heartbeatMs: settings.heartbeatMs });
   // This instance's own writes are forgotten as they start, not only once their announcement arrives: a website
   // that disables its client and then calls us again must not meet the old answer here.
   const onQuery = (query: { sql?: string }) => {
@@ -52,7 +69,8 @@ export async function createClientCache(db: Database, clock: Clock, log: Logger)
       const { value, validUntil } = await load();
       if (feed.trusted && started === generation) {
         if (entries.size >= MAX_ENTRIES) entries.clear();
-        entries.set(key, { value, validUntil: validUntil ? validUntil.getTime() : Number.POSITIVE_INFINITY });
+        const aged = now + settings.maxAgeMs;
+        entries.set(key, { value, validUntil: validUntil ? Math.min(validUntil.getTime(), aged) : aged });
       }
       return value;
     },

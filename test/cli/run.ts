@@ -73,10 +73,14 @@ export interface ServeProcess {
   exited: Promise<number | null>;
 }
 
-/** `age-provider serve --json` as a real child process (signals, exit codes), with only the given environment. */
-export async function serveProcess(env: NodeJS.ProcessEnv): Promise<ServeProcess> {
+/**
+ * `age-provider serve --json` as a real child process (signals, exit codes), with only the given environment; run
+ * through `wrapper` when given (e.g. `unshare --pid --fork`, whose own child is then the server).
+ */
+export async function serveProcess(env: NodeJS.ProcessEnv, wrapper: readonly string[] = []): Promise<ServeProcess> {
   const script = `import { main } from ${JSON.stringify(join(packageRoot, 'lib/cli/main.ts'))}; process.exitCode = await main(process.argv.slice(1));`;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, 'serve', '--json'], {
+  const [command = process.execPath, ...prefix] = [...wrapper, ...(wrapper.length > 0 ? [process.execPath] : [])];
+  const child = spawn(command, [...prefix, '--import', 'tsx', '--input-type=module', '-e', script, 'serve', '--json'], {
     cwd: packageRoot,
     env: { PATH: process.env.PATH, PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -92,7 +96,11 @@ export async function serveProcess(env: NodeJS.ProcessEnv): Promise<ServeProcess
     let stdout = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
-      if (stdout.trimEnd().endsWith('}')) resolve(JSON.parse(stdout) as ServeProcess['started']);
+      if (!stdout.trimEnd().endsWith('}')) return;
+      // It prints where it listens, or why it could not start (e.g. DATA_DIR in use).
+      const printed = JSON.parse(stdout) as ServeProcess['started'] | { error: string };
+      if ('listening' in printed) resolve(printed);
+      else reject(new Error(`the server did not start: ${printed.error}`));
     });
     void exited.then((code) => reject(new Error(`the server exited early (${code}): ${stderr}`)));
   });

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { chmod, lstat, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +8,10 @@ import { createAgeProvider } from '../../lib/app.js';
 import { ConfigError } from '../../lib/config/settings.js';
 import { openDatabase } from '../../lib/store/database.js';
 import { createLogger } from '../../lib/log.js';
-import { currentOwner, DatabaseInUseError } from '../../lib/store/embedded-lock.js';
+import { DatabaseInUseError, lockEmbedded } from '../../lib/store/embedded-lock.js';
+
+/** The lock's files in `dataDir`: an owner's socket, or the record of an earlier version. */
+const ownerFiles = (dataDir: string): string[] => readdirSync(dataDir).filter((name) => name.startsWith('owner'));
 
 describe('the embedded database in DATA_DIR', () => {
   let dataDir: string;
@@ -26,7 +30,7 @@ describe('the embedded database in DATA_DIR', () => {
     } finally {
       await db.destroy();
     }
-    expect(existsSync(join(dataDir, 'owner.pid'))).to.equal(false);
+    expect(ownerFiles(dataDir)).to.deep.equal([]);
   });
 
   it('keeps its data across restarts', async () => {
@@ -40,29 +44,40 @@ describe('the embedded database in DATA_DIR', () => {
     expect(rows).to.deep.equal([{ value: 'still here' }]);
   });
 
-  it('takes over a lock left by a process that no longer runs', async () => {
-    await writeFile(join(dataDir, 'owner.pid'), '2147483646');
+  it('takes over the lock of an owner that was killed, and the record of a version that locked with its PID', async () => {
+    // An owner killed with SIGKILL leaves its socket behind, with nobody listening on it.
+    const killed = spawn(process.execPath, ['-e', `require('node:net').createServer().listen(${JSON.stringify(join(dataDir, 'owner-1.sock'))}, () => process.kill(process.pid, 'SIGKILL'))`]);
+    await new Promise((resolve) => killed.once('exit', resolve));
+    expect(await readdir(dataDir)).to.include('owner-1.sock');
+    await writeFile(join(dataDir, 'owner.pid'), '1');
     const db = await openDatabase({ dataDir });
+    expect(ownerFiles(dataDir)).to.deep.equal(['owner-2.sock']);
     await db.destroy();
+    expect(ownerFiles(dataDir)).to.deep.equal([]);
   });
 
-  it('takes over a lock whose PID is alive again but names another process (a restart as PID 1 after kill -9)', async () => {
-    const { bootId } = await currentOwner();
-    for (const pid of [process.pid, 1]) {
-      await writeFile(join(dataDir, 'owner.pid'), JSON.stringify({ pid, startTime: '1', ...(bootId ? { bootId } : {}) }));
-      const db = await openDatabase({ dataDir });
-      await db.destroy();
+  it('refuses a DATA_DIR too long a path for its lock socket, naming the setting, instead of locking elsewhere', async () => {
+    const long = join(dataDir, 'd'.repeat(100));
+    try {
+      await openDatabase({ dataDir: long }).then(() => expect.fail('opened'), (error: unknown) => {
+        expect(error).to.be.instanceOf(ConfigError);
+        expect((error as Error).message).to.match(/^invalid configuration: DATA_DIR: .* too long/);
+      });
+      expect(readdirSync(long)).to.deep.equal([]);
+    } finally {
+      await rm(long, { recursive: true, force: true });
     }
-    // The same PID and start time from an earlier boot is not this process either.
-    await writeFile(join(dataDir, 'owner.pid'), JSON.stringify({ ...(await currentOwner()), bootId: 'an-earlier-boot' }));
-    const db = await openDatabase({ dataDir });
-    await db.destroy();
   });
 
-  it('refuses a lock whose record matches the live owner', async () => {
-    await writeFile(join(dataDir, 'owner.pid'), JSON.stringify(await currentOwner()));
-    await openDatabase({ dataDir }).then(() => expect.fail('opened'), (error: unknown) => expect(error).to.be.instanceOf(DatabaseInUseError));
-    await rm(join(dataDir, 'owner.pid'));
+  it('lets exactly one of many takers racing for a dead owner\'s lock in', async () => {
+    const killed = spawn(process.execPath, ['-e', `require('node:net').createServer().listen(${JSON.stringify(join(dataDir, 'owner-7.sock'))}, () => process.kill(process.pid, 'SIGKILL'))`]);
+    await new Promise((resolve) => killed.once('exit', resolve));
+    const attempts = await Promise.allSettled(Array.from({ length: 8 }, () => lockEmbedded(dataDir)));
+    const won = attempts.flatMap((attempt) => (attempt.status === 'fulfilled' ? [attempt.value] : []));
+    expect(won).to.have.length(1);
+    for (const attempt of attempts) if (attempt.status === 'rejected') expect(attempt.reason).to.be.instanceOf(DatabaseInUseError);
+    await won[0]!();
+    expect(ownerFiles(dataDir)).to.deep.equal([]);
   });
 });
 
@@ -122,7 +137,7 @@ describe('start-up failures', () => {
         expect(error).to.be.instanceOf(ConfigError);
         expect((error as Error).message).to.contain('GEOIP_DATABASE');
       });
-      expect(existsSync(join(dataDir, 'owner.pid'))).to.equal(false);
+      expect(ownerFiles(dataDir)).to.deep.equal([]);
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }

@@ -55,6 +55,8 @@ describe('isDatabaseUnavailable: one classifier for "the database cannot answer 
     }
     expect(isDatabaseUnavailable(new Error('wrapped', { cause: withCode('ECONNRESET') }))).to.equal(true);
     expect(isDatabaseUnavailable(new AggregateError([withCode('ECONNREFUSED')]))).to.equal(true);
+    // pg's own words when it gives up on a query the server never answered (its query_timeout)
+    expect(isDatabaseUnavailable(new Error('Query read timeout'))).to.equal(true);
   });
 
   it('leaves defects alone: bad SQL, constraint violations, plain errors, non-errors', async () => {

@@ -5,7 +5,7 @@ import type { Sealer } from '../../security/sealing.js';
 import type { Database } from '../../store/database.js';
 import { runPrepared, type PreparedStatement } from '../../store/prepared.js';
 import type { StepContext } from '../../verification/challenge.js';
-import { verificationFromRow, type Verification, type VerificationRow } from '../../verification/verifications.js';
+import { verificationFromRow, verificationJson, type Verification, type VerificationRow } from '../../verification/verifications.js';
 
 /** Where the visitor is in one interaction (table interaction_progress; rows die with the interaction). */
 export interface Progress {
@@ -46,7 +46,7 @@ export async function readProgress(db: Database, clock: Clock, uid: string): Pro
     .where('progress.expires_at', '>', clock.now())
     .first<(Row & { verification: VerificationRow | null }) | undefined>(
       'progress.accepted_at', 'progress.account_id', 'progress.verification_uid', 'progress.challenge', 'progress.challenge_state_sealed',
-      db.raw('to_jsonb(verification) AS verification'),
+      db.raw(`${verificationJson('verification')} AS verification`),
     );
   return row ? toProgress(row, row.verification) : NOTHING_YET;
 }
@@ -62,7 +62,7 @@ const VISIT_ROWS: PreparedStatement = {
   name: 'interaction_visit_rows',
   text: `SELECT interaction.payload, interaction.consumed_at, progress.uid IS NOT NULL AS has_progress, progress.accepted_at,
                progress.account_id, progress.verification_uid, progress.challenge, progress.challenge_state_sealed,
-               to_jsonb(verification) AS verification
+               ${verificationJson('verification')} AS verification
           FROM oidc_payloads interaction
           LEFT JOIN interaction_progress progress ON progress.uid = interaction.id AND progress.expires_at > $1
           LEFT JOIN verifications verification ON verification.uid = progress.verification_uid
