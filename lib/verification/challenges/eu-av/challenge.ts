@@ -5,7 +5,7 @@ import { isFreeByDefault } from '../../catalogue.js';
 import type { Challenge, ChallengeOutcome, StepContext } from '../../challenge.js';
 import { answerLimits } from './limits.js';
 import { ANNEX_C_PROTOCOL, annexCRequestData, newAnnexCRequest, openAnnexCResponse } from './annex-c.js';
-import { answerCounts, AV_DOCTYPE, dcApiRequest, newPending, OPENID4VP_DC_API_PROTOCOL, walletRequestUrl, type PendingPresentation } from './request.js';
+import { answerCounts, AV_DOCTYPE, dcApiRequest, newPending, OPENID4VP_DC_API_PROTOCOL, readPending, walletRequestUrl, type PendingPresentation } from './request.js';
 import { qrCodeSvg } from './qr.js';
 import type { EuAvSettings } from './settings.js';
 import { dcApiTranscript, taggedTranscript } from './transcript.js';
@@ -93,14 +93,14 @@ export function createEuAvChallenge(settings: EuAvSettings, issuer: string): Cha
 
   /** Whether an answer counts now, or the wallet's answers are refused for a while; for the page's script, nothing about the answer. */
   async function status(context: StepContext): Promise<void> {
-    const pending = await context.state.get<PendingPresentation>();
+    const pending = readPending(await context.state.get<unknown>());
     context.koa.set('Cache-Control', 'no-store');
     const answered = Boolean(pending && answerCounts(pending));
     context.koa.body = { answered, ...(pending && !answered && (await limitReached(context, pending)) ? { limited: true } : {}) };
   }
 
   async function proceed(context: StepContext): Promise<void> {
-    const pending = await context.state.get<PendingPresentation>();
+    const pending = readPending(await context.state.get<unknown>());
     if (!pending) return start(context);
     if (!answerCounts(pending) || !pending.answer) return showRequest(context, pending, await waitingFor(pending, () => limitReached(context, pending)));
     return context.finish(OUTCOMES[pending.answer](settings));
@@ -115,7 +115,7 @@ export function createEuAvChallenge(settings: EuAvSettings, issuer: string): Cha
     const code = context.koa.query['response_code'];
     const { runtime, attempt } = context;
     const stored = (await readProgress(runtime.db, runtime.clock, attempt.uid)).challenge;
-    const pending = stored?.name === 'eu_av' ? (JSON.parse(runtime.sealer.unseal(stored.sealedState)) as PendingPresentation) : undefined;
+    const pending = stored?.name === 'eu_av' ? readPending(JSON.parse(runtime.sealer.unseal(stored.sealedState))) : undefined;
     if (!stored || !pending?.responseCodeHash || pending.answer !== 'over') return proceed(context);
     if (typeof code !== 'string' || !safeEqual(sha256(code), pending.responseCodeHash)) {
       runtime.log.info('eu_av response code refused', { uid: attempt.uid });
@@ -134,7 +134,7 @@ export function createEuAvChallenge(settings: EuAvSettings, issuer: string): Cha
    * with the page view's HPKE key. The challenge ends with it, so it counts once.
    */
   async function fromBrowser(context: StepContext): Promise<void> {
-    const pending = await context.state.get<PendingPresentation>();
+    const pending = readPending(await context.state.get<unknown>());
     if (!pending || pending.answer) return proceed(context);
     const form = readForm(context.koa, validateBrowserAnswer);
     const origin = new URL(issuer).origin;

@@ -51,6 +51,15 @@ export interface PendingPresentation {
   counted?: true;
 }
 
+/**
+ * The stored state as this version writes it, or undefined for another shape (a page opened before an upgrade that
+ * changed it): the check then starts afresh instead of failing on a field it lacks.
+ */
+export function readPending(value: unknown): PendingPresentation | undefined {
+  const pending = value as Partial<PendingPresentation> | null | undefined;
+  return pending?.requests?.same_device && pending.requests.cross_device && pending.annexC ? (pending as PendingPresentation) : undefined;
+}
+
 /** The interaction a `state` names (its part before the dot); the random part is checked against the stored one. */
 export function uidOfState(state: string): string | undefined {
   const dot = state.lastIndexOf('.');

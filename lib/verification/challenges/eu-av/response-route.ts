@@ -8,7 +8,7 @@ import type { Runtime } from '../../../runtime.js';
 import { randomToken, safeEqual, sha256 } from '../../../security/hashing.js';
 import { readWalletAnswer } from './answer.js';
 import { answerLimits } from './limits.js';
-import { CHANNELS, RESPONSE_PATH, uidOfState, verifierIdentity, type Channel, type PendingPresentation } from './request.js';
+import { CHANNELS, readPending, RESPONSE_PATH, uidOfState, verifierIdentity, type Channel, type PendingPresentation } from './request.js';
 import type { EuAvSettings } from './settings.js';
 import { redirectTranscript } from './transcript.js';
 import { judgeVpToken, verdictLog } from './verify.js';
@@ -29,10 +29,10 @@ async function waitingRequest(runtime: Runtime, state: string): Promise<WaitingR
   if (!uid) return undefined;
   const { challenge } = await readProgress(runtime.db, runtime.clock, uid);
   if (challenge?.name !== 'eu_av') return undefined;
-  const pending = JSON.parse(runtime.sealer.unseal(challenge.sealedState)) as PendingPresentation;
+  const pending = readPending(JSON.parse(runtime.sealer.unseal(challenge.sealedState)));
   // A reload replaced the requests (an older QR code or link), or an answer already counted.
-  const channel = CHANNELS.find((name) => safeEqual(state, pending.requests[name].state));
-  if (pending.answer || !channel) return undefined;
+  const channel = pending && CHANNELS.find((name) => safeEqual(state, pending.requests[name].state));
+  if (!pending || pending.answer || !channel) return undefined;
   return { uid, sealed: challenge.sealedState, pending, channel };
 }
 

@@ -675,6 +675,19 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     });
   });
 
+  it('a check whose stored state has an older shape (a page opened before an upgrade) starts afresh: no error, no answer', async () => {
+    const fixture = await client();
+    const { browser, page, walletUrl } = await openChallenge(fixture);
+    const uid = page.url.pathname.split('/')[4]!;
+    const { sealer } = app.provider.runtime;
+    await app.provider.db('interaction_progress').where('uid', uid).update({ challenge_state_sealed: sealer.seal(JSON.stringify({ state: 'old', nonce: 'old', threshold: 18 })) });
+    expect(await statusOf(browser, page)).to.deep.equal({ answered: false });
+    expect((await answerRequest(walletUrl, await issueAttestation(issuer, { age_over_18: true }))).status).to.equal(400);
+    const again = await proceed(browser, page, fixture);
+    expect(again.status).to.equal(200);
+    expect(readWalletRequest(readQrSvg(/class="eu-av-qr"[\s\S]*?(<svg[\s\S]*?<\/svg>)/.exec(again.html)![1]!)).state).to.not.equal(readWalletRequest(walletUrl).state);
+  });
+
   it('"continue" before the wallet answered stays on the page and says so', async () => {
     const fixture = await client();
     const { browser, page } = await openChallenge(fixture);
