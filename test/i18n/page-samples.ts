@@ -94,9 +94,10 @@ export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
   // the problems lib/verification/challenges/federated renders
   'challenges/federated-problem.njk': ['invalid', 'used', 'unknown'].map((problem) => ({ problem, provider: 'AgeKey', leaveUrl: '/leave' })),
   'challenges/federated-relay.njk': [{ action: '/relay' }],
-  'challenges/eu-av.njk': [false, true].map((waiting) => ({
-    ...visitor, age: 18, walletUrl: 'openid4vp://?client_id=x', qrSvg: '<svg viewBox="0 0 1 1"></svg>', statusUrl: '/status', continueUrl: '/continue', leaveUrl: '/leave',
-    dcApiUrl: '/dc-api', dcRequest: '{}', waiting,
+  'challenges/eu-av.njk': [undefined, 'not_yet', 'limited', 'returning'].map((waiting) => ({
+    ...visitor, age: 18, qrSvg: '<svg viewBox="0 0 1 1"></svg>', statusUrl: '/status', continueUrl: '/continue', leaveUrl: '/leave',
+    walletLinks: [{ scheme: 'av', href: 'av://?client_id=x' }, { scheme: 'openid4vp', href: 'openid4vp://?client_id=x' }],
+    dcApiUrl: '/dc-api', dcRequests: '[]', waiting,
   })),
 
   'platform/base.njk': [platform],

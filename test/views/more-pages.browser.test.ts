@@ -3,15 +3,22 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import jsQRModule from 'jsqr';
+import { PNG } from 'pngjs';
 import { chromium, type Browser } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { axeViolations, CHROMIUM, CHROMIUM_ARGS, openPage, VIEWPORTS } from '../helpers/chromium.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
 import { authorizeUrl } from '../helpers/visitor.js';
-import { createTestIssuer } from '../verification/challenges/eu-av/wallet.js';
+import { createTestIssuer, readWalletRequest } from '../verification/challenges/eu-av/wallet.js';
+
+// A CommonJS module: its `default` export is where the types say the import is.
+const jsQR = jsQRModule.default;
 
 // The page states visitor-pages.browser.test.ts does not reach: the webmasters' platform, the eu_av challenge and
 // the result page offering to save the result to a passkey. axe finds no violation at desktop size and 390 px wide.
+// The eu_av QR code is read from the page as chromium draws it at one device pixel per CSS pixel, by a decoder that
+// shares nothing with the library that drew it: what a phone's camera meets on a plain screen.
 
 describe('more pages in a browser: axe at desktop size and 390 px (Debian chromium, headless)', function () {
   this.timeout(240_000);
@@ -108,6 +115,35 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
 
       expect(checked).to.have.length(10);
       expect(problems).to.deep.equal([]);
+      await context.close();
+    });
+  }
+
+  for (const [size, viewport] of Object.entries(VIEWPORTS)) {
+    it(`eu_av at ${size} size (${viewport.width} px), 1x: jsQR reads the QR code from a screenshot of the page as the cross-device request, with a 4-module quiet zone`, async () => {
+      const context = await browser!.newContext({ viewport, deviceScaleFactor: 1, locale: 'en-GB' });
+      const page = await context.newPage();
+      await page.goto(authorizeUrl(app!.url, euAv, 'checker', { response_type: 'code', scope: 'read', challenges: 'eu_av' }));
+      await page.getByRole('button', { name: 'Accept and continue' }).click();
+      await page.waitForURL((url) => /\/challenge\/eu_av\/start$/.test(url.pathname));
+      const link = await page.getByRole('link', { name: 'Open my app on this device' }).getAttribute('href');
+
+      const png = PNG.sync.read(await page.screenshot({ fullPage: true }));
+      const code = jsQR(new Uint8ClampedArray(png.data), png.width, png.height);
+      expect(code, 'no QR code found in the screenshot').to.not.equal(null);
+      const request = readWalletRequest(code!.data);
+      expect(code!.data.startsWith('av://?')).to.equal(true);
+      expect(request.responseUri).to.equal(`${app!.url}/v1/oauth2/eu-av/response`);
+      expect(request.state).to.not.equal(readWalletRequest(link!).state);
+
+      const svg = await page.locator('.eu-av-qr svg').evaluate((element) => ({
+        viewBox: element.getAttribute('viewBox'), width: element.getBoundingClientRect().width, path: element.querySelector('path[stroke]')?.getAttribute('d'),
+      }));
+      const modules = Number(svg.viewBox!.split(' ')[2]);
+      // The first dark module of the finder pattern sits four modules in; whole pixels per module.
+      expect(svg.path!.startsWith('M4 4.5')).to.equal(true);
+      expect(svg.width % modules).to.equal(0);
+      expect(svg.width / modules).to.be.at.least(2);
       await context.close();
     });
   }

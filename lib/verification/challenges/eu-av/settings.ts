@@ -15,8 +15,8 @@ export interface EuAvSettings {
   trustedList?: TrustedListSettings;
   /** recorded on a pass: the blueprint's "substantial" maps to ENHANCED by default */
   assuranceLevel: AssuranceLevel;
-  /** scheme of the wallet request URL (the QR code and the same-device link) */
-  walletScheme: string;
+  /** schemes of the wallet request URL: one same-device link each, in this order; the first is the QR code's */
+  walletSchemes: string[];
 }
 
 interface Raw {
@@ -27,12 +27,12 @@ interface Raw {
   TRUSTED_LIST_ALLOW_PRIVATE: boolean;
   TIMEOUT_MS: number;
   ASSURANCE_LEVEL: AssuranceLevel;
-  WALLET_SCHEME: string;
+  WALLET_SCHEMES: string[];
 }
 
 /** The eu_av section: on when any EU_AV_* variable is set (else the challenge runs only in TEST, as the sandbox). */
 export const euAvSettings: SettingsSection<EuAvSettings | undefined, Raw> = {
-  enabledBy: ['EU_AV_TRUSTED_ISSUERS', 'EU_AV_TRUSTED_LIST', 'EU_AV_ASSURANCE_LEVEL', 'EU_AV_WALLET_SCHEME'],
+  enabledBy: ['EU_AV_TRUSTED_ISSUERS', 'EU_AV_TRUSTED_LIST', 'EU_AV_ASSURANCE_LEVEL', 'EU_AV_WALLET_SCHEMES'],
   spec: {
     TRUSTED_ISSUERS: { env: 'EU_AV_TRUSTED_ISSUERS', schema: { type: 'string', minLength: 1, maxLength: 4000 }, optional: true },
     TRUSTED_LIST: {
@@ -47,11 +47,13 @@ export const euAvSettings: SettingsSection<EuAvSettings | undefined, Raw> = {
     TRUSTED_LIST_ALLOW_PRIVATE: { env: 'EU_AV_TRUSTED_LIST_ALLOW_PRIVATE', schema: { type: 'boolean' }, default: false },
     TIMEOUT_MS: outboundTimeoutSetting,
     ASSURANCE_LEVEL: { env: 'EU_AV_ASSURANCE_LEVEL', schema: { type: 'string', enum: [...ASSURANCE_LEVELS] }, default: defaultLevelOf('eu_av') },
-    WALLET_SCHEME: {
-      env: 'EU_AV_WALLET_SCHEME',
-      schema: { type: 'string', pattern: '^[a-z][a-z0-9+.-]{0,30}$' },
-      default: 'openid4vp',
-      expected: 'must be a URL scheme without "://", e.g. openid4vp',
+    // The AV profile's own scheme first (the EU age-verification app registers it), then OpenID4VP's generic one.
+    WALLET_SCHEMES: {
+      env: 'EU_AV_WALLET_SCHEMES',
+      list: true,
+      schema: { type: 'array', minItems: 1, maxItems: 4, items: { type: 'string', pattern: '^[a-z][a-z0-9+.-]{0,30}$' } },
+      default: ['av', 'openid4vp'],
+      expected: 'must be one to four URL schemes without "://", comma-separated, e.g. av,openid4vp',
     },
   },
   finish: (raw) => {
@@ -60,7 +62,7 @@ export const euAvSettings: SettingsSection<EuAvSettings | undefined, Raw> = {
       trustedIssuers: fixedTrust(raw.TRUSTED_ISSUERS ? readAnchors(raw.TRUSTED_ISSUERS) : { authorities: [], signers: [] }),
       ...(raw.TRUSTED_LIST ? { trustedList: trustedListSettings(raw, raw.TRUSTED_LIST) } : {}),
       assuranceLevel: raw.ASSURANCE_LEVEL,
-      walletScheme: raw.WALLET_SCHEME,
+      walletSchemes: [...new Set(raw.WALLET_SCHEMES)],
     };
   },
 };

@@ -1,5 +1,5 @@
 import { issuerSignatureValid, readIssuerAuth } from './issuer-auth.js';
-import { AV_DOCTYPE, CREDENTIAL_ID } from './request.js';
+import { ACCEPTED_CREDENTIALS, AV_DOCTYPE, type AcceptedCredential } from './request.js';
 import { checkSignerPath } from './signer-path.js';
 import type { TrustAnchors, TrustSource } from './trust-anchors.js';
 
@@ -17,8 +17,9 @@ export type PresentationVerdict =
   | { verdict: Refusal; problem: string };
 
 /**
- * The document types a presentation may be of; each one's age_over_NN elements sit in the namespace named like the
- * document type (true of the AV attestation and of the PID, eu.europa.ec.eudi.pid.1, which a request may add).
+ * The document types a presentation may be of unless the request says (a vp_token names its credential, which fixes
+ * one: request.ts); each one's age_over_NN elements sit in the namespace named like the document type (true of the AV
+ * attestation and of the PID).
  */
 export const ACCEPTED_DOCTYPES: readonly string[] = [AV_DOCTYPE];
 
@@ -113,24 +114,34 @@ export async function judgePresentation(encoded: Uint8Array, anchors: TrustAncho
   return ageAnswer(docType, document.issuerSigned.nameSpaces[docType] ?? [], expected.threshold);
 }
 
-/** The one presentation in an OpenID4VP 1.0 vp_token ({"<credential query id>": ["<base64url DeviceResponse>"]}), or undefined. */
-function presentationOf(vpToken: string): Uint8Array | undefined {
+/**
+ * The one presentation in an OpenID4VP 1.0 vp_token ({"<credential query id>": ["<base64url DeviceResponse>"]}) and
+ * the credential it answers: exactly one of the accepted ids, with exactly one presentation. Undefined otherwise.
+ */
+function presentationOf(vpToken: string): { credential: AcceptedCredential; encoded: Uint8Array } | undefined {
   try {
     const token: unknown = JSON.parse(vpToken);
-    const presentations = (token as Record<string, unknown> | null)?.[CREDENTIAL_ID];
-    if (!Array.isArray(presentations) || presentations.length !== 1 || typeof presentations[0] !== 'string') return undefined;
-    return Buffer.from(presentations[0], 'base64url');
+    if (typeof token !== 'object' || token === null || Array.isArray(token)) return undefined;
+    const entries = Object.entries(token);
+    const credential = ACCEPTED_CREDENTIALS.find(({ id }) => id === entries[0]?.[0]);
+    const presentations: unknown = entries[0]?.[1];
+    if (entries.length !== 1 || !credential || !Array.isArray(presentations) || presentations.length !== 1 || typeof presentations[0] !== 'string') return undefined;
+    return { credential, encoded: Buffer.from(presentations[0], 'base64url') };
   } catch {
     return undefined;
   }
 }
 
-/** The verdict on a whole vp_token as the wallet sent it (form field, JSON text). */
+/**
+ * The verdict on a whole vp_token (JSON text): the credential id it answers fixes the one document type accepted, so a
+ * document sent under the other credential's id is refused.
+ */
 export async function judgeVpToken(vpToken: string, trust: TrustSource, expected: Expectation): Promise<PresentationVerdict> {
   const presentation = presentationOf(vpToken);
-  return presentation ? judgePresentation(presentation, trust.current(), expected) : { verdict: 'invalid', problem: 'vp_token is not one presentation for the query' };
+  if (!presentation) return { verdict: 'invalid', problem: 'vp_token is not one presentation for the query' };
+  return judgePresentation(presentation.encoded, trust.current(), { ...expected, doctypes: [presentation.credential.doctype] });
 }
 
-/** What the log says about a received presentation: the interaction, the way it came, the verdict and why (no attestation value). */
+/** What the log says about a received presentation: the interaction, the way it came, the verdict, which document type answered or why it was refused (no attestation value). */
 export const verdictLog = (uid: string, via: 'direct_post' | 'dc_api', judged: PresentationVerdict | { verdict: 'declined' }): Record<string, unknown> =>
   ({ uid, via, verdict: judged.verdict, ...('problem' in judged ? { problem: judged.problem } : {}), ...('doctype' in judged ? { doctype: judged.doctype } : {}) });

@@ -8,7 +8,8 @@ import { createClientFixture, createWebmasterFixture, type ClientFixture } from 
 import { readResources, requestToken } from '../../../oauth2/helpers/oauth2.js';
 import { continueToWebsite } from '../federated/flow.js';
 import { createLogger } from '../../../../lib/log.js';
-import { answerRequest, answerWith, createTestIssuer, issueAttestation, postToVerifier, readWalletRequest, type Attestation, type TestIssuer } from './wallet.js';
+import { readQrSvg } from './qr-reader.js';
+import { answerRequest, answerWith, createTestIssuer, issueAttestation, PID_DOCTYPE, postToVerifier, readWalletRequest, type Attestation, type TestIssuer } from './wallet.js';
 import { issueByHand, makeCertificate, makeIntermediate, makeRoot, makeSigner, presentByHand, TLS_SERVER_EKU, type Issued } from './hand-made.js';
 import { startListServer, type ListServer } from './list-server.js';
 import { signedTrustedList, type ListShape } from './trusted-list-maker.js';
@@ -74,14 +75,21 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
   const client = (environment: 'LIVE' | 'TEST' = 'LIVE', challenges = ['ticket']): Promise<ClientFixture> =>
     createClientFixture(app.provider.runtime, webmasterId, { environment, challenges });
 
-  /** Entry point naming eu_av, prompt accepted: the eu_av page with its QR code and same-device link. */
-  async function openChallenge(fixture: ClientFixture, country = 'FR', language = 'en', sameDevice = 'Open my app on this device'): Promise<{ browser: Browser; page: Page; walletUrl: string }> {
+  /**
+   * Entry point naming eu_av, prompt accepted: the eu_av page. `walletUrl` is the request in its QR code (read by a
+   * decoder), answered from another device; `linkUrl` the first same-device link's, `links` every link's.
+   */
+  async function openChallenge(
+    fixture: ClientFixture, country = 'FR', language = 'en', sameDevice = 'Open my app on this device',
+  ): Promise<{ browser: Browser; page: Page; walletUrl: string; linkUrl: string; links: string[] }> {
     const browser = new Browser(undefined, { headers: { 'accept-language': language, 'cf-ipcountry': country } });
     const query = new URLSearchParams({ client_id: fixture.clientId, redirect_uri: fixture.redirectUri, response_type: 'code', scope: 'read', state: 'rp-state', challenges: 'eu_av' });
     const prompt = await browser.open(new URL(`/v1/oauth2/checker?${query.toString()}`, app.url), { stopAt: fixture.redirectUri });
     const page = await browser.submit(formOf(prompt, { action: '/consent' }), {}, { name: 'decision', value: 'accept' }, { stopAt: fixture.redirectUri });
     expect(page.url.pathname).to.match(/\/challenge\/eu_av\/start$/);
-    return { browser, page, walletUrl: linkWithText(page, sameDevice).href };
+    const svg = /class="eu-av-qr"[\s\S]*?(<svg[\s\S]*?<\/svg>)/.exec(page.html)?.[1] ?? '';
+    const links = [...page.html.matchAll(/<a [^>]*href="([a-z0-9+.-]+:\/\/\?[^"]*)"/g)].map((match) => decodeHtml(match[1]!));
+    return { browser, page, walletUrl: readQrSvg(svg), linkUrl: linkWithText(page, sameDevice).href, links };
   }
 
   const statusOf = async (browser: Browser, page: Page): Promise<unknown> => (await browser.request(new URL(page.url.pathname.replace(/start$/, 'status'), app.url))).json();
@@ -108,20 +116,28 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     return after;
   }
 
-  it('asks for one mdoc of doctype eu.europa.ec.av.1 disclosing only age_over_18, by value, with a fresh nonce and state each time', async () => {
+  it('asks for the AV attestation or the PID disclosing only age_over_18, by value; the QR code and the links are distinct requests, fresh each time', async () => {
     const fixture = await client();
     const first = await openChallenge(fixture);
     const second = await openChallenge(fixture);
-    expect(first.page.html).to.match(/<svg[^>]*viewBox/);
     const request = readWalletRequest(first.walletUrl);
-    expect(first.walletUrl.startsWith('openid4vp://?')).to.equal(true);
+    expect(first.walletUrl.startsWith('av://?')).to.equal(true);
+    expect(first.links.map((link) => link.split('?')[0])).to.deep.equal(['av://', 'openid4vp://']);
+    expect(first.links[0]).to.equal(first.linkUrl);
+    expect(readWalletRequest(first.links[1]!).state).to.equal(readWalletRequest(first.linkUrl).state);
     expect(request.parameters.get('response_type')).to.equal('vp_token');
     expect(request.parameters.get('response_mode')).to.equal('direct_post');
     expect(request.responseUri).to.equal(`${app.url}/v1/oauth2/eu-av/response`);
     expect(request.clientId).to.equal(`redirect_uri:${app.url}/v1/oauth2/eu-av/response`);
     expect(JSON.parse(request.parameters.get('dcql_query')!)).to.deep.equal({
-      credentials: [{ id: 'age_attestation', format: 'mso_mdoc', meta: { doctype_value: 'eu.europa.ec.av.1' }, claims: [{ path: ['eu.europa.ec.av.1', 'age_over_18'], intent_to_retain: false }] }],
+      credentials: [
+        { id: 'age_attestation', format: 'mso_mdoc', meta: { doctype_value: 'eu.europa.ec.av.1' }, claims: [{ path: ['eu.europa.ec.av.1', 'age_over_18'], intent_to_retain: false }] },
+        { id: 'pid', format: 'mso_mdoc', meta: { doctype_value: 'eu.europa.ec.eudi.pid.1' }, claims: [{ path: ['eu.europa.ec.eudi.pid.1', 'age_over_18'], intent_to_retain: false }] },
+      ],
+      credential_sets: [{ options: [['age_attestation'], ['pid']] }],
     });
+    const link = readWalletRequest(first.linkUrl);
+    expect([link.state, link.nonce]).to.not.include.members([request.state, request.nonce]);
     const other = readWalletRequest(second.walletUrl);
     expect(other.nonce).to.not.equal(request.nonce);
     expect(other.state).to.not.equal(request.state);
@@ -412,25 +428,264 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     await expectRefused({ status: 200, body: await answer.json() }, browser, page, fixture, 'wallet_declined');
   });
 
-  it('through the browser\'s Digital Credentials API: the answer bound to our origin passes; one bound to the response URI does not', async () => {
+  /** The two requests the page offers the browser's Digital Credentials API, as its script reads them. */
+  type BrowserRequests = [{ protocol: string; data: { nonce: string; response_mode: string } }, { protocol: string; data: { deviceRequest: string; encryptionInfo: string } }];
+  const browserRequests = (page: Page): BrowserRequests => JSON.parse(decodeHtml(/data-requests="([^"]*)"/.exec(page.html)![1]!)) as BrowserRequests;
+
+  it('through the browser\'s Digital Credentials API over OpenID4VP: the answer bound to our origin passes; one bound to the response URI does not', async () => {
     const fixture = await client();
     const { browser, page, walletUrl } = await openChallenge(fixture);
-    const form = formOf(page, { id: 'eu-av-dc-api' });
-    const browserRequest = JSON.parse(decodeHtml(/data-request="([^"]*)"/.exec(page.html)![1]!)) as { response_mode: string; nonce: string };
-    expect(browserRequest.response_mode).to.equal('dc_api');
-    const request = { ...readWalletRequest(walletUrl), nonce: browserRequest.nonce };
+    const [openid4vp, annexC] = browserRequests(page);
+    expect([openid4vp.protocol, annexC.protocol]).to.deep.equal(['openid4vp-v1-unsigned', 'org-iso-mdoc']);
+    expect(openid4vp.data.response_mode).to.equal('dc_api');
+    const request = { ...readWalletRequest(walletUrl), nonce: openid4vp.data.nonce };
     const attestation = await issueAttestation(issuer, { age_over_18: true });
     const { presentation, vpTokenOf } = await import('./wallet.js');
 
-    const wrongBinding = await browser.submit(form, { vp_token: vpTokenOf(await presentation(attestation, request), 'age_attestation') }, undefined, { stopAt: fixture.redirectUri });
+    const wrongBinding = await browser.submit(formOf(page, { id: 'eu-av-dc-api' }), { protocol: 'openid4vp-v1-unsigned', data: vpTokenOf(await presentation(attestation, request), 'age_attestation') }, undefined, { stopAt: fixture.redirectUri });
     expect(notices(wrongBinding)).to.include('failed');
     expect(lastProblem()).to.match(/Device signature must be valid/);
 
     const again = await openChallenge(fixture);
-    const nonce = (JSON.parse(decodeHtml(/data-request="([^"]*)"/.exec(again.page.html)![1]!)) as { nonce: string }).nonce;
+    const nonce = browserRequests(again.page)[0].data.nonce;
     const signed = await presentation(attestation, { ...request, nonce, origin: new URL(app.url).origin });
-    const result = await again.browser.submit(formOf(again.page, { id: 'eu-av-dc-api' }), { vp_token: vpTokenOf(signed, 'age_attestation') }, undefined, { stopAt: fixture.redirectUri });
+    const result = await again.browser.submit(formOf(again.page, { id: 'eu-av-dc-api' }), { protocol: 'openid4vp-v1-unsigned', data: vpTokenOf(signed, 'age_attestation') }, undefined, { stopAt: fixture.redirectUri });
     expect(result.url.pathname).to.match(/\/result$/);
+  });
+
+  describe('through the browser\'s Digital Credentials API under ISO/IEC 18013-7 Annex C (org-iso-mdoc)', () => {
+    it('asks for the AV attestation\'s age_over_18, not retained, with a fresh HPKE key each page view', async () => {
+      const fixture = await client();
+      const [first, second] = [await openChallenge(fixture), await openChallenge(fixture)];
+      const { Decoder } = await import('cbor-x');
+      const read = new Decoder({ useRecords: false, mapsAsObjects: true });
+      const { data } = browserRequests(first.page)[1];
+      const deviceRequest = read.decode(Buffer.from(data.deviceRequest, 'base64url')) as { version: string; docRequests: Array<{ itemsRequest: { value: Uint8Array } }> };
+      expect(deviceRequest.version).to.equal('1.0');
+      expect(read.decode(deviceRequest.docRequests[0]!.itemsRequest.value)).to.deep.equal({ docType: 'eu.europa.ec.av.1', nameSpaces: { 'eu.europa.ec.av.1': { age_over_18: false } } });
+      const [kind, info] = read.decode(Buffer.from(data.encryptionInfo, 'base64url')) as [string, { nonce: Uint8Array; recipientPublicKey: Record<string, unknown> }];
+      expect(kind).to.equal('dcapi');
+      expect(info.nonce).to.have.length(16);
+      expect(info.recipientPublicKey).to.include({ 1: 2, '-1': 1 });
+      expect(browserRequests(second.page)[1].data.encryptionInfo).to.not.equal(data.encryptionInfo);
+    });
+
+    it('an answer sealed to our key, device-signed over our origin, passes to Resources', async () => {
+      const fixture = await client();
+      const { browser, page } = await openChallenge(fixture);
+      const { annexCAnswer } = await import('./wallet.js');
+      const response = await annexCAnswer(await issueAttestation(issuer, { age_over_18: true }), browserRequests(page)[1].data, new URL(app.url).origin);
+      const result = await browser.submit(formOf(page, { id: 'eu-av-dc-api' }), { protocol: 'org-iso-mdoc', data: response }, undefined, { stopAt: fixture.redirectUri });
+      expect(result.url.pathname).to.match(/\/result$/);
+      const entry = JSON.parse(logLines.filter((line) => line.includes('eu_av presentation received')).at(-1)!) as Record<string, unknown>;
+      expect(entry).to.include({ via: 'dc_api', protocol: 'org-iso-mdoc', verdict: 'over', doctype: 'eu.europa.ec.av.1' });
+      const website = await continueToWebsite(browser, result, fixture.redirectUri);
+      const token = await requestToken(app, { code: website.searchParams.get('code')!, client: fixture });
+      const { access_token: accessToken } = (await token.json()) as { access_token: string };
+      const { resources } = (await (await readResources(app, accessToken)).json()) as { resources: Record<string, unknown> };
+      expect(resources).to.include({ verified: true, assurance_level: 'ENHANCED' });
+    });
+
+    const refused: Array<[string, (data: { deviceRequest: string; encryptionInfo: string }) => Promise<string>, RegExp]> = [
+      ['device-signed for another origin', async (data) => (await import('./wallet.js')).annexCAnswer(await issueAttestation(issuer, { age_over_18: true }), data, new URL(app.url).origin, { signedOrigin: 'https://evil.example' }), /Device signature must be valid/],
+      ['sealed to another key', async (data) => {
+        const { createECDH } = await import('node:crypto');
+        const other = createECDH('prime256v1');
+        other.generateKeys();
+        return (await import('./wallet.js')).annexCAnswer(await issueAttestation(issuer, { age_over_18: true }), data, new URL(app.url).origin, { sealTo: other.getPublicKey() });
+      }, /does not open/],
+      ['sealed for another origin', async (data) => (await import('./wallet.js')).annexCAnswer(await issueAttestation(issuer, { age_over_18: true }), data, 'https://evil.example', { signedOrigin: 'https://evil.example' }), /does not open/],
+      ['not an encrypted response', async () => Buffer.from([0x82, 0x65, 0x64, 0x63, 0x61, 0x70, 0x69, 0xa0]).toString('base64url'), /does not open/],
+    ];
+    for (const [what, answer, problem] of refused) {
+      it(`an answer ${what} fails, and the visitor is not verified`, async () => {
+        const fixture = await client();
+        const { browser, page } = await openChallenge(fixture);
+        const result = await browser.submit(formOf(page, { id: 'eu-av-dc-api' }), { protocol: 'org-iso-mdoc', data: await answer(browserRequests(page)[1].data) }, undefined, { stopAt: fixture.redirectUri });
+        expect(notices(result)).to.include('failed');
+        expect(lastProblem()).to.match(problem);
+      });
+    }
+  });
+
+  describe('answer shapes the EU reference verifier reads', () => {
+    it('vp_token[<credential id>]=<presentation> form fields (the iOS app\'s shape) pass like the JSON vp_token', async () => {
+      const fixture = await client();
+      const { browser, page, walletUrl } = await openChallenge(fixture);
+      const answer = await answerRequest(walletUrl, await issueAttestation(issuer, { age_over_18: true }), {}, 'form');
+      expect(answer).to.deep.include({ status: 200, body: {} });
+      const result = await proceed(browser, page, fixture);
+      expect(result.url.pathname).to.match(/\/result$/);
+    });
+
+    const looser: Array<[string, (state: string, presentation: string) => Record<string, string>]> = [
+      ['an id we did not ask for', (state, presentation) => ({ 'vp_token[age]': presentation, state })],
+      ['a nested field', (state, presentation) => ({ 'vp_token[age_attestation][0]': presentation, state })],
+      ['the field twice', (state, presentation) => ({ 'vp_token[age_attestation]': presentation, state })],
+      ['both shapes at once', (state, presentation) => ({ 'vp_token[age_attestation]': presentation, vp_token: JSON.stringify({ age_attestation: [presentation] }), state })],
+      ['two credentials at once', (state, presentation) => ({ 'vp_token[age_attestation]': presentation, 'vp_token[pid]': presentation, state })],
+    ];
+    for (const [what, fields] of looser) {
+      it(`${what}: refused with 400; the request still waits unless a presentation was read`, async () => {
+        const fixture = await client();
+        const { browser, page, walletUrl } = await openChallenge(fixture);
+        const request = readWalletRequest(walletUrl);
+        const { presentation } = await import('./wallet.js');
+        const signed = Buffer.from(await presentation(await issueAttestation(issuer, { age_over_18: true }), request)).toString('base64url');
+        const body = new URLSearchParams(fields(request.state, signed));
+        if (what === 'the field twice') body.append('vp_token[age_attestation]', signed);
+        const answer = await fetch(request.responseUri, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: body.toString() });
+        expect(answer.status).to.equal(400);
+        const counted = (await statusOf(browser, page)) as { answered: boolean };
+        expect(counted.answered).to.equal(what === 'an id we did not ask for' || what === 'two credentials at once');
+        if (counted.answered) expect(notices(await proceed(browser, page, fixture))).to.include('failed');
+      });
+    }
+  });
+
+  describe('the PID (eu.europa.ec.eudi.pid.1) answers like the AV attestation', () => {
+    it('a PID proving age_over_18 passes to Resources; the log records that the PID answered', async () => {
+      const fixture = await client();
+      const { browser, page, walletUrl } = await openChallenge(fixture);
+      const answer = await answerRequest(walletUrl, await issueAttestation(issuer, { age_over_18: true }, {}, PID_DOCTYPE));
+      expect(answer.status).to.equal(200);
+      expect(Object.keys(JSON.parse(answer.vpToken) as object)).to.deep.equal(['pid']);
+      const entry = JSON.parse(logLines.filter((line) => line.includes('eu_av presentation received')).at(-1)!) as Record<string, unknown>;
+      expect(entry).to.include({ doctype: 'eu.europa.ec.eudi.pid.1', verdict: 'over', channel: 'cross_device' });
+      const website = await continueToWebsite(browser, await proceed(browser, page, fixture), fixture.redirectUri);
+      const token = await requestToken(app, { code: website.searchParams.get('code')!, client: fixture });
+      const { access_token: accessToken } = (await token.json()) as { access_token: string };
+      const { resources } = (await (await readResources(app, accessToken)).json()) as { resources: Record<string, unknown> };
+      expect(resources).to.include({ verified: true, assurance_level: 'ENHANCED', age_threshold: 18 });
+    });
+
+    it('a PID with age_over_18 false fails; an AV attestation sent as the PID is refused', async () => {
+      const fixture = await client();
+      const under = await openChallenge(fixture);
+      expect((await answerRequest(under.walletUrl, await issueAttestation(issuer, { age_over_18: false }, {}, PID_DOCTYPE))).status).to.equal(200);
+      expect(notices(await proceed(under.browser, under.page, fixture))).to.include('wallet_under_age');
+
+      const mislabelled = await openChallenge(fixture);
+      const request = readWalletRequest(mislabelled.walletUrl);
+      const { presentation, vpTokenOf } = await import('./wallet.js');
+      const signed = await presentation(await issueAttestation(issuer, { age_over_18: true }), request);
+      const answer = await postToVerifier(request.responseUri, { vp_token: vpTokenOf(signed, 'pid'), state: request.state });
+      expect(answer.status).to.equal(400);
+      expect(lastProblem()).to.equal('not a document type this request accepts');
+    });
+  });
+
+  describe('same device: the wallet brings this browser back with a one-time response code', () => {
+    const verificationCount = async (): Promise<number> => Number((await app.provider.db('verifications').where('method', 'eu_av').count<Array<{ count: string }>>('* as count'))[0]!.count);
+
+    it('the pass counts only once this browser presents the code, without JavaScript; then it is in Resources', async () => {
+      const fixture = await client();
+      const { browser, page, linkUrl } = await openChallenge(fixture);
+      const answer = await answerRequest(linkUrl, await issueAttestation(issuer, { age_over_18: true }));
+      expect(answer.status).to.equal(200);
+      const back = new URL((answer.body as { redirect_uri: string }).redirect_uri);
+      expect(back.pathname).to.equal(page.url.pathname.replace(/start$/, 'return'));
+      expect(back.searchParams.get('response_code')).to.match(/^[\w-]{32}$/);
+      // Not before: the page and "continue" still wait, and say where the check finishes.
+      expect(await statusOf(browser, page)).to.deep.equal({ answered: false });
+      expect((await proceed(browser, page, fixture)).html).to.include('Your app on this phone has answered. The check finishes in the browser window your app opened');
+      const result = await browser.open(back, { stopAt: fixture.redirectUri });
+      expect(result.url.pathname).to.match(/\/result$/);
+      const website = await continueToWebsite(browser, result, fixture.redirectUri);
+      const token = await requestToken(app, { code: website.searchParams.get('code')!, client: fixture });
+      const { access_token: accessToken } = (await token.json()) as { access_token: string };
+      const { resources } = (await (await readResources(app, accessToken)).json()) as { resources: Record<string, unknown> };
+      expect(resources).to.include({ verified: true, assurance_level: 'ENHANCED' });
+    });
+
+    // On PostgreSQL the eight requests overlap (without the compare-and-swap, several verifications are recorded); the
+    // embedded database runs one statement at a time, so there they mostly arrive one after another.
+    it('presented eight times at once, the code records one verification', async () => {
+      const fixture = await client();
+      const { browser, linkUrl } = await openChallenge(fixture);
+      const answer = await answerRequest(linkUrl, await issueAttestation(issuer, { age_over_18: true }));
+      const back = (answer.body as { redirect_uri: string }).redirect_uri;
+      const before = await verificationCount();
+      const pages = await Promise.all(Array.from({ length: 8 }, () => browser.open(back, { stopAt: fixture.redirectUri })));
+      expect(await verificationCount()).to.equal(before + 1);
+      expect(pages.filter((result) => /\/result$/.test(result.url.pathname)).length).to.be.at.least(1);
+    });
+
+    it('session fixation: another browser opening the link is refused, and the browser that started the check never passes without it', async () => {
+      const fixture = await client();
+      const attacker = await openChallenge(fixture);
+      // The attacker sends their same-device link to an adult, whose wallet answers it.
+      const answer = await answerRequest(attacker.linkUrl, await issueAttestation(issuer, { age_over_18: true }));
+      const back = (answer.body as { redirect_uri: string }).redirect_uri;
+      const victim = new Browser(undefined, { headers: { 'accept-language': 'en' } });
+      const refused = await victim.open(back, { stopAt: fixture.redirectUri });
+      expect(refused.status).to.equal(400);
+      expect(await statusOf(attacker.browser, attacker.page)).to.deep.equal({ answered: false });
+      expect((await proceed(attacker.browser, attacker.page, fixture)).url.pathname).to.match(/\/challenge\/eu_av\/continue$/);
+      const before = await verificationCount();
+      // A code made for another interaction does not fit this one either.
+      const other = await openChallenge(fixture);
+      const theirs = new URL(((await answerRequest(other.linkUrl, await issueAttestation(issuer, { age_over_18: true }))).body as { redirect_uri: string }).redirect_uri);
+      const mine = new URL(attacker.page.url.pathname.replace(/start$/, 'return'), app.url);
+      mine.search = theirs.search;
+      const page = await attacker.browser.open(mine, { stopAt: fixture.redirectUri });
+      expect(page.url.pathname).to.match(/\/challenge\/eu_av\/return$/);
+      expect(page.html).to.include('Your app on this phone has answered.');
+      expect(await verificationCount()).to.equal(before);
+    });
+
+    it('a wallet on this device that says under age brings the visitor back, with no code, to the failure', async () => {
+      const fixture = await client();
+      const { browser, page, linkUrl } = await openChallenge(fixture);
+      const answer = await answerRequest(linkUrl, await issueAttestation(issuer, { age_over_18: false }));
+      const back = new URL((answer.body as { redirect_uri: string }).redirect_uri);
+      expect(back.searchParams.has('response_code')).to.equal(false);
+      expect(back.pathname).to.equal(page.url.pathname.replace(/start$/, 'return'));
+      expect(notices(await browser.open(back, { stopAt: fixture.redirectUri }))).to.include('wallet_under_age');
+    });
+  });
+
+  describe('limits per request and per authorization, never per address', () => {
+    it('after 30 answers in one authorization the wallet gets 429 and the visitor is told why nothing arrives', async () => {
+      const fixture = await client();
+      const { browser, page } = await openChallenge(fixture);
+      let current = page;
+      for (let answer = 0; answer < 30; answer++) {
+        current = await browser.open(page.url, { stopAt: fixture.redirectUri });
+        const request = readWalletRequest(readQrSvg(/class="eu-av-qr"[\s\S]*?(<svg[\s\S]*?<\/svg>)/.exec(current.html)![1]!));
+        expect((await postToVerifier(request.responseUri, { error: 'access_denied', state: request.state })).status).to.equal(200);
+      }
+      current = await browser.open(page.url, { stopAt: fixture.redirectUri });
+      const request = readWalletRequest(readQrSvg(/class="eu-av-qr"[\s\S]*?(<svg[\s\S]*?<\/svg>)/.exec(current.html)![1]!));
+      const refused = await postToVerifier(request.responseUri, { error: 'access_denied', state: request.state });
+      expect(refused.status).to.equal(429);
+      expect(await statusOf(browser, current)).to.deep.equal({ answered: false, limited: true });
+      expect((await proceed(browser, current, fixture)).html).to.include('Your app has sent more answers than this check takes.');
+    });
+
+    it('a request that has had its five answers refuses more with 429, and its page says so', async () => {
+      const fixture = await client();
+      const { browser, page, walletUrl } = await openChallenge(fixture);
+      const request = readWalletRequest(walletUrl);
+      const { sha256 } = await import('../../../../lib/security/hashing.js');
+      const perRequest = app.provider.runtime.rateLimits.limiter('eu-av-response-request');
+      for (let spent = 0; spent < 5; spent++) await perRequest.consume(sha256(request.state));
+      expect((await answerRequest(walletUrl, await issueAttestation(issuer, { age_over_18: true }))).status).to.equal(429);
+      expect(await statusOf(browser, page)).to.deep.equal({ answered: false, limited: true });
+    });
+  });
+
+  it('a check whose stored state has an older shape (a page opened before an upgrade) starts afresh: no error, no answer', async () => {
+    const fixture = await client();
+    const { browser, page, walletUrl } = await openChallenge(fixture);
+    const uid = page.url.pathname.split('/')[4]!;
+    const { sealer } = app.provider.runtime;
+    await app.provider.db('interaction_progress').where('uid', uid).update({ challenge_state_sealed: sealer.seal(JSON.stringify({ state: 'old', nonce: 'old', threshold: 18 })) });
+    expect(await statusOf(browser, page)).to.deep.equal({ answered: false });
+    expect((await answerRequest(walletUrl, await issueAttestation(issuer, { age_over_18: true }))).status).to.equal(400);
+    const again = await proceed(browser, page, fixture);
+    expect(again.status).to.equal(200);
+    expect(readWalletRequest(readQrSvg(/class="eu-av-qr"[\s\S]*?(<svg[\s\S]*?<\/svg>)/.exec(again.html)![1]!)).state).to.not.equal(readWalletRequest(walletUrl).state);
   });
 
   it('"continue" before the wallet answered stays on the page and says so', async () => {

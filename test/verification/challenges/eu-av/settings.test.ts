@@ -49,18 +49,20 @@ describe('eu_av settings', () => {
     expect(loadEuAvSettings({})).to.equal(undefined);
   });
 
-  it('reads every certificate of a directory\'s files, PEM and DER, roots and end-entity signers, with ENHANCED and the openid4vp scheme by default', () => {
+  it('reads every certificate of a directory\'s files, PEM and DER, roots and end-entity signers, with ENHANCED and the av then openid4vp schemes by default', () => {
     const settings = loadEuAvSettings({ EU_AV_TRUSTED_ISSUERS: join(folder, 'anchors') })!;
     const { authorities, signers } = settings.trustedIssuers.current();
     expect(authorities.map((certificate) => certificate.subject)).to.have.length(4).and.include('CN=DER IACA\nC=EU');
     expect(signers.map((certificate) => certificate.raw.equals(signer.der))).to.deep.equal([true]);
-    expect(settings).to.include({ assuranceLevel: 'ENHANCED', walletScheme: 'openid4vp' });
+    expect(settings).to.include({ assuranceLevel: 'ENHANCED' });
+    expect(settings.walletSchemes).to.deep.equal(['av', 'openid4vp']);
   });
 
-  it('takes a list of files, a level and a scheme', () => {
-    const settings = loadEuAvSettings({ EU_AV_TRUSTED_ISSUERS: `${join(folder, 'anchors', 'a.pem')}, ${join(folder, 'anchors', 'c.der')}`, EU_AV_ASSURANCE_LEVEL: 'STRICT', EU_AV_WALLET_SCHEME: 'eudi-openid4vp' })!;
+  it('takes a list of files, a level and schemes (repeated ones once)', () => {
+    const settings = loadEuAvSettings({ EU_AV_TRUSTED_ISSUERS: `${join(folder, 'anchors', 'a.pem')}, ${join(folder, 'anchors', 'c.der')}`, EU_AV_ASSURANCE_LEVEL: 'STRICT', EU_AV_WALLET_SCHEMES: 'eudi-openid4vp, openid4vp,eudi-openid4vp' })!;
     expect(settings.trustedIssuers.current().authorities.map((certificate) => certificate.toString().trim())).to.deep.equal([rootPem.trim(), derRoot.pem.trim()]);
-    expect(settings).to.include({ assuranceLevel: 'STRICT', walletScheme: 'eudi-openid4vp' });
+    expect(settings).to.include({ assuranceLevel: 'STRICT' });
+    expect(settings.walletSchemes).to.deep.equal(['eudi-openid4vp', 'openid4vp']);
   });
 
   it('takes an ETSI trusted list instead of, or beside, the files: an https URL or a file, with the certificate its signature must verify against', () => {
@@ -88,6 +90,7 @@ describe('eu_av settings', () => {
     expect(failure({ EU_AV_TRUSTED_ISSUERS: join(folder, 'trailing.der') })).to.include('trailing.der is neither a PEM nor a DER certificate file');
     expect(failure({ EU_AV_TRUSTED_ISSUERS: join(folder, 'tls.pem') })).to.match(/EU_AV_TRUSTED_ISSUERS: CN=TLS Document Signer.* is an end-entity certificate but not a document signer/);
     expect(failure({ EU_AV_TRUSTED_ISSUERS: join(folder, 'anchors'), EU_AV_ASSURANCE_LEVEL: 'HIGH' })).to.include('EU_AV_ASSURANCE_LEVEL');
-    expect(failure({ EU_AV_TRUSTED_ISSUERS: join(folder, 'anchors'), EU_AV_WALLET_SCHEME: 'openid4vp://' })).to.include('EU_AV_WALLET_SCHEME');
+    expect(failure({ EU_AV_TRUSTED_ISSUERS: join(folder, 'anchors'), EU_AV_WALLET_SCHEMES: 'openid4vp://' })).to.include('EU_AV_WALLET_SCHEMES');
+    expect(failure({ EU_AV_TRUSTED_ISSUERS: join(folder, 'anchors'), EU_AV_WALLET_SCHEMES: 'av,openid4vp,a,b,c' })).to.include('EU_AV_WALLET_SCHEMES');
   });
 });

@@ -1,13 +1,16 @@
 import { createHash, generateKeyPairSync, webcrypto, type JsonWebKey } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import { DeviceResponse, Document, MDoc } from '@auth0/mdl';
-import { Encoder, Tag } from 'cbor-x';
+import { Aes128Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 } from '@hpke/core';
+import { Decoder, Encoder, Tag } from 'cbor-x';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
 const ES256 = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
 const DAY = 24 * 60 * 60 * 1000;
 export const AV_DOCTYPE = 'eu.europa.ec.av.1';
+/** The person identification data of every EUDI wallet: its doctype is also the namespace of its age_over_NN elements. */
+export const PID_DOCTYPE = 'eu.europa.ec.eudi.pid.1';
 
 /** A test attestation provider: its root (the IACA certificate an operator would trust) and a document signer under it. */
 export interface TestIssuer {
@@ -37,20 +40,22 @@ export async function createTestIssuer(name = 'Test AV'): Promise<TestIssuer> {
 export interface Attestation {
   mdoc: Uint8Array;
   deviceKey: JsonWebKey;
+  /** the document type, also the namespace of its elements; the AV attestation's when absent */
+  doctype?: string;
 }
 
 export async function issueAttestation(
-  issuer: TestIssuer, elements: Record<string, boolean>, validity: { validFrom?: Date; validUntil?: Date } = {},
+  issuer: TestIssuer, elements: Record<string, boolean>, validity: { validFrom?: Date; validUntil?: Date } = {}, doctype = AV_DOCTYPE,
 ): Promise<Attestation> {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const signed = new Date(Date.now() - 60_000);
-  const document = await new Document(AV_DOCTYPE)
-    .addIssuerNameSpace(AV_DOCTYPE, elements)
+  const document = await new Document(doctype)
+    .addIssuerNameSpace(doctype, elements)
     .useDigestAlgorithm('SHA-256')
     .addValidityInfo({ signed, validFrom: validity.validFrom ?? signed, validUntil: validity.validUntil ?? new Date(Date.now() + 90 * DAY) })
     .addDeviceKeyInfo({ deviceKey: publicKey.export({ format: 'jwk' }) })
     .sign({ issuerPrivateKey: issuer.signerKey, issuerCertificate: issuer.signerPem, alg: 'ES256' });
-  return { mdoc: new MDoc([document]).encode(), deviceKey: privateKey.export({ format: 'jwk' }) };
+  return { mdoc: new MDoc([document]).encode(), deviceKey: privateKey.export({ format: 'jwk' }), doctype };
 }
 
 /** The Authorization Request a wallet reads from the QR code or the same-device link (passed by value). */
@@ -96,21 +101,53 @@ export function sessionTranscript(to: Audience): unknown[] {
 const walletTranscript = (to: Audience): Buffer => plain.encode(new Tag(plain.encode(sessionTranscript(to)), 24));
 
 /** A DeviceResponse disclosing `element`, device-signed over the transcript for this request (or, with `origin`, for the browser API). */
-export async function presentation(
+export function presentation(
   attestation: Attestation, request: Pick<WalletRequest, 'clientId' | 'nonce' | 'responseUri' | 'element'> & { origin?: string },
 ): Promise<Buffer> {
+  return signedResponse(attestation, request.element, walletTranscript(request.origin ? { origin: request.origin, nonce: request.nonce } : request));
+}
+
+/** A DeviceResponse disclosing `element`, device-signed over `transcript` (the tag-24 SessionTranscript bytes). */
+async function signedResponse(attestation: Attestation, element: string, transcript: Uint8Array): Promise<Buffer> {
+  const doctype = attestation.doctype ?? AV_DOCTYPE;
   const response = await DeviceResponse.from(attestation.mdoc)
     .usingPresentationDefinition({
       id: 'av',
       input_descriptors: [{
-        id: AV_DOCTYPE, format: { mso_mdoc: { alg: ['ES256'] } },
-        constraints: { limit_disclosure: 'required', fields: [{ path: [`$['${AV_DOCTYPE}']['${request.element}']`], intent_to_retain: false }] },
+        id: doctype, format: { mso_mdoc: { alg: ['ES256'] } },
+        constraints: { limit_disclosure: 'required', fields: [{ path: [`$['${doctype}']['${element}']`], intent_to_retain: false }] },
       }],
     })
-    .usingSessionTranscriptBytes(walletTranscript(request.origin ? { origin: request.origin, nonce: request.nonce } : request))
+    .usingSessionTranscriptBytes(Buffer.from(transcript))
     .authenticateWithSignature(attestation.deviceKey, 'ES256')
     .sign();
-  return response.encode();
+  return Buffer.from(response.encode());
+}
+
+/**
+ * The wallet side of ISO/IEC 18013-7 Annex C through the Digital Credentials API, written from the text: read the
+ * DeviceRequest's element and the verifier's HPKE key from EncryptionInfo, device-sign over [null, null, ["dcapi",
+ * SHA-256(CBOR([EncryptionInfo as sent, origin]))]], and seal the DeviceResponse to that key with @hpke/core (info:
+ * the CBOR SessionTranscript, no additional data). `tweak` lets a test sign for another origin or seal to another key.
+ */
+export async function annexCAnswer(
+  attestation: Attestation, data: { deviceRequest: string; encryptionInfo: string }, origin: string, tweak: { signedOrigin?: string; sealTo?: Uint8Array } = {},
+): Promise<string> {
+  const read = new Decoder({ useRecords: false, mapsAsObjects: false });
+  const [, parameters] = read.decode(Buffer.from(data.encryptionInfo, 'base64url')) as [string, Map<string, unknown>];
+  const coseKey = parameters.get('recipientPublicKey') as Map<number, Uint8Array>;
+  const recipient = tweak.sealTo ?? Buffer.concat([Buffer.from([4]), coseKey.get(-2)!, coseKey.get(-3)!]);
+  const deviceRequest = read.decode(Buffer.from(data.deviceRequest, 'base64url')) as Map<string, Array<Map<string, Tag>>>;
+  const items = read.decode(deviceRequest.get('docRequests')![0]!.get('itemsRequest')!.value as Uint8Array) as Map<string, Map<string, Map<string, boolean>>>;
+  const [element] = [...items.get('nameSpaces')!.values()][0]!.keys();
+
+  const sessionTranscript = (signedOrigin: string): Uint8Array =>
+    plain.encode([null, null, ['dcapi', createHash('sha256').update(plain.encode([data.encryptionInfo, signedOrigin])).digest()]]);
+  const signed = await signedResponse(attestation, element!, plain.encode(new Tag(sessionTranscript(tweak.signedOrigin ?? origin), 24)));
+  const suite = new CipherSuite({ kem: new DhkemP256HkdfSha256(), kdf: new HkdfSha256(), aead: new Aes128Gcm() });
+  const sender = await suite.createSenderContext({ recipientPublicKey: await suite.kem.importKey('raw', new Uint8Array(recipient).buffer, true), info: new Uint8Array(sessionTranscript(origin)).buffer });
+  const cipherText = Buffer.from(await sender.seal(new Uint8Array(signed).buffer));
+  return Buffer.from(plain.encode(['dcapi', new Map<string, Uint8Array>([['enc', Buffer.from(sender.enc)], ['cipherText', cipherText]])])).toString('base64url');
 }
 
 /** The direct_post answer: vp_token keyed by the DCQL credential id, and the request's state. */
@@ -122,17 +159,29 @@ export function postToVerifier(responseUri: string, fields: Record<string, strin
   return fetch(responseUri, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
 }
 
-/** Scans the request and answers it with this attestation, as a wallet would. */
-export const answerRequest = (walletUrl: string, attestation: Attestation, tweak: Partial<WalletRequest> = {}): Promise<{ status: number; body: unknown; vpToken: string }> =>
-  answerWith(walletUrl, (request) => presentation(attestation, request), tweak);
+/**
+ * Scans the request and answers it with this attestation, as a wallet would; `form` posts it as `vp_token[<id>]=`
+ * fields (the iOS app's shape).
+ */
+export const answerRequest = (
+  walletUrl: string, attestation: Attestation, tweak: Partial<WalletRequest> = {}, shape: 'json' | 'form' = 'json',
+): Promise<{ status: number; body: unknown; vpToken: string }> =>
+  answerWith(walletUrl, (request) => presentation(attestation, request), tweak, { doctype: attestation.doctype ?? AV_DOCTYPE, shape });
 
-/** Scans the request and posts the DeviceResponse `present` makes for it. */
+/**
+ * Scans the request and posts the DeviceResponse `present` makes for it, keyed by the DCQL credential query whose
+ * doctype is `doctype` (the AV attestation's unless said).
+ */
 export async function answerWith(
   walletUrl: string, present: (request: WalletRequest) => Promise<Uint8Array> | Uint8Array, tweak: Partial<WalletRequest> = {},
+  { doctype = AV_DOCTYPE, shape = 'json' }: { doctype?: string; shape?: 'json' | 'form' } = {},
 ): Promise<{ status: number; body: unknown; vpToken: string }> {
   const request = { ...readWalletRequest(walletUrl), ...tweak };
-  const query = JSON.parse(request.parameters.get('dcql_query') ?? '{}') as { credentials: Array<{ id: string }> };
-  const vpToken = vpTokenOf(await present(request), query.credentials[0]?.id ?? '');
-  const answer = await postToVerifier(request.responseUri, { vp_token: vpToken, state: request.state });
+  const query = JSON.parse(request.parameters.get('dcql_query') ?? '{}') as { credentials: Array<{ id: string; meta: { doctype_value: string } }> };
+  const id = query.credentials.find((credential) => credential.meta.doctype_value === doctype)?.id ?? '';
+  const signed = Buffer.from(await present(request)).toString('base64url');
+  const vpToken = JSON.stringify({ [id]: [signed] });
+  const fields: Record<string, string> = shape === 'json' ? { vp_token: vpToken } : { [`vp_token[${id}]`]: signed };
+  const answer = await postToVerifier(request.responseUri, { ...fields, state: request.state });
   return { status: answer.status, body: await answer.json(), vpToken };
 }
