@@ -65,6 +65,7 @@ const ENDPOINTS: Record<string, Send> = {
     body: Buffer.concat([Buffer.from('{"name":"'), Buffer.from(value.replace(/%([0-9A-F]{2})/gi, (_all, byte: string) => String.fromCharCode(parseInt(byte, 16))), 'latin1'), Buffer.from('","domain":"a.example"}')]),
   }),
   'requirement key': ({ url }, value) => get(`${url}/v1/requirement?key=${value}`),
+  'policies query': ({ url }, value) => get(`${url}/v1/policies?x=${value}`),
   'any path': ({ url }, value) => get(`${url}/${value}`),
 };
 
