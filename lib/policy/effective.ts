@@ -62,18 +62,27 @@ const baseline = (ageThreshold: number, required: boolean): EffectiveRule => ({
 });
 
 /**
+ * The operator's rule at a location: the baseline age, tightened by every preset in force. `required` starts as
+ * given (the website's spec `regions` decide it; a floor for checking a website's rule starts from false).
+ */
+export function operatorRule(baselineThreshold: number, presets: readonly RuleSet[], location: Location, required = false): EffectiveRule {
+  let result = baseline(baselineThreshold, required);
+  for (const preset of presets) {
+    for (const index of applicableRules(preset.rules, location)) {
+      result = tighten(result, preset.rules[index]!, { kind: 'preset', preset: preset.id, version: preset.version, rule: index });
+    }
+  }
+  return result;
+}
+
+/**
  * The rule in force for a website at a location (docs/policies.md): the operator's baseline, tightened by every
  * preset in force and by the website's own rules. Within one set (a preset, or the website's rules) only the rules
  * naming the location most specifically apply; between sets, each field keeps the strictest value, so the result is
  * never looser than any rule that applies.
  */
 export function effectiveRule(inputs: PolicyInputs, location: Location): EffectiveRule {
-  let result = baseline(inputs.baselineThreshold, isVerificationRequired(inputs.regions, location));
-  for (const preset of inputs.presets) {
-    for (const index of applicableRules(preset.rules, location)) {
-      result = tighten(result, preset.rules[index]!, { kind: 'preset', preset: preset.id, version: preset.version, rule: index });
-    }
-  }
+  let result = operatorRule(inputs.baselineThreshold, inputs.presets, location, isVerificationRequired(inputs.regions, location));
   for (const index of applicableRules(inputs.rules, location)) result = tighten(result, inputs.rules[index]!, { kind: 'website', rule: index });
   return result;
 }
@@ -98,8 +107,9 @@ export function loosenedField(rule: PolicyRule, floor: EffectiveRule): string | 
   if (rule.reuseMaxAgeSeconds !== undefined && floor.reuseMaxAgeSeconds !== null && rule.reuseMaxAgeSeconds > floor.reuseMaxAgeSeconds) return 'reuseMaxAgeSeconds';
   if (rule.requireDoubleAnonymity === false && floor.requireDoubleAnonymity) return 'requireDoubleAnonymity';
   for (const [name, date] of Object.entries(rule.challengesUntil ?? {}) as Array<[ChallengeName, string]>) {
+    // A date for a challenge the rule itself leaves out allows nothing.
     const until = floor.challengesUntil[name];
-    if (until !== undefined && date > until) return `challengesUntil.${name}`;
+    if (until !== undefined && date > until && (!rule.challenges || rule.challenges.includes(name))) return `challengesUntil.${name}`;
   }
   return undefined;
 }

@@ -37,6 +37,7 @@ const SQL_OWNERS = new Set([
   'lib/websites/domain-verification.ts',
   'lib/websites/keys.ts',
   'lib/websites/oauth2.ts',
+  'lib/websites/policy.ts',
   'lib/websites/websites.ts',
 ]);
 
