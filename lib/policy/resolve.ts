@@ -1,5 +1,7 @@
 import type { Location } from '../geo/location.js';
 import type { Runtime } from '../runtime.js';
+import type { AssuranceLevel, ChallengeName, Environment } from '../verification/challenge.js';
+import { challengesUnder } from './offer.js';
 import { effectiveRule, locationOfRegion, operatorRule } from './effective.js';
 import { EVERYWHERE, type EffectiveRule, type PolicyRule } from './rule.js';
 
@@ -19,6 +21,26 @@ export function websiteRule({ config, geo }: Operator, website: WebsitePolicyInp
     presets: config.policies.presets,
     rules: website.policyRules,
   }, location);
+}
+
+/** What a website's page may learn before a check: must this visitor verify, and how (the requirement endpoint, the checker script). */
+export interface Requirement {
+  required: boolean;
+  age_threshold: number;
+  /** the methods this visitor would be offered, in order */
+  challenges: ChallengeName[];
+  minimum_assurance_level: AssuranceLevel;
+}
+
+/** The requirement for a visitor at `location` of a website, by its rule in force there (docs/policies.md). */
+export function requirementAt(runtime: Runtime, website: WebsitePolicyInputs & { challenges: readonly string[] }, environment: Environment, location: Location): Requirement {
+  const rule = websiteRule(runtime, website, location);
+  return {
+    required: rule.required,
+    age_threshold: rule.ageThreshold,
+    challenges: challengesUnder(rule, runtime.challenges, environment, website.challenges, undefined, runtime.clock.now()),
+    minimum_assurance_level: rule.minimumAssuranceLevel,
+  };
 }
 
 /** The operator's rule in `region` (a rule's region, `*` included): the floor a website's rule for it may not lower. */
