@@ -26,7 +26,7 @@ const SPEC_OPERATIONS = [
 ];
 /** Beyond spec 4.2: domain verification (issue 12). */
 const DOMAIN_OPERATIONS = ['get /external/website/{website_id}/domain-verification', 'post /external/website/{website_id}/domain-verification/check'];
-/** Beyond spec 4.2: the website's policy (docs/policies.md). */
+/** Beyond the specification's ten: the website's policy (docs/policies.md). */
 const POLICY_OPERATIONS = ['get /external/website/{website_id}/policy', 'put /external/website/{website_id}/policy'];
 const METHODS = ['get', 'post', 'patch', 'put', 'delete'];
 

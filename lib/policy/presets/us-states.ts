@@ -39,6 +39,6 @@ export const US_STATE_PRESETS: Preset[] = [
     { title: 'Mississippi SB 2346 (2024)', url: 'https://billstatus.ls.state.ms.us/2024/pdf/history/SB/SB2346.xml', date: '2024-07-01', unverified: true },
   ], `Mississippi's age of majority is 21. ${NOT_IN_NOTES}`),
   stateLaw('us-al', 'Alabama: HB 164', 'US-AL', 19, [
-    { title: 'Alabama HB 164 (Act 2024-42)', url: 'https://alison.legislature.state.al.us/', date: '2024-10-01', unverified: true },
+    { title: 'Alabama HB 164 (2024)', url: 'https://alison.legislature.state.al.us/', date: '2024-10-01', unverified: true },
   ], `Alabama's age of majority is 19. ${NOT_IN_NOTES}`),
 ];
