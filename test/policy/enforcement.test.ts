@@ -101,6 +101,14 @@ describe('policy: enforced in the flow', () => {
     });
   });
 
+  it('answers the same rule to the checker script\'s check', async () => {
+    const response = await fetch(`${app.url}/v1/checker/requirement.js?key=${client.keys.TEST}`, { headers: { ...IN_FRANCE, origin: 'http://localhost:4000' } });
+    const script = await response.text();
+    const answer = JSON.parse(/_requirement\((\{.*\})\);$/.exec(script)![1]!) as Record<string, unknown>;
+    expect(answer).to.include({ required: true, country: 'FR', age_threshold: 18, minimum_assurance_level: 'ENHANCED' });
+    expect(answer.challenges).to.deep.equal(['ticket', 'selfie']);
+  });
+
   it('reuses a result only while it is young enough and at the level', async () => {
     const { runtime } = app.provider;
     const { browser, page } = await choicePage(IN_FRANCE);
