@@ -46,6 +46,19 @@ describe('policy: enforced in the flow', () => {
     expect(offered((await choicePage(IN_GERMANY)).page)).to.deep.equal(['selfie', 'email_age', 'ticket']);
   });
 
+  it('takes a changed policy into account at once, though the client is cached', async () => {
+    const { runtime } = app.provider;
+    const webmaster = await createWebmasterFixture(runtime);
+    const other = await createClientFixture(runtime, webmaster.id, { environment: 'TEST', challenges: ['selfie', 'email_age', 'ticket'] });
+    const offeredTo = async () => {
+      const browser = new Browser(app.url, { headers: { ...IN_GERMANY, 'accept-language': 'en' } });
+      return offered(expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, other)))));
+    };
+    expect(await offeredTo()).to.deep.equal(['selfie', 'email_age', 'ticket']);
+    await updateWebsitePolicy(runtime, webmaster.id, other.websiteId, { rules: [{ regions: ['DE'], challenges: ['email_age', 'ticket'] }] });
+    expect(await offeredTo()).to.deep.equal(['email_age', 'ticket']);
+  });
+
   it('refuses a challenge the rule leaves out, even by its URL', async () => {
     const { browser, page } = await choicePage(IN_FRANCE);
     const uid = /\/interaction\/([^/]+)\//.exec(linksWithClass(page, 'button')[0]!.pathname)![1];
