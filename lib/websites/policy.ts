@@ -58,15 +58,20 @@ function floorOf(field: string, floor: EffectiveRule): string {
   }
 }
 
+/** A rule that would loosen the operator's: a 400 whose parts (rule index, field, region) the platform words in the webmaster's language. */
+export class PolicyLoosening extends HttpError {
+  constructor(readonly rule: number, readonly field: string, readonly region: string, floor: EffectiveRule) {
+    super(400, `Invalid rules[${rule}].${field}. In ${region === '*' ? 'every region' : region} the operator's rule says ${floorOf(field, floor)}; a website's rules may only tighten it.`);
+  }
+}
+
 /** A website's rules may only tighten the operator's: the first rule and field that would loosen it is a 400 naming them. */
 function refuseLoosening(runtime: Runtime, rules: readonly PolicyRule[]): void {
   rules.forEach((rule, index) => {
     for (const region of rule.regions) {
       const floor = operatorFloor(runtime, region);
       const field = loosenedField(rule, floor);
-      if (field) {
-        throw new HttpError(400, `Invalid rules[${index}].${field}. In ${region === '*' ? 'every region' : region} the operator's rule says ${floorOf(field, floor)}; a website's rules may only tighten it.`);
-      }
+      if (field) throw new PolicyLoosening(index, field, region, floor);
     }
   });
 }

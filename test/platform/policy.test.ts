@@ -55,12 +55,15 @@ describe('webmasters platform: a website\'s policy', () => {
     const loosening = JSON.stringify([{ regions: ['US-MS'], ageThreshold: 18 }]);
     const refused = await client.post(`/platform/websites/${websiteId}/policy`, { rules: loosening });
     expect(refused.status).to.equal(400);
-    expect(text(refused)).to.contain('The rules were not saved.').and.contain('Invalid rules[0].ageThreshold.').and.contain('at least 21');
+    expect(text(refused)).to.contain('The rules were not saved.').and.contain('Rule 1: ageThreshold would loosen the operator\'s rule in US-MS.');
     expect(refused.html).to.match(/id="policy-rules"[^>]*aria-invalid="true"/);
     expect(decodeHtml(refused.html)).to.contain(loosening);
     const broken = await client.post(`/platform/websites/${websiteId}/policy`, { rules: '[{"regions": ["FR"]' });
     expect(broken.status).to.equal(400);
     expect(text(broken)).to.contain('This is not valid JSON');
+    const malformed = await client.post(`/platform/websites/${websiteId}/policy`, { rules: '[{"regions": ["fr"]}]' });
+    expect(malformed.status).to.equal(400);
+    expect(text(malformed)).to.contain('These rules do not have the expected form').and.contain('Invalid rules[0].regions[0].');
     expect((await getWebsitePolicy(app.provider.runtime, webmasterId, websiteId)).rules).to.deep.equal([]);
   });
 
@@ -68,6 +71,8 @@ describe('webmasters platform: a website\'s policy', () => {
     const { client, websiteId } = await signedIn(app, 'fr');
     const page = await client.open(`/platform/websites/${websiteId}/policy`);
     expect(text(page)).to.contain('Politique de Policy Shop').and.contain('Préréglages en vigueur').and.contain('Partout ailleurs');
+    const refused = await client.post(`/platform/websites/${websiteId}/policy`, { rules: '[{"regions": ["FR"], "reuseMaxAgeSeconds": 7200}]' });
+    expect(text(refused)).to.contain('Règle 1 : reuseMaxAgeSeconds assouplirait la règle de l\'opérateur en FR.');
   });
 
   it('refuses a form without its CSRF token, and another webmaster\'s website, changing nothing', async () => {

@@ -5,16 +5,20 @@ import { HttpError } from '../../http/errors.js';
 import { seeOther } from '../../http/see-other.js';
 import { browserLanguage } from '../../i18n/negotiate.js';
 import type { Runtime } from '../../runtime.js';
-import { getWebsite, getWebsitePolicy, updateWebsitePolicy, type WebsitePolicyInput } from '../../websites/index.js';
+import { getWebsite, getWebsitePolicy, PolicyLoosening, updateWebsitePolicy, type WebsitePolicyInput } from '../../websites/index.js';
 import { PLATFORM_PATH, webmasterOf } from '../authentication.js';
 import { renderPage } from '../page.js';
 import { policyRows } from '../policy-view.js';
 
-/** What the editor shows after a refusal: the text as sent, and why it was refused (a translation key or the service's sentence). */
+/**
+ * What the editor shows after a refusal: the text as sent, and why, in the webmaster's language (a translation key
+ * and its values); a schema refusal adds the validator's sentence, which names the field.
+ */
 interface Refusal {
   text: string;
-  key?: string;
-  message?: string;
+  key: string;
+  params?: Record<string, string | number>;
+  detail?: string;
 }
 
 /**
@@ -53,8 +57,11 @@ export function policyRoutes(runtime: Runtime): Router {
     try {
       await updateWebsitePolicy(runtime, ownerOf(ctx), websiteId, { rules } as WebsitePolicyInput);
     } catch (error) {
+      if (error instanceof PolicyLoosening) {
+        return show(ctx, websiteId, { text, key: 'platform.policy.error.loosens', params: { rule: error.rule + 1, field: error.field, region: error.region } }, 400);
+      }
       if (!(error instanceof HttpError) || error.status !== 400) throw error;
-      return show(ctx, websiteId, { text, message: error.message }, 400);
+      return show(ctx, websiteId, { text, key: 'platform.policy.error.invalid', detail: error.message }, 400);
     }
     seeOther(ctx, `${PLATFORM_PATH}/websites/${websiteId}/policy?saved=policy`, { noStore: true });
   });
