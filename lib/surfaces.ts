@@ -19,6 +19,7 @@ import { BACK_CHANNEL_PATHS, LEGACY_PATHS, OAUTH2_PATHS } from './oauth2/protoco
 import { backChannelSurface, browserOAuth2Surface } from './oauth2/surface.js';
 import { PLATFORM_PATH } from './platform/authentication.js';
 import { platformRouter } from './platform/router.js';
+import { POLICIES_PATH, policiesRoutes } from './requirement/policies.js';
 import { REQUIREMENT_PATH, requirementRoutes } from './requirement/routes.js';
 import type { Runtime } from './runtime.js';
 
@@ -83,7 +84,13 @@ export const SURFACES: readonly SurfaceRow[] = [
     build: ({ runtime }) => [staticAssets(), brandingAssets(runtime.config.branding)],
   },
   { name: 'external', claims: () => under(EXTERNAL_PREFIX), errors: 'external', guarded: true, build: ({ runtime }) => externalApi(runtime) },
-  { name: 'requirement', claims: () => oneOf([REQUIREMENT_PATH]), errors: 'oauth', guarded: true, build: ({ runtime }) => routes(requirementRoutes(runtime)) },
+  {
+    name: 'requirement',
+    claims: () => oneOf([REQUIREMENT_PATH, POLICIES_PATH]),
+    errors: 'oauth',
+    guarded: true,
+    build: ({ runtime }) => [routes(requirementRoutes(runtime)), routes(policiesRoutes(runtime))],
+  },
   {
     name: 'checker',
     claims: () => (path, ctx) => path === CHECKER_SCRIPT || CHECKER(path, ctx),

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { isVerificationRequired } from '../geo/regions.js';
+import { requirementAt, type Requirement } from '../policy/resolve.js';
 import type { Runtime } from '../runtime.js';
 import { findKeyWebsite } from '../websites/keys.js';
 import { isAllowedOrigin } from './origins.js';
@@ -8,7 +8,7 @@ import { validRequirementQuery } from './requests.js';
 /** What the script learns before it shows anything (docs/checker.md "The check"). */
 type Answer =
   | { error: 'invalid_request' | 'invalid_key' | 'origin_not_allowed'; message: string }
-  | { required: boolean; country: string; country_subdivision: string | null; age_threshold: number; website: string; language: string; environment: string };
+  | Requirement & { country: string; country_subdivision: string | null; website: string; language: string; environment: string };
 
 /**
  * The answer as a script calling back into the checker: loaded with a script element (`crossorigin`, so the browser
@@ -46,11 +46,14 @@ export async function requirementScript(ctx: Context, runtime: Runtime): Promise
     return;
   }
   const location = await runtime.geo.locate(ctx);
+  const requirement = requirementAt(runtime, found.website, found.environment, location);
   answerScript(ctx, {
-    required: isVerificationRequired(found.website.regions, location),
+    required: requirement.required,
     country: location.country,
     country_subdivision: location.subdivision,
-    age_threshold: runtime.geo.ageThresholdFor(location),
+    age_threshold: requirement.age_threshold,
+    challenges: requirement.challenges,
+    minimum_assurance_level: requirement.minimum_assurance_level,
     website: found.website.name,
     language: found.website.language,
     environment: found.environment,

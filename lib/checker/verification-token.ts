@@ -42,7 +42,8 @@ export function createVerificationSigner(runtime: Runtime): VerificationSigner {
       const { kid, alg, key } = await signingKey;
       const now = epochSeconds(runtime.clock.now());
       const expiresAt = epochSeconds(verification.expiresAt);
-      return new SignJWT({ ...verificationResult(verification, now), environment: verification.environment })
+      // The rule that applied rides in the token only: Resources' JSON stays the spec's.
+      return new SignJWT({ ...verificationResult(verification, now), environment: verification.environment, policy: verification.policy })
         .setProtectedHeader({ alg, kid, typ: VERIFICATION_TOKEN_TYPE })
         .setIssuer(runtime.config.issuer)
         .setAudience(audience)

@@ -1,19 +1,20 @@
 import type { BrandingOptions } from '../branding/settings.js';
 import type { GeoOptions } from '../geo/settings.js';
+import type { PolicyOptions } from '../policy/settings.js';
 import { challengeSections, SECTIONS } from './sections.js';
 import { resolveSecrets } from './secrets.js';
 import { ConfigError, readSection, type SettingsSection } from './settings.js';
 import type { Config, Settings } from './types.js';
 
-/** What code may give instead of the environment (createAgeProvider's options): core settings by name, and two sections. */
-export type ConfigOptions = Partial<Settings> & { branding?: BrandingOptions; geo?: GeoOptions };
+/** What code may give instead of the environment (createAgeProvider's options): core settings by name, and three sections. */
+export type ConfigOptions = Partial<Settings> & { branding?: BrandingOptions; geo?: GeoOptions; policies?: PolicyOptions };
 
 /**
  * Reads every section (lib/config/sections.ts) from the environment, options winning, and resolves the shared secrets.
  * Every problem of every section is reported at once, in one ConfigError naming each variable.
  */
 export async function loadConfig(options: ConfigOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<{ config: Config; warnings: string[] }> {
-  const { branding, geo, ...settings } = options;
+  const { branding, geo, policies, ...settings } = options;
   const problems: string[] = [];
   const read = <T, R>(section: SettingsSection<T, R>, given?: Partial<R>): T | undefined => {
     try {
@@ -30,9 +31,10 @@ export async function loadConfig(options: ConfigOptions = {}, env: NodeJS.Proces
     geo: read(SECTIONS.geo, geo),
     limits: read(SECTIONS.limits),
     clientCache: read(SECTIONS.clientCache),
+    policies: read(SECTIONS.policies, policies),
   };
   const challenges = new Map(challengeSections().map(([name, section]) => [name, read(section)]));
-  if (!core || !sections.branding || !sections.geo || !sections.limits || !sections.clientCache || problems.length > 0) throw new ConfigError(problems);
+  if (!core || !sections.branding || !sections.geo || !sections.limits || !sections.clientCache || !sections.policies || problems.length > 0) throw new ConfigError(problems);
   let secrets;
   try {
     secrets = await resolveSecrets(core);
@@ -40,5 +42,5 @@ export async function loadConfig(options: ConfigOptions = {}, env: NodeJS.Proces
     throw new ConfigError((error as Error).message);
   }
   const { cookieKeys: _c, jwks: _j, sealingKey: _s, ...rest } = core;
-  return { config: { ...rest, ...secrets, branding: sections.branding, geo: sections.geo, limits: sections.limits, clientCache: sections.clientCache, challenges }, warnings: [] };
+  return { config: { ...rest, ...secrets, branding: sections.branding, geo: sections.geo, limits: sections.limits, clientCache: sections.clientCache, policies: sections.policies, challenges }, warnings: [] };
 }

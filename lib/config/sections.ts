@@ -1,6 +1,7 @@
 import { brandingSettings } from '../branding/settings.js';
 import { geoSettings } from '../geo/settings.js';
 import { limitSettings } from '../http/rate-limit.js';
+import { policySettings } from '../policy/settings.js';
 import { CHALLENGE_MODULES } from '../verification/registry.js';
 import { clientCacheSettings } from '../websites/client-cache.js';
 import { coreSettings } from './core.js';
@@ -17,6 +18,7 @@ export const SECTIONS = {
   geo: geoSettings,
   limits: limitSettings,
   clientCache: clientCacheSettings,
+  policies: policySettings,
 } as const;
 
 /** The challenges' sections, by challenge name. */

@@ -3,6 +3,7 @@ import type { Branding } from '../branding/settings.js';
 import type { GeoSettings } from '../geo/settings.js';
 import type { LimitPoints } from '../http/rate-limit.js';
 import type { ClientCacheSettings } from '../websites/client-cache.js';
+import type { PolicySettings } from '../policy/settings.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
@@ -61,6 +62,8 @@ export type Config = Omit<Settings, 'cookieKeys' | 'jwks' | 'sealingKey'> & Secr
   limits: LimitPoints;
   /** how long client lookups are remembered, and how the change feed that forgets them is checked */
   clientCache: ClientCacheSettings;
+  /** the presets in force for every website */
+  policies: PolicySettings;
   /** each configured challenge's own settings (ChallengeModule.settings), handed to its configure */
   challenges: ReadonlyMap<string, unknown>;
 };

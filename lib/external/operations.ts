@@ -1,11 +1,13 @@
 import type { SchemaObject } from 'ajv';
 import type { Runtime } from '../runtime.js';
 import {
-  checkDomainVerification, createOAuth2Config, createWebsite, getDomainVerification, getOAuth2Config, getWebsite, getWebsiteKey, listWebsites, regenerateOAuth2Credentials,
-  regenerateWebsiteKey, updateOAuth2Config, updateWebsite,
-  type Environment, type OAuth2CreateInput, type OAuth2UpdateInput, type WebsiteCreateInput, type WebsiteUpdateInput,
+  checkDomainVerification, createOAuth2Config, createWebsite, getDomainVerification, getOAuth2Config, getWebsite, getWebsiteKey, getWebsitePolicy, listWebsites,
+  regenerateOAuth2Credentials, regenerateWebsiteKey, updateOAuth2Config, updateWebsite, updateWebsitePolicy,
+  type Environment, type OAuth2CreateInput, type OAuth2UpdateInput, type WebsiteCreateInput, type WebsitePolicyInput, type WebsiteUpdateInput,
 } from '../websites/index.js';
 import { domainVerificationSchema } from './schemas/domain-verification.js';
+import { websitePolicySchema } from './schemas/policy.js';
+import { policyUpdateSchema } from '../policy/schema.js';
 import { oauth2CreateSchema } from '../websites/schemas/oauth2-create.js';
 import { oauth2UpdateSchema } from '../websites/schemas/oauth2-update.js';
 import { oauth2ConfigurationSchema, websiteKeySchema, websiteListSchema, websiteSchema } from './schemas/responses.js';
@@ -27,7 +29,7 @@ export type Call<S extends Scope> = { runtime: Runtime; webmasterId: number; bod
 
 export interface Operation<S extends Scope = Scope> {
   operationId: string;
-  method: 'get' | 'post' | 'patch';
+  method: 'get' | 'post' | 'patch' | 'put';
   /** koa-router path below /external */
   path: string;
   summary: string;
@@ -42,8 +44,8 @@ export interface Operation<S extends Scope = Scope> {
 const define = <S extends Scope>(operation: Operation<S>): Operation => operation as unknown as Operation;
 
 /**
- * The ten operations of spec 4.2, in its order, then the domain verification pair (issue 12); the router and
- * openapi.json are both built from this list.
+ * The ten operations of spec 4.2, in its order, then the domain verification pair and the website's policy pair
+ * (docs/policies.md); the router and openapi.json are both built from this list.
  */
 export const OPERATIONS: readonly Operation[] = [
   define({
@@ -107,5 +109,16 @@ export const OPERATIONS: readonly Operation[] = [
     operationId: 'checkDomainVerification', method: 'post', path: '/website/:website_id/domain-verification/check', scope: 'website',
     summary: 'Check domain verification now (DNS TXT record or /.well-known/age-provider.txt)', response: domainVerificationSchema,
     run: ({ runtime, webmasterId, websiteId }) => checkDomainVerification(runtime, webmasterId, websiteId),
+  }),
+  define({
+    operationId: 'getWebsitePolicy', method: 'get', path: '/website/:website_id/policy', scope: 'website',
+    summary: 'Retrieve the website\'s policy: its own rules, the presets in force, and the rule in force in each region named anywhere',
+    response: websitePolicySchema,
+    run: ({ runtime, webmasterId, websiteId }) => getWebsitePolicy(runtime, webmasterId, websiteId),
+  }),
+  define({
+    operationId: 'updateWebsitePolicy', method: 'put', path: '/website/:website_id/policy', scope: 'website',
+    summary: 'Replace the website\'s own rules (they may only tighten the operator\'s presets)', body: policyUpdateSchema, response: websitePolicySchema,
+    run: ({ runtime, webmasterId, websiteId, body }) => updateWebsitePolicy(runtime, webmasterId, websiteId, body as WebsitePolicyInput),
   }),
 ];

@@ -28,7 +28,7 @@ export const LIMITS = {
     reason: "token, Resources, introspection and revocation: one website's server sends all its site's calls, so it stops hammering, not traffic",
   },
   // Surfaces a website's pages or servers call
-  requirement: { points: 300, windowSeconds: MINUTE, scope: 'shared', setting: 'REQUIREMENT_RATE_LIMIT_PER_IP', reason: 'GET /v1/requirement per visitor address' },
+  requirement: { points: 300, windowSeconds: MINUTE, scope: 'shared', setting: 'REQUIREMENT_RATE_LIMIT_PER_IP', reason: 'GET /v1/requirement and GET /v1/policies per visitor address' },
   checker: { points: 120, windowSeconds: MINUTE, scope: 'shared', setting: 'CHECKER_RATE_LIMIT_PER_IP', reason: "the checker script's check, start and callback per visitor address" },
   'external-ip': { points: 3000, windowSeconds: MINUTE, scope: 'shared', setting: 'EXTERNAL_API_RATE_LIMIT_PER_IP', reason: 'External API, per address, before authentication' },
   'external-token': { points: 1200, windowSeconds: MINUTE, scope: 'shared', setting: 'EXTERNAL_API_RATE_LIMIT_PER_TOKEN', reason: 'External API, per webmaster once authenticated' },

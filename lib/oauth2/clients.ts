@@ -1,5 +1,6 @@
 import type { AdapterPayload } from 'oidc-provider';
 import type { Runtime } from '../runtime.js';
+import type { PolicyRule } from '../policy/rule.js';
 import type { Environment } from '../verification/challenge.js';
 import { findCheckerClientWebsite, isCheckerClientId } from '../checker/client.js';
 import { SCOPE } from './protocol.js';
@@ -10,7 +11,11 @@ export interface ClientWebsite {
   clientId: string;
   environment: Environment;
   redirectUris: string[];
-  website: { id: number; name: string; domain: string; domainVerified: boolean; language: string; challenges: string[]; regions: string[] };
+  website: {
+    id: number; name: string; domain: string; domainVerified: boolean; language: string; challenges: string[]; regions: string[];
+    /** its own policy rules (docs/policies.md) */
+    policyRules: PolicyRule[];
+  };
 }
 
 const toClientWebsite = (row: ActiveClient): ClientWebsite => ({
@@ -25,6 +30,7 @@ const toClientWebsite = (row: ActiveClient): ClientWebsite => ({
     language: row.language,
     challenges: row.challenges,
     regions: row.regions,
+    policyRules: row.policy_rules,
   },
 });
 

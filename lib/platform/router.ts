@@ -10,6 +10,7 @@ import { accountRoutes } from './routes/account-routes.js';
 import { authRoutes } from './routes/auth-routes.js';
 import { confirmationRoutes } from './routes/confirmation-routes.js';
 import { domainRoutes } from './routes/domain-routes.js';
+import { policyRoutes } from './routes/policy-routes.js';
 import { websiteRoutes } from './routes/website-routes.js';
 
 const SIGN_OUT = `${PLATFORM_PATH}/signout`;
@@ -36,7 +37,8 @@ export function platformRouter(runtime: Runtime): Router {
   router.use(authRoutes(runtime).routes());
   const signedIn = new Router();
   signedIn.use(requireWebmaster);
-  signedIn.use(accountRoutes(runtime).routes(), websiteRoutes(runtime).routes(), confirmationRoutes(runtime).routes(), domainRoutes(runtime).routes());
+  signedIn.use(accountRoutes(runtime).routes(), websiteRoutes(runtime).routes(), confirmationRoutes(runtime).routes(), domainRoutes(runtime).routes(),
+    policyRoutes(runtime).routes());
   router.use(signedIn.routes());
   return router;
 }

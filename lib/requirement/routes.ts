@@ -3,8 +3,8 @@ import { Ajv, type JSONSchemaType } from 'ajv';
 import type { Context } from 'koa';
 import { testLocation } from '../geo/codes.js';
 import type { Location } from '../geo/location.js';
-import { isVerificationRequired } from '../geo/regions.js';
 import { HttpError } from '../http/errors.js';
+import { requirementAt } from '../policy/resolve.js';
 import type { Runtime } from '../runtime.js';
 import { findKeyWebsite } from '../websites/keys.js';
 
@@ -51,7 +51,8 @@ async function resolveLocation(ctx: Context, runtime: Runtime, query: Requiremen
 
 /**
  * GET /v1/requirement?key=<website public key>: whether the website must verify the caller, where the caller is, and the
- * age to prove there (ARCHITECTURE §6.2). Public, for a website's own page script: CORS for any origin without
+ * age to prove there (ARCHITECTURE §6.2), with the methods the caller would be offered and the minimum level, as the
+ * website's policy there says (docs/policies.md). Public, for a website's own page script: CORS for any origin without
  * credentials, cached privately for a minute (the answer depends on the caller's location), rate-limited per IP.
  */
 export function requirementRoutes(runtime: Runtime): Router {
@@ -76,15 +77,17 @@ export function requirementRoutes(runtime: Runtime): Router {
     }
     const found = KEY_SHAPE.test(query.key) ? await findKeyWebsite(runtime.db, query.key) : undefined;
     if (!found) throw new HttpError(404, 'no website has this public key', {}, 'not_found');
-    const website = { regions: found.website.regions, environment: found.environment };
-    const location = await resolveLocation(ctx, runtime, query, website.environment);
+    const location = await resolveLocation(ctx, runtime, query, found.environment);
+    const requirement = requirementAt(runtime, found.website, found.environment, location);
     ctx.set('Cache-Control', 'private, max-age=60');
     if (runtime.geo.headers.length > 0) ctx.vary(runtime.geo.headers.join(', '));
     ctx.body = {
-      required: isVerificationRequired(website.regions, location),
+      required: requirement.required,
       country: location.country,
       country_subdivision: location.subdivision,
-      age_threshold: runtime.geo.ageThresholdFor(location),
+      age_threshold: requirement.age_threshold,
+      challenges: requirement.challenges,
+      minimum_assurance_level: requirement.minimum_assurance_level,
     };
   });
   return router;

@@ -22,8 +22,13 @@ export interface ChallengeAttempt {
   uid: string;
   environment: Environment;
   language: Language;
-  /** the age the visitor must prove (18 unless the operator maps the visitor's region to another) */
+  /** the age the visitor must prove (18 unless the operator or the website's policy asks another there) */
   ageThreshold: number;
+  /**
+   * Years an estimation method's estimate must exceed ageThreshold by, as the policy in force asks (docs/policies.md);
+   * 0 when it asks nothing. An estimate over the threshold but within this buffer ends with `estimate_too_close`.
+   */
+  estimationBuffer: number;
   website: { id: number; name: string; domain: string };
 }
 
@@ -38,7 +43,7 @@ export type ChallengeOutcome =
   /** `location`: where the evidence places the visitor (the sandbox's choice); absent means the geo resolver's answer. */
   | { passed: true; assuranceLevel: AssuranceLevel; location?: Location }
   /** `reason` decides whether the attempt counts as a failure; `notice`, when given, is what the visitor reads. */
-  | { passed: false; reason: 'refused' | 'failed' | 'cancelled' | 'unavailable'; notice?: OutcomeNotice };
+  | { passed: false; reason: 'refused' | 'failed' | 'cancelled' | 'unavailable' | 'estimate_too_close'; notice?: OutcomeNotice };
 
 /** The ending of a check that reached a verdict: a pass at `assuranceLevel`, or `reason`. */
 export const verdict = (passed: boolean, assuranceLevel: AssuranceLevel, reason: 'refused' | 'failed' = 'refused'): ChallengeOutcome =>

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { addSeconds, type Clock } from '../clock.js';
 import type { Database } from '../store/database.js';
-import type { AssuranceLevel, Environment } from './challenge.js';
+import { ASSURANCE_LEVELS, type AssuranceLevel, type Environment } from './challenge.js';
 import type { Verification } from './verifications.js';
 
 /**
@@ -60,19 +60,34 @@ export function proofInsert(db: Database, proof: AgeProof): Knex.QueryBuilder {
   });
 }
 
+/** What a reused proof must satisfy besides its subject and environment. */
+interface ReuseQuery {
+  subject: string;
+  environment: Environment;
+  ageThreshold: number;
+  /** at least this level (STANDARD: any) */
+  minimumLevel?: AssuranceLevel;
+  /** made at most this many seconds ago */
+  maxAgeSeconds?: number;
+  /** made by one of these methods */
+  methods?: readonly string[];
+}
+
 /**
  * The subject's most recent proof that is still reusable, from the same environment (a sandbox proof never
- * serves a LIVE website) and proving at least `ageThreshold`.
+ * serves a LIVE website), proving at least `ageThreshold`, and as recent, strong and of the methods the query asks.
  */
-export async function findReusableProof(
-  db: Database, clock: Clock, query: { subject: string; environment: Environment; ageThreshold: number },
-): Promise<AgeProof | undefined> {
-  const row = await db<Row>('age_proofs')
+export async function findReusableProof(db: Database, clock: Clock, query: ReuseQuery): Promise<AgeProof | undefined> {
+  const now = clock.now();
+  const levels = ASSURANCE_LEVELS.slice(ASSURANCE_LEVELS.indexOf(query.minimumLevel ?? 'STANDARD'));
+  let select = db<Row>('age_proofs')
     .where({ subject: query.subject, environment: query.environment })
     .where('age_threshold', '>=', query.ageThreshold)
-    .where('reusable_until', '>', clock.now())
-    .orderBy('proven_at', 'desc')
-    .first();
+    .where('reusable_until', '>', now);
+  if (levels.length < ASSURANCE_LEVELS.length) select = select.whereIn('assurance_level', levels);
+  if (query.maxAgeSeconds !== undefined) select = select.where('proven_at', '>=', addSeconds(now, -query.maxAgeSeconds));
+  if (query.methods) select = select.whereIn('method', [...query.methods]);
+  const row = await select.orderBy('proven_at', 'desc').first();
   return row
     ? {
         subject: row.subject,

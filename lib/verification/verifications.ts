@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import type { Database } from '../store/database.js';
 import { runPrepared, type PreparedStatement } from '../store/prepared.js';
 import { liveGrantJoin } from '../../adapters/knex.js';
+import type { RuleOrigin } from '../policy/rule.js';
 import type { AssuranceLevel, Environment } from './challenge.js';
 
 /** A verification shared with one website (spec 2.3), linked to the grant of the authorization that produced it. */
@@ -20,6 +21,8 @@ export interface Verification {
   reused: boolean;
   verifiedAt: Date;
   expiresAt: Date;
+  /** the policy rules that applied: presets (with their versions) and the website's own (docs/policies.md) */
+  policy: RuleOrigin[];
 }
 
 /** What a website reads about a verification (Resources' JSON and the signed token alike), as of `now` (epoch seconds). */
@@ -53,6 +56,7 @@ export interface VerificationRow {
   reused: boolean;
   verified_at: Date;
   expires_at: Date;
+  policy: RuleOrigin[];
 }
 
 /**
@@ -62,7 +66,7 @@ export interface VerificationRow {
  */
 const VERIFICATION_COLUMNS = Object.keys({
   uid: true, website_id: true, environment: true, method: true, assurance_level: true, age_threshold: true, country: true,
-  country_subdivision: true, verified: true, reused: true, verified_at: true, expires_at: true,
+  country_subdivision: true, verified: true, reused: true, verified_at: true, expires_at: true, policy: true,
 } satisfies Record<keyof VerificationRow, true>);
 
 /** The verification's columns as a select list of the table under `alias`. */
@@ -86,6 +90,7 @@ export const verificationFromRow = (row: VerificationRow): Verification => ({
   reused: row.reused,
   verifiedAt: new Date(row.verified_at),
   expiresAt: new Date(row.expires_at),
+  policy: row.policy,
 });
 
 /** Public uids are opaque; sandbox ones start with `test_` (ARCHITECTURE §6.1). */
@@ -110,6 +115,7 @@ export function verificationInsert(db: Database, input: NewVerification, grantId
       reused: input.reused,
       verified_at: input.verifiedAt,
       expires_at: addSeconds(input.verifiedAt, input.ttlSeconds),
+      policy: JSON.stringify(input.policy),
       grant_id: grantId,
     })
     .returning('uid');

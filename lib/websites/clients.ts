@@ -1,4 +1,5 @@
 import type { Runtime } from '../runtime.js';
+import type { PolicyRule } from '../policy/rule.js';
 import type { Environment } from './models.js';
 
 /** An OAuth2 client as its website's configuration and credentials make it (row of findActiveClient). */
@@ -14,6 +15,7 @@ export interface ActiveClient {
   language: string;
   challenges: string[];
   regions: string[];
+  policy_rules: PolicyRule[];
   valid_until: Date | null;
 }
 
@@ -37,6 +39,7 @@ function queryActiveClient({ db, clock }: Runtime, clientId: string): Promise<Ac
       'website.language',
       'website.challenges',
       'website.regions',
+      'website.policy_rules',
       'credential.valid_until',
     )
     .where('credential.client_id', clientId)

@@ -6,3 +6,4 @@ export {
 } from './oauth2.js';
 export * from './models.js';
 export { checkDomainVerification, getDomainVerification, type DomainVerification } from './domain-verification.js';
+export { getWebsitePolicy, PolicyLoosening, updateWebsitePolicy, type WebsitePolicy, type WebsitePolicyInput } from './policy.js';

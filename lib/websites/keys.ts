@@ -1,3 +1,4 @@
+import type { PolicyRule } from '../policy/rule.js';
 import type { Runtime } from '../runtime.js';
 import type { Database } from '../store/database.js';
 import { newPublicKey } from './credentials.js';
@@ -37,7 +38,9 @@ export async function regenerateWebsiteKey(runtime: Runtime, webmasterId: number
 export interface KeyWebsite {
   publicKey: string;
   environment: Environment;
-  website: { id: number; name: string; domain: string; domainVerified: boolean; language: string; challenges: string[]; regions: string[] };
+  website: {
+    id: number; name: string; domain: string; domainVerified: boolean; language: string; challenges: string[]; regions: string[]; policyRules: PolicyRule[];
+  };
 }
 
 /** Public keys are URL-safe tokens (`pk_live_…`, `pk_test_…`); anything else cannot be one, so it is not looked up. */
@@ -52,6 +55,7 @@ interface Row {
   language: string;
   challenges: string[];
   regions: string[];
+  policy_rules: PolicyRule[];
   domain_verified_at: Date | null;
 }
 
@@ -66,9 +70,9 @@ export async function findKeyWebsite(db: Database, publicKey: string): Promise<K
     .where('key.public_key', publicKey)
     .first<Row | undefined>(
       'key.public_key', 'key.environment', 'website.id', 'website.name', 'website.domain', 'website.language', 'website.challenges',
-      'website.regions', 'website.domain_verified_at',
+      'website.regions', 'website.policy_rules', 'website.domain_verified_at',
     );
   if (!row) return undefined;
-  const { public_key, environment, domain_verified_at, ...website } = row;
-  return { publicKey: public_key, environment, website: { ...website, domainVerified: domain_verified_at !== null } };
+  const { public_key, environment, domain_verified_at, policy_rules, ...website } = row;
+  return { publicKey: public_key, environment, website: { ...website, policyRules: policy_rules, domainVerified: domain_verified_at !== null } };
 }

@@ -1,5 +1,6 @@
 import { domainToASCII, domainToUnicode } from 'node:url';
 import { Ajv, type ErrorObject, type SchemaObject } from 'ajv';
+import { isRegionCode } from '../geo/codes.js';
 import { HttpError } from '../http/errors.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -35,6 +36,9 @@ export function isRedirectUri(value: string): boolean {
 const ajv = new Ajv({ allErrors: false, verbose: true, strict: true });
 ajv.addFormat('website-domain', { type: 'string', validate: isWebsiteDomain });
 ajv.addFormat('redirect-uri', { type: 'string', validate: isRedirectUri });
+ajv.addFormat('policy-region', { type: 'string', validate: (value) => value === '*' || isRegionCode(value) });
+// A real day of the calendar: the text survives a round trip through Date.
+ajv.addFormat('calendar-date', { type: 'string', validate: (value) => /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value)) && new Date(value).toISOString().startsWith(value) });
 
 const pathOf = (instancePath: string): string =>
   instancePath.split('/').slice(1).map((part, index) => (/^\d+$/.test(part) && index > 0 ? `[${part}]` : `${index > 0 ? '.' : ''}${part}`)).join('');

@@ -9,7 +9,7 @@ import { packageRoot } from '../../lib/paths.js';
  */
 
 const SURFACES = ['external', 'platform', 'requirement', 'checker', 'oauth2'];
-const DOMAINS = ['websites', 'webmasters', 'visitors', 'verification', 'geo', 'i18n', 'security', 'store', 'config', 'mail', 'branding'];
+const DOMAINS = ['websites', 'policy', 'webmasters', 'visitors', 'verification', 'geo', 'i18n', 'security', 'store', 'config', 'mail', 'branding'];
 /**
  * The plugin contract's two seams into the interaction pages, and nothing else: a challenge names its step URLs
  * (paths.ts) and an endpoint of its own reads or swaps its stored state (progress.ts).
@@ -37,6 +37,7 @@ const SQL_OWNERS = new Set([
   'lib/websites/domain-verification.ts',
   'lib/websites/keys.ts',
   'lib/websites/oauth2.ts',
+  'lib/websites/policy.ts',
   'lib/websites/websites.ts',
 ]);
 

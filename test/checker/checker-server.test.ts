@@ -184,8 +184,10 @@ describe('the checker script surface', function () {
       expect(payload.jti).to.be.a('string');
       expect(Object.keys(payload).sort()).to.deep.equal([
         'age_threshold', 'assurance_level', 'aud', 'country', 'country_subdivision', 'environment', 'exp', 'expires_at', 'expires_in',
-        'iat', 'iss', 'jti', 'reused', 'uid', 'verified',
+        'iat', 'iss', 'jti', 'policy', 'reused', 'uid', 'verified',
       ]);
+      // No preset in force, no rule of the website's own: the token says so.
+      expect(payload.policy).to.deep.equal([]);
     });
 
     it('a visitor who declines comes back with access_denied and no token', async () => {

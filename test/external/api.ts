@@ -40,6 +40,7 @@ export function apiClient(baseUrl: string, token: string | undefined) {
     get: <T = unknown>(path: string) => call<T>('GET', path),
     post: <T = unknown>(path: string, json: unknown) => call<T>('POST', path, json),
     patch: <T = unknown>(path: string, json?: unknown) => call<T>('PATCH', path, json),
+    put: <T = unknown>(path: string, json: unknown) => call<T>('PUT', path, json),
   };
 }
 export type ApiClient = ReturnType<typeof apiClient>;
@@ -73,12 +74,12 @@ export function expectError(response: ApiResponse, status: number): string {
 
 export interface OperationCall {
   name: string;
-  method: 'GET' | 'POST' | 'PATCH';
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT';
   path: string;
   json?: unknown;
 }
 
-/** The ten operations of spec 4.2 with valid bodies, aimed at one website (its id may belong to anybody). */
+/** The ten operations of spec 4.2 and the website policy pair, with valid bodies, aimed at one website (its id may belong to anybody). */
 export function everyOperation(websiteId: number | string): OperationCall[] {
   const website = `/website/${websiteId}`;
   return [
@@ -92,6 +93,8 @@ export function everyOperation(websiteId: number | string): OperationCall[] {
     { name: 'update OAuth2', method: 'PATCH', path: `${website}/oauth2/live`, json: { redirectUris: ['https://new.example.com/cb'] } },
     { name: 'regenerate OAuth2 client id/secret', method: 'PATCH', path: `${website}/oauth2/live/regenerate` },
     { name: 'retrieve OAuth2', method: 'GET', path: `${website}/oauth2/live` },
+    { name: 'retrieve policy', method: 'GET', path: `${website}/policy` },
+    { name: 'replace policy', method: 'PUT', path: `${website}/policy`, json: { rules: [{ regions: ['FR'], ageThreshold: 18 }] } },
   ];
 }
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { isRedirectUri, isWebsiteDomain } from '../../lib/websites/validation.js';
+import { conforms, isRedirectUri, isWebsiteDomain } from '../../lib/websites/validation.js';
 import { useApp } from '../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type WebmasterFixture } from '../helpers/fixtures.js';
 import { everyOperation, request, send } from './api.js';
@@ -26,6 +26,8 @@ const SPEC_OPERATIONS = [
 ];
 /** Beyond spec 4.2: domain verification (issue 12). */
 const DOMAIN_OPERATIONS = ['get /external/website/{website_id}/domain-verification', 'post /external/website/{website_id}/domain-verification/check'];
+/** Beyond the specification's ten: the website's policy (docs/policies.md). */
+const POLICY_OPERATIONS = ['get /external/website/{website_id}/policy', 'put /external/website/{website_id}/policy'];
 const METHODS = ['get', 'post', 'patch', 'put', 'delete'];
 
 describe('External API: openapi.json', () => {
@@ -39,7 +41,10 @@ describe('External API: openapi.json', () => {
     document = (await request<OpenApiDocument>(app.url, 'GET', '/external/openapi.json')).body;
     // OpenAPI 3.1 schemas are JSON Schema 2020-12; the document's own keys are not schema keywords, hence strict off.
     const ajv = new Ajv2020({ strict: false });
-    ajv.addFormat('website-domain', isWebsiteDomain).addFormat('redirect-uri', isRedirectUri).addSchema(document, 'openapi.json');
+    // The service's own formats, each checked by the service's validator.
+    const format = (name: string) => conforms({ type: 'string', format: name });
+    ajv.addFormat('website-domain', isWebsiteDomain).addFormat('redirect-uri', isRedirectUri)
+      .addFormat('policy-region', format('policy-region')).addFormat('calendar-date', format('calendar-date')).addSchema(document, 'openapi.json');
     schemaOf = (ref) => {
       const validate = ajv.getSchema(`openapi.json${ref}`);
       if (!validate) throw new Error(`unresolvable ${ref}`);
@@ -47,11 +52,11 @@ describe('External API: openapi.json', () => {
     };
   });
 
-  it('describes exactly the ten operations of spec 4.2 and the two of domain verification, all behind the bearer token', () => {
+  it('describes exactly the ten operations of spec 4.2, the two of domain verification and the two of the policy, all behind the bearer token', () => {
     expect(document.openapi).to.equal('3.1.0');
     const described = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method} ${path}`));
-    expect(described).to.have.members([...SPEC_OPERATIONS, ...DOMAIN_OPERATIONS]);
-    expect(described).to.have.length(12);
+    expect(described).to.have.members([...SPEC_OPERATIONS, ...DOMAIN_OPERATIONS, ...POLICY_OPERATIONS]);
+    expect(described).to.have.length(14);
     expect(document.components.securitySchemes.apiToken).to.include({ type: 'http', scheme: 'bearer' });
   });
 
@@ -89,6 +94,10 @@ describe('External API: openapi.json', () => {
       ['patch', `/website/${websiteId}`, { language: 'pt' }],
       ['patch', `/website/${websiteId}/oauth2/live`, { redirectUris: ['http://example.com/cb'] }],
       ['patch', `/website/${websiteId}/oauth2/live`, { redirectUris: ['http://localhost/cb'], status: 'ACTIVE' }],
+      ['put', `/website/${websiteId}/policy`, { rules: [{ regions: ['FR', 'US-TX', '*'], challenges: ['eu_av'], challengesUntil: { eu_av: '2030-01-01' } }] }],
+      ['put', `/website/${websiteId}/policy`, { rules: [{ regions: ['FR'], challengesUntil: { eu_av: '2030-02-30' } }] }],
+      ['put', `/website/${websiteId}/policy`, { rules: [{ regions: ['US-ZZ'] }] }],
+      ['put', `/website/${websiteId}/policy`, { rules: [{ regions: [] }] }],
     ];
     for (const [method, path, body] of samples) {
       const documented = document.paths[`/external${path.replace(/\/website\/\d+/, '/website/{website_id}').replace(/\/live$/, '/{environment}')}`]![method]!;

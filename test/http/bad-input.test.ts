@@ -212,6 +212,18 @@ const challenges = listOf(fc.constantFrom(...CHALLENGE_NAMES));
 const regions = listOf(fc.constantFrom(...REGION_CODES, 'US-XX', 'de', 'EU'));
 const redirectUris = listOf(fc.oneof(fc.webUrl({ withFragments: true, withQueryParameters: true }), fc.constantFrom('http://localhost:3000/cb', 'https://user@example.com/')));
 const status = almost(fc.constantFrom('ACTIVE', 'DISABLED', 'active'));
+/** A website's policy rule, almost valid: regions any loosening of the presets in force names, values around the limits. */
+const policyRule = fc.record({
+  regions: listOf(fc.constantFrom('*', 'FR', 'US-MS', 'US', 'fr', 'US-XX', 'EU')),
+  required: almost(fc.boolean()),
+  ageThreshold: almost(fc.integer({ min: 10, max: 30 })),
+  challenges,
+  minimumAssuranceLevel: almost(fc.constantFrom('STANDARD', 'ENHANCED', 'STRICT')),
+  estimationBuffer: almost(fc.integer({ min: -1, max: 12 })),
+  reuseMaxAgeSeconds: almost(fc.integer({ min: -1, max: 40_000_000 })),
+  requireDoubleAnonymity: almost(fc.boolean()),
+  challengesUntil: almost(fc.dictionary(fc.constantFrom(...CHALLENGE_NAMES, 'x'), almost(fc.constantFrom('2024-12-31', '2030-01-01', '2026-02-30')), { maxKeys: 3 })),
+}, { requiredKeys: [] });
 const extra = fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 2 });
 
 /** A body: mostly objects built from almost-valid fields (with unknown keys now and then), else any JSON value. */
@@ -223,7 +235,8 @@ const bodyOf = (fields: Record<string, fc.Arbitrary<unknown>>) => fc.oneof(
 
 describe('never a 5xx for almost-valid input: the External API\'s write endpoints, field by field', function () {
   this.timeout(240_000);
-  const app = useApp({ env: { EXTERNAL_API_RATE_LIMIT_PER_TOKEN: '100000', EXTERNAL_API_RATE_LIMIT_PER_IP: '100000' } });
+  // Presets in force, so the policy's refusals of loosening rules are fuzzed too.
+  const app = useApp({ env: { EXTERNAL_API_RATE_LIMIT_PER_TOKEN: '100000', EXTERNAL_API_RATE_LIMIT_PER_IP: '100000', POLICY_PRESETS: 'fr,us-ms' } });
   let token: string;
   let websiteId: number;
 
@@ -258,9 +271,14 @@ describe('never a 5xx for almost-valid input: the External API\'s write endpoint
 
   it('PATCH /website/{website_id}/oauth2/{environment}', () => property(() => `/website/${websiteId}/oauth2/live`, 'PATCH', bodyOf({ redirectUris, status })));
 
+  it('PUT /website/{website_id}/policy', () => property(() => `/website/${websiteId}/policy`, 'PUT', bodyOf({ rules: listOf(policyRule) })));
+
   it('raw bodies of any text and content type', () => fc.assert(
     fc.asyncProperty(
-      fc.constantFrom(['POST', '/website'], ['PATCH', `/website/${websiteId}`], ['POST', `/website/${websiteId}/oauth2/test`], ['PATCH', `/website/${websiteId}/oauth2/live`]),
+      fc.constantFrom(
+        ['POST', '/website'], ['PATCH', `/website/${websiteId}`], ['POST', `/website/${websiteId}/oauth2/test`], ['PATCH', `/website/${websiteId}/oauth2/live`],
+        ['PUT', `/website/${websiteId}/policy`],
+      ),
       fc.oneof(fc.string({ unit: 'binary' }), fc.json()),
       fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=utf-16'),
       async ([method, path], raw, contentType) => checkWrite(() => request(app.url, method, `/external${path}`, { token, raw, headers: { 'Content-Type': contentType } })),

@@ -48,7 +48,9 @@ describe('oauth2: clients are the websites’ OAuth2 configurations', () => {
       clientId: client.clientId,
       environment: 'TEST',
       redirectUris: [client.redirectUri],
-      website: { id: client.websiteId, name: 'Shop', domain: 'shop.example', domainVerified: false, language: 'fr', challenges: ['ticket'], regions: ['US-TX'] },
+      website: {
+        id: client.websiteId, name: 'Shop', domain: 'shop.example', domainVerified: false, language: 'fr', challenges: ['ticket'], regions: ['US-TX'], policyRules: [],
+      },
     });
     expect(await findClientWebsite(harness.app.provider.runtime, 'unknown')).to.equal(undefined);
   });

@@ -50,10 +50,13 @@ describe('the public requirement endpoint', () => {
       website = await createWebsiteWithKeys(app, ['US-TX']);
     });
 
-    it('has exactly required, country, country_subdivision and age_threshold', async () => {
+    it('has exactly required, country, country_subdivision, age_threshold, the challenges offered there and the minimum level', async () => {
       const { response, body } = await fetchRequirement(app, website.live, at('US', 'TX'));
       expect(response.headers.get('content-type')).to.match(/^application\/json/);
-      expect(body).to.deep.equal({ required: true, country: 'US', country_subdivision: 'US-TX', age_threshold: 18 });
+      // LIVE: only the challenges the operator runs (here the built-in ticket).
+      expect(body).to.deep.equal({
+        required: true, country: 'US', country_subdivision: 'US-TX', age_threshold: 18, challenges: ['ticket'], minimum_assurance_level: 'STANDARD',
+      });
     });
 
     it('is readable by any origin, without credentials', async () => {
@@ -127,7 +130,9 @@ describe('the public requirement endpoint', () => {
 
     it('answers for test_country and test_subdivision with a TEST key', async () => {
       const inTexas = await fetchRequirement(app, website.test, at('DE'), '&test_country=US&test_subdivision=TX');
-      expect(inTexas.body).to.deep.equal({ required: true, country: 'US', country_subdivision: 'US-TX', age_threshold: 18 });
+      expect(inTexas.body).to.deep.equal({
+        required: true, country: 'US', country_subdivision: 'US-TX', age_threshold: 18, challenges: ['selfie', 'email_age', 'ticket'], minimum_assurance_level: 'STANDARD',
+      });
       const inUtah = await fetchRequirement(app, website.test, at('US', 'TX'), '&test_country=us&test_subdivision=US-UT');
       expect(inUtah.body).to.include({ required: false, country: 'US', country_subdivision: 'US-UT' });
     });

@@ -21,6 +21,8 @@ export interface Requirement {
   country: string;
   country_subdivision: string | null;
   age_threshold: number;
+  challenges: string[];
+  minimum_assurance_level: string;
 }
 
 /** GET /v1/requirement for `key` with extra request headers; the parsed JSON and the response. */

@@ -5,6 +5,7 @@ import type { Challenge, ChallengeName, ChallengeOutcome, StepContext, StepMetho
 import { HttpError } from '../../http/errors.js';
 import { seeOther } from '../../http/see-other.js';
 import { completeChallenge, locateVisitor } from './outcome.js';
+import { reachesLevel } from '../../policy/offer.js';
 import { readyToVerify, renderPage } from './page.js';
 import { challengeState } from './progress.js';
 import type { Visit } from './visit.js';
@@ -28,12 +29,13 @@ async function stepContext(visit: Visit, challenge: Challenge): Promise<StepCont
   const { runtime, limits } = services;
   const name = challenge.name;
   const state = challengeState(runtime, visit, name);
-  const { ageThreshold } = await locateVisitor(visit);
+  const { ageThreshold, rule } = await locateVisitor(visit);
   const attempt = {
     uid: visit.uid,
     environment: visit.environment,
     language: visit.language,
     ageThreshold,
+    estimationBuffer: rule.estimationBuffer,
     website: { id: visit.client.website.id, name: visit.client.website.name, domain: visit.client.website.domain },
   };
   return {
@@ -48,12 +50,15 @@ async function stepContext(visit: Visit, challenge: Challenge): Promise<StepCont
       renderPage(visit, template, { attempt, challengeName: name, ...variables }, status);
     },
     async finish(outcome: ChallengeOutcome) {
-      runtime.log.info('challenge ended', { challenge: name, uid: visit.uid, result: outcome.passed ? 'passed' : outcome.reason });
+      // A pass below the policy's minimum level where the visitor is does not complete the flow (docs/policies.md).
+      const short = outcome.passed && !reachesLevel((await locateVisitor(visit, outcome.location)).rule, outcome.assuranceLevel);
+      runtime.log.info('challenge ended', { challenge: name, uid: visit.uid, result: outcome.passed ? (short ? 'below_minimum_level' : 'passed') : outcome.reason });
       // A pass ends the challenge's state itself (completeChallenge).
-      if (outcome.passed) {
+      if (outcome.passed && !short) {
         return completeChallenge(visit, { method: name, assuranceLevel: outcome.assuranceLevel, location: outcome.location });
       }
       await state.clear();
+      if (outcome.passed) return seeOther(ctx, `${visit.paths.choose}?notice=level_too_low`);
       if (FAILURES.has(outcome.reason)) {
         await limits.challengeFailuresPerInteraction.consume(visit.uid);
         await limits.challengeFailuresPerIp.consume(ctx.ip);

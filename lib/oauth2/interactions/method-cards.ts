@@ -21,8 +21,8 @@ const WITH_ICON: ReadonlySet<string> = new Set(readdirSync(join(viewsDir, 'stati
 /** A catalogue text that a method may not have yet (a new method's card then shows no such line rather than failing). */
 const optionalText = (language: Language, key: string): string | undefined => catalogues[language][key];
 
-export function methodCards(visit: Visit): MethodCard[] {
-  return visit.challenges.map((name) => {
+export function methodCards(visit: Visit, names: readonly ChallengeName[]): MethodCard[] {
+  return names.map((name) => {
     const time = optionalText(visit.language, `interaction.challenge.${name}.time`);
     const shares = optionalText(visit.language, `interaction.challenge.${name}.shares`);
     return {

@@ -1,5 +1,7 @@
 import type { InteractionResults } from 'oidc-provider';
 import type { Location } from '../../geo/location.js';
+import { websiteRule } from '../../policy/resolve.js';
+import type { EffectiveRule } from '../../policy/rule.js';
 import type { AssuranceLevel } from '../../verification/challenge.js';
 import { accountSubject, proofInsert, proofOf } from '../../verification/proofs.js';
 import { verificationInsert, type NewVerification } from '../../verification/verifications.js';
@@ -14,11 +16,12 @@ import type { Visit } from './visit.js';
 /** A browser session rarely outlives a day; the anonymous proof's cookie dies with the session anyway. */
 const BROWSER_PROOF_MAX_SECONDS = 86400;
 
-/** Where the visitor is (the challenge's evidence wins over the geo resolver) and the age they must prove there. */
-export async function locateVisitor(visit: Visit, evidence?: Location): Promise<{ location: Location; ageThreshold: number }> {
-  const { geo } = visit.services.runtime;
-  const location = evidence ?? (await geo.locate(visit.ctx));
-  return { location, ageThreshold: geo.ageThresholdFor(location) };
+/** Where the visitor is (the challenge's evidence wins over the geo resolver), the rule in force there and the age it asks. */
+export async function locateVisitor(visit: Visit, evidence?: Location): Promise<{ location: Location; ageThreshold: number; rule: EffectiveRule }> {
+  const { runtime } = visit.services;
+  const location = evidence ?? (await runtime.geo.locate(visit.ctx));
+  const rule = evidence ? websiteRule(runtime, visit.client.website, location) : visit.rule;
+  return { location, ageThreshold: rule.ageThreshold, rule };
 }
 
 interface Evidence {
@@ -30,7 +33,7 @@ interface Evidence {
 /** The verification this authorization would record from `evidence`, where the visitor is. */
 async function describeVerification(visit: Visit, evidence: Evidence & { reused: boolean }): Promise<NewVerification> {
   const { runtime } = visit.services;
-  const { location, ageThreshold } = await locateVisitor(visit, evidence.location);
+  const { location, ageThreshold, rule } = await locateVisitor(visit, evidence.location);
   return {
     websiteId: visit.client.website.id,
     environment: visit.environment,
@@ -43,6 +46,7 @@ async function describeVerification(visit: Visit, evidence: Evidence & { reused:
     reused: evidence.reused,
     verifiedAt: runtime.clock.now(),
     ttlSeconds: runtime.config.verificationTtl,
+    policy: rule.origins,
   };
 }
 

@@ -5,12 +5,24 @@ import { handOverNew, locateVisitor } from './outcome.js';
 import { landingOf, readyToVerify } from './page.js';
 import type { Visit } from './visit.js';
 
-/** A proof reusable for this visit: same environment, proving at least the age required where the visitor is now. */
+/**
+ * A proof reusable for this visit: same environment, proving at least the age required where the visitor is now, and
+ * as the policy there asks (docs/policies.md): young enough, at its level, made by a method it allows. A policy
+ * asking for a check at each access reuses nothing.
+ */
 export async function reusableProof(visit: Visit, subject: string | undefined): Promise<AgeProof | undefined> {
   const { services } = visit;
   if (!subject) return undefined;
-  const { ageThreshold } = await locateVisitor(visit);
-  return findReusableProof(services.runtime.db, services.runtime.clock, { subject, environment: visit.environment, ageThreshold });
+  const { ageThreshold, rule } = await locateVisitor(visit);
+  if (rule.reuseMaxAgeSeconds === 0) return undefined;
+  return findReusableProof(services.runtime.db, services.runtime.clock, {
+    subject,
+    environment: visit.environment,
+    ageThreshold,
+    minimumLevel: rule.minimumAssuranceLevel,
+    ...(rule.reuseMaxAgeSeconds !== null ? { maxAgeSeconds: rule.reuseMaxAgeSeconds } : {}),
+    ...(rule.challenges ? { methods: rule.challenges } : {}),
+  });
 }
 
 /** What this browser proved earlier in its session, offered on both landing pages. */

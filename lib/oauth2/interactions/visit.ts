@@ -6,7 +6,10 @@ import type { Language } from '../../i18n/languages.js';
 import { ignoredLanguage, negotiateLanguage } from '../../i18n/negotiate.js';
 import type { Runtime } from '../../runtime.js';
 import type { ChallengeName, Environment } from '../../verification/challenge.js';
-import { availableChallenges, parseRequestedChallenges } from '../../verification/availability.js';
+import { parseRequestedChallenges } from '../../verification/availability.js';
+import { challengesUnder } from '../../policy/offer.js';
+import { websiteRule } from '../../policy/resolve.js';
+import type { EffectiveRule } from '../../policy/rule.js';
 import type { ChallengeRegistry } from '../../verification/registry.js';
 import { findClientWebsite, type ClientWebsite } from '../clients.js';
 import type { Flow } from '../protocol.js';
@@ -62,7 +65,9 @@ export interface Visit {
   /** a TEST client's test_outcome: the interaction skips every page (test-outcome.ts) */
   testOutcome: VisitParams['test_outcome'];
   paths: InteractionPaths;
-  /** the challenges this visitor may choose from (ARCHITECTURE §6.3) */
+  /** the rule in force for this website where the geo resolver places the visitor (docs/policies.md) */
+  rule: EffectiveRule;
+  /** the challenges this visitor may choose from (ARCHITECTURE §6.3), as that rule allows and orders them */
   challenges: ChallengeName[];
 }
 
@@ -101,6 +106,7 @@ export async function loadVisit(ctx: Context, services: InteractionServices): Pr
 
   const environment = client.environment;
   const testOutcome = environment === 'TEST' ? params.test_outcome : undefined;
+  const rule = websiteRule(runtime, client.website, await runtime.geo.locate(ctx));
   return {
     ctx,
     services,
@@ -116,6 +122,7 @@ export async function loadVisit(ctx: Context, services: InteractionServices): Pr
     progress: testOutcome ? NOTHING_YET : rows.progress,
     testOutcome,
     paths: interactionPaths(uid),
-    challenges: availableChallenges(client.website.challenges, parseRequestedChallenges(params.challenges), (name) => registry.offers(environment, name), registry.configured),
+    rule,
+    challenges: challengesUnder(rule, registry, environment, client.website.challenges, parseRequestedChallenges(params.challenges), runtime.clock.now()),
   };
 }

@@ -77,6 +77,7 @@ export async function completeInteraction(
     reused: false,
     verifiedAt: runtime.clock.now(),
     ttlSeconds: 3600,
+    policy: [],
     ...verification,
   })) as Array<{ uid: string }>;
   const accountId = `visitor_${randomBytes(8).toString('hex')}`;

@@ -75,8 +75,13 @@ export function emailAgeChallenge(runtime: Runtime, settings: EmailAgeSettings, 
   }
 
   async function start(context: StepContext): Promise<void> {
+    // The vendor says "over" its one threshold: it cannot vouch for the policy's buffer above the age (docs/policies.md).
+    const { ageThreshold, estimationBuffer } = context.attempt;
+    if (ageThreshold <= estimator.maxThreshold && ageThreshold + estimationBuffer > estimator.maxThreshold) {
+      return context.finish({ passed: false, reason: 'estimate_too_close' });
+    }
     // The vendor cannot vouch for a higher threshold, or cannot work without a country: offer another method.
-    if (context.attempt.ageThreshold > estimator.maxThreshold || !(await countryOf(context))) {
+    if (ageThreshold > estimator.maxThreshold || !(await countryOf(context))) {
       return context.finish({ passed: false, reason: 'unavailable' });
     }
     addressPage(context);

@@ -8,14 +8,19 @@ import { selfieSettings, type SelfieSettings, type SelfieSetup } from './setting
 import { yotiFaceAgeEstimator } from './yoti.js';
 import { MAX_IMAGE_BYTES, readSelfieForm } from './upload.js';
 
-type Verdict = 'pass' | 'under-age' | 'spoof' | 'retake';
+type Verdict = 'pass' | 'under-age' | 'too-close' | 'spoof' | 'retake';
 
-/** Challenge 25: only a confident estimate of a live face at least `threshold + buffer` passes. */
-export function judge(estimate: FaceEstimate, threshold: number, settings: SelfieSettings): Verdict {
+/**
+ * Challenge 25: only a confident estimate of a live face at least `threshold + buffer` passes, the buffer being the
+ * operator's SELFIE_AGE_BUFFER or the policy's estimation buffer, whichever is larger. An estimate the operator's
+ * buffer would pass but the policy's does not is `too-close`: the visitor is offered the methods that verify.
+ */
+export function judge(estimate: FaceEstimate, threshold: number, settings: SelfieSettings, policyBuffer = 0): Verdict {
   if (estimate.kind === 'unusable') return 'retake';
   if (estimate.liveness === 'fake') return 'spoof';
   if (estimate.liveness === 'undetermined' || estimate.stDev > settings.maxStDev) return 'retake';
-  return estimate.age >= threshold + settings.ageBuffer ? 'pass' : 'under-age';
+  if (estimate.age >= threshold + Math.max(settings.ageBuffer, policyBuffer)) return 'pass';
+  return estimate.age >= threshold + settings.ageBuffer ? 'too-close' : 'under-age';
 }
 
 /** Facial age estimation: one still image, sent to the vendor and dropped. Loads when a selfie vendor is configured. */
@@ -36,7 +41,7 @@ export function selfieChallenge(runtime: Runtime, settings: SelfieSettings, esti
     context.render('challenges/selfie.njk', {
       captureUrl: context.stepUrl('capture'),
       vendor: estimator.label,
-      minimumAge: context.attempt.ageThreshold + settings.ageBuffer,
+      minimumAge: context.attempt.ageThreshold + Math.max(settings.ageBuffer, context.attempt.estimationBuffer),
       maxMegabytes: (MAX_IMAGE_BYTES / 1_000_000).toFixed(1),
       error: error ? context.t(error) : undefined,
     }, status);
@@ -50,8 +55,9 @@ export function selfieChallenge(runtime: Runtime, settings: SelfieSettings, esti
     const image = form.image;
     const estimate = await orUnavailable(context, () => estimator.estimate(image));
     if (!estimate) return;
-    const judged = judge(estimate, context.attempt.ageThreshold, settings);
+    const judged = judge(estimate, context.attempt.ageThreshold, settings, context.attempt.estimationBuffer);
     if (judged === 'retake') return page(context, 'challenges.selfie.error.retake', 422);
+    if (judged === 'too-close') return context.finish({ passed: false, reason: 'estimate_too_close' });
     await context.finish(verdict(judged === 'pass', settings.assuranceLevel));
   }
 

@@ -1,0 +1,70 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { pathValues } from '../../external/path-values.js';
+import { HttpError } from '../../http/errors.js';
+import { seeOther } from '../../http/see-other.js';
+import { browserLanguage } from '../../i18n/negotiate.js';
+import type { Runtime } from '../../runtime.js';
+import { getWebsite, getWebsitePolicy, PolicyLoosening, updateWebsitePolicy, type WebsitePolicyInput } from '../../websites/index.js';
+import { PLATFORM_PATH, webmasterOf } from '../authentication.js';
+import { renderPage } from '../page.js';
+import { policyRows } from '../policy-view.js';
+
+/**
+ * What the editor shows after a refusal: the text as sent, and why, in the webmaster's language (a translation key
+ * and its values); a schema refusal adds the validator's sentence, which names the field.
+ */
+interface Refusal {
+  text: string;
+  key: string;
+  params?: Record<string, string | number>;
+  detail?: string;
+}
+
+/**
+ * A website's policy page (docs/policies.md): the rule in force in each region and why, and an editor for the
+ * website's own rules, refused exactly as PUT /external/website/{website_id}/policy refuses them (the same service).
+ */
+export function policyRoutes(runtime: Runtime): Router {
+  const router = new Router();
+  const ownerOf = (ctx: Context): number => webmasterOf(ctx)!.id;
+  const websiteIdOf = (ctx: Context): number => pathValues('website', { website_id: ctx.params.id }).websiteId;
+
+  async function show(ctx: Context, websiteId: number, refusal?: Refusal, status = 200): Promise<void> {
+    const website = await getWebsite(runtime, ownerOf(ctx), websiteId);
+    const policy = await getWebsitePolicy(runtime, ownerOf(ctx), websiteId);
+    renderPage(ctx, 'policy.njk', {
+      website,
+      policy,
+      rows: policyRows(policy, browserLanguage(ctx)),
+      rulesText: refusal?.text ?? JSON.stringify(policy.rules, null, 2),
+      refusal,
+      saved: ctx.query.saved === 'policy',
+    }, status);
+  }
+
+  router.get('/websites/:id/policy', (ctx) => show(ctx, websiteIdOf(ctx)));
+
+  router.post('/websites/:id/policy', async (ctx) => {
+    const websiteId = websiteIdOf(ctx);
+    const text = String((ctx.request.body as Record<string, unknown> | undefined)?.rules ?? '');
+    let rules: unknown;
+    try {
+      rules = JSON.parse(text.trim() === '' ? '[]' : text);
+    } catch {
+      return show(ctx, websiteId, { text, key: 'platform.policy.error.json' }, 400);
+    }
+    try {
+      await updateWebsitePolicy(runtime, ownerOf(ctx), websiteId, { rules } as WebsitePolicyInput);
+    } catch (error) {
+      if (error instanceof PolicyLoosening) {
+        return show(ctx, websiteId, { text, key: 'platform.policy.error.loosens', params: { rule: error.rule + 1, field: error.field, region: error.region } }, 400);
+      }
+      if (!(error instanceof HttpError) || error.status !== 400) throw error;
+      return show(ctx, websiteId, { text, key: 'platform.policy.error.invalid', detail: error.message }, 400);
+    }
+    seeOther(ctx, `${PLATFORM_PATH}/websites/${websiteId}/policy?saved=policy`, { noStore: true });
+  });
+
+  return router;
+}

@@ -1,0 +1,65 @@
+import type { Location } from '../geo/location.js';
+import type { Runtime } from '../runtime.js';
+import type { AssuranceLevel, ChallengeName, Environment } from '../verification/challenge.js';
+import { challengesUnder } from './offer.js';
+import { effectiveRule, locationOfRegion, operatorRule } from './effective.js';
+import { EVERYWHERE, type EffectiveRule, type PolicyRule } from './rule.js';
+
+/** What a website brings to its policy: the spec's `regions` and its own rules (both read with the website). */
+export interface WebsitePolicyInputs {
+  regions: readonly string[];
+  policyRules: readonly PolicyRule[];
+}
+
+type Operator = Pick<Runtime, 'config' | 'geo'>;
+
+/** The rule in force for `website` where the visitor is: the operator's settings, the presets in force, the website's rules. */
+export function websiteRule({ config, geo }: Operator, website: WebsitePolicyInputs, location: Location): EffectiveRule {
+  return effectiveRule({
+    baselineThreshold: geo.ageThresholdFor(location),
+    regions: website.regions,
+    presets: config.policies.presets,
+    rules: website.policyRules,
+  }, location);
+}
+
+/** What a website's page may learn before a check: must this visitor verify, and how (the requirement endpoint, the checker script). */
+export interface Requirement {
+  required: boolean;
+  age_threshold: number;
+  /** the methods this visitor would be offered, in order */
+  challenges: ChallengeName[];
+  minimum_assurance_level: AssuranceLevel;
+}
+
+/** The requirement for a visitor at `location` of a website, by its rule in force there (docs/policies.md). */
+export function requirementAt(runtime: Runtime, website: WebsitePolicyInputs & { challenges: readonly string[] }, environment: Environment, location: Location): Requirement {
+  const rule = websiteRule(runtime, website, location);
+  return {
+    required: rule.required,
+    age_threshold: rule.ageThreshold,
+    challenges: challengesUnder(rule, runtime.challenges, environment, website.challenges, undefined, runtime.clock.now()),
+    minimum_assurance_level: rule.minimumAssuranceLevel,
+  };
+}
+
+/** The operator's rule in `region` (a rule's region, `*` included): the floor a website's rule for it may not lower. */
+export function operatorFloor({ config, geo }: Operator, region: string): EffectiveRule {
+  const location = locationOfRegion(region);
+  return operatorRule(geo.ageThresholdFor(location), config.policies.presets, location);
+}
+
+/**
+ * Every region named anywhere a website's policy comes from, `*` first, then in code order: the spec's regions, the
+ * website's rules, the presets in force and the operator's ages per region.
+ */
+export function regionsNamed({ config }: Operator, website: WebsitePolicyInputs): string[] {
+  const named = new Set([
+    ...website.regions,
+    ...website.policyRules.flatMap((rule) => rule.regions),
+    ...config.policies.presets.flatMap((preset) => preset.rules.flatMap((rule) => rule.regions)),
+    ...Object.keys(config.geo.ageThresholds),
+  ]);
+  named.delete(EVERYWHERE);
+  return [EVERYWHERE, ...[...named].sort()];
+}

@@ -1,0 +1,101 @@
+import { HttpError } from '../http/errors.js';
+import { locationOfRegion, loosenedField } from '../policy/effective.js';
+import { operatorFloor, regionsNamed, websiteRule, type WebsitePolicyInputs } from '../policy/resolve.js';
+import type { EffectiveRule, PolicyRule } from '../policy/rule.js';
+import { policyUpdateSchema } from '../policy/schema.js';
+import type { Runtime } from '../runtime.js';
+import { checkWebsiteId, deniedAccess } from './ownership.js';
+import { validator } from './validation.js';
+
+/** A website's policy as the External API and the platform show it (docs/policies.md). */
+export interface WebsitePolicy {
+  /** the website's own rules */
+  rules: PolicyRule[];
+  /** the presets the operator put in force, for every website */
+  presets: Array<{ id: string; version: string; title: string }>;
+  /** the rule in force in each region named anywhere (the website's regions and rules, the presets, the operator's ages), `*` first */
+  effective: Record<string, EffectiveRule>;
+}
+
+export interface WebsitePolicyInput {
+  rules: PolicyRule[];
+}
+
+const validateUpdate = validator<WebsitePolicyInput>(policyUpdateSchema, 'body');
+
+interface PolicyRow {
+  regions: string[];
+  policy_rules: PolicyRule[];
+}
+
+const inputsOf = (row: PolicyRow): WebsitePolicyInputs => ({ regions: row.regions, policyRules: row.policy_rules });
+
+function describePolicy(runtime: Runtime, row: PolicyRow): WebsitePolicy {
+  const website = inputsOf(row);
+  const effective: Record<string, EffectiveRule> = {};
+  for (const region of regionsNamed(runtime, website)) {
+    effective[region] = websiteRule(runtime, website, locationOfRegion(region));
+  }
+  return {
+    rules: row.policy_rules,
+    presets: runtime.config.policies.presets.map(({ id, version, title }) => ({ id, version, title })),
+    effective,
+  };
+}
+
+/** What the operator's rule demands of a field, in the words of a 400. */
+function floorOf(field: string, floor: EffectiveRule): string {
+  const [name, challenge] = field.split('.');
+  switch (name) {
+    case 'required': return 'verification is required there';
+    case 'ageThreshold': return `the age is at least ${floor.ageThreshold}`;
+    case 'challenges': return `only ${(floor.challenges ?? []).join(', ')} are allowed`;
+    case 'minimumAssuranceLevel': return `the level is at least ${floor.minimumAssuranceLevel}`;
+    case 'estimationBuffer': return `the estimation buffer is at least ${floor.estimationBuffer}`;
+    case 'reuseMaxAgeSeconds': return `a reused result is at most ${String(floor.reuseMaxAgeSeconds)} seconds old`;
+    case 'requireDoubleAnonymity': return 'a double-anonymity method is required';
+    default: return `${String(challenge)} is allowed until ${String(floor.challengesUntil[challenge as keyof EffectiveRule['challengesUntil']])}`;
+  }
+}
+
+/** A rule that would loosen the operator's: a 400 whose parts (rule index, field, region) the platform words in the webmaster's language. */
+export class PolicyLoosening extends HttpError {
+  constructor(readonly rule: number, readonly field: string, readonly region: string, floor: EffectiveRule) {
+    super(400, `Invalid rules[${rule}].${field}. In ${region === '*' ? 'every region' : region} the operator's rule says ${floorOf(field, floor)}; a website's rules may only tighten it.`);
+  }
+}
+
+/** A website's rules may only tighten the operator's: the first rule and field that would loosen it is a 400 naming them. */
+function refuseLoosening(runtime: Runtime, rules: readonly PolicyRule[]): void {
+  rules.forEach((rule, index) => {
+    for (const region of rule.regions) {
+      const floor = operatorFloor(runtime, region);
+      const field = loosenedField(rule, floor);
+      if (field) throw new PolicyLoosening(index, field, region, floor);
+    }
+  });
+}
+
+/** GET /external/website/{website_id}/policy. Another webmaster's website is 401, a missing one 404. */
+export async function getWebsitePolicy(runtime: Runtime, webmasterId: number, websiteId: number): Promise<WebsitePolicy> {
+  checkWebsiteId(websiteId);
+  const row = await runtime.db('websites').where({ id: websiteId, webmaster_id: webmasterId }).first<PolicyRow | undefined>('regions', 'policy_rules');
+  if (!row) return deniedAccess(runtime.db, webmasterId, websiteId);
+  return describePolicy(runtime, row);
+}
+
+/**
+ * PUT /external/website/{website_id}/policy: replaces the website's own rules. Nothing is stored when the body is
+ * invalid or a rule would loosen the operator's.
+ */
+export async function updateWebsitePolicy(runtime: Runtime, webmasterId: number, websiteId: number, input: WebsitePolicyInput): Promise<WebsitePolicy> {
+  const body = validateUpdate(input);
+  refuseLoosening(runtime, body.rules);
+  checkWebsiteId(websiteId);
+  const [row] = await runtime.db('websites')
+    .where({ id: websiteId, webmaster_id: webmasterId })
+    .update({ policy_rules: JSON.stringify(body.rules), updated_at: runtime.clock.now() })
+    .returning<PolicyRow[]>(['regions', 'policy_rules']);
+  if (!row) return deniedAccess(runtime.db, webmasterId, websiteId);
+  return describePolicy(runtime, row);
+}
