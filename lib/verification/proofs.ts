@@ -47,18 +47,19 @@ export async function saveProof(db: Database, proof: AgeProof): Promise<void> {
   await proofInsert(db, proof);
 }
 
+/** A proof's row, as written by its insert or by a conditional one (progress.ts). */
+export const proofRow = (proof: AgeProof): Record<string, Knex.Value> => ({
+  subject: proof.subject,
+  method: proof.method,
+  assurance_level: proof.assuranceLevel,
+  age_threshold: proof.ageThreshold,
+  environment: proof.environment,
+  proven_at: proof.provenAt,
+  reusable_until: proof.reusableUntil,
+});
+
 /** A proof's insert: run alone (saveProof), or inside the statement that records its verification. */
-export function proofInsert(db: Database, proof: AgeProof): Knex.QueryBuilder {
-  return db('age_proofs').insert({
-    subject: proof.subject,
-    method: proof.method,
-    assurance_level: proof.assuranceLevel,
-    age_threshold: proof.ageThreshold,
-    environment: proof.environment,
-    proven_at: proof.provenAt,
-    reusable_until: proof.reusableUntil,
-  });
-}
+export const proofInsert = (db: Database, proof: AgeProof): Knex.QueryBuilder => db('age_proofs').insert(proofRow(proof));
 
 /** What a reused proof must satisfy besides its subject and environment. */
 interface ReuseQuery {

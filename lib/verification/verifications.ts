@@ -96,30 +96,27 @@ export const verificationFromRow = (row: VerificationRow): Verification => ({
 /** Public uids are opaque; sandbox ones start with `test_` (ARCHITECTURE §6.1). */
 const newUid = (environment: Environment): string => randomToken(16, environment === 'TEST' ? 'test_' : 'vrf_');
 
-/**
- * A new verification's insert, returning its row, inside the statement that records it: with the grant carrying it,
- * linked to `grantId` (outcome.ts), or with the progress of the interaction that waits to hand it over (progress.ts).
- */
-export function verificationInsert(db: Database, input: NewVerification, grantId: string | null = null): Knex.QueryBuilder {
-  return db('verifications')
-    .insert({
-      uid: newUid(input.environment),
-      website_id: input.websiteId,
-      environment: input.environment,
-      method: input.method,
-      assurance_level: input.assuranceLevel,
-      age_threshold: input.ageThreshold,
-      country: input.country,
-      country_subdivision: input.countrySubdivision,
-      verified: input.verified,
-      reused: input.reused,
-      verified_at: input.verifiedAt,
-      expires_at: addSeconds(input.verifiedAt, input.ttlSeconds),
-      policy: JSON.stringify(input.policy),
-      grant_id: grantId,
-    })
-    .returning('uid');
-}
+/** A new verification's row, as written by its insert (verificationInsert) or by a conditional one (progress.ts). */
+export const verificationRow = (input: NewVerification, grantId: string | null = null): Record<string, Knex.Value> => ({
+  uid: newUid(input.environment),
+  website_id: input.websiteId,
+  environment: input.environment,
+  method: input.method,
+  assurance_level: input.assuranceLevel,
+  age_threshold: input.ageThreshold,
+  country: input.country,
+  country_subdivision: input.countrySubdivision,
+  verified: input.verified,
+  reused: input.reused,
+  verified_at: input.verifiedAt,
+  expires_at: addSeconds(input.verifiedAt, input.ttlSeconds),
+  policy: JSON.stringify(input.policy),
+  grant_id: grantId,
+});
+
+/** A new verification's insert, returning its uid, inside the statement that records it with the grant carrying it (outcome.ts). */
+export const verificationInsert = (db: Database, input: NewVerification, grantId: string | null = null): Knex.QueryBuilder =>
+  db('verifications').insert(verificationRow(input, grantId)).returning('uid');
 
 /** What an access token stands for at Resources: its client and the verification behind it. */
 export interface BearerVerification {

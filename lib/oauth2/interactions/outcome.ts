@@ -3,8 +3,8 @@ import type { Location } from '../../geo/location.js';
 import { websiteRule } from '../../policy/resolve.js';
 import type { EffectiveRule } from '../../policy/rule.js';
 import type { AssuranceLevel } from '../../verification/challenge.js';
-import { accountSubject, proofInsert, proofOf } from '../../verification/proofs.js';
-import { verificationInsert, type NewVerification } from '../../verification/verifications.js';
+import { accountSubject, proofInsert, proofOf, proofRow } from '../../verification/proofs.js';
+import { verificationInsert, verificationRow, type NewVerification } from '../../verification/verifications.js';
 import { endInteractionTogether, InteractionAlreadyEnded, type InteractionEnding } from '../../../adapters/knex.js';
 import { issueGrant } from '../grants.js';
 import { browserVisitor, browserVisitorForNewProof } from './browser-visitor.js';
@@ -59,14 +59,14 @@ export async function completeChallenge(visit: Visit, evidence: Evidence): Promi
   const { services, ctx } = visit;
   const { db, config } = services.runtime;
   const verification = await describeVerification(visit, { ...evidence, reused: false });
-  const browserProof = proofInsert(db, proofOf(verification, browserVisitorForNewProof(ctx), Math.min(config.proofReuseTtl, BROWSER_PROOF_MAX_SECONDS)));
+  const browserProof = proofOf(verification, browserVisitorForNewProof(ctx), Math.min(config.proofReuseTtl, BROWSER_PROOF_MAX_SECONDS));
   const { accountId } = visit.progress;
   if (accountId !== null) {
-    const accountProof = proofInsert(db, proofOf(verification, accountSubject(accountId), config.proofReuseTtl));
-    return handOverRecorded(visit, verification, [browserProof, accountProof]);
+    const accountProof = proofOf(verification, accountSubject(accountId), config.proofReuseTtl);
+    return handOverRecorded(visit, verification, [proofInsert(db, browserProof), proofInsert(db, accountProof)]);
   }
   // Recorded now, not yet linked to a grant: the visitor may still save it. The challenge's state goes with it.
-  await recordPassedChallenge(db, visit.uid, visit.expiresAt, verificationInsert(db, verification), browserProof);
+  await recordPassedChallenge(db, visit.uid, visit.expiresAt, verificationRow(verification), proofRow(browserProof));
   seeOther(ctx, visit.paths.result);
 }
 

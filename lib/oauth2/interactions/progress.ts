@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { Clock } from '../../clock.js';
 import type { Sealer } from '../../security/sealing.js';
 import type { Database } from '../../store/database.js';
+import { insertWhere } from '../../store/insert-where.js';
 import { runPrepared, type PreparedStatement } from '../../store/prepared.js';
 import type { StepContext } from '../../verification/challenge.js';
 import { verificationFromRow, verificationJson, type Verification, type VerificationRow } from '../../verification/verifications.js';
@@ -95,21 +96,25 @@ export async function updateProgress(db: Database, uid: string, expiresAt: Date,
 /**
  * A challenge passed by a visitor who may still save the result: the verification inserted, the browser's proof of
  * it, and this interaction's progress pointing at it with the challenge's state ended, in one statement (all or none).
- * Once per interaction: the progress row is locked first, and a repeat of the passing submit (a double click) that
- * finds a verification already recorded writes nothing.
+ * Once per interaction: the statement locks the progress row first, and a repeat of the passing submit (a double
+ * click) that waited for that lock finds the verification recorded and writes nothing.
  */
-export async function recordPassedChallenge(db: Database, uid: string, expiresAt: Date, verification: Knex.QueryBuilder, proof: Knex.QueryBuilder): Promise<void> {
-  await db.transaction(async (trx) => {
-    await trx('interaction_progress').insert({ uid, expires_at: expiresAt }).onConflict('uid').ignore();
-    const locked = await trx('interaction_progress').where({ uid }).forUpdate().first('verification_uid');
-    if (locked?.verification_uid) return;
-    await trx.raw(
-      `WITH verification AS (?), proof AS (?)
-       UPDATE interaction_progress SET verification_uid = verification.uid, challenge = NULL, challenge_state_sealed = NULL
-       FROM verification WHERE interaction_progress.uid = ?`,
-      [verification, proof, uid],
-    );
-  });
+export async function recordPassedChallenge(db: Database, uid: string, expiresAt: Date, verification: Record<string, Knex.Value>, proof: Record<string, Knex.Value>): Promise<void> {
+  await db.raw(
+    `WITH locked AS (SELECT verification_uid FROM interaction_progress WHERE uid = ? FOR UPDATE),
+          verification AS (?),
+          proof AS (?)
+     INSERT INTO interaction_progress (uid, expires_at, verification_uid, challenge, challenge_state_sealed)
+     SELECT ?, ?, uid, NULL, NULL FROM verification
+     ON CONFLICT (uid) DO UPDATE SET verification_uid = EXCLUDED.verification_uid, challenge = NULL, challenge_state_sealed = NULL`,
+    [
+      uid,
+      insertWhere(db, 'verifications', verification, 'NOT EXISTS (SELECT 1 FROM locked WHERE verification_uid IS NOT NULL)', 'uid'),
+      insertWhere(db, 'age_proofs', proof, 'EXISTS (SELECT 1 FROM verification)'),
+      uid,
+      expiresAt,
+    ],
+  );
 }
 
 /**
