@@ -130,7 +130,7 @@ async function assemble({ config, db, clock, log, domainProbe, closers }: Assemb
   // Set once on the app, not per request: the issuer's origin on every request, the brand on every page.
   pinOriginToIssuer(app, config.issuer);
   showBrand(app, config.branding);
-  app.use(requestEnvelope({ log, metrics, trustProxy: config.trustProxy, https: config.issuer.startsWith('https://') }));
+  app.use(requestEnvelope({ log, metrics, trustProxy: config.trustProxy, https: config.issuer.startsWith('https://'), accessLog: config.accessLog }));
   const readiness: Readiness = { draining: false };
   const health = healthRoutes(db, readiness);
   const provider = createProvider(runtime);

@@ -18,6 +18,8 @@ export interface Settings {
   /** base64 of 32 random bytes */
   sealingKey?: string;
   logLevel: LogLevel;
+  /** one JSON line per request (method, route pattern, status, duration, surface, request id) at level info */
+  accessLog: boolean;
   /** seconds a verification shared with a website stays valid */
   verificationTtl: number;
   /** seconds an age proof saved to a visitor account stays reusable */

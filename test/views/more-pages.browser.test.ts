@@ -10,7 +10,7 @@ import { createClientFixture, createWebmasterFixture, type ClientFixture } from 
 import { authorizeUrl } from '../helpers/visitor.js';
 import { createTestIssuer } from '../verification/challenges/eu-av/wallet.js';
 
-// The page states visitor-pages.browser.test.ts does not reach: the webmasters' platform, the eu_av challenge and
+// The page states visitor-pages.browser.test.ts does not reach: the home page, the webmasters' platform, the eu_av challenge and
 // the result page offering to save the result to a passkey. axe finds no violation at desktop size and 390 px wide.
 
 describe('more pages in a browser: axe at desktop size and 390 px (Debian chromium, headless)', function () {
@@ -52,6 +52,8 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
       const base = app!.url;
       const email = `axe-${size}@example.test`;
 
+      await page.goto(`${base}/`);
+      await check('home page');
       await page.goto(`${base}/platform/register`);
       await check('platform register');
       await page.getByLabel('Email').fill(email);
@@ -106,7 +108,7 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
       await page.getByRole('button', { name: 'Save to a passkey' }).waitFor();
       await check('result with passkey save');
 
-      expect(checked).to.have.length(10);
+      expect(checked).to.have.length(11);
       expect(problems).to.deep.equal([]);
       await context.close();
     });
