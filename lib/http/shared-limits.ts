@@ -69,6 +69,8 @@ export async function connectSharedLimitStore(settings: RedisSettings, log: Logg
     commandTimeout: COMMAND_TIMEOUT_MS,
     connectTimeout: FIRST_CONNECTION_MS,
     maxRetriesPerRequest: 0,
+    // Requests served in the same tick share one write to Redis.
+    enableAutoPipelining: true,
     lazyConnect: true,
   });
   const outage = outageReporter(log, client);
