@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import type { Demo } from '../../examples/demo/demo.js';
 import { updateWebsite } from '../../lib/websites/index.js';
-import { passSandbox, startTestDemo, watchProblems, type TestDemo } from '../helpers/demo.js';
+import { passSandbox, passSandboxToResult, startTestDemo, watchProblems, type TestDemo } from '../helpers/demo.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -84,13 +84,7 @@ describe('the demo in a browser (Debian chromium, headless)', function () {
     });
     // In one window (the shop's no-JavaScript path), so the authenticator belongs to the page the ceremony runs in.
     await page.goto(`${demo!.relyingPartyUrl}/verify`);
-    await page.getByRole('button', { name: 'Accept and continue' }).click();
-    const choice = page.getByRole('heading', { name: 'Choose how to prove your age' });
-    const sandbox = page.getByRole('radio', { name: /^Pass/ });
-    await choice.or(sandbox).first().waitFor();
-    if (await choice.isVisible()) await page.locator('ul.choices a.button').first().click();
-    await sandbox.check();
-    await page.getByRole('button', { name: 'Send this result' }).click();
+    await passSandboxToResult(page);
     await page.getByRole('button', { name: 'Save to a passkey' }).click();
     await page.getByText('Your result is saved to your passkey.').waitFor();
     const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });

@@ -9,7 +9,7 @@ import { Browser, linkWithText } from '../helpers/browser.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
 import { authorizeUrl, htmlLang } from '../helpers/visitor.js';
-import { createLogger, type Logger } from '../../lib/log.js';
+import { keptLogger } from '../helpers/log.js';
 
 // A 1×1 PNG, the smallest logo an operator could give.
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
@@ -75,16 +75,11 @@ describe('the service introduces itself: /, /favicon.ico and the access log', fu
   });
 
   describe('ACCESS_LOG', () => {
-    /** The service's own logger, writing its JSON lines here instead of stderr. */
-    const recordingLogger = (): Logger & { lines: string[] } => {
-      const lines: string[] = [];
-      return { lines, ...createLogger('info', (line) => lines.push(line)) };
-    };
     const lines = (log: { lines: string[] }): Array<Record<string, unknown>> =>
       log.lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.message === 'request');
 
     it('writes one line per request with the route pattern, never the path\'s values or the query', async () => {
-      const log = recordingLogger();
+      const log = keptLogger();
       const app = await startTestApp({ logger: log, env: { ACCESS_LOG: 'true' } });
       try {
         const webmaster = await createWebmasterFixture(app.provider.runtime);
@@ -116,7 +111,7 @@ describe('the service introduces itself: /, /favicon.ico and the access log', fu
     });
 
     it('writes none by default', async () => {
-      const log = recordingLogger();
+      const log = keptLogger();
       const app = await startTestApp({ logger: log, env: {} });
       try {
         await fetch(`${app.url}/`);

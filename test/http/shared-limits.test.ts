@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, connect } from 'node:net';
 import { expect } from 'chai';
-import { createLogger, type Logger } from '../../lib/log.js';
+import { keptLogger } from '../helpers/log.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
 /** The machine's Redis (.ci/run starts it when it is down). */
@@ -32,11 +32,6 @@ const stopped = (child: ChildProcess): Promise<void> => new Promise((resolve) =>
   else child.once('exit', () => resolve()).kill('SIGKILL');
 });
 
-/** The service's own logger, its JSON lines kept here. */
-const recordingLogger = (): Logger & { lines: string[] } => {
-  const lines: string[] = [];
-  return { lines, ...createLogger('info', (line) => lines.push(line)) };
-};
 const mentions = (log: { lines: string[] }, text: string): number => log.lines.filter((line) => line.includes(text)).length;
 
 const waitFor = async (condition: () => boolean, what: string): Promise<void> => {
@@ -92,7 +87,7 @@ describe('rate limits shared across instances through Redis (REDIS_URL)', functi
   describe('when Redis does not answer', () => {
     let port: number;
     let redis: ChildProcess | undefined;
-    const logs = [recordingLogger(), recordingLogger()];
+    const logs = [keptLogger(), keptLogger()];
     const apps: TestApp[] = [];
     before(async function () {
       port = await freePort();
@@ -128,7 +123,7 @@ describe('rate limits shared across instances through Redis (REDIS_URL)', functi
     });
 
     it('starts, and serves with per-instance limits, when Redis cannot be reached at all', async () => {
-      const log = recordingLogger();
+      const log = keptLogger();
       const app = await startTestApp({ env: { REDIS_URL: `redis://127.0.0.1:${await freePort()}`, REQUIREMENT_RATE_LIMIT_PER_IP: '2' }, logger: log });
       try {
         expect(await roundRobin([app], 4, requirement)).to.deep.equal([404, 404, 429, 429]);

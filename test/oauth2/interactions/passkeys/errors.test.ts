@@ -5,7 +5,7 @@ import { Browser, linkWithText, type Page } from '../../../helpers/browser.js';
 import { accept, authorizeUrl, callbackOf, expectPage, submitSandbox } from '../../../helpers/visitor.js';
 import { redeem } from '../../../helpers/relying-party.js';
 import { SoftAuthenticator } from './soft-authenticator.js';
-import { createLogger } from '../../../../lib/log.js';
+import { keptLogger } from '../../../helpers/log.js';
 
 /** A well-formed assertion (as our browser script posts it) for a credential the service has never seen. */
 const strangerAssertion = (): string => JSON.stringify({
@@ -230,10 +230,9 @@ describe('passkeys at an issuer they cannot work at (an IP address)', function (
   this.timeout(120_000);
   let app: TestApp;
   let client: ClientFixture;
-  const lines: string[] = [];
+  const logger = keptLogger('warn');
 
   before(async () => {
-    const logger = createLogger('warn', (line) => lines.push(line));
     ({ app, client } = await startAppWithClient({ environment: 'TEST', challenges: ['selfie', 'ticket'] }, { logger }));
   });
   after(() => app.close());
@@ -247,6 +246,6 @@ describe('passkeys at an issuer they cannot work at (an IP address)', function (
     expect(result.html).to.contain('Saving this result to a passkey is not offered here');
     const signIn = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client, 'login'))));
     expect(signIn.html).not.to.contain('data-passkey');
-    expect(lines.filter((line) => line.includes('passkeys are not offered'))).to.have.length(1);
+    expect(logger.lines.filter((line) => line.includes('passkeys are not offered'))).to.have.length(1);
   });
 });
