@@ -3,7 +3,7 @@
  * and the same flow shape (authorization → interaction → resume → token → Resources, keep-alive, concurrency 16).
  * age-provider runs as an operator runs it (`age-provider serve`, TRUST_PROXY, a distinct X-Forwarded-For per
  * visitor) on PostgreSQL when DATABASE_URL is set, and on the embedded database. Loopback only; bounded by counts.
- * BENCH_RUNS=3 reports the median of three runs; BENCH_PROFILE=1 runs the server under `node --cpu-prof` and prints
+ * REDIS_URL is passed on to the server (rate limits shared through Redis). BENCH_RUNS=3 reports the median of three runs; BENCH_PROFILE=1 runs the server under `node --cpu-prof` and prints
  * where its busy time went; BENCH_STEPS=1 also measures a flow through the pages step by step; BENCH_EMBEDDED=0
  * leaves the embedded database out. Method and figures: docs/performance.md.
  */
@@ -85,6 +85,8 @@ async function startAgeProvider(databaseUrl: string | undefined): Promise<{ chil
   const dataDir = mkdtempSync(join(tmpdir(), 'age-provider-bench-'));
   let dropDatabase = async () => {};
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, PORT: String(port), ISSUER: `http://127.0.0.1:${port}`, TRUST_PROXY: 'true', LOG_LEVEL: 'warn', DATA_DIR: dataDir };
+  // REDIS_URL=... npm run bench:compare: the limits counted in Redis, under a prefix of this run's own.
+  if (process.env.REDIS_URL) Object.assign(env, { REDIS_URL: process.env.REDIS_URL, REDIS_KEY_PREFIX: `bench-${process.pid}-${Date.now()}:` });
   if (databaseUrl) {
     const name = `ap_bench_${process.pid}_${Date.now()}`;
     const admin = knexFactory({ client: 'pg', connection: databaseUrl, pool: { min: 0, max: 1 } });

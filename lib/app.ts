@@ -8,6 +8,7 @@ import { pinOriginToIssuer, warnAboutUntrustedProxy } from './http/issuer-origin
 import { createMetrics } from './http/metrics.js';
 import { operationsApp } from './http/operations.js';
 import { createRateLimits } from './http/rate-limit.js';
+import { connectSharedLimitStore } from './http/shared-limits.js';
 import { createGeoResolver } from './geo/resolver.js';
 import type { GeoOptions } from './geo/settings.js';
 import { buildRegistry, type ChallengeRegistry } from './verification/registry.js';
@@ -98,6 +99,8 @@ interface AssemblyInput {
 async function assemble({ config, db, clock, log, domainProbe, closers }: AssemblyInput): Promise<AgeProvider> {
   const clients = await createClientCache(db, clock, log, config.clientCache);
   closers.push(() => clients.close());
+  const redis = config.redis && (await connectSharedLimitStore(config.redis, log));
+  if (redis) closers.push(() => redis.close());
   let registry: ChallengeRegistry | undefined;
   const runtime: Runtime = {
     config,
@@ -106,7 +109,7 @@ async function assemble({ config, db, clock, log, domainProbe, closers }: Assemb
     cookieKeys: new CookieKeys(config.cookieKeys),
     clock,
     log,
-    rateLimits: createRateLimits(db, config.limits),
+    rateLimits: createRateLimits(db, config.limits, redis),
     clients,
     get challenges() {
       if (!registry) throw new Error('the challenge registry is read while it is being built');
@@ -130,7 +133,7 @@ async function assemble({ config, db, clock, log, domainProbe, closers }: Assemb
   // Set once on the app, not per request: the issuer's origin on every request, the brand on every page.
   pinOriginToIssuer(app, config.issuer);
   showBrand(app, config.branding);
-  app.use(requestEnvelope({ log, metrics, trustProxy: config.trustProxy, https: config.issuer.startsWith('https://') }));
+  app.use(requestEnvelope({ log, metrics, trustProxy: config.trustProxy, https: config.issuer.startsWith('https://'), accessLog: config.accessLog }));
   const readiness: Readiness = { draining: false, detail: () => runtime.challenges.readiness() };
   const health = healthRoutes(db, readiness);
   const provider = createProvider(runtime);

@@ -10,6 +10,7 @@ import { jsonErrors } from './external/errors.js';
 import { externalApi } from './external/router.js';
 import { EXTERNAL_PREFIX } from './external/surface.js';
 import { requestDeadline } from './http/deadline.js';
+import { homeRoutes } from './http/home.js';
 import { inputGuard } from './http/input-guard.js';
 import { oauthErrors } from './http/oauth-errors.js';
 import { staticAssets } from './http/static-assets.js';
@@ -78,11 +79,12 @@ export const SURFACES: readonly SurfaceRow[] = [
   { name: 'operations', claims: () => oneOf(['/healthz', '/readyz']), errors: 'visitor', guarded: false, build: ({ health }) => routes(health) },
   {
     name: 'assets',
-    claims: () => (path) => path.startsWith('/static/') || path.startsWith(BRAND_PATHS.prefix),
+    claims: () => (path) => path.startsWith('/static/') || path.startsWith(BRAND_PATHS.prefix) || path === BRAND_PATHS.favicon,
     errors: 'visitor',
     guarded: false,
     build: ({ runtime }) => [staticAssets(), brandingAssets(runtime.config.branding)],
   },
+  { name: 'home', claims: () => oneOf(['/']), errors: 'visitor', guarded: true, build: () => routes(homeRoutes()) },
   { name: 'external', claims: () => under(EXTERNAL_PREFIX), errors: 'external', guarded: true, build: ({ runtime }) => externalApi(runtime) },
   {
     name: 'requirement',

@@ -36,6 +36,13 @@ const stop = async (server: Server): Promise<void> => {
 const origin = (host: string, port: number): string => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
 /**
+ * The demo's public name for a loopback listener: `localhost`, which browsers treat as a secure context and WebAuthn
+ * accepts as relying-party id (an IP address it refuses), so passkeys work in the demo as they would in production.
+ */
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+const publicOrigin = (host: string, port: number): string => origin(LOOPBACK.has(host) ? 'localhost' : host, port);
+
+/**
  * What `npm start` runs: age-provider as `age-provider serve` would run it (same settings, same database), the demo
  * records seeded through the real services, and the demo relying party on PORT + 1 wired to the TEST client.
  */
@@ -54,8 +61,10 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   let provider: AgeProvider | undefined;
   try {
     const port = await listen(providerServer, wanted.port, wanted.host);
-    const issuer = wanted.port === 0 && wanted.issuer === origin(wanted.host, 0) ? origin(wanted.host, port) : wanted.issuer;
-    const siteUrl = origin(wanted.host, await listen(relyingPartyServer, relyingPartyPort ?? (wanted.port === 0 ? 0 : port + 1), wanted.host));
+    // Without ISSUER, the address it defaults to (http://HOST:PORT), named as a browser should reach it.
+    const issuer = given.issuer === undefined && !env.ISSUER?.trim() ? publicOrigin(wanted.host, port) : wanted.issuer;
+    // The shop is reached by the same name as age-provider, so the redirect host matches what the visitor sees.
+    const siteUrl = publicOrigin(wanted.host, await listen(relyingPartyServer, relyingPartyPort ?? (wanted.port === 0 ? 0 : port + 1), wanted.host));
 
     provider = await createAgeProvider({ ...providerOptions, ...settings, env, port, issuer });
     providerServer.on('request', provider.app.callback());
@@ -76,7 +85,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     return {
       provider: running,
       providerUrl: running.config.issuer,
-      relyingPartyUrl: relyingParty.url,
+      relyingPartyUrl: siteUrl,
       seed,
       startupMs: Date.now() - started,
       async close() {

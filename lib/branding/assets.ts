@@ -1,10 +1,13 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type Koa from 'koa';
 import type { Context, Middleware } from 'koa';
+import { viewsDir } from '../paths.js';
 import type { Branding } from './settings.js';
 
 /** Where the pages find the operator's logo and colour: served from our own origin, so the strict CSP holds. */
 const BRAND_PREFIX = '/brand/';
-export const BRAND_PATHS = { prefix: BRAND_PREFIX, theme: `${BRAND_PREFIX}theme.css`, logoPrefix: `${BRAND_PREFIX}logo.` } as const;
+export const BRAND_PATHS = { prefix: BRAND_PREFIX, theme: `${BRAND_PREFIX}theme.css`, logoPrefix: `${BRAND_PREFIX}logo.`, favicon: '/favicon.ico' } as const;
 const DEFAULT_LOGO = '/static/logo-on-light.svg';
 
 /** What the templates get as `brand`: the name, links and where the logo is. */
@@ -47,8 +50,18 @@ export function showBrand(app: Koa, branding: Branding): void {
 export function brandingAssets(branding: Branding): Middleware {
   const theme = Buffer.from(themeCss(branding));
   const logoPath = branding.logo ? BRAND_PATHS.logoPrefix + branding.logo.extension : undefined;
+  // Browsers ask for /favicon.ico whatever the page's <link rel="icon"> says: the brand's logo answers it (an SVG or
+  // PNG under that name is shown by every current browser).
+  const favicon = branding.logo ?? { type: 'image/svg+xml', body: readFileSync(join(viewsDir, DEFAULT_LOGO)) };
   return async (ctx, next) => {
     const reading = ctx.method === 'GET' || ctx.method === 'HEAD';
+    if (reading && ctx.path === BRAND_PATHS.favicon) {
+      ctx.type = favicon.type;
+      ctx.set('Cache-Control', 'public, max-age=86400');
+      ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox");
+      ctx.body = favicon.body;
+      return;
+    }
     if (reading && ctx.path === BRAND_PATHS.theme) {
       ctx.type = 'text/css; charset=utf-8';
       ctx.set('Cache-Control', 'public, max-age=300');

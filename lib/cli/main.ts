@@ -7,11 +7,12 @@ import { DatabaseInUseError } from '../store/embedded-lock.js';
 import { parseCommandLine } from './arguments.js';
 import { CliError, EXIT, UsageError, type CliIo, type Command } from './command.js';
 import { migrateCommand } from './commands/migrate.js';
+import { secretsCommand } from './commands/secrets.js';
 import { serveCommand } from './commands/serve.js';
 import { ticketsCommand } from './commands/tickets.js';
 import { webmasterCommand } from './commands/webmaster.js';
 
-const COMMANDS: Command[] = [serveCommand, migrateCommand, webmasterCommand, ticketsCommand];
+const COMMANDS: Command[] = [serveCommand, migrateCommand, secretsCommand, webmasterCommand, ticketsCommand];
 
 const overview = (): string => `Usage: age-provider <command> [options]
        age-provider --version

@@ -24,6 +24,7 @@ export const coreSettings: SettingsSection<Settings, Raw> = {
       schema: { type: 'object', required: ['keys'], properties: { keys: { type: 'array', minItems: 1, items: { type: 'object', required: ['kty', 'd'] } } } },
     },
     sealingKey: { env: 'SEALING_KEY', schema: { type: 'string', pattern: '^[A-Za-z0-9+/_-]{43}=?$' }, optional: true, expected: 'must be base64 of 32 bytes' },
+    accessLog: { env: 'ACCESS_LOG', schema: { type: 'boolean' }, default: false },
     logLevel: { env: 'LOG_LEVEL', schema: { type: 'string', enum: ['debug', 'info', 'warn', 'error', 'silent'] }, default: 'info' },
     verificationTtl: { env: 'VERIFICATION_TTL', schema: { type: 'integer', minimum: 60, maximum: 86400 * 30 }, default: 3600 },
     proofReuseTtl: { env: 'PROOF_REUSE_TTL', schema: { type: 'integer', minimum: 0, maximum: 86400 * 365 * 5 }, default: 365 * 86400 },

@@ -1,6 +1,7 @@
 import { brandingSettings } from '../branding/settings.js';
 import { geoSettings } from '../geo/settings.js';
 import { limitSettings } from '../http/rate-limit.js';
+import { redisSettings } from '../http/shared-limits.js';
 import { policySettings } from '../policy/settings.js';
 import { CHALLENGE_MODULES } from '../verification/registry.js';
 import { clientCacheSettings } from '../websites/client-cache.js';
@@ -19,6 +20,7 @@ export const SECTIONS = {
   limits: limitSettings,
   clientCache: clientCacheSettings,
   policies: policySettings,
+  redis: redisSettings,
 } as const;
 
 /** The challenges' sections, by challenge name. */

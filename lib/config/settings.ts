@@ -111,7 +111,8 @@ function parse(setting: EnvSetting, value: string): { ok: true; value: unknown }
 
 function describe<R>(error: ErrorObject, envOf: (key: string | undefined) => string, spec: SettingsSpec<R>): string {
   const params = error.params as { missingProperty?: string; property?: string };
-  if (error.keyword === 'required') return `${envOf(params.missingProperty)} is required`;
+  // A missing variable names itself; a property missing inside a JSON value is said below, under its variable's name.
+  if (error.keyword === 'required' && error.instancePath === '') return `${envOf(params.missingProperty)} is required`;
   if (error.keyword === 'dependencies') return `${envOf(params.missingProperty)} is required with ${envOf(params.property)}`;
   const [key, ...inner] = error.instancePath.split('/').slice(1);
   // Inside a JSON value: say where (the entry's key or path).

@@ -4,6 +4,7 @@ import type { GeoSettings } from '../geo/settings.js';
 import type { LimitPoints } from '../http/rate-limit.js';
 import type { ClientCacheSettings } from '../websites/client-cache.js';
 import type { PolicySettings } from '../policy/settings.js';
+import type { RedisSettings } from '../http/shared-limits.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
@@ -20,6 +21,8 @@ export interface Settings {
   /** base64 of 32 random bytes */
   sealingKey?: string;
   logLevel: LogLevel;
+  /** one JSON line per request (method, route pattern, status, duration, surface, request id) at level info */
+  accessLog: boolean;
   /** seconds a verification shared with a website stays valid */
   verificationTtl: number;
   /** seconds an age proof saved to a visitor account stays reusable */
@@ -64,6 +67,8 @@ export type Config = Omit<Settings, 'cookieKeys' | 'jwks' | 'sealingKey'> & Secr
   clientCache: ClientCacheSettings;
   /** the presets in force for every website */
   policies: PolicySettings;
+  /** REDIS_URL: every limit's counters shared through Redis; undefined: as lib/http/limits.ts says (docs/configuration.md) */
+  redis: RedisSettings | undefined;
   /** each configured challenge's own settings (ChallengeModule.settings), handed to its configure */
   challenges: ReadonlyMap<string, unknown>;
 };

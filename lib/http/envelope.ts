@@ -1,4 +1,4 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { Logger } from '../log.js';
 import type { Metrics } from './metrics.js';
 import { requestIdOf, withRequestId } from './request-id.js';
@@ -12,16 +12,27 @@ export interface EnvelopeOptions {
   trustProxy: boolean;
   /** the issuer is https: Strict-Transport-Security on every answer */
   https: boolean;
+  /** ACCESS_LOG: a line for every request */
+  accessLog: boolean;
 }
+
+/**
+ * The route pattern that served a request (@koa/router and oidc-provider's router both set `_matchedRoute`), never the
+ * raw path: paths carry interaction ids and other values a log must not collect. Null when no route matched.
+ */
+const routeOf = (ctx: Context): string | null => {
+  const route = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
+  return route === undefined ? null : String(route);
+};
 
 /**
  * The outermost middleware, one layer for what every request needs around its surface: an id (answered in
  * X-Request-Id, carried by every log line written while serving it), the visitor's error page for any error of a
  * browser surface and any path nobody served (the JSON surfaces answer their own errors, lib/surfaces.ts), the
  * security headers once answered, the latency metric by claiming surface, and a log line for every 5xx whichever
- * surface produced it. One async frame instead of one per concern: each costs a promise on every request.
+ * surface produced it, and with ACCESS_LOG the request's line. One async frame instead of one per concern: each costs a promise on every request.
  */
-export function requestEnvelope({ log, metrics, trustProxy, https }: EnvelopeOptions): Middleware {
+export function requestEnvelope({ log, metrics, trustProxy, https, accessLog }: EnvelopeOptions): Middleware {
   const answerError = visitorErrorPage(log);
   const setSecurityHeaders = securityHeaders({ https });
   return (ctx, next) => {
@@ -38,8 +49,12 @@ export function requestEnvelope({ log, metrics, trustProxy, https }: EnvelopeOpt
         }
         setSecurityHeaders(ctx);
       } finally {
-        metrics.observe(ctx, (performance.now() - started) / 1000);
+        const seconds = (performance.now() - started) / 1000;
+        metrics.observe(ctx, seconds);
         const status = ctx.status;
+        if (accessLog) {
+          log.info('request', { method: ctx.method, route: routeOf(ctx), status, durationMs: Math.round(seconds * 1e4) / 10, surface: ctx.state.surface?.name ?? null });
+        }
         if (status >= 500) log.error('request answered with a server error', { status, method: ctx.method, path: ctx.path });
       }
     });

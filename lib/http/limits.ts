@@ -4,7 +4,8 @@
  * counters. `shared` counters live where every instance sees them (PostgreSQL when the database is shared, memory on
  * the embedded database, which one process owns); `instance` counters live in each instance's memory, for generous
  * ceilings on hot paths where a shared store would add a database write to every request: each instance then allows
- * `points` on its own. A `setting` makes `points` configurable, in requests per minute (its window is then 60 s).
+ * `points` on its own. With REDIS_URL every row is counted in Redis instead, whatever its scope (lib/http/shared-limits.ts).
+ * A `setting` makes `points` configurable, in requests per minute (its window is then 60 s).
  */
 export interface LimitRow {
   points: number;

@@ -6,6 +6,7 @@ import type { EnvSetting, SettingsSection, SettingsSpec } from '../config/settin
 import { isEmbedded, type Database } from '../store/database.js';
 import { HttpError } from './errors.js';
 import { LIMITS, type LimitName, type LimitRow } from './limits.js';
+import type { SharedLimitStore } from './shared-limits.js';
 
 export interface Limiter {
   /** Spends one point for key; throws HttpError 429 with Retry-After when none is left. */
@@ -42,10 +43,12 @@ export const limitSettings: SettingsSection<LimitPoints, Record<ConfigurableLimi
 };
 
 /**
- * Every limit of the table, with the points configured (config.limits). Shared counters live where every instance
- * sees them: PostgreSQL when the database is shared, process memory on the embedded database (one process owns it).
+ * Every limit of the table, with the points configured (config.limits). With REDIS_URL every limit, whatever its
+ * scope, is counted in Redis (`redis`), which every instance sees. Without it, shared counters live where every
+ * instance sees them: PostgreSQL when the database is shared, process memory on the embedded database (one process
+ * owns it); the others in each instance's memory.
  */
-export function createRateLimits(db: Database, points: LimitPoints): RateLimits {
+export function createRateLimits(db: Database, points: LimitPoints, redis?: SharedLimitStore): RateLimits {
   const shared = !isEmbedded(db);
   const cache = new Map<LimitName, Limiter>();
   return {
@@ -55,7 +58,9 @@ export function createRateLimits(db: Database, points: LimitPoints): RateLimits 
       const row: LimitRow = LIMITS[name];
       const policy = { points: points[name], duration: row.windowSeconds };
       const options: IRateLimiterOptions = { keyPrefix: name, ...policy };
-      const store: RateLimiterAbstract = shared && row.scope === 'shared'
+      const store: RateLimiterAbstract = redis
+        ? redis.limiter(options)
+        : shared && row.scope === 'shared'
         ? new RateLimiterPostgres({ ...options, storeClient: db, storeType: 'knex', tableName: 'rate_limits', tableCreated: true })
         : new RateLimiterMemory(options);
       const limiter: Limiter = {

@@ -6,6 +6,7 @@ import type {
   RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import type { NewPasskey, StoredPasskey } from './passkeys.js';
 
 /**
@@ -21,6 +22,17 @@ export interface RelyingParty {
 export function relyingPartyOf(issuer: string, name: string): RelyingParty {
   const url = new URL(issuer);
   return { id: url.hostname, origin: url.origin, name };
+}
+
+/**
+ * Whether passkeys can work at all at this issuer: browsers create and use them only in a secure context (https, or
+ * http on localhost and names under .localhost), and WebAuthn refuses an IP address as relying-party id. Elsewhere
+ * every ceremony fails, so the pages do not offer them.
+ */
+export function passkeysWorkAt(issuer: string): boolean {
+  const { protocol, hostname } = new URL(issuer);
+  if (isIP(hostname.replace(/^\[|\]$/g, '')) !== 0) return false;
+  return protocol === 'https:' || hostname === 'localhost' || hostname.endsWith('.localhost');
 }
 
 /**

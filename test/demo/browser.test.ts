@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import type { Demo } from '../../examples/demo/demo.js';
 import { updateWebsite } from '../../lib/websites/index.js';
-import { passSandbox, startTestDemo, watchProblems, type TestDemo } from '../helpers/demo.js';
+import { passSandbox, passSandboxToResult, startTestDemo, watchProblems, type TestDemo } from '../helpers/demo.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -67,6 +67,33 @@ describe('the demo in a browser (Debian chromium, headless)', function () {
     await passSandbox(page, demo!.seed.website.name);
     await page.getByRole('heading', { name: 'Your age is verified' }).waitFor();
     expect(new URL(page.url()).origin).to.equal(demo!.relyingPartyUrl);
+    await context.close();
+  });
+
+  it('offers passkeys on its default address, and saving the result to one works (virtual authenticator)', async () => {
+    // The demo's default issuer is named (localhost), which WebAuthn accepts as relying-party id; an IP address it refuses.
+    expect(new URL(demo!.providerUrl).hostname).to.equal('localhost');
+    expect(new URL(demo!.relyingPartyUrl).hostname, 'the shop on the same name: its redirect host is the one visitors see').to.equal('localhost');
+    const context = await browser!.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('WebAuthn.enable', { enableUI: false });
+    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    });
+    // In one window (the shop's no-JavaScript path), so the authenticator belongs to the page the ceremony runs in.
+    await page.goto(`${demo!.relyingPartyUrl}/verify`);
+    await passSandboxToResult(page);
+    await page.getByRole('button', { name: 'Save to a passkey' }).click();
+    await page.getByText('Your result is saved to your passkey.').waitFor();
+    const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+    expect(credentials).to.have.length(1);
+    expect(credentials[0]).to.include({ rpId: 'localhost', isResidentCredential: true });
+    await page.getByRole('button', { name: `Continue to ${demo!.seed.website.name}` }).click();
+    await page.getByRole('heading', { name: 'Your age is verified' }).waitFor();
+    expect(new URL(page.url()).origin).to.equal(demo!.relyingPartyUrl);
+    expect(problems).to.deep.equal([]);
     await context.close();
   });
 

@@ -47,6 +47,12 @@ export function watchProblems(page: Page): string[] {
 
 /** The TEST sandbox as a person clicks through it: accept, first challenge, "pass", continue to the website. */
 export async function passSandbox(popup: Page, websiteName: string): Promise<void> {
+  await passSandboxToResult(popup);
+  await popup.getByRole('button', { name: `Continue to ${websiteName}` }).click();
+}
+
+/** The TEST sandbox up to its result page: accept, first challenge, "pass". */
+export async function passSandboxToResult(popup: Page): Promise<void> {
   await popup.getByRole('button', { name: 'Accept and continue' }).click();
   const choice = popup.getByRole('heading', { name: 'Choose how to prove your age' });
   const sandbox = popup.getByRole('radio', { name: /^Pass/ });
@@ -54,5 +60,4 @@ export async function passSandbox(popup: Page, websiteName: string): Promise<voi
   if (await choice.isVisible()) await popup.locator('ul.choices a.button').first().click();
   await sandbox.check();
   await popup.getByRole('button', { name: 'Send this result' }).click();
-  await popup.getByRole('button', { name: `Continue to ${websiteName}` }).click();
 }

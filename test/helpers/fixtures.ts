@@ -54,8 +54,9 @@ export async function createClientFixture(
 export async function startAppWithClient(
   clientOptions: Parameters<typeof createClientFixture>[2] = {},
   appOptions: AgeProviderOptions = {},
+  listen: Parameters<typeof startTestApp>[1] = {},
 ): Promise<{ app: TestApp; client: ClientFixture }> {
-  const app = await startTestApp(appOptions);
+  const app = await startTestApp(appOptions, listen);
   try {
     const webmaster = await createWebmasterFixture(app.provider.runtime);
     return { app, client: await createClientFixture(app.provider.runtime, webmaster.id, clientOptions) };

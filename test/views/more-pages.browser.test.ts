@@ -15,7 +15,7 @@ import { createTestIssuer, readWalletRequest } from '../verification/challenges/
 // A CommonJS module: its `default` export is where the types say the import is.
 const jsQR = jsQRModule.default;
 
-// The page states visitor-pages.browser.test.ts does not reach: the webmasters' platform, the eu_av challenge and
+// The page states visitor-pages.browser.test.ts does not reach: the home page, the webmasters' platform, the eu_av challenge and
 // the result page offering to save the result to a passkey. axe finds no violation at desktop size and 390 px wide.
 // The eu_av QR code is read from the page as chromium draws it at one device pixel per CSS pixel, by a decoder that
 // shares nothing with the library that drew it: what a phone's camera meets on a plain screen.
@@ -59,6 +59,8 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
       const base = app!.url;
       const email = `axe-${size}@example.test`;
 
+      await page.goto(`${base}/`);
+      await check('home page');
       await page.goto(`${base}/platform/register`);
       await check('platform register');
       await page.getByLabel('Email').fill(email);
@@ -113,7 +115,7 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
       await page.getByRole('button', { name: 'Save to a passkey' }).waitFor();
       await check('result with passkey save');
 
-      expect(checked).to.have.length(10);
+      expect(checked).to.have.length(11);
       expect(problems).to.deep.equal([]);
       await context.close();
     });

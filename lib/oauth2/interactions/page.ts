@@ -20,6 +20,7 @@ export function renderPage(visit: Visit, template: string, variables: Record<str
     signedIn: visit.progress.accountId !== null,
     hasOtherMethods: visit.challenges.length > 1,
     paths: visit.paths,
+    passkeys: visit.services.passkeys,
     ...variables,
   }, status);
 }

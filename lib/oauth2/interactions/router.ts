@@ -11,6 +11,7 @@ import { runChallengeStep } from './challenge-steps.js';
 import { showChoice } from './choose.js';
 import { answerPrompt, cancel, showEntry } from './entry.js';
 import { interactionLimits } from './limits.js';
+import { passkeysWorkAt } from '../../visitors/passkey-webauthn.js';
 import { addPasskeyRoutes } from './passkeys.js';
 import { sweepExpiredProgress } from './progress.js';
 import { continueToWebsite, saveToAccount, showVerificationResult } from './result.js';
@@ -45,7 +46,11 @@ export async function interactionRouter(runtime: Runtime, provider: Provider): P
     provider,
     registry: runtime.challenges,
     limits: interactionLimits(runtime),
+    passkeys: passkeysWorkAt(runtime.config.issuer),
   };
+  if (!services.passkeys) {
+    runtime.log.warn('passkeys are not offered: browsers use them only at an https issuer named by host (or http://localhost), and ISSUER is not one (docs/challenges.md "Passkeys")', { issuer: runtime.config.issuer });
+  }
   schedulePeriodic(runtime, { name: 'sweeping interaction progress', everyMs: SWEEP_EVERY_MS, run: () => sweepExpiredProgress(runtime.db, runtime.clock) });
 
   const page = (handler: PageHandler) => (ctx: ParameterizedContext<VisitState>) => handler(ctx.state.visit);

@@ -26,6 +26,8 @@ export interface InteractionServices {
   provider: Provider;
   registry: ChallengeRegistry;
   limits: InteractionLimits;
+  /** whether passkeys can work at this issuer, so the pages offer them (passkeysWorkAt) */
+  passkeys: boolean;
 }
 
 export type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;

@@ -5,6 +5,7 @@ import { Browser, linkWithText, type Page } from '../../../helpers/browser.js';
 import { accept, authorizeUrl, callbackOf, expectPage, submitSandbox } from '../../../helpers/visitor.js';
 import { redeem } from '../../../helpers/relying-party.js';
 import { SoftAuthenticator } from './soft-authenticator.js';
+import { keptLogger } from '../../../helpers/log.js';
 
 /** A well-formed assertion (as our browser script posts it) for a credential the service has never seen. */
 const strangerAssertion = (): string => JSON.stringify({
@@ -30,7 +31,8 @@ describe('passkey endpoints: what a script or a stranger gets', function () {
   let client: ClientFixture;
 
   before(async () => {
-    ({ app, client } = await startAppWithClient({ environment: 'TEST', challenges: ['selfie', 'ticket'] }));
+    // Passkeys are offered only where they can work: at a named issuer (WebAuthn refuses an IP address as RP id).
+    ({ app, client } = await startAppWithClient({ environment: 'TEST', challenges: ['selfie', 'ticket'] }, {}, { hostname: 'localhost' }));
   });
   after(() => app.close());
 
@@ -61,7 +63,7 @@ describe('passkey endpoints: what a script or a stranger gets', function () {
     expect(page.html).to.contain('data-passkey="sign-in"').and.contain('/static/passkeys.js');
     const { status, body } = await postJson(browser, pathsOf(page).signInOptions);
     expect(status).to.equal(200);
-    expect(body).to.include({ rpId: '127.0.0.1', userVerification: 'required' });
+    expect(body).to.include({ rpId: 'localhost', userVerification: 'required' });
     expect(body['challenge']).to.match(/^[A-Za-z0-9_-]{32,}$/);
     expect(body['allowCredentials'] ?? []).to.deep.equal([]);
   });
@@ -133,7 +135,7 @@ describe('passkey endpoints: what a script or a stranger gets', function () {
     const paths = pathsOf(result);
     const { body } = await postJson(browser, paths.registerOptions);
     expect(body).to.deep.include({ attestation: 'none', authenticatorSelection: { residentKey: 'required', requireResidentKey: true, userVerification: 'required' } });
-    expect(body['rp']).to.deep.equal({ name: 'Age Provider', id: '127.0.0.1' });
+    expect(body['rp']).to.deep.equal({ name: 'Age Provider', id: 'localhost' });
     const accounts = await rowCount('visitor_accounts');
     const refused = await postJson(browser, paths.register, { response: garbageRegistration() });
     expect(refused).to.deep.include({ status: 400 });
@@ -221,5 +223,29 @@ describe('passkey endpoints: what a script or a stranger gets', function () {
       expect(statuses.filter((status) => status === 429).length).to.be.above(0);
       expect(statuses.at(-1)).to.equal(429);
     });
+  });
+});
+
+describe('passkeys at an issuer they cannot work at (an IP address)', function () {
+  this.timeout(120_000);
+  let app: TestApp;
+  let client: ClientFixture;
+  const logger = keptLogger('warn');
+
+  before(async () => {
+    ({ app, client } = await startAppWithClient({ environment: 'TEST', challenges: ['selfie', 'ticket'] }, { logger }));
+  });
+  after(() => app.close());
+
+  it('offers none, says why on the result page, and tells the operator once at start-up', async () => {
+    const browser = new Browser(app.url, { headers: { 'accept-language': 'en' } });
+    const choice = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));
+    expect(choice.html).not.to.contain('data-passkey');
+    const result = expectPage(await submitSandbox(browser, await browser.open(linkWithText(choice, 'Selfie'))));
+    expect(result.html).not.to.contain('data-passkey').and.not.to.contain('/static/passkeys.js');
+    expect(result.html).to.contain('Saving this result to a passkey is not offered here');
+    const signIn = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client, 'login'))));
+    expect(signIn.html).not.to.contain('data-passkey');
+    expect(logger.lines.filter((line) => line.includes('passkeys are not offered'))).to.have.length(1);
   });
 });
