@@ -16,6 +16,7 @@ import { publicDomainProbe, type DomainProbe } from './websites/domain-probe.js'
 import { showBrand } from './branding/assets.js';
 import type { BrandingOptions } from './branding/index.js';
 import { createLogger, type Logger } from './log.js';
+import { collapseRepeats, type RepeatLog } from './log-repeats.js';
 import type { Runtime } from './runtime.js';
 import { CookieKeys } from './security/cookie-keys.js';
 import { createSealer } from './security/sealing.js';
@@ -65,11 +66,14 @@ export async function createAgeProvider(options: AgeProviderOptions = {}): Promi
   const { env, clock, logger, db: givenDb, domainProbe, ...settings } = options;
   // Every section of the configuration, read and checked before anything opens or listens.
   const { config, warnings } = await loadConfig(settings, env ?? process.env);
-  const log = logger ?? createLogger(config.logLevel);
+  // Every warning and error line, the database driver's included, collapses its repeats (an outage writes a few lines).
+  const repeats = collapseRepeats(logger ?? createLogger(config.logLevel));
+  const log = repeats.logger;
   for (const warning of warnings) log.warn(warning);
   warnAboutUntrustedProxy(config.issuer, config.trustProxy, log);
 
-  const closers: Array<() => Promise<void> | void> = [];
+  // Run in reverse: the counts of repeats are written last.
+  const closers: Array<() => Promise<void> | void> = [() => repeats.close()];
   const db = givenDb ?? (await openConfiguredDatabase(config, log));
   if (!givenDb) {
     closers.push(() => db.destroy());
@@ -77,7 +81,7 @@ export async function createAgeProvider(options: AgeProviderOptions = {}): Promi
   }
 
   try {
-    return await assemble({ config, db, clock: clock ?? systemClock, log, domainProbe, closers });
+    return await assemble({ config, db, clock: clock ?? systemClock, log, repeats, domainProbe, closers });
   } catch (error) {
     // A resource a feature opens (a vendor's key file, a GeoIP database) can fail after the database opened: release
     // it (and the embedded lock) before throwing.
@@ -91,11 +95,12 @@ interface AssemblyInput {
   db: Database;
   clock: Clock;
   log: Logger;
+  repeats: RepeatLog;
   domainProbe: DomainProbe | undefined;
   closers: Array<() => Promise<void> | void>;
 }
 
-async function assemble({ config, db, clock, log, domainProbe, closers }: AssemblyInput): Promise<AgeProvider> {
+async function assemble({ config, db, clock, log, repeats, domainProbe, closers }: AssemblyInput): Promise<AgeProvider> {
   const clients = await createClientCache(db, clock, log);
   closers.push(() => clients.close());
   let registry: ChallengeRegistry | undefined;
@@ -130,7 +135,7 @@ async function assemble({ config, db, clock, log, domainProbe, closers }: Assemb
   // Set once on the app, not per request: the issuer's origin on every request, the brand on every page.
   pinOriginToIssuer(app, config.issuer);
   showBrand(app, config.branding);
-  app.use(requestEnvelope({ log, metrics, trustProxy: config.trustProxy, https: config.issuer.startsWith('https://') }));
+  app.use(requestEnvelope({ log, repeats, metrics, trustProxy: config.trustProxy, https: config.issuer.startsWith('https://') }));
   const readiness: Readiness = { draining: false };
   const health = healthRoutes(db, readiness);
   const provider = createProvider(runtime);

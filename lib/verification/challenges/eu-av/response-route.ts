@@ -64,7 +64,7 @@ export function walletResponseRoutes(runtime: Runtime, settings: EuAvSettings): 
     throw new HttpError(400, description, {}, 'invalid_request');
   };
 
-  router.post(RESPONSE_PATH, oauthErrors(runtime.log), limit, formBody(RESPONSE_BODY_LIMIT), async (ctx) => {
+  router.post(RESPONSE_PATH, oauthErrors(), limit, formBody(RESPONSE_BODY_LIMIT), async (ctx) => {
     const body: unknown = ctx.request.body ?? {};
     if (!validateResponse(body) || (body.vp_token === undefined) === (body.error === undefined)) return refuse('state and either vp_token or error are required');
     const waiting = await waitingRequest(runtime, body.state);
