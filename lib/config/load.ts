@@ -29,6 +29,7 @@ export async function loadConfig(options: ConfigOptions = {}, env: NodeJS.Proces
     branding: read(SECTIONS.branding, branding),
     geo: read(SECTIONS.geo, geo),
     limits: read(SECTIONS.limits),
+    mail: read(SECTIONS.mail),
   };
   const challenges = new Map(challengeSections().map(([name, section]) => [name, read(section)]));
   if (!core || !sections.branding || !sections.geo || !sections.limits || problems.length > 0) throw new ConfigError(problems);
@@ -39,5 +40,5 @@ export async function loadConfig(options: ConfigOptions = {}, env: NodeJS.Proces
     throw new ConfigError((error as Error).message);
   }
   const { cookieKeys: _c, jwks: _j, sealingKey: _s, ...rest } = core;
-  return { config: { ...rest, ...secrets, branding: sections.branding, geo: sections.geo, limits: sections.limits, challenges }, warnings: [] };
+  return { config: { ...rest, ...secrets, branding: sections.branding, geo: sections.geo, limits: sections.limits, mail: sections.mail, challenges }, warnings: [] };
 }

@@ -1,6 +1,7 @@
 import { brandingSettings } from '../branding/settings.js';
 import { geoSettings } from '../geo/settings.js';
 import { limitSettings } from '../http/rate-limit.js';
+import { mailSettings } from '../mail/settings.js';
 import { CHALLENGE_MODULES } from '../verification/registry.js';
 import { coreSettings } from './core.js';
 import { variablesOf, type SettingsSection } from './settings.js';
@@ -15,6 +16,7 @@ export const SECTIONS = {
   branding: brandingSettings,
   geo: geoSettings,
   limits: limitSettings,
+  mail: mailSettings,
 } as const;
 
 /** The challenges' sections, by challenge name. */

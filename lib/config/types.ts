@@ -2,6 +2,7 @@ import type { JWKS } from 'oidc-provider';
 import type { Branding } from '../branding/settings.js';
 import type { GeoSettings } from '../geo/settings.js';
 import type { LimitPoints } from '../http/rate-limit.js';
+import type { MailSettings } from '../mail/mailer.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
@@ -58,6 +59,8 @@ export type Config = Omit<Settings, 'cookieKeys' | 'jwks' | 'sealingKey'> & Secr
   branding: Branding;
   geo: GeoSettings;
   limits: LimitPoints;
+  /** the mail server the service sends its own mail through (SMTP_URL), when configured */
+  mail: MailSettings | undefined;
   /** each configured challenge's own settings (ChallengeModule.settings), handed to its configure */
   challenges: ReadonlyMap<string, unknown>;
 };

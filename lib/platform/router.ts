@@ -10,6 +10,7 @@ import { accountRoutes } from './routes/account-routes.js';
 import { authRoutes } from './routes/auth-routes.js';
 import { confirmationRoutes } from './routes/confirmation-routes.js';
 import { domainRoutes } from './routes/domain-routes.js';
+import { signInCodeRoutes } from './routes/sign-in-code-routes.js';
 import { websiteRoutes } from './routes/website-routes.js';
 
 const SIGN_OUT = `${PLATFORM_PATH}/signout`;
@@ -34,6 +35,8 @@ export function platformRouter(runtime: Runtime): Router {
   const router = new Router({ prefix: PLATFORM_PATH });
   router.use(sameOrigin(runtime.config.issuer), formBody(), loadSession(runtime), signedOutAlready, requireCsrf);
   router.use(authRoutes(runtime).routes());
+  // Codes are mailed: without a mail server there is no code to offer.
+  if (runtime.config.mail) router.use(signInCodeRoutes(runtime, runtime.config.mail).routes());
   const signedIn = new Router();
   signedIn.use(requireWebmaster);
   signedIn.use(accountRoutes(runtime).routes(), websiteRoutes(runtime).routes(), confirmationRoutes(runtime).routes(), domainRoutes(runtime).routes());

@@ -33,6 +33,7 @@ const SQL_OWNERS = new Set([
   'lib/visitors/visitor-accounts.ts',
   'lib/webmasters/accounts.ts',
   'lib/webmasters/api-tokens.ts',
+  'lib/webmasters/sign-in-codes.ts',
   'lib/websites/clients.ts',
   'lib/websites/domain-verification.ts',
   'lib/websites/keys.ts',
