@@ -6,6 +6,7 @@ import { sameOrigin } from '../http/same-origin.js';
 import type { Runtime } from '../runtime.js';
 import { seeOther } from '../http/see-other.js';
 import { loadSession, PLATFORM_PATH, requireWebmaster, webmasterOf } from './authentication.js';
+import { onceForms } from './once.js';
 import { accountRoutes } from './routes/account-routes.js';
 import { authRoutes } from './routes/auth-routes.js';
 import { confirmationRoutes } from './routes/confirmation-routes.js';
@@ -38,7 +39,7 @@ export function platformRouter(runtime: Runtime): Router {
   // Codes are mailed: without a mail server there is no code to offer.
   if (runtime.config.mail) router.use(signInCodeRoutes(runtime, runtime.config.mail).routes());
   const signedIn = new Router();
-  signedIn.use(requireWebmaster);
+  signedIn.use(requireWebmaster, onceForms(runtime));
   signedIn.use(accountRoutes(runtime).routes(), websiteRoutes(runtime).routes(), confirmationRoutes(runtime).routes(), domainRoutes(runtime).routes());
   router.use(signedIn.routes());
   return router;

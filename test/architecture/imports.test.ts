@@ -21,6 +21,7 @@ const SQL_OWNERS = new Set([
   'adapters/knex.ts',
   'lib/http/health.ts',
   'lib/oauth2/interactions/progress.ts',
+  'lib/platform/once.ts',
   'lib/platform/sessions.ts',
   'lib/store/database.ts',
   'lib/store/migrate.ts',
