@@ -78,7 +78,7 @@ describe('platform: a one-time sign-in code by email lets the owner in from a ne
     expect(signedIn(await laptop.post('/platform/signin', { email: owner.email, password: owner.password }))).to.equal(true);
   });
 
-  it('refuses a wrong code, a code from another browser, and a code after five wrong entries', async () => {
+  it('refuses a wrong code, a code from another browser, a code its browser replaced, and a code after five wrong entries', async () => {
     const owner = await createWebmasterFixture(app.provider.runtime, `owner-${randomBytes(4).toString('hex')}@example.test`);
     const laptop = browserAt(app, '198.51.100.21');
     const asked = await askForCode(laptop, owner.email);
@@ -95,10 +95,19 @@ describe('platform: a one-time sign-in code by email lets the owner in from a ne
 
     expect(signedIn(await enterCode(laptop, refused, code))).to.equal(true);
 
+    // A browser's new code replaces its earlier one.
+    const tablet = browserAt(app, '198.51.100.24');
+    const first = await askForCode(tablet, owner.email);
+    const replaced = await codeMailed(owner.email, 2);
+    await askForCode(tablet, owner.email);
+    const current = await codeMailed(owner.email, 3);
+    expect((await enterCode(tablet, first, replaced)).status, 'the replaced code').to.equal(400);
+    expect(signedIn(await enterCode(tablet, first, current)), 'the current code').to.equal(true);
+
     // Five wrong entries spend a code: the right one is refused afterwards.
     const phone = browserAt(app, '198.51.100.23');
     const phonePage = await askForCode(phone, owner.email);
-    const phoneCode = await codeMailed(owner.email, 2);
+    const phoneCode = await codeMailed(owner.email, 4);
     let page = phonePage;
     for (let n = 0; n < 5; n++) page = await enterCode(phone, page, phoneCode === '22222222' ? '33333333' : '22222222');
     expect((await enterCode(phone, page, phoneCode)).status).to.equal(400);

@@ -66,7 +66,8 @@ export function signInCodeRoutes(runtime: Runtime, mail: MailSettings): Router {
     if (!form) return page(ctx, { step: 'ask', invalid: true }, 400);
     const email = form.email.trim();
     await codes.admitRequest(ctx, normalizeIdentifier(email));
-    const browser = randomToken(32);
+    // The browser keeps its secret across requests, so its new code replaces its earlier one.
+    const browser = ctx.cookies.get(BROWSER_COOKIE, { signed: true }) ?? randomToken(32);
     ctx.cookies.set(BROWSER_COOKIE, browser, { ...cookieOptions(ctx), maxAge: SIGN_IN_CODE_SECONDS * 1000 });
     const t = translator(browserLanguage(ctx));
     // The mailer logs a refused mail itself; the database outage of a later moment is logged here.
