@@ -4,6 +4,8 @@ type Level = 'warn' | 'error';
 
 /** How long repeats of one line are counted before their summary is written. */
 export const REPEAT_WINDOW_MS = 10_000;
+/** Kinds counted at once; past this many distinct lines in one window, lines are written as they come, uncounted. */
+export const MAX_COUNTED_KINDS = 1000;
 
 export interface RepeatLog {
   /**
@@ -63,7 +65,7 @@ export function collapseRepeats(log: Logger, windowMs = REPEAT_WINDOW_MS): Repea
       return;
     }
     log[level](message, fields);
-    windows.set(kind, { level, message, started: Date.now(), repeats: 0, timer: schedule(kind) });
+    if (windows.size < MAX_COUNTED_KINDS) windows.set(kind, { level, message, started: Date.now(), repeats: 0, timer: schedule(kind) });
   };
 
   const collapsing = (level: Level) => (message: string, fields: Record<string, unknown> = {}) =>

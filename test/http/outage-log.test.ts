@@ -3,7 +3,7 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createLogger } from '../../lib/log.js';
-import { collapseRepeats } from '../../lib/log-repeats.js';
+import { collapseRepeats, MAX_COUNTED_KINDS } from '../../lib/log-repeats.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
@@ -86,6 +86,19 @@ describe('the log during a database outage: one line per kind of failure, repeat
     repeats.close();
     expect(lines).to.have.length(6);
     expect(lines[5]).to.include({ message: 'database down', attempt: 9 });
+  });
+
+  it('counts at most a bounded number of kinds: past it, lines are written as they come', () => {
+    const { lines, logger } = capture();
+    const repeats = collapseRepeats(logger, 60_000);
+    for (let kind = 0; kind < MAX_COUNTED_KINDS; kind += 1) repeats.write('warn', `kind ${kind}`, 'distinct', { kind });
+    repeats.write('warn', 'one kind too many', 'uncounted', {});
+    repeats.write('warn', 'one kind too many', 'uncounted', {});
+    repeats.write('warn', 'kind 0', 'distinct', { kind: 0 });
+    repeats.close();
+    expect(lines.filter((line) => line.message === 'uncounted')).to.have.length(2);
+    expect(lines.filter((line) => line.like === 'distinct')).to.deep.equal([lines.at(-1)]);
+    expect(lines.length).to.equal(MAX_COUNTED_KINDS + 3);
   });
 
   it('the embedded database or the pool closed: many failed requests write one line, and the count is written at the close', async () => {
