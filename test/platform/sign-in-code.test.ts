@@ -113,6 +113,19 @@ describe('platform: a one-time sign-in code by email lets the owner in from a ne
     expect((await enterCode(phone, page, phoneCode)).status).to.equal(400);
   });
 
+  it('keeps no code in clear, and refuses a code past its ten minutes', async () => {
+    const owner = await createWebmasterFixture(app.provider.runtime, `owner-${randomBytes(4).toString('hex')}@example.test`);
+    const laptop = browserAt(app, '198.51.100.60');
+    const asked = await askForCode(laptop, owner.email);
+    const code = await codeMailed(owner.email, 1);
+    const rows = await app.database.db('sign_in_codes').where('webmaster_id', owner.id);
+    expect(rows).to.have.length(1);
+    expect(JSON.stringify(rows)).not.to.contain(code);
+    // Ten minutes later, as the database sees it.
+    await app.database.db('sign_in_codes').where('webmaster_id', owner.id).update({ expires_at: new Date(Date.now() - 1000) });
+    expect((await enterCode(laptop, asked, code)).status).to.equal(400);
+  });
+
   it('a code is used once, also when the same browser posts it six times at once, and refused after', async () => {
     const owner = await createWebmasterFixture(app.provider.runtime, `owner-${randomBytes(4).toString('hex')}@example.test`);
     const laptop = browserAt(app, '198.51.100.30');
