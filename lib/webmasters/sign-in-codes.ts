@@ -30,11 +30,12 @@ export async function issueSignInCode(db: Database, clock: Clock, webmasterId: n
 }
 
 /**
- * Spends the browser's live code when `code` is it, and answers its webmaster's id and email; undefined otherwise.
- * Every entry counts an attempt before the comparison, in the statement that selects the code, so parallel guesses
- * cannot share one attempt; the code is marked used by a statement only one parallel post can win.
+ * Spends the browser's live code when `code` is it, and answers its webmaster's id and email; `used` when `code` is
+ * this browser's code and was spent already (a repeat of the post that spent it: it gets nothing); undefined
+ * otherwise. Every entry counts an attempt before the comparison, in the statement that selects the code, so parallel
+ * guesses cannot share one attempt; the code is marked used by a statement only one parallel post can win.
  */
-export async function redeemSignInCode(db: Database, clock: Clock, browser: string, code: string): Promise<{ id: number; email: string } | undefined> {
+export async function redeemSignInCode(db: Database, clock: Clock, browser: string, code: string): Promise<{ id: number; email: string } | 'used' | undefined> {
   const now = clock.now();
   const [row] = await db('sign_in_codes')
     .where('browser_hash', sha256(browser))
@@ -43,9 +44,16 @@ export async function redeemSignInCode(db: Database, clock: Clock, browser: stri
     .where('attempts', '<', SIGN_IN_CODE_ATTEMPTS)
     .update({ attempts: db.raw('attempts + 1') })
     .returning<Array<{ id: string | number; code_hash: string; webmaster_id: string | number }>>(['id', 'code_hash', 'webmaster_id']);
-  if (!row || !safeEqual(row.code_hash, codeDigest(browser, code))) return undefined;
+  if (!row) return (await spentAlready(db, browser, code)) ? 'used' : undefined;
+  if (!safeEqual(row.code_hash, codeDigest(browser, code))) return undefined;
   const spent = await db('sign_in_codes').where('id', row.id).whereNull('used_at').update({ used_at: now });
-  if (spent !== 1) return undefined;
+  if (spent !== 1) return 'used';
   const webmaster = await db('webmasters').where('id', row.webmaster_id).first<{ email: string } | undefined>('email');
   return webmaster ? { id: Number(row.webmaster_id), email: webmaster.email } : undefined;
+}
+
+/** Whether `code` is this browser's code and was spent already. */
+async function spentAlready(db: Database, browser: string, code: string): Promise<boolean> {
+  const used = await db('sign_in_codes').where('browser_hash', sha256(browser)).whereNotNull('used_at').first<{ code_hash: string } | undefined>('code_hash');
+  return used !== undefined && safeEqual(used.code_hash, codeDigest(browser, code));
 }

@@ -81,6 +81,8 @@ export function signInCodeRoutes(runtime: Runtime, mail: MailSettings): Router {
     await codes.admitEntry(ctx);
     const browser = ctx.cookies.get(BROWSER_COOKIE, { signed: true });
     const webmaster = browser ? await redeemSignInCode(runtime.db, runtime.clock, browser, form.code.replace(/\s/g, '')) : undefined;
+    // A repeat of the post that spent the code (a double click) lands where that one did, and gets nothing itself.
+    if (webmaster === 'used') return seeOther(ctx, PLATFORM_LANDING, { noStore: true });
     if (!webmaster) return page(ctx, { step: 'enter', failed: true }, 400);
     ctx.cookies.set(BROWSER_COOKIE, null, cookieOptions(ctx));
     guard.trustDevice(ctx, webmaster.email);
