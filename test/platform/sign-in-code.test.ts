@@ -52,6 +52,14 @@ describe('platform: a one-time sign-in code by email lets the owner in from a ne
     return browser.submit(formOf(ask, { action: '/platform/signin/code' }), { email });
   }
 
+  /** A new owner who asked for a code from a new browser at `ip`, and the code mailed. */
+  async function ownerWithCode(ip: string): Promise<{ owner: WebmasterFixture; laptop: Browser; asked: Page; code: string }> {
+    const owner = await createWebmasterFixture(app.provider.runtime, `owner-${randomBytes(4).toString('hex')}@example.test`);
+    const laptop = browserAt(app, ip);
+    const asked = await askForCode(laptop, owner.email);
+    return { owner, laptop, asked, code: await codeMailed(owner.email, 1) };
+  }
+
   const enterCode = (browser: Browser, page: Page, code: string): Promise<Page> =>
     browser.submit(formOf(page, { action: '/platform/signin/code/enter' }), { code });
 
@@ -79,10 +87,7 @@ describe('platform: a one-time sign-in code by email lets the owner in from a ne
   });
 
   it('refuses a wrong code, a code from another browser, a code its browser replaced, and a code after five wrong entries', async () => {
-    const owner = await createWebmasterFixture(app.provider.runtime, `owner-${randomBytes(4).toString('hex')}@example.test`);
-    const laptop = browserAt(app, '198.51.100.21');
-    const asked = await askForCode(laptop, owner.email);
-    const code = await codeMailed(owner.email, 1);
+    const { owner, laptop, asked, code } = await ownerWithCode('198.51.100.21');
     const wrong = code === '00000000' ? '11111111' : '00000000';
 
     const refused = await enterCode(laptop, asked, wrong);
@@ -114,10 +119,7 @@ describe('platform: a one-time sign-in code by email lets the owner in from a ne
   });
 
   it('keeps no code in clear, and refuses a code past its ten minutes', async () => {
-    const owner = await createWebmasterFixture(app.provider.runtime, `owner-${randomBytes(4).toString('hex')}@example.test`);
-    const laptop = browserAt(app, '198.51.100.60');
-    const asked = await askForCode(laptop, owner.email);
-    const code = await codeMailed(owner.email, 1);
+    const { owner, laptop, asked, code } = await ownerWithCode('198.51.100.60');
     const rows = await app.database.db('sign_in_codes').where('webmaster_id', owner.id);
     expect(rows).to.have.length(1);
     expect(JSON.stringify(rows)).not.to.contain(code);
@@ -127,10 +129,7 @@ describe('platform: a one-time sign-in code by email lets the owner in from a ne
   });
 
   it('a code is used once, also when the same browser posts it six times at once, and refused after', async () => {
-    const owner = await createWebmasterFixture(app.provider.runtime, `owner-${randomBytes(4).toString('hex')}@example.test`);
-    const laptop = browserAt(app, '198.51.100.30');
-    const asked = await askForCode(laptop, owner.email);
-    const code = await codeMailed(owner.email, 1);
+    const { owner, laptop, asked, code } = await ownerWithCode('198.51.100.30');
     const form = formOf(asked, { action: '/platform/signin/code/enter' });
     const sessions = async () => Number((await app.database.db('platform_sessions').where('webmaster_id', owner.id).count({ n: '*' }).first())?.n);
     const before = await sessions();
