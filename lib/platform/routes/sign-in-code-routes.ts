@@ -12,6 +12,7 @@ import { signInCodeGuard, signInGuard } from '../../security/sign-in-guard.js';
 import { findWebmasterByEmail } from '../../webmasters/accounts.js';
 import { issueSignInCode, redeemSignInCode, SIGN_IN_CODE_SECONDS } from '../../webmasters/sign-in-codes.js';
 import { PLATFORM_DEVICE, PLATFORM_LANDING, PLATFORM_PATH, startSession } from '../authentication.js';
+import { onceForms } from '../once.js';
 import { renderPage } from '../page.js';
 
 /** The browser's secret a code is bound to: only this browser can enter the code mailed for its request. */
@@ -59,7 +60,10 @@ export function signInCodeRoutes(runtime: Runtime, mail: MailSettings): Router {
     await mailer.send({ to: webmaster.email, subject: t('platform.code.mail.subject', { brand }), text: t('platform.code.mail.text', { brand, code, minutes: MINUTES }) });
   };
 
+  // Asking runs once per form shown, however often it is posted (lib/platform/once.ts): one mail, one code.
+  router.use('/signin/code', onceForms(runtime));
   router.get('/signin/code', (ctx) => page(ctx, { step: 'ask' }));
+  router.get('/signin/code/enter', (ctx) => page(ctx, { step: 'enter', sent: true }));
 
   router.post('/signin/code', async (ctx) => {
     const form = readForm(ctx, validRequest);
@@ -72,7 +76,7 @@ export function signInCodeRoutes(runtime: Runtime, mail: MailSettings): Router {
     const t = translator(browserLanguage(ctx));
     // The mailer logs a refused mail itself; the database outage of a later moment is logged here.
     void deliver(email, browser, t).catch((error: unknown) => runtime.log.warn('sign-in code not sent', { error: (error as Error).message }));
-    page(ctx, { step: 'enter', sent: true });
+    seeOther(ctx, `${PLATFORM_PATH}/signin/code/enter`, { noStore: true });
   });
 
   router.post('/signin/code/enter', async (ctx) => {
