@@ -17,6 +17,7 @@ import { publicDomainProbe, type DomainProbe } from './websites/domain-probe.js'
 import { showBrand } from './branding/assets.js';
 import type { BrandingOptions } from './branding/index.js';
 import { createLogger, type Logger } from './log.js';
+import { collapseRepeats, type RepeatLog } from './log-repeats.js';
 import type { Runtime } from './runtime.js';
 import { CookieKeys } from './security/cookie-keys.js';
 import { createSealer } from './security/sealing.js';
@@ -66,11 +67,14 @@ export async function createAgeProvider(options: AgeProviderOptions = {}): Promi
   const { env, clock, logger, db: givenDb, domainProbe, ...settings } = options;
   // Every section of the configuration, read and checked before anything opens or listens.
   const { config, warnings } = await loadConfig(settings, env ?? process.env);
-  const log = logger ?? createLogger(config.logLevel);
+  // Every warning and error line, the database driver's included, collapses its repeats (an outage writes a few lines).
+  const repeats = collapseRepeats(logger ?? createLogger(config.logLevel));
+  const log = repeats.logger;
   for (const warning of warnings) log.warn(warning);
   warnAboutUntrustedProxy(config.issuer, config.trustProxy, log);
 
-  const closers: Array<() => Promise<void> | void> = [];
+  // Run in reverse: the counts of repeats are written last.
+  const closers: Array<() => Promise<void> | void> = [() => repeats.close()];
   const db = givenDb ?? (await openConfiguredDatabase(config, log));
   if (!givenDb) {
     closers.push(() => db.destroy());
@@ -78,7 +82,7 @@ export async function createAgeProvider(options: AgeProviderOptions = {}): Promi
   }
 
   try {
-    return await assemble({ config, db, clock: clock ?? systemClock, log, domainProbe, closers });
+    return await assemble({ config, db, clock: clock ?? systemClock, log, repeats, domainProbe, closers });
   } catch (error) {
     // A resource a feature opens (a vendor's key file, a GeoIP database) can fail after the database opened: release
     // it (and the embedded lock) before throwing.
@@ -92,11 +96,12 @@ interface AssemblyInput {
   db: Database;
   clock: Clock;
   log: Logger;
+  repeats: RepeatLog;
   domainProbe: DomainProbe | undefined;
   closers: Array<() => Promise<void> | void>;
 }
 
-async function assemble({ config, db, clock, log, domainProbe, closers }: AssemblyInput): Promise<AgeProvider> {
+async function assemble({ config, db, clock, log, repeats, domainProbe, closers }: AssemblyInput): Promise<AgeProvider> {
   const clients = await createClientCache(db, clock, log, config.clientCache);
   closers.push(() => clients.close());
   const redis = config.redis && (await connectSharedLimitStore(config.redis, log));
@@ -133,7 +138,7 @@ async function assemble({ config, db, clock, log, domainProbe, closers }: Assemb
   // Set once on the app, not per request: the issuer's origin on every request, the brand on every page.
   pinOriginToIssuer(app, config.issuer);
   showBrand(app, config.branding);
-  app.use(requestEnvelope({ log, metrics, trustProxy: config.trustProxy, https: config.issuer.startsWith('https://'), accessLog: config.accessLog }));
+  app.use(requestEnvelope({ log, repeats, metrics, trustProxy: config.trustProxy, https: config.issuer.startsWith('https://'), accessLog: config.accessLog }));
   const readiness: Readiness = { draining: false, detail: () => runtime.challenges.readiness() };
   const health = healthRoutes(db, readiness);
   const provider = createProvider(runtime);

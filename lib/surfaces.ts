@@ -144,7 +144,7 @@ export async function mountSurfaces(deps: SurfaceDeps): Promise<Middleware> {
   const guard = [requestDeadline(deps.runtime.config.requestTimeoutMs), inputGuard()];
   // One error middleware per JSON shape, around the whole surface (its guards included); the visitor's page is the
   // outermost handler's (lib/http/envelope.ts), for every surface.
-  const errorsOf: Record<ErrorShape, Middleware[]> = { external: [jsonErrors(deps.runtime.log)], oauth: [oauthErrors(deps.runtime.log)], visitor: [] };
+  const errorsOf: Record<ErrorShape, Middleware[]> = { external: [jsonErrors()], oauth: [oauthErrors()], visitor: [] };
   // Built in order, the OAuth2 ones last of all: they compose the provider's middleware, so every provider.use() must be in.
   for (const row of [...SURFACES.filter((row) => !row.name.startsWith('oauth2')), ...SURFACES.filter((row) => row.name.startsWith('oauth2'))]) {
     chains.set(row, [...errorsOf[row.errors], ...(row.guarded ? guard : []), ...[await row.build(deps)].flat()]);

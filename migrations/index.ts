@@ -5,6 +5,8 @@ import * as domainVerification from './003_domain_verification.js';
 import * as visitorPasskeys from './004_visitor_passkeys.js';
 import * as clientChangeFeed from './005_client_change_feed.js';
 import * as websitePolicies from './006_website_policies.js';
+import * as signInCodes from './010_sign_in_codes.js';
+import * as formEffects from './011_form_effects.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -19,4 +21,6 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['004_visitor_passkeys', visitorPasskeys],
   ['005_client_change_feed', clientChangeFeed],
   ['006_website_policies', websitePolicies],
+  ['010_sign_in_codes', signInCodes],
+  ['011_form_effects', formEffects],
 ];

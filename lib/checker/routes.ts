@@ -4,6 +4,7 @@ import type Provider from 'oidc-provider';
 import type { Runtime } from '../runtime.js';
 import { checkerCallback } from './callback.js';
 import { CHECKER_PATHS } from './paths.js';
+import { serveKeysScript } from './keys-script.js';
 import { requirementScript } from './requirement-script.js';
 import { buildCheckerScript, serveCheckerScript } from './script.js';
 import { startVerification } from './start.js';
@@ -22,6 +23,7 @@ export function checkerRoutes(runtime: Runtime, provider: Provider): Router {
   const signer = createVerificationSigner(runtime);
   const router = new Router();
   router.get(CHECKER_PATHS.script, serveCheckerScript(buildCheckerScript()));
+  router.get(CHECKER_PATHS.keys, serveKeysScript(runtime.config.jwks));
   router.get(CHECKER_PATHS.requirement, limited, (ctx) => requirementScript(ctx, runtime));
   router.get(CHECKER_PATHS.start, limited, (ctx) => startVerification(ctx, runtime));
   router.get(CHECKER_PATHS.callback, limited, (ctx) => checkerCallback(ctx, runtime, provider, signer));

@@ -34,6 +34,7 @@ export async function loadConfig(options: ConfigOptions = {}, env: NodeJS.Proces
     policies: read(SECTIONS.policies, policies),
     // Off (undefined) unless REDIS_URL is set.
     redis: read(SECTIONS.redis),
+    mail: read(SECTIONS.mail),
   };
   const challenges = new Map(challengeSections().map(([name, section]) => [name, read(section)]));
   if (!core || !sections.branding || !sections.geo || !sections.limits || !sections.clientCache || !sections.policies || problems.length > 0) throw new ConfigError(problems);
@@ -44,5 +45,5 @@ export async function loadConfig(options: ConfigOptions = {}, env: NodeJS.Proces
     throw new ConfigError((error as Error).message);
   }
   const { cookieKeys: _c, jwks: _j, sealingKey: _s, ...rest } = core;
-  return { config: { ...rest, ...secrets, branding: sections.branding, geo: sections.geo, limits: sections.limits, clientCache: sections.clientCache, policies: sections.policies, redis: sections.redis, challenges }, warnings: [] };
+  return { config: { ...rest, ...secrets, branding: sections.branding, geo: sections.geo, limits: sections.limits, clientCache: sections.clientCache, policies: sections.policies, redis: sections.redis, mail: sections.mail, challenges }, warnings: [] };
 }

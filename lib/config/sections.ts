@@ -3,6 +3,7 @@ import { geoSettings } from '../geo/settings.js';
 import { limitSettings } from '../http/rate-limit.js';
 import { redisSettings } from '../http/shared-limits.js';
 import { policySettings } from '../policy/settings.js';
+import { mailSettings } from '../mail/settings.js';
 import { CHALLENGE_MODULES } from '../verification/registry.js';
 import { clientCacheSettings } from '../websites/client-cache.js';
 import { coreSettings } from './core.js';
@@ -21,6 +22,7 @@ export const SECTIONS = {
   clientCache: clientCacheSettings,
   policies: policySettings,
   redis: redisSettings,
+  mail: mailSettings,
 } as const;
 
 /** The challenges' sections, by challenge name. */

@@ -5,6 +5,7 @@ import type { LimitPoints } from '../http/rate-limit.js';
 import type { ClientCacheSettings } from '../websites/client-cache.js';
 import type { PolicySettings } from '../policy/settings.js';
 import type { RedisSettings } from '../http/shared-limits.js';
+import type { MailSettings } from '../mail/mailer.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
@@ -69,6 +70,8 @@ export type Config = Omit<Settings, 'cookieKeys' | 'jwks' | 'sealingKey'> & Secr
   policies: PolicySettings;
   /** REDIS_URL: every limit's counters shared through Redis; undefined: as lib/http/limits.ts says (docs/configuration.md) */
   redis: RedisSettings | undefined;
+  /** the mail server the service sends its own mail through (SMTP_URL), when configured */
+  mail: MailSettings | undefined;
   /** each configured challenge's own settings (ChallengeModule.settings), handed to its configure */
   challenges: ReadonlyMap<string, unknown>;
 };

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { describeError, HttpError, statusName } from '../http/errors.js';
-import type { Logger } from '../log.js';
+import { noteFailure } from '../http/failure-log.js';
 
 /** Spec 2.7 error body. */
 export interface ErrorBody {
@@ -17,16 +17,17 @@ const UNANSWERED: Record<number, string> = {
 
 /**
  * Every failure under /external answers `{message, error, statusCode}` (ARCHITECTURE §6.11): thrown errors, unknown
- * paths, wrong methods (the router leaves them without a body), parser errors; 500s keep their details in the log.
+ * paths, wrong methods (the router leaves them without a body), parser errors; a 5xx is noted for
+ * the envelope's log line (lib/http/failure-log.ts).
  */
-export function jsonErrors(log: Logger): Middleware {
+export function jsonErrors(): Middleware {
   return async (ctx, next) => {
     try {
       await next();
       if (ctx.status >= 400 && !ctx.body) throw new HttpError(ctx.status, UNANSWERED[ctx.status] ?? statusName(ctx.status));
     } catch (error) {
       const { status, message, headers } = describeError(error);
-      if (status >= 500) log.error('external api failure', { method: ctx.method, path: ctx.path, error: (error as Error).stack ?? String(error) });
+      if (status >= 500) noteFailure(ctx, error);
       ctx.set(headers);
       ctx.set('Cache-Control', 'no-store');
       const body: ErrorBody = { message, error: statusName(status), statusCode: status };

@@ -1,5 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import type { Logger } from '../log.js';
+import type { RepeatLog } from '../log-repeats.js';
+import { logServerError } from './failure-log.js';
 import type { Metrics } from './metrics.js';
 import { requestIdOf, withRequestId } from './request-id.js';
 import { securityHeaders } from './security-headers.js';
@@ -7,6 +9,8 @@ import { VisitorError, visitorErrorPage } from './visitor-errors.js';
 
 export interface EnvelopeOptions {
   log: Logger;
+  /** where expected failures (an outage) collapse their repeats */
+  repeats: RepeatLog;
   metrics: Metrics;
   /** the proxy's X-Request-Id is kept only when it is trusted */
   trustProxy: boolean;
@@ -30,9 +34,9 @@ const routeOf = (ctx: Context): string | null => {
  * X-Request-Id, carried by every log line written while serving it), the visitor's error page for any error of a
  * browser surface and any path nobody served (the JSON surfaces answer their own errors, lib/surfaces.ts), the
  * security headers once answered, the latency metric by claiming surface, and a log line for every 5xx whichever
- * surface produced it, and with ACCESS_LOG the request's line. One async frame instead of one per concern: each costs a promise on every request.
+ * surface produced it (lib/http/failure-log.ts), and with ACCESS_LOG the request's line. One async frame instead of one per concern: each costs a promise on every request.
  */
-export function requestEnvelope({ log, metrics, trustProxy, https, accessLog }: EnvelopeOptions): Middleware {
+export function requestEnvelope({ log, repeats, metrics, trustProxy, https, accessLog }: EnvelopeOptions): Middleware {
   const answerError = visitorErrorPage(log);
   const setSecurityHeaders = securityHeaders({ https });
   return (ctx, next) => {
@@ -55,7 +59,7 @@ export function requestEnvelope({ log, metrics, trustProxy, https, accessLog }: 
         if (accessLog) {
           log.info('request', { method: ctx.method, route: routeOf(ctx), status, durationMs: Math.round(seconds * 1e4) / 10, surface: ctx.state.surface?.name ?? null });
         }
-        if (status >= 500) log.error('request answered with a server error', { status, method: ctx.method, path: ctx.path });
+        if (status >= 500) logServerError(repeats, ctx);
       }
     });
   };

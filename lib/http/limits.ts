@@ -41,6 +41,11 @@ export const LIMITS = {
   'platform-signin-network': { points: 50, windowSeconds: FIFTEEN_MINUTES, scope: 'shared', reason: 'failed webmaster sign-ins per network, across accounts' },
   'platform-signin-account': { points: 100, windowSeconds: HOUR, scope: 'shared', reason: 'failed webmaster sign-ins per account, across networks' },
   'platform-signin-device': { points: 10, windowSeconds: FIFTEEN_MINUTES, scope: 'shared', reason: 'failed webmaster sign-ins from a device that signed in before' },
+  // One-time sign-in codes mailed to a webmaster (lib/security/sign-in-guard.ts): every request and entry counts.
+  'platform-signin-code-accountAndNetwork': { points: 3, windowSeconds: FIFTEEN_MINUTES, scope: 'shared', reason: 'sign-in codes asked for per account and network' },
+  'platform-signin-code-network': { points: 10, windowSeconds: FIFTEEN_MINUTES, scope: 'shared', reason: 'sign-in codes asked for from one network, across accounts' },
+  'platform-signin-code-account': { points: 20, windowSeconds: HOUR, scope: 'shared', reason: 'sign-in code mails to one account, across networks (its mailbox)' },
+  'platform-signin-code-entry-network': { points: 30, windowSeconds: FIFTEEN_MINUTES, scope: 'shared', reason: 'sign-in codes entered from one network (a code also dies at its fifth wrong entry)' },
   'visitor-sign-in-accountAndNetwork': { points: 10, windowSeconds: FIFTEEN_MINUTES, scope: 'shared', reason: 'failed visitor sign-ins per account and network' },
   'visitor-sign-in-network': { points: 50, windowSeconds: FIFTEEN_MINUTES, scope: 'shared', reason: 'failed visitor sign-ins per network, across accounts' },
   'visitor-sign-in-account': { points: 100, windowSeconds: HOUR, scope: 'shared', reason: 'failed visitor sign-ins per account, across networks' },

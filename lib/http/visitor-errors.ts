@@ -1,5 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import { describeError } from './errors.js';
+import { noteFailure } from './failure-log.js';
 import { render } from './render.js';
 import type { Language } from '../i18n/languages.js';
 import { browserLanguage } from '../i18n/negotiate.js';
@@ -75,7 +76,7 @@ export function visitorErrorPage(log: Logger): (ctx: Context, error: unknown) =>
       status = described.status;
       kind = KIND_OF_STATUS[status] ?? (status >= 500 ? 'server' : 'bad_request');
       ctx.set(described.headers);
-      if (status >= 500) log.error('request failed', { path: ctx.path, error: (error as Error).stack ?? String(error) });
+      if (status >= 500) noteFailure(ctx, error);
     }
     const retryAfter = ctx.response.get('Retry-After');
     // During an outage the same address works again once the database is back: offer it (a GET only, never a form post).

@@ -1,4 +1,4 @@
-import { outboundTimeoutSetting, type SettingsSpec } from '../config/settings.js';
+import { outboundTimeoutSetting, type SettingsSection, type SettingsSpec } from '../config/settings.js';
 import type { MailSettings } from './mailer.js';
 
 /** SMTP_URL and MAIL_FROM (both required by whatever sends mail), and VENDOR_TIMEOUT_MS for the SMTP timeouts. */
@@ -7,3 +7,9 @@ export const mailSpec: SettingsSpec<MailSettings> = {
   from: { env: 'MAIL_FROM', schema: { type: 'string', minLength: 3, maxLength: 254, pattern: '^[^\\r\\n]*@[^\\r\\n]*$' } },
   timeoutMs: outboundTimeoutSetting,
 };
+
+/**
+ * The mail server the service itself sends through (the platform's one-time sign-in codes): on as soon as SMTP_URL
+ * is set, the same variables the email challenge reads.
+ */
+export const mailSettings: SettingsSection<MailSettings | undefined, MailSettings> = { enabledBy: ['SMTP_URL'], spec: mailSpec };

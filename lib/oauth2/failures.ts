@@ -1,18 +1,18 @@
 import type { Context, Middleware } from 'koa';
 import type Provider from 'oidc-provider';
-import type { Logger } from '../log.js';
+import { noteFailure } from '../http/failure-log.js';
 import { isDatabaseUnavailable } from '../store/unavailable.js';
 
 /** The database failure oidc-provider turned into its own `server_error` answer on this request. */
 const outages = new WeakMap<Context, unknown>();
 
 /**
- * oidc-provider catches failures inside its routes and answers `server_error` itself, without logging: log each one
- * (the request id comes with the logger) and remember a database outage so `oauth2Failures` can answer 503.
+ * oidc-provider catches failures inside its routes and answers `server_error` itself, without logging: note each one
+ * for the request's log line (lib/http/failure-log.ts) and remember a database outage so `oauth2Outages` can answer 503.
  */
-export function watchProviderFailures(provider: Provider, log: Logger): void {
+export function watchProviderFailures(provider: Provider): void {
   provider.on('server_error', (ctx: Context, error: unknown) => {
-    log.error('oauth2 server error', { path: ctx.path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    noteFailure(ctx, error);
     if (isDatabaseUnavailable(error)) outages.set(ctx, error);
   });
 }

@@ -111,6 +111,6 @@ export function createProvider(runtime: Runtime): Provider {
     const shape = ANSWER_SHAPES.get(ctx.path.toLowerCase());
     return shape ? shape(ctx, next) : next();
   });
-  watchProviderFailures(provider, runtime.log);
+  watchProviderFailures(provider);
   return provider;
 }

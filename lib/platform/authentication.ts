@@ -6,6 +6,10 @@ import { closeSession, openSession, resumeSession, type SignedInWebmaster } from
 
 const COOKIE = 'ap_platform';
 export const PLATFORM_PATH = '/platform';
+/** Where a signed-in webmaster starts: their websites (an empty one explains the three steps to a working integration). */
+export const PLATFORM_LANDING = `${PLATFORM_PATH}/websites`;
+/** The device cookie of the platform: a browser that signed in to an account before passes its per-account throttle. */
+export const PLATFORM_DEVICE = { name: 'ap_platform_device', path: PLATFORM_PATH };
 
 const cookieOptions = (ctx: Context) =>
   ({ httpOnly: true, sameSite: 'lax', secure: ctx.secure, path: PLATFORM_PATH, overwrite: true }) as const;

@@ -2,11 +2,15 @@ import type { Context } from 'koa';
 import { browserLanguage } from '../i18n/negotiate.js';
 import { render } from '../http/render.js';
 import { webmasterOf } from './authentication.js';
+import { onceValue } from './once.js';
 
-/** Renders views/platform/<template> in the browser's language, with the signed-in webmaster for the navigation. */
+/**
+ * Renders views/platform/<template> in the browser's language, with the signed-in webmaster for the navigation and a
+ * fresh value for the forms that must have one effect (lib/platform/once.ts).
+ */
 export function renderPage(ctx: Context, template: string, variables: Record<string, unknown> = {}, status = 200): void {
   const language = browserLanguage(ctx);
-  render(ctx, `platform/${template}`, language, { ...variables, webmaster: webmasterOf(ctx) }, status);
+  render(ctx, `platform/${template}`, language, { once: onceValue(), ...variables, webmaster: webmasterOf(ctx) }, status);
 }
 
 /** A timestamp as the platform shows it: unambiguous in every language, e.g. "2026-05-01 14:03 UTC". */

@@ -6,11 +6,13 @@ import { sameOrigin } from '../http/same-origin.js';
 import type { Runtime } from '../runtime.js';
 import { seeOther } from '../http/see-other.js';
 import { loadSession, PLATFORM_PATH, requireWebmaster, webmasterOf } from './authentication.js';
+import { onceForms } from './once.js';
 import { accountRoutes } from './routes/account-routes.js';
 import { authRoutes } from './routes/auth-routes.js';
 import { confirmationRoutes } from './routes/confirmation-routes.js';
 import { domainRoutes } from './routes/domain-routes.js';
 import { policyRoutes } from './routes/policy-routes.js';
+import { signInCodeRoutes } from './routes/sign-in-code-routes.js';
 import { websiteRoutes } from './routes/website-routes.js';
 
 const SIGN_OUT = `${PLATFORM_PATH}/signout`;
@@ -35,8 +37,10 @@ export function platformRouter(runtime: Runtime): Router {
   const router = new Router({ prefix: PLATFORM_PATH });
   router.use(sameOrigin(runtime.config.issuer), formBody(), loadSession(runtime), signedOutAlready, requireCsrf);
   router.use(authRoutes(runtime).routes());
+  // Codes are mailed: without a mail server there is no code to offer.
+  if (runtime.config.mail) router.use(signInCodeRoutes(runtime, runtime.config.mail).routes());
   const signedIn = new Router();
-  signedIn.use(requireWebmaster);
+  signedIn.use(requireWebmaster, onceForms(runtime));
   signedIn.use(accountRoutes(runtime).routes(), websiteRoutes(runtime).routes(), confirmationRoutes(runtime).routes(), domainRoutes(runtime).routes(),
     policyRoutes(runtime).routes());
   router.use(signedIn.routes());

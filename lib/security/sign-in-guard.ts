@@ -26,6 +26,11 @@ export interface SignInGuard {
   failed(attempt: SignInAttempt): Promise<void>;
   /** The right password: this browser becomes a known device of the account. */
   succeeded(ctx: Context, attempt: SignInAttempt): Promise<void>;
+  /**
+   * Signed in without the password (a one-time code mailed to the account): this browser becomes a known device, so
+   * its later password sign-ins pass the flood's counters too. The counters themselves stay as they are.
+   */
+  trustDevice(ctx: Context, identifier: string): void;
 }
 
 export interface SignInAttempt {
@@ -64,6 +69,43 @@ export function signInGuard(rateLimits: RateLimits, name: 'platform-signin' | 'v
       const personal = attempt.keys.filter(({ limiter: throttle }) => throttle === limiters.accountAndNetwork || throttle === limiters.device);
       await Promise.all(personal.map(({ limiter: throttle, key }) => throttle.reset(key)));
       rememberDevice(ctx, device, attempt.identifier);
+    },
+    trustDevice(ctx, identifier) {
+      rememberDevice(ctx, device, identifier);
+    },
+  };
+}
+
+/** The throttles of one-time sign-in codes: asking for one (a mail to the account), and entering one. */
+export interface SignInCodeGuard {
+  /** Throws 429 (with Retry-After) when this network or the account has asked for too many codes; counts this request. */
+  admitRequest(ctx: Context, identifier: string): Promise<void>;
+  /** Throws 429 when this network has entered too many codes; counts this entry. */
+  admitEntry(ctx: Context): Promise<void>;
+}
+
+/**
+ * A code bypasses the password's counters, so it has counters of its own, which every request spends whatever the
+ * account (an unknown one is counted the same, so the answer tells nothing). Asking: per network, per (account,
+ * network), and per account across networks, the last one a ceiling that keeps the owner's mailbox from a flood.
+ * Entering: per network; each code also dies at its fifth wrong entry and is bound to the browser that asked, so a
+ * guesser can only guess codes it asked for, each of which cost it a mail to the owner.
+ */
+export function signInCodeGuard(rateLimits: RateLimits): SignInCodeGuard {
+  const network = rateLimits.limiter('platform-signin-code-network');
+  const accountAndNetwork = rateLimits.limiter('platform-signin-code-accountAndNetwork');
+  const account = rateLimits.limiter('platform-signin-code-account');
+  const entries = rateLimits.limiter('platform-signin-code-entry-network');
+  return {
+    async admitRequest(ctx, identifier) {
+      const from = addressGroup(ctx.ip);
+      const who = sha256(identifier);
+      await network.consume(from);
+      await accountAndNetwork.consume(`${who}|${from}`);
+      await account.consume(who);
+    },
+    async admitEntry(ctx) {
+      await entries.consume(addressGroup(ctx.ip));
     },
   };
 }

@@ -1,11 +1,12 @@
 import { expect } from 'chai';
+import { createPrivateKey, createSign, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWK } from 'jose';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { regenerateWebsiteKey } from '../../lib/websites/index.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startTestApp, testSecrets, type TestApp } from '../helpers/app.js';
 import { createClientFixture, createWebmasterFixture } from '../helpers/fixtures.js';
 
 // The checker script on a host page nobody of ours serves: another loopback origin, a CSP allowing scripts from
@@ -225,6 +226,38 @@ describe('the checker script in a browser (Debian chromium, headless)', function
     await verify(success.detail.token as string);
     expect(problems).to.deep.equal([]);
     await context.close();
+  });
+
+  it('a token put in the address by someone else counts only when our key signed it (checked in the page, WebCrypto)', async () => {
+    // Signed here with node:crypto, not with the page's WebCrypto: the service's own key, another key under the same
+    // kid, and no signature at all.
+    const signing = testSecrets.jwks.keys[0] as JWK & { kid: string };
+    const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+    const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const now = Math.floor(Date.now() / 1000);
+    const claims = { iss: app.url, aud: keys.test, verified: true, uid: 'test_forged', environment: 'TEST', iat: now, exp: now + 600 };
+    const tokenSignedWith = (key: KeyObject | undefined, alg = 'RS256'): string => {
+      const input = `${encode({ alg, kid: signing.kid, typ: 'age-verification+jwt' })}.${encode(claims)}`;
+      return `${input}.${key ? createSign('RSA-SHA256').update(input).sign(key).toString('base64url') : ''}`;
+    };
+    const outcome = async (token: string): Promise<RecordedEvent> => {
+      const context = await newContext();
+      const page = await context.newPage();
+      await page.goto(`${host.url}/?script=${encodeURIComponent(`key=${keys.test}&target=redirect&nostart`)}#age_provider_token=${token}`);
+      const event = await Promise.race([waitForEvent(page, 'success'), waitForEvent(page, 'error')]);
+      expect(page.url(), 'the fragment is cleared').not.to.include('#');
+      await context.close();
+      return event;
+    };
+
+    const genuine = await outcome(tokenSignedWith(createPrivateKey({ key: signing, format: 'jwk' })));
+    expect(genuine.type).to.equal('success');
+    expect(genuine.detail).to.include({ verified: true, uid: 'test_forged' });
+    for (const [what, token] of [['another key', tokenSignedWith(other)], ['no signature', tokenSignedWith(undefined, 'none')], ['not a token', 'forged']] as const) {
+      const forged = await outcome(token);
+      expect(forged.type, what).to.equal('error');
+      expect(forged.detail, what).to.include({ error: 'invalid_token' });
+    }
   });
 
   it('a page on a foreign origin gets origin_not_allowed and nothing else; a regenerated key gets invalid_key', async () => {

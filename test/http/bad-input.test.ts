@@ -138,7 +138,11 @@ async function tableCounts(db: Database): Promise<Record<string, number>> {
 
 describe('never a 5xx for bad input: every route of every surface, generated from the surfaces table and the routers', function () {
   this.timeout(600_000);
-  const app = useApp({ env: { EXTERNAL_API_RATE_LIMIT_PER_TOKEN: '1000000', EXTERNAL_API_RATE_LIMIT_PER_IP: '1000000', OAUTH2_RATE_LIMIT_PER_IP: '1000000', CHECKER_RATE_LIMIT_PER_IP: '1000000', REQUIREMENT_RATE_LIMIT_PER_IP: '1000000' } });
+  // A mail server, so the routes that mail (the platform's sign-in codes) are served and swept too.
+  const app = useApp({ env: {
+    EXTERNAL_API_RATE_LIMIT_PER_TOKEN: '1000000', EXTERNAL_API_RATE_LIMIT_PER_IP: '1000000', OAUTH2_RATE_LIMIT_PER_IP: '1000000', CHECKER_RATE_LIMIT_PER_IP: '1000000', REQUIREMENT_RATE_LIMIT_PER_IP: '1000000',
+    SMTP_URL: 'console', MAIL_FROM: 'Age Provider <no-reply@age.test>',
+  } });
   let routes: ServiceRoute[];
   let claimant: (path: string) => Claimant;
   let apiToken: string;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { TestApp } from '../helpers/app.js';
-import { Browser, formsOf, linksWithClass, type Form, type Page } from '../helpers/browser.js';
+import { Browser, formOf, formsOf, linksWithClass, type Form, type Page } from '../helpers/browser.js';
 import { createWebmasterFixture, startAppWithClient, type ClientFixture } from '../helpers/fixtures.js';
 import { authorizeUrl } from '../helpers/visitor.js';
 
@@ -12,10 +12,10 @@ interface Answer {
   location: string | null;
 }
 
-/** Posts `form` REPEATS times in parallel from one browser (its fields as the page rendered them, the first button). */
-async function repeat(browser: Browser, form: Form): Promise<Answer[]> {
+/** Posts `form` REPEATS times in parallel from one browser (its fields as the page rendered them, `values` over them, the first button). */
+async function repeat(browser: Browser, form: Form, values: Record<string, string | string[]> = {}): Promise<Answer[]> {
   const button = form.buttons[0];
-  const fields = { ...form.fields, ...(button?.name ? { [button.name]: button.value } : {}) };
+  const fields = { ...form.fields, ...values, ...(button?.name ? { [button.name]: button.value } : {}) };
   return Promise.all(Array.from({ length: REPEATS }, async () => {
     const response = await browser.request(form.action, { method: 'POST', body: fields, csrf: null });
     await response.arrayBuffer();
@@ -115,5 +115,49 @@ describe('repeated submits of every form, in parallel: never a 5xx, one effect',
       expectSameLanding(await repeat(browser, fresh), form.action.pathname);
     }
     expect(await count('websites')).to.be.greaterThan(0);
+  });
+
+  it('platform: each form that creates or regenerates something, posted six times at once, has one effect and one landing', async () => {
+    const webmaster = await createWebmasterFixture(app.provider.runtime);
+    const browser = new Browser(app.url);
+    await browser.open('/platform/signin');
+    await browser.post('/platform/signin', { email: webmaster.email, password: webmaster.password });
+    const db = app.database.db;
+    // Every change of a website key, counted by the database itself (a key is replaced in place: no row to count).
+    await db.raw('CREATE TABLE IF NOT EXISTS test_key_changes (website_id bigint)');
+    await db.raw(`CREATE OR REPLACE FUNCTION test_count_key_change() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN INSERT INTO test_key_changes VALUES (NEW.website_id); RETURN NULL; END $$`);
+    await db.raw('CREATE OR REPLACE TRIGGER test_key_change AFTER UPDATE ON website_keys FOR EACH ROW EXECUTE FUNCTION test_count_key_change()');
+    const once = async (path: string, action: string | RegExp, values: Record<string, string | string[]> = {}): Promise<string> => {
+      const form = formOf(await browser.open(path), { action });
+      expect(form.fields._once, `${path}: the form carries its one-effect value`).to.be.a('string').and.not.equal('');
+      const landing = expectSameLanding(await repeat(browser, form, values), String(action));
+      expect(landing, String(action)).to.match(/^\/platform\//);
+      return landing;
+    };
+
+    const websites = await count('websites');
+    const created = await once('/platform/websites', '/platform/websites', { name: 'Once', domain: 'once.example.com', challenges: ['selfie'] });
+    expect(await count('websites'), 'one website').to.equal(websites + 1);
+    const website = /^\/platform\/websites\/(\d+)/.exec(created)![1]!;
+
+    const [configs, credentials] = [await count('oauth2_configs'), await count('oauth2_credentials')];
+    await once(`/platform/websites/${website}`, '/oauth2/live', { redirectUris: 'https://once.example.com/callback' });
+    expect(await count('oauth2_configs'), 'one OAuth2 configuration').to.equal(configs + 1);
+    expect(await count('oauth2_credentials'), 'one pair of credentials').to.equal(credentials + 1);
+
+    await once(`/platform/websites/${website}/keys/test/regenerate`, '/keys/test/regenerate');
+    expect(await db('test_key_changes').where('website_id', website).count({ n: '*' }).first().then((row) => Number(row?.n)), 'one new key').to.equal(1);
+
+    await once(`/platform/websites/${website}/oauth2/live/regenerate`, '/oauth2/live/regenerate');
+    expect(await count('oauth2_credentials'), 'one regeneration of the credentials').to.equal(credentials + 2);
+
+    const tokens = await count('api_tokens');
+    await once('/platform/account/token/regenerate', '/platform/account/token');
+    expect(await count('api_tokens'), 'one new API token').to.equal(tokens + 1);
+    const account = await browser.open('/platform/account');
+    const shown = /value="(avk_[A-Za-z0-9_-]{20,})"/.exec(account.html)?.[1];
+    expect(shown, 'the new token is shown, as after a single click').to.be.a('string');
+    expect((await fetch(`${app.url}/external/website`, { headers: { authorization: `Bearer ${shown}` } })).status, 'and it is the one that works').to.equal(200);
   });
 });

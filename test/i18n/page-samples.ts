@@ -103,7 +103,15 @@ export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
   'platform/base.njk': [platform],
   'platform/signin.njk': [
     { ...platform, webmaster: undefined, email: 'webmaster@example.test', failed: true },
-    { ...platform, webmaster: undefined, registered: true },
+    { ...platform, webmaster: undefined, registered: true, codes: true },
+    { ...platform, webmaster: undefined, email: 'webmaster@example.test', throttled: true, codes: true },
+  ],
+  // as lib/platform/routes/sign-in-code-routes.ts fills it
+  'platform/signin-code.njk': [
+    { ...platform, webmaster: undefined, minutes: 10, step: 'ask' },
+    { ...platform, webmaster: undefined, minutes: 10, step: 'ask', invalid: true },
+    { ...platform, webmaster: undefined, minutes: 10, step: 'enter', sent: true },
+    { ...platform, webmaster: undefined, minutes: 10, step: 'enter', failed: true },
   ],
   'platform/register.njk': [
     { ...platform, webmaster: undefined, minLength: 12, maxLength: 128 },

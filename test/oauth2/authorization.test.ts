@@ -53,12 +53,15 @@ describe('oauth2: authorization endpoints (spec 4.1)', () => {
       expect(params.get('error'), scope).to.equal('invalid_scope');
       expect(params.get('state')).to.equal('st');
     }
-    // an implicit-style response type gets its error in the fragment, as OAuth 2.0 Multiple Response Types says
-    const response = await get(`/v1/oauth2/checker?${authorizationQuery(client, { response_type: 'token', state: 'st' })}`);
-    expect(response.status).to.equal(303);
-    const fragment = new URLSearchParams(locationOf(response).hash.slice(1));
-    expect(fragment.get('error')).to.equal('unsupported_response_type');
-    expect(fragment.get('state')).to.equal('st');
+    // A token response type is refused in the query too: the client of a code flow reads only the query.
+    for (const [responseType, mode] of [['token', undefined], ['code token', undefined], ['token', 'fragment'], ['token', 'form_post']] as const) {
+      const response = await get(`/v1/oauth2/checker?${authorizationQuery(client, { response_type: responseType, state: 'st', ...(mode ? { response_mode: mode } : {}) })}`);
+      expect(response.status, responseType).to.equal(303);
+      const location = locationOf(response);
+      expect(location.hash, `${responseType} ${mode}`).to.equal('');
+      expect(location.searchParams.get('error'), `${responseType} ${mode}`).to.equal('unsupported_response_type');
+      expect(location.searchParams.get('state')).to.equal('st');
+    }
   });
 
   it('echoes the state exactly, whatever it holds', async () => {

@@ -8,6 +8,7 @@ import { PNG } from 'pngjs';
 import { chromium, type Browser } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { axeViolations, CHROMIUM, CHROMIUM_ARGS, openPage, VIEWPORTS } from '../helpers/chromium.js';
+import { startSmtpSink } from '../verification/challenges/vendors/helpers/smtp-sink.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
 import { authorizeUrl } from '../helpers/visitor.js';
 import { createTestIssuer, readWalletRequest } from '../verification/challenges/eu-av/wallet.js';
@@ -27,6 +28,7 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
   let euAv: ClientFixture;
   let selfie: ClientFixture;
   let browser: Browser | undefined;
+  let smtp: Awaited<ReturnType<typeof startSmtpSink>> | undefined;
 
   before(async function () {
     if (!existsSync(CHROMIUM)) {
@@ -36,7 +38,9 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
     trustDir = await mkdtemp(join(tmpdir(), 'age-provider-axe-trust-'));
     await writeFile(join(trustDir, 'issuer.pem'), (await createTestIssuer()).rootPem);
     // Passkeys refuse an IP address as relying-party id: the issuer is http://localhost:<port>.
-    app = await startTestApp({ env: { EU_AV_TRUSTED_ISSUERS: trustDir } }, { hostname: 'localhost' });
+    // A mail server, for the sign-in code pages.
+    smtp = await startSmtpSink();
+    app = await startTestApp({ env: { EU_AV_TRUSTED_ISSUERS: trustDir, SMTP_URL: smtp.url, MAIL_FROM: 'Age Provider <no-reply@age.test>' } }, { hostname: 'localhost' });
     const webmaster = await createWebmasterFixture(app.provider.runtime);
     euAv = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'LIVE', challenges: ['ticket'] });
     selfie = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'TEST', challenges: ['selfie', 'ticket'] });
@@ -45,6 +49,7 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
   after(async () => {
     await browser?.close();
     await app?.close();
+    await smtp?.close();
     if (trustDir) await rm(trustDir, { recursive: true, force: true });
   });
 
@@ -98,6 +103,13 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
       await page.goto(`${base}/platform/account/token/regenerate`);
       await check('platform confirmation (regenerate token)');
 
+      await page.goto(`${base}/platform/signin/code`);
+      await check('platform sign-in code, asking');
+      await page.getByLabel('Email').fill(email);
+      await page.getByRole('button', { name: 'Email me a code' }).click();
+      await page.getByLabel('Code from the email').waitFor();
+      await check('platform sign-in code, entering');
+
       // eu_av: a LIVE client naming challenges=eu_av, prompt accepted.
       await page.goto(authorizeUrl(base, euAv, 'checker', { response_type: 'code', scope: 'read', challenges: 'eu_av' }));
       await page.getByRole('button', { name: 'Accept and continue' }).click();
@@ -115,7 +127,7 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
       await page.getByRole('button', { name: 'Save to a passkey' }).waitFor();
       await check('result with passkey save');
 
-      expect(checked).to.have.length(11);
+      expect(checked).to.have.length(12);
       expect(problems).to.deep.equal([]);
       await context.close();
     });

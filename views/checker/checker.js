@@ -40,14 +40,51 @@
   function fail(error, message) { emit('error', { error: error, message: message }); }
 
   // --- the token and the verification object ---------------------------------------------------------------
+  function bytesOf(part) {
+    return Uint8Array.from(atob(part.replace(/-/g, '+').replace(/_/g, '/')), function (c) { return c.charCodeAt(0); });
+  }
+  function jsonOf(part) { return JSON.parse(new TextDecoder().decode(bytesOf(part))); }
   function claimsOf(token) {
     try {
-      var part = token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
-      var bytes = Uint8Array.from(atob(part), function (c) { return c.charCodeAt(0); });
-      return JSON.parse(new TextDecoder().decode(bytes));
+      return jsonOf(token.split('.')[1]);
     } catch (error) {
       return null;
     }
+  }
+  // A token in the page address's fragment could have been put there by anyone who sent the visitor a link: it counts
+  // only once its signature checks against our published keys (WebCrypto; the window's postMessage is trusted by its
+  // origin instead). The import and verify parameters of each algorithm the service signs with.
+  var ALGORITHMS = {
+    RS256: [{ name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, { name: 'RSASSA-PKCS1-v1_5' }],
+    PS256: [{ name: 'RSA-PSS', hash: 'SHA-256' }, { name: 'RSA-PSS', saltLength: 32 }],
+    ES256: [{ name: 'ECDSA', namedCurve: 'P-256' }, { name: 'ECDSA', hash: 'SHA-256' }],
+    EdDSA: [{ name: 'Ed25519' }, { name: 'Ed25519' }],
+  };
+  function loadKeys(then) {
+    var tag = document.createElement('script');
+    tag.crossOrigin = 'anonymous';
+    tag.async = true;
+    tag.src = new URL('/v1/checker/keys.js', issuer).href;
+    api._keys = function (jwks) { delete api._keys; then(jwks); };
+    tag.onerror = function () { delete api._keys; then(null); };
+    tag.onload = function () { tag.remove(); };
+    (document.head || document.documentElement).appendChild(tag);
+  }
+  function signedByUs(token, then) {
+    var parts = token.split('.');
+    var header = null;
+    try { header = jsonOf(parts[0]); } catch (error) { /* not a JWS: refused below */ }
+    var algorithm = parts.length === 3 && header && ALGORITHMS.hasOwnProperty(header.alg) && ALGORITHMS[header.alg];
+    if (!algorithm || header.typ !== 'age-verification+jwt' || !window.crypto || !crypto.subtle) { then(false); return; }
+    loadKeys(function (jwks) {
+      var jwk = jwks && jwks.keys.filter(function (candidate) { return candidate.kid === header.kid; })[0];
+      if (!jwk) { then(false); return; }
+      crypto.subtle.importKey('jwk', jwk, algorithm[0], false, ['verify'])
+        .then(function (publicKey) {
+          return crypto.subtle.verify(algorithm[1], publicKey, bytesOf(parts[2]), new TextEncoder().encode(parts[0] + '.' + parts[1]));
+        })
+        .then(function (valid) { then(valid === true); }, function () { then(false); });
+    });
   }
   var now = function () { return Math.floor(Date.now() / 1000); };
   function usable(claims) {
@@ -250,12 +287,18 @@
       if (always || answer.required) showModal(answer);
     });
   }
-  function fromFragment() {
+  /** A result in the address (back from target=redirect): reported, a token once its signature checks, then `next`. */
+  function fromFragment(next) {
     var match = FRAGMENT.exec(location.hash);
     if (!match) return false;
     history.replaceState(history.state, '', location.href.split('#')[0]);
     var value = decodeURIComponent(match[2]);
-    finish(match[1] === 'token' ? { token: value } : { error: value });
+    if (match[1] !== 'token') { finish({ error: value }); next(); return true; }
+    signedByUs(value, function (valid) {
+      if (valid) finish({ token: value });
+      else fail('invalid_token', 'the result in the address is not signed by the age verification service');
+      next();
+    });
     return true;
   }
 
@@ -276,7 +319,8 @@
     if (!key) { fail('invalid_key', 'the script has no key'); return; }
     if (['popup', 'tab', 'redirect'].indexOf(target) < 0) { fail('invalid_request', 'target must be popup, tab or redirect'); return; }
     // Back from target=redirect: the result is in the fragment; a visitor who declined sees the overlay again.
-    if (fromFragment() ? !remembered() && !nostart : !nostart) run(false);
+    var afterFragment = function () { if (!remembered() && !nostart) run(false); };
+    if (!fromFragment(afterFragment) && !nostart) run(false);
   }
   // After the document is parsed, so the page's own scripts have registered their listeners.
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', begin);

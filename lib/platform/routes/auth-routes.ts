@@ -1,11 +1,13 @@
 import Router from '@koa/router';
+import type { Context } from 'koa';
+import { HttpError } from '../../http/errors.js';
 import { compileSchema, CSRF_FIELD, readForm, textField } from '../../http/form.js';
 import type { Runtime } from '../../runtime.js';
 import { sha256 } from '../../security/hashing.js';
 import { normalizeIdentifier } from '../../security/identifiers.js';
 import { signInGuard } from '../../security/sign-in-guard.js';
 import { authenticateWebmaster, createWebmaster, EmailTakenError } from '../../webmasters/accounts.js';
-import { endSession, PLATFORM_PATH, startSession, webmasterOf } from '../authentication.js';
+import { endSession, PLATFORM_DEVICE, PLATFORM_LANDING as LANDING, PLATFORM_PATH, startSession, webmasterOf } from '../authentication.js';
 import { checkNewCredentials, MAX_PASSWORD_LENGTH, WEBMASTER_MIN_PASSWORD_LENGTH } from '../../webmasters/credentials.js';
 import { renderPage } from '../page.js';
 import { seeOther } from '../../http/see-other.js';
@@ -24,14 +26,8 @@ const validSignIn = compileSchema<{ email: string; password: string; _csrf: stri
   },
 });
 
-/** Where a signed-in webmaster starts: their websites (an empty one explains the three steps to a working integration). */
-const LANDING = `${PLATFORM_PATH}/websites`;
-
 // Limiter keys hold a digest, not the address itself, so the shared rate_limits table stores no emails.
 const emailKey = (email: string): string => sha256(normalizeIdentifier(email));
-
-/** The device cookie of the platform: a browser that signed in to an account before passes its per-account throttle. */
-const PLATFORM_DEVICE = { name: 'ap_platform_device', path: PLATFORM_PATH };
 
 /** Register, sign in, sign out. */
 export function authRoutes(runtime: Runtime): Router {
@@ -41,6 +37,10 @@ export function authRoutes(runtime: Runtime): Router {
     registerPerEmail: runtime.rateLimits.limiter('platform-register-email'),
     registerPerIp: runtime.rateLimits.limiter('platform-register-ip'),
   };
+
+  /** The sign-in page, offering a code by mail where the operator configured a mail server. */
+  const signInPage = (ctx: Context, variables: Record<string, unknown>, status?: number): void =>
+    renderPage(ctx, 'signin.njk', { ...variables, codes: Boolean(runtime.config.mail) }, status);
 
   router.get('/', (ctx) => seeOther(ctx, webmasterOf(ctx) ? LANDING : `${PLATFORM_PATH}/signin`, { noStore: true }));
 
@@ -64,17 +64,25 @@ export function authRoutes(runtime: Runtime): Router {
     seeOther(ctx, `${PLATFORM_PATH}/signin?registered=1`, { noStore: true });
   });
 
-  router.get('/signin', (ctx) => renderPage(ctx, 'signin.njk', { registered: ctx.query['registered'] === '1' }));
+  router.get('/signin', (ctx) => signInPage(ctx, { registered: ctx.query['registered'] === '1' }));
   router.post('/signin', async (ctx) => {
     const form = readForm(ctx, validSignIn);
     const email = form?.email.trim() ?? textField(ctx.request.body, 'email').trim();
     // One message for an unknown email, a wrong password and a malformed form: the form tells nobody which emails exist.
-    if (!form) return renderPage(ctx, 'signin.njk', { email, failed: true }, 400);
-    const attempt = await guard.admit(ctx, normalizeIdentifier(email));
+    if (!form) return signInPage(ctx, { email, failed: true }, 400);
+    let attempt;
+    try {
+      attempt = await guard.admit(ctx, normalizeIdentifier(email));
+    } catch (error) {
+      // Throttled: the same page says so and offers the code by mail, which these counters do not hold back.
+      if (!(error instanceof HttpError) || error.status !== 429) throw error;
+      ctx.set(error.headers);
+      return signInPage(ctx, { email, throttled: true }, 429);
+    }
     const webmaster = await authenticateWebmaster(runtime.db, email, form.password);
     if (!webmaster) {
       await guard.failed(attempt);
-      return renderPage(ctx, 'signin.njk', { email, failed: true }, 400);
+      return signInPage(ctx, { email, failed: true }, 400);
     }
     await guard.succeeded(ctx, attempt);
     await startSession(ctx, runtime, webmaster.id);

@@ -52,7 +52,7 @@ export function walletResponseRoutes(runtime: Runtime, settings: EuAvSettings): 
     throw new HttpError(400, description, {}, 'invalid_request');
   };
 
-  router.post(RESPONSE_PATH, oauthErrors(runtime.log), formBody(RESPONSE_BODY_LIMIT), async (ctx) => {
+  router.post(RESPONSE_PATH, oauthErrors(), formBody(RESPONSE_BODY_LIMIT), async (ctx) => {
     const answer = readWalletAnswer(ctx.request.body ?? {});
     if (!answer) return refuse('state and either vp_token or error are required');
     const waiting = await waitingRequest(runtime, answer.state);
