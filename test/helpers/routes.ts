@@ -6,6 +6,7 @@ import { BRAND_PATHS } from '../../lib/branding/assets.js';
 import { checkerRoutes } from '../../lib/checker/routes.js';
 import { openApiDocument } from '../../lib/external/openapi.js';
 import { healthRoutes } from '../../lib/http/health.js';
+import { homeRoutes } from '../../lib/http/home.js';
 import type { ErrorShape } from '../../lib/http/surface-errors.js';
 import { INTERACTION_ROUTES } from '../../lib/oauth2/interactions/paths.js';
 import { OAUTH2_ROUTE_METHODS } from '../../lib/oauth2/method-guard.js';
@@ -54,6 +55,7 @@ const BOTH = ['GET', 'POST'];
 const SOURCES: Record<string, (deps: SurfaceDeps) => Pattern[]> = {
   'oauth2-back-channel': () => [...OAUTH2_ROUTE_METHODS].map(([pattern, methods]) => ({ pattern, methods })),
   operations: ({ runtime }) => routerPatterns(healthRoutes(runtime.db, { draining: false })),
+  home: () => routerPatterns(homeRoutes()),
   assets: () => [
     ...readdirSync(join(viewsDir, 'static')).map((name) => ({ pattern: `/static/${name}`, methods: ['GET', 'HEAD'] })),
     { pattern: BRAND_PATHS.theme, methods: ['GET', 'HEAD'] },
