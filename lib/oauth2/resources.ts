@@ -2,8 +2,8 @@ import type { Context } from 'koa';
 import { epochSeconds } from '../clock.js';
 import { HttpError } from '../http/errors.js';
 import type { Runtime } from '../runtime.js';
+import { storedKey } from '../store/oidc-payloads.js';
 import { findBearerVerification, verificationResult } from '../verification/verifications.js';
-import { storedKey } from '../../adapters/knex.js';
 import { resourcesJwtAnswer } from './resources-jwt.js';
 import { VERIFICATION_CLAIM } from './token-claims.js';
 

@@ -2,8 +2,8 @@ import { addSeconds, epochSeconds } from '../clock.js';
 import { randomToken } from '../security/hashing.js';
 import type { Knex } from 'knex';
 import type { Database } from '../store/database.js';
+import { liveGrantJoin } from '../store/oidc-payloads.js';
 import { runPrepared, type PreparedStatement } from '../store/prepared.js';
-import { liveGrantJoin } from '../../adapters/knex.js';
 import type { AssuranceLevel, Environment } from './challenge.js';
 
 /** A verification shared with one website (spec 2.3), linked to the grant of the authorization that produced it. */

@@ -20,10 +20,12 @@ const ALLOWED_DOMAIN_TO_SURFACE = new Set(['oauth2/interactions/paths.ts', 'oaut
 const SQL_OWNERS = new Set([
   'adapters/knex.ts',
   'lib/http/health.ts',
+  'lib/oauth2/flow-storage.ts',
   'lib/oauth2/interactions/progress.ts',
   'lib/platform/sessions.ts',
   'lib/store/database.ts',
   'lib/store/migrate.ts',
+  'lib/store/oidc-payloads.ts',
   'lib/store/retention.ts',
   'lib/verification/challenges/ticket/codes.ts',
   'lib/verification/proofs.ts',

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { knexAdapter } from '../../adapters/knex.js';
 import type { CliIo } from '../../lib/cli/command.js';
 import { main } from '../../lib/cli/main.js';
 import { packageRoot } from '../../lib/paths.js';
@@ -23,6 +24,7 @@ export async function cli(env: NodeJS.ProcessEnv, args: string[], stdin = ''): P
     stderr: (text) => { stderr += text; },
     readStdin: async () => stdin,
     env,
+    oidcAdapter: knexAdapter,
   };
   const code = await main(args, io);
   return { code, stdout, stderr };
@@ -75,7 +77,8 @@ export interface ServeProcess {
 
 /** `age-provider serve --json` as a real child process (signals, exit codes), with only the given environment. */
 export async function serveProcess(env: NodeJS.ProcessEnv): Promise<ServeProcess> {
-  const script = `import { main } from ${JSON.stringify(join(packageRoot, 'lib/cli/main.ts'))}; process.exitCode = await main(process.argv.slice(1));`;
+  const script = `import { main, processIo } from ${JSON.stringify(join(packageRoot, 'lib/cli/main.ts'))}; import { knexAdapter } from ${JSON.stringify(join(packageRoot, 'adapters/knex.ts'))};
+    process.exitCode = await main(process.argv.slice(1), { ...processIo, oidcAdapter: knexAdapter });`;
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, 'serve', '--json'], {
     cwd: packageRoot,
     env: { PATH: process.env.PATH, PORT: '0', ...env },

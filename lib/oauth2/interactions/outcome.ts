@@ -1,10 +1,11 @@
+import type { Knex } from 'knex';
 import type { InteractionResults } from 'oidc-provider';
 import type { Location } from '../../geo/location.js';
 import type { AssuranceLevel } from '../../verification/challenge.js';
 import { accountSubject, proofInsert, proofOf } from '../../verification/proofs.js';
 import { verificationInsert, type NewVerification } from '../../verification/verifications.js';
-import { endInteractionTogether, type InteractionEnding } from '../../../adapters/knex.js';
-import { issueGrant } from '../grants.js';
+import { endInteraction, type EndingVerification, type InteractionEnd } from '../flow-storage.js';
+import { newGrant } from '../grants.js';
 import { browserVisitor, browserVisitorForNewProof } from './browser-visitor.js';
 import { progressDeletion, recordPassedChallenge } from './progress.js';
 import { VisitorError } from '../../http/visitor-errors.js';
@@ -99,21 +100,19 @@ function handOverRecorded(visit: Visit, verification: NewVerification, alongside
 }
 
 /** Writes of our own that end with the interaction, in its statement. */
-type Companions = NonNullable<InteractionEnding['alongside']>;
+type Companions = Knex.QueryBuilder[];
 
-async function grantAndReturn(visit: Visit, verification: NonNullable<InteractionEnding['verification']>, alongside: Companions = []): Promise<void> {
+async function grantAndReturn(visit: Visit, verification: EndingVerification, alongside: Companions = []): Promise<void> {
   const { services, ctx } = visit;
   const accountId = providerAccountId(visit);
-  seeOther(ctx, await finishInteraction(visit, verification, async () => {
-    const grantId = await issueGrant(services.provider, { accountId, clientId: visit.client.clientId });
-    // Not remembered: the provider's session lasts as long as the browser session, like the anonymous visitor.
-    return { login: { accountId, remember: false }, consent: { grantId } };
-  }, alongside));
+  const grant = { model: newGrant(services.provider, { accountId, clientId: visit.client.clientId }), verification };
+  // Not remembered: the provider's session lasts as long as the browser session, like the anonymous visitor.
+  seeOther(ctx, await finishInteraction(visit, (grantId) => ({ login: { accountId, remember: false }, consent: { grantId } }), grant, alongside));
 }
 
 /** Ends the interaction with an OAuth2 error the website receives with its state (e.g. access_denied). */
 export async function endWithError(visit: Visit, error: string, description: string): Promise<void> {
-  seeOther(visit.ctx, await finishInteraction(visit, undefined, () => Promise.resolve({ error, error_description: description })));
+  seeOther(visit.ctx, await finishInteraction(visit, () => ({ error, error_description: description })));
 }
 
 /**
@@ -121,7 +120,7 @@ export async function endWithError(visit: Visit, error: string, description: str
  * website `error=temporarily_unavailable` (ARCHITECTURE §6.3).
  */
 export async function failUnavailable(visit: Visit): Promise<never> {
-  const returnTo = await finishInteraction(visit, undefined, () => Promise.resolve({
+  const returnTo = await finishInteraction(visit, () => ({
     error: 'temporarily_unavailable',
     error_description: 'no age verification method is available for this request',
   }));
@@ -135,15 +134,11 @@ export async function failUnavailable(visit: Visit): Promise<never> {
  * Nothing of the interaction's progress is kept, and its result is saved for oidc-provider to resume the
  * authorization at the returned URL: what provider.interactionResult does (without merging an earlier submission),
  * on the interaction loadVisit already read. The grant the result names, its verification, the progress's deletion
- * and the interaction are written by one statement (adapters/knex.ts endInteractionTogether).
+ * and the interaction are written by one statement (flow-storage.ts endInteraction).
  */
-async function finishInteraction(
-  visit: Visit, verification: InteractionEnding['verification'], resultOf: () => Promise<InteractionResults>, alongside: Companions = [],
+function finishInteraction(
+  visit: Visit, result: (grantId: string | undefined) => InteractionResults, grant?: InteractionEnd['grant'], alongside: Companions = [],
 ): Promise<string> {
-  const { interaction } = visit;
-  return endInteractionTogether({ verification, alongside: [progressDeletion(visit.services.runtime.db, visit.uid), ...alongside] }, async () => {
-    interaction.result = await resultOf();
-    await interaction.persist(); // saved for the rest of its lifetime
-    return interaction.returnTo;
-  });
+  const { db, clock } = visit.services.runtime;
+  return endInteraction(db, clock, { interaction: visit.interaction, result, grant, alongside: [progressDeletion(db, visit.uid), ...alongside] });
 }

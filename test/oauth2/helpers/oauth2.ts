@@ -4,8 +4,8 @@ import { Socket } from 'node:net';
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../../helpers/fixtures.js';
-import { issueGrant } from '../../../lib/oauth2/grants.js';
-import { endInteractionTogether } from '../../../adapters/knex.js';
+import { newGrant } from '../../../lib/oauth2/grants.js';
+import { endInteraction } from '../../../lib/oauth2/flow-storage.js';
 import { verificationInsert, type NewVerification } from '../../../lib/verification/verifications.js';
 import { Browser, locationOf } from '../../helpers/browser.js';
 import { MovableClock } from './clock.js';
@@ -54,7 +54,7 @@ export function interactionUid(response: Response): string {
 
 /**
  * Test-only stand-in for the interaction pages: records a verification, links it to a fresh grant, and finishes the
- * interaction exactly the way the pages do (issueGrant (linked to the verification), interactionResult with login + consent),
+ * interaction exactly the way the pages do (a new grant linked to the verification, the result with login + consent),
  * reading the interaction from the browser's own signed cookie. Returns where the browser goes next.
  */
 export async function completeInteraction(
@@ -85,9 +85,10 @@ export async function completeInteraction(
   req.method = 'GET';
   req.headers = { cookie: browser.cookies.header(new URL(req.url, app.url)), host: new URL(app.url).host };
   // As the pages end an interaction: the grant, its link to the verification and the result in one statement.
-  return endInteractionTogether({ verification: { link: created!.uid } }, async () => {
-    const grantId = await issueGrant(provider, { accountId, clientId: client.clientId });
-    return provider.interactionResult(req, new ServerResponse(req), { login: { accountId }, consent: { grantId } }, { mergeWithLastSubmission: false });
+  return endInteraction(runtime.db, runtime.clock, {
+    interaction: await provider.interactionDetails(req, new ServerResponse(req)),
+    grant: { model: newGrant(provider, { accountId, clientId: client.clientId }), verification: { link: created!.uid } },
+    result: (grantId) => ({ login: { accountId }, consent: { grantId } }),
   });
 }
 
