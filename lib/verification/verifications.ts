@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import type { Database } from '../store/database.js';
 import { liveGrantJoin } from '../store/oidc-payloads.js';
 import { runPrepared, type PreparedStatement } from '../store/prepared.js';
+import { clientResolves } from '../websites/clients.js';
 import type { AssuranceLevel, Environment } from './challenge.js';
 
 /** A verification shared with one website (spec 2.3), linked to the grant of the authorization that produced it. */
@@ -107,8 +108,7 @@ export interface BearerVerification {
 /**
  * Resources' one statement (docs/decisions.md "Resources in one statement"), prepared once per connection: the access
  * token by its stored key, unexpired, whose grant still exists (a replayed code deletes it), whose client still
- * resolves (an ACTIVE configuration with a current or in-grace credential, or the current public key of an internal
- * checker client), with the verification its `claim` names. No row when any of that fails; the verification may
+ * resolves (lib/websites/clients.ts clientResolves), with the verification its `claim` names. No row when any of that fails; the verification may
  * have expired.
  */
 const BEARER_VERIFICATION: PreparedStatement = {
@@ -119,10 +119,7 @@ const BEARER_VERIFICATION: PreparedStatement = {
            JOIN verifications verification ON verification.uid = token.payload->'extra'->>$2
           WHERE token.type = 'AccessToken' AND token.id = $3 AND token.expires_at > $1
             AND (token.payload->>'exp')::bigint > $4
-            AND (EXISTS (SELECT 1 FROM oauth2_credentials credential JOIN oauth2_configs config ON config.id = credential.config_id
-                          WHERE credential.client_id = token.payload->>'clientId' AND config.status = 'ACTIVE'
-                            AND (credential.superseded_at IS NULL OR credential.valid_until > $1))
-              OR EXISTS (SELECT 1 FROM website_keys website_key WHERE 'checker_' || website_key.public_key = token.payload->>'clientId'))`,
+            AND ${clientResolves("token.payload->>'clientId'", '$1')}`,
 };
 
 export async function findBearerVerification(db: Database, tokenKey: string, claim: string, now: Date): Promise<BearerVerification | undefined> {

@@ -1,14 +1,12 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { pathValues } from '../../external/path-values.js';
+import { addSeconds } from '../../clock.js';
 import type { Runtime } from '../../runtime.js';
 import { describeApiToken } from '../../webmasters/api-tokens.js';
-import { getOAuth2Config, getWebsite } from '../../websites/index.js';
+import { CREDENTIAL_GRACE_SECONDS, getOAuth2Config, getWebsite } from '../../websites/index.js';
 import { PLATFORM_PATH, webmasterOf } from '../authentication.js';
 import { formatTimestamp, renderPage } from '../page.js';
-
-/** How long the previous OAuth2 credentials keep working after a regeneration (spec 7, Limits). */
-const CREDENTIALS_GRACE_MS = 24 * 60 * 60 * 1000;
 
 /** A catalogue key with its parameters: the page translates it. */
 interface Message {
@@ -58,7 +56,7 @@ export function confirmationRoutes(runtime: Runtime): Router {
     const { websiteId, environment } = environmentOf(ctx);
     const website = await getWebsite(runtime, ownerOf(ctx), websiteId);
     const config = await getOAuth2Config(runtime, ownerOf(ctx), websiteId, environment);
-    const graceEnds = formatTimestamp(new Date(runtime.clock.now().getTime() + CREDENTIALS_GRACE_MS));
+    const graceEnds = formatTimestamp(addSeconds(runtime.clock.now(), CREDENTIAL_GRACE_SECONDS));
     render(ctx, {
       heading: { key: 'platform.confirm.credentials.heading', params: { environment, name: website.name } },
       consequences: [
