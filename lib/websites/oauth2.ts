@@ -2,7 +2,7 @@ import { addSeconds } from '../clock.js';
 import { oauth2CreateSchema } from './schemas/oauth2-create.js';
 import { oauth2UpdateSchema } from './schemas/oauth2-update.js';
 import { validator } from './validation.js';
-import { HttpError } from '../http/errors.js';
+import { Refusal } from '../refusal.js';
 import type { Runtime } from '../runtime.js';
 import { newClientId, newClientSecret } from './credentials.js';
 import type { Environment, OAuth2Configuration, OAuth2CreateInput, OAuth2Status, OAuth2UpdateInput } from './models.js';
@@ -39,7 +39,7 @@ async function ownedConfig(q: Queryable, webmasterId: number, websiteId: number,
   const row = await (lock ? query.forUpdate('c') : query);
   if (row) return row;
   await websiteAccess(q, webmasterId, websiteId);
-  throw new HttpError(404, `This website has no OAuth2 configuration for the ${environment} environment.`);
+  throw new Refusal('not_found', `This website has no OAuth2 configuration for the ${environment} environment.`);
 }
 
 /** Spec 2.6: clientId and the unsealed clientSecret of the current pair only while ACTIVE (rule 5). */
@@ -82,7 +82,7 @@ export async function createOAuth2Config(
       .ignore()
       .returning<ConfigRow[]>(['id', 'environment', 'status', 'redirect_uris']);
     if (!config) {
-      throw new HttpError(400, `This website already has an OAuth2 configuration for the ${environment} environment; update it instead.`);
+      throw new Refusal('conflict', `This website already has an OAuth2 configuration for the ${environment} environment; update it instead.`);
     }
     await insertCredentials(trx, runtime, config, now);
     return present(trx, runtime, config);
@@ -149,7 +149,7 @@ export async function regenerateOAuth2Credentials(
   return runtime.db.transaction(async (trx) => {
     const config = await ownedConfig(trx, webmasterId, websiteId, environment, true);
     if (config.status !== 'ACTIVE') {
-      throw new HttpError(400, 'Client credentials can only be regenerated while the OAuth2 configuration is ACTIVE.');
+      throw new Refusal('conflict', 'Client credentials can only be regenerated while the OAuth2 configuration is ACTIVE.');
     }
     const now = runtime.clock.now();
     await trx('oauth2_credentials').where('config_id', config.id).whereNotNull('superseded_at').where('valid_until', '>', now)

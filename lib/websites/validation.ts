@@ -1,6 +1,6 @@
 import { domainToASCII, domainToUnicode } from 'node:url';
 import { Ajv, type ErrorObject, type SchemaObject } from 'ajv';
-import { HttpError } from '../http/errors.js';
+import { Refusal } from '../refusal.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
@@ -58,13 +58,13 @@ function describeProblem(error: ErrorObject, what: string): string {
   }
 }
 
-/** Compiles `schema` into a function returning its input typed as T, or throwing HttpError 400 with a clear message. */
+/** Compiles `schema` into a function returning its input typed as T, or refusing it as invalid with a clear message. */
 export function validator<T>(schema: SchemaObject, what: string): (value: unknown) => T {
   const validate = ajv.compile<T>(schema);
   return (value) => {
     if (validate(value)) return value;
     const [first] = validate.errors ?? [];
-    throw new HttpError(400, first ? describeProblem(first, what) : `The ${what} is invalid.`);
+    throw new Refusal('invalid', first ? describeProblem(first, what) : `The ${what} is invalid.`);
   };
 }
 

@@ -1,10 +1,10 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { pathValues } from '../../external/path-values.js';
 import { addSeconds } from '../../clock.js';
 import type { Runtime } from '../../runtime.js';
 import { describeApiToken } from '../../webmasters/api-tokens.js';
 import { CREDENTIAL_GRACE_SECONDS, getOAuth2Config, getWebsite } from '../../websites/index.js';
+import { websiteEnvironmentOf } from '../../websites/identifiers.js';
 import { PLATFORM_PATH, webmasterOf } from '../authentication.js';
 import { formatTimestamp, renderPage } from '../page.js';
 
@@ -33,7 +33,7 @@ const render = (ctx: Context, confirmation: Confirmation): void => renderPage(ct
 export function confirmationRoutes(runtime: Runtime): Router {
   const router = new Router();
   const ownerOf = (ctx: Context): number => webmasterOf(ctx)!.id;
-  const environmentOf = (ctx: Context) => pathValues('environment', { website_id: ctx.params.id, environment: ctx.params.environment });
+  const environmentOf = (ctx: Context) => websiteEnvironmentOf({ website_id: ctx.params.id, environment: ctx.params.environment });
   const websitePath = (id: number) => `${PLATFORM_PATH}/websites/${id}`;
 
   router.get('/websites/:id/keys/:environment/regenerate', async (ctx) => {
