@@ -141,7 +141,7 @@ async function assemble({ config, db, clock, log, domainProbe, oidcAdapter, clos
   const health = healthRoutes(db, readiness);
   const provider = createProvider(runtime, oidcAdapter);
   // Surfaces (lib/surfaces.ts): each request is handed to the one surface that claims it.
-  app.use(await mountSurfaces({ runtime, provider, health }));
+  app.use(mountSurfaces({ runtime, provider, health }));
   scheduleRetention(runtime);
 
   return {

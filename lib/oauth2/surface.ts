@@ -2,7 +2,7 @@ import type Koa from 'koa';
 import compose from 'koa-compose';
 import type Provider from 'oidc-provider';
 import { rateLimit } from '../http/rate-limit.js';
-import type { Runtime } from '../runtime.js';
+import type { SurfaceBuilder } from '../runtime.js';
 import { rewriteEntryPoints } from './entry.js';
 import { oauth2Outages } from './failures.js';
 import { openFlowTransaction } from './flow-storage.js';
@@ -32,7 +32,7 @@ const runProvider = (provider: Provider, around: Koa.Middleware[] = []): Koa.Mid
  * the provider. Every path it is handed is one of those (lib/surfaces.ts), so once the method is checked and a legacy
  * twin rewritten, each call spends a point and is answered by Resources' handler or by the provider: no router.
  */
-export function backChannelSurface(runtime: Runtime, provider: Provider): Koa.Middleware[] {
+export const oauth2BackChannelSurface: SurfaceBuilder = ({ runtime, provider }) => {
   const readResources = resourcesEndpoint(runtime);
   const provide = runProvider(provider);
   // The token exchange is one transaction of the flow's storage (flow-storage.ts); the other routes need none.
@@ -47,10 +47,10 @@ export function backChannelSurface(runtime: Runtime, provider: Provider): Koa.Mi
       return path === OAUTH2_PATHS.resources ? readResources(ctx) : path === token ? exchange(ctx, next) : provide(ctx, next);
     },
   ];
-}
+};
 
 /** The browser side: the entry points (and their legacy twins), the resume, the JWKS and the metadata. */
-export function browserOAuth2Surface(runtime: Runtime, provider: Provider): Koa.Middleware[] {
+export const oauth2Surface: SurfaceBuilder = ({ runtime, provider }) => {
   const provide = runProvider(provider);
   // The resume is one transaction of the flow's storage (flow-storage.ts); the other routes need none.
   const resume = runProvider(provider, [openFlowTransaction(runtime.db, 'resume')]);
@@ -59,4 +59,4 @@ export function browserOAuth2Surface(runtime: Runtime, provider: Provider): Koa.
     rewriteEntryPoints(runtime),
     (ctx, next) => (RESUME.test(ctx.path) ? resume(ctx, next) : PROVIDER_PATHS.has(ctx.path.toLowerCase()) ? provide(ctx, next) : next()),
   ];
-}
+};

@@ -1,11 +1,11 @@
 import Router from '@koa/router';
 import { Ajv, type JSONSchemaType } from 'ajv';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { testLocation } from '../geo/codes.js';
 import type { Location } from '../geo/location.js';
 import { isVerificationRequired } from '../geo/regions.js';
 import { HttpError } from '../http/errors.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime, SurfaceBuilder } from '../runtime.js';
 import { findKeyWebsite } from '../websites/keys.js';
 
 export const REQUIREMENT_PATH = '/v1/requirement';
@@ -54,7 +54,7 @@ async function resolveLocation(ctx: Context, runtime: Runtime, query: Requiremen
  * age to prove there (ARCHITECTURE §6.2). Public, for a website's own page script: CORS for any origin without
  * credentials, cached privately for a minute (the answer depends on the caller's location), rate-limited per IP.
  */
-export function requirementRoutes(runtime: Runtime): Router {
+export const requirementSurface: SurfaceBuilder = ({ runtime }) => {
   const limiter = runtime.rateLimits.limiter('requirement');
   const router = new Router();
 
@@ -87,5 +87,5 @@ export function requirementRoutes(runtime: Runtime): Router {
       age_threshold: runtime.geo.ageThresholdFor(location),
     };
   });
-  return router;
-}
+  return [router.routes() as Middleware];
+};
