@@ -24,7 +24,7 @@ import type { Runtime, SurfaceBuilder, SurfaceDeps } from './runtime.js';
 type Claim = (path: string, ctx: Context) => boolean;
 
 /**
- * One surface of the service (ARCHITECTURE §2): which requests it claims, how it answers errors, whether the request
+ * One surface of the service: which requests it claims, how it answers errors, whether the request
  * deadline and the input guard stand in front of it, and how it is built. `claims` is made once, at start-up, from
  * what the service is built of; it sees the path lower-cased without a trailing slash (routers match
  * case-insensitively and ignore one).

@@ -42,7 +42,7 @@ export interface Operation<S extends Scope = Scope> {
 const define = <S extends Scope>(operation: Operation<S>): Operation => operation as unknown as Operation;
 
 /**
- * The ten operations of spec 4.2, in its order, then the domain verification pair (issue 12); the router and
+ * The ten operations of the specification, in its order, then the domain verification pair; the router and
  * openapi.json are both built from this list.
  */
 export const OPERATIONS: readonly Operation[] = [

@@ -25,7 +25,7 @@ const requireJson: RouterMiddleware<RouteState> = async (ctx, next) => {
 };
 
 /**
- * The Webmaster External API (spec 4.2) under /external: its own router, its own error shape, rate limits per
+ * The Webmaster External API under /external: its own router, its own error shape, rate limits per
  * address (before authentication) and per token (after), every operation authenticated by API token.
  */
 export const externalSurface: SurfaceBuilder = ({ runtime }) => {

@@ -16,7 +16,7 @@ import { requestParameters } from './request-parameters.js';
 import { verificationClaims } from './token-claims.js';
 import { tokenResponse } from './token-response.js';
 
-/** Lifetimes in seconds (spec 2.1, 2.2, 8). */
+/** Lifetimes in seconds. */
 const LIFETIMES = {
   authorizationCode: 600,
   accessToken: 3600,
@@ -26,7 +26,7 @@ const LIFETIMES = {
   grant: 3600 + 600 + 3600,
 } as const;
 
-/** Everything we do not use is off (ARCHITECTURE §5): no ID tokens, no userinfo, no logout, no dynamic clients. */
+/** Everything we do not use is off: no ID tokens, no userinfo, no logout, no dynamic clients. */
 const FEATURES_OFF = [
   'devInteractions', 'dPoP', 'rpInitiatedLogout', 'userinfo', 'pushedAuthorizationRequests', 'resourceIndicators',
   'registration', 'registrationManagement', 'clientCredentials', 'deviceFlow', 'backchannelLogout', 'ciba', 'mTLS',

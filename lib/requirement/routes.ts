@@ -12,7 +12,7 @@ export const REQUIREMENT_PATH = '/v1/requirement';
 
 interface RequirementQuery {
   key: string;
-  /** TEST keys only: answer for this country instead of the caller's (ARCHITECTURE §6.1 sandbox) */
+  /** TEST keys only: answer for this country instead of the caller's (the sandbox, docs/geolocation.md) */
   test_country?: string;
   /** TEST keys only, with test_country: `TX` or `US-TX` */
   test_subdivision?: string;
@@ -51,7 +51,7 @@ async function resolveLocation(ctx: Context, runtime: Runtime, query: Requiremen
 
 /**
  * GET /v1/requirement?key=<website public key>: whether the website must verify the caller, where the caller is, and the
- * age to prove there (ARCHITECTURE §6.2). Public, for a website's own page script: CORS for any origin without
+ * age to prove there. Public, for a website's own page script: CORS for any origin without
  * credentials, cached privately for a minute (the answer depends on the caller's location), rate-limited per IP.
  */
 export const requirementSurface: SurfaceBuilder = ({ runtime }) => {

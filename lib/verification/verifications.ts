@@ -7,7 +7,7 @@ import { runPrepared, type PreparedStatement } from '../store/prepared.js';
 import { clientResolves } from '../websites/clients.js';
 import type { AssuranceLevel, Environment } from './challenge.js';
 
-/** A verification shared with one website (spec 2.3), linked to the grant of the authorization that produced it. */
+/** A verification shared with one website, linked to the grant of the authorization that produced it. */
 export interface Verification {
   uid: string;
   websiteId: number;
@@ -72,7 +72,7 @@ export const verificationFromRow = (row: VerificationRow): Verification => ({
   expiresAt: new Date(row.expires_at),
 });
 
-/** Public uids are opaque; sandbox ones start with `test_` (ARCHITECTURE §6.1). */
+/** Public uids are opaque; sandbox ones start with `test_`. */
 const newUid = (environment: Environment): string => randomToken(16, environment === 'TEST' ? 'test_' : 'vrf_');
 
 /**

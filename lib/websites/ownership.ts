@@ -12,8 +12,8 @@ export function checkWebsiteId(websiteId: number): void {
 }
 
 /**
- * One query by id (after checkWebsiteId): a missing website is 404, another webmaster's 401 (spec 5 "lacks
- * permission", ARCHITECTURE §6.8); the webmaster's own passes.
+ * One query by id (after checkWebsiteId): a missing website is 404, another webmaster's 401 ("lacks
+ * permission"); the webmaster's own passes.
  */
 export async function websiteAccess(q: Queryable, webmasterId: number, websiteId: number): Promise<void> {
   const row = await q('websites').where('id', websiteId).first<{ webmaster_id: number } | undefined>('webmaster_id');

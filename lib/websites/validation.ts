@@ -22,7 +22,7 @@ export function isWebsiteDomain(value: string): boolean {
   return value.length <= 253 && HOST_NAME.test(value) && punycodeDecodes(value);
 }
 
-/** ARCHITECTURE §6.10: absolute, https unless loopback, no fragment, no userinfo; printable ASCII only (compared exactly later). */
+/** A redirect URI (docs/external-api.md): absolute, https unless loopback, no fragment, no userinfo; printable ASCII only (compared exactly later). */
 export function isRedirectUri(value: string): boolean {
   if (!/^[\x21-\x7e]+$/.test(value) || value.includes('#') || !URL.canParse(value)) return false;
   // The authority (between "//" and the path) must exist and carry no userinfo.

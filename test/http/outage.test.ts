@@ -6,7 +6,7 @@ import { authorizationQuery, authorize, issueToken, type OAuth2TestApp, startOAu
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 /**
- * Every surface while its database is unreachable (issue 12 item 18): the pool is closed under the running app, so
+ * Every surface while its database is unreachable: the pool is closed under the running app, so
  * every query fails the way a stopped server makes it fail (knex: no connection can be acquired).
  */
 describe('database outage: every surface answers 503 with Retry-After in its own shape', function () {
@@ -59,7 +59,7 @@ describe('database outage: every surface answers 503 with Retry-After in its own
     await expectOAuthJson(await fetch(`${url}/v1/requirement?key=pk_test_${'k'.repeat(32)}`));
   });
 
-  it('answers the External API in its error shape (spec 2.7)', async () => {
+  it('answers the External API in its error shape', async () => {
     const response = await fetch(`${url}/external/website`, { headers: { authorization: `Bearer ${apiToken}` } });
     expectRetryAfter(response);
     expect(await response.json()).to.deep.equal({

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { Browser, locationOf } from '../helpers/browser.js';
 import { authorizationQuery, authorize, interactionUid, useOAuth2App } from './helpers/oauth2.js';
 
-describe('oauth2: authorization endpoints (spec 4.1)', () => {
+describe('oauth2: authorization endpoints', () => {
   const harness = useOAuth2App();
 
   const get = (path: string, headers: Record<string, string> = {}) => fetch(`${harness.app.url}${path}`, { redirect: 'manual', headers });

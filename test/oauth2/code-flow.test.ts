@@ -6,7 +6,7 @@ import { authorizationQuery, authorize, issueToken, readResources, requestToken,
 describe('oauth2: code → token → resources', () => {
   const harness = useOAuth2App();
 
-  it('exchanges a code for a token whose Resources describe the verification (spec 2.2, 2.3)', async () => {
+  it('exchanges a code for a token whose Resources describe the verification', async () => {
     const client = await harness.client();
     const { code, state } = await authorize(harness.app, client, { query: { state: 'xyz' } });
     expect(state).to.equal('xyz');

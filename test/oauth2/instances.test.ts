@@ -66,7 +66,7 @@ describe('oauth2: two instances on one PostgreSQL database', function () {
     const rotated = await regenerateOAuth2Credentials(first.provider.runtime, webmasterId, client.websiteId, client.environment);
     expect(await eventually(() => acceptsOnSecond(rotated, client), true), 'the new pair on the second').to.equal(true);
     expect(await acceptsOnSecond(client, client), 'the old pair, in its grace').to.equal(true);
-    // A second rotation ends the first pair's grace at once (spec 4.2 #9): the other instance must see that too.
+    // A second rotation ends the first pair's grace at once: the other instance must see that too.
     await regenerateOAuth2Credentials(first.provider.runtime, webmasterId, client.websiteId, client.environment);
     expect(await eventually(() => acceptsOnSecond(client, client), false), 'the first pair, its grace ended').to.equal(false);
   });

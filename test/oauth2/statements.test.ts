@@ -8,7 +8,7 @@ import type pg from 'pg';
 
 /**
  * SQL statements per request of a whole flow, as the database sees them (docs/performance.md): each statement is a
- * round trip, and their number, not PostgreSQL's work, was most of the hot path's cost (issue 14). Counted on the
+ * round trip, and their number, not PostgreSQL's work, was most of the hot path's cost. Counted on the
  * second flow, so the first flow's client lookup has warmed the instance cache as it would in service.
  */
 /**
@@ -100,7 +100,7 @@ describe('oauth2: SQL statements per flow', () => {
   /**
    * On PostgreSQL each connection plans a prepared statement once, on the tables as they are then, and keeps that plan
    * until an ANALYZE (which a server without autovacuum never runs). A statement whose plan reads by a prefix of a key
-   * is cheap on the near-empty tables of a new server and grows with every flow after (issue 14: every grant read at
+   * is cheap on the near-empty tables of a new server and grows with every flow after (every grant read at
    * each token exchange, Resources read and resume). So: plan on empty tables, fill, and count what a flow reads.
    */
   it('on PostgreSQL, a flow of each kind reads a handful of rows however many grants were stored after its statements were planned', async function () {

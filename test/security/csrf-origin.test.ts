@@ -21,7 +21,7 @@ function rawPost(browser: Browser, address: string, fields: Record<string, strin
   });
 }
 
-describe('security: CSRF tokens bound to their interaction or session, and an Origin check (issue 12, item 9)', function () {
+describe('security: CSRF tokens bound to their interaction or session, and an Origin check', function () {
   this.timeout(120_000); // the first app of a process starts the embedded database
   const app = useApp();
   let client: ClientFixture;

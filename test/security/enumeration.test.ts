@@ -9,7 +9,7 @@ import { accept, authorizeUrl, callbackOf, expectPage, submitSandbox } from '../
 const PASSWORD = 'correct horse battery';
 const newUsername = (): string => `visitor.${randomBytes(4).toString('hex')}`;
 
-describe('security: what registration and "save result" tell a stranger (issue 12, items 11 and 13)', () => {
+describe('security: what registration and "save result" tell a stranger', () => {
   const app = useApp();
   let client: ClientFixture;
   before(async () => {

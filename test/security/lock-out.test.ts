@@ -60,7 +60,7 @@ const visitorSurface = (app: TestApp, client: ClientFixture): Surface => ({
   },
 });
 
-/** The lock-out scenarios of issue 12 (items 1 and 2), for one surface. */
+/** The lock-out scenarios (docs/decisions.md "Sign-in, CSRF and enumeration"), for one surface. */
 function lockOutScenarios(setUp: () => { app: TestApp; surface: Surface }): void {
   it('50 wrong passwords from 50 addresses leave the owner in: from a new address, and from a known browser at once', async () => {
     const { app, surface } = setUp();
@@ -113,7 +113,7 @@ function lockOutScenarios(setUp: () => { app: TestApp; surface: Surface }): void
   });
 }
 
-describe('security: no lock-out of the rightful owner (issue 12, items 1 and 2)', function () {
+describe('security: no lock-out of the rightful owner', function () {
   // Each wrong guess costs a real scrypt verification: 50 of them take a while on a busy machine.
   this.timeout(300_000);
   let app: TestApp;

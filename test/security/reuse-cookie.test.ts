@@ -7,7 +7,7 @@ import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage, su
 const VISITOR_COOKIES = ['ap_visitor', 'ap_visitor.sig'];
 const INTERACTION_PATH = '/v1/oauth2/interaction';
 
-describe('security: the anonymous reuse cookie rotates when a proof is attached (issue 12, item 10)', () => {
+describe('security: the anonymous reuse cookie rotates when a proof is attached', () => {
   let app: TestApp;
   let client: ClientFixture;
   before(async () => {

@@ -117,7 +117,7 @@ export async function endWithError(visit: Visit, error: string, description: str
 
 /**
  * No challenge can run for this request: the visitor reads why in their language, and the link back gives the
- * website `error=temporarily_unavailable` (ARCHITECTURE §6.3).
+ * website `error=temporarily_unavailable`.
  */
 export async function failUnavailable(visit: Visit): Promise<never> {
   const returnTo = await finishInteraction(visit, () => ({

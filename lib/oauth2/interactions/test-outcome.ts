@@ -3,7 +3,7 @@ import { endWithError, handOverNew } from './outcome.js';
 import type { Visit } from './visit.js';
 
 /**
- * A TEST client's `test_outcome` skips every page (ARCHITECTURE §6.1): `pass` records a sandbox verification with
+ * A TEST client's `test_outcome` skips every page: `pass` records a sandbox verification with
  * test_level, test_country and test_subdivision (else STANDARD and the geo location) and returns a code; `refuse`
  * returns access_denied. The authorization endpoint accepts these parameters from TEST clients only.
  */

@@ -62,7 +62,7 @@ export interface Visit {
   /** a TEST client's test_outcome: the interaction skips every page (test-outcome.ts) */
   testOutcome: VisitParams['test_outcome'];
   paths: InteractionPaths;
-  /** the challenges this visitor may choose from (ARCHITECTURE §6.3) */
+  /** the challenges this visitor may choose from */
   challenges: ChallengeName[];
 }
 

@@ -59,7 +59,7 @@ describe('landing pages and the challenges a visitor may take', () => {
     });
   });
 
-  describe('narrowing (ARCHITECTURE §6.3)', () => {
+  describe('narrowing', () => {
     it('offers the website challenges when the request names none', async () => {
       const client = await clientWith('TEST', ['selfie', 'email_age', 'ticket']);
       expect(offered(expectPage((await landAfterAccept(client, 'checker')).landing))).to.deep.equal(['selfie', 'email_age', 'ticket']);
