@@ -36,8 +36,8 @@ function ageAnswer(elements: ReadonlyArray<{ elementIdentifier: string; elementV
  * AV doctype, the validity window against our clock, and the age answer. Nothing is kept.
  */
 export async function judgePresentation(encoded: Uint8Array, trusted: readonly string[], expected: Expectation): Promise<PresentationVerdict> {
-  // Loaded on the first presentation: the library and its dependencies weigh about 13 MB an instance without a
-  // configured eu_av never needs.
+  // Loaded on the first presentation: the library and its dependencies weigh megabytes an instance without a
+  // configured eu_av never needs (docs/performance.md "Measurements behind code choices").
   const { DeviceSignedDocument, Verifier } = await import('@auth0/mdl');
   let documents;
   try {
