@@ -10,7 +10,8 @@ import type { Verification } from './verifications.js';
  */
 export interface AgeProof {
   subject: string;
-  method: string;
+  /** the challenge passed (column `method`) */
+  challenge: string;
   assuranceLevel: AssuranceLevel;
   ageThreshold: number;
   environment: Environment;
@@ -22,10 +23,10 @@ export const accountSubject = (accountId: number): string => `acct:${accountId}`
 
 /** What a verification (recorded, or about to be) proves, for `subject` to reuse during `reusableSeconds` after it was made. */
 export const proofOf = (
-  verification: Pick<Verification, 'method' | 'assuranceLevel' | 'ageThreshold' | 'environment' | 'verifiedAt'>, subject: string, reusableSeconds: number,
+  verification: Pick<Verification, 'challenge' | 'assuranceLevel' | 'ageThreshold' | 'environment' | 'verifiedAt'>, subject: string, reusableSeconds: number,
 ): AgeProof => ({
   subject,
-  method: verification.method,
+  challenge: verification.challenge,
   assuranceLevel: verification.assuranceLevel,
   ageThreshold: verification.ageThreshold,
   environment: verification.environment,
@@ -51,7 +52,7 @@ export async function saveProof(db: Database, proof: AgeProof): Promise<void> {
 export function proofInsert(db: Database, proof: AgeProof): Knex.QueryBuilder {
   return db('age_proofs').insert({
     subject: proof.subject,
-    method: proof.method,
+    method: proof.challenge,
     assurance_level: proof.assuranceLevel,
     age_threshold: proof.ageThreshold,
     environment: proof.environment,
@@ -76,7 +77,7 @@ export async function findReusableProof(
   return row
     ? {
         subject: row.subject,
-        method: row.method,
+        challenge: row.method,
         assuranceLevel: row.assurance_level,
         ageThreshold: row.age_threshold,
         environment: row.environment,

@@ -12,7 +12,8 @@ export interface Verification {
   uid: string;
   websiteId: number;
   environment: Environment;
-  method: string;
+  /** the challenge passed (`simulated` in the sandbox; column `method`) */
+  challenge: string;
   assuranceLevel: AssuranceLevel;
   ageThreshold: number;
   country: string;
@@ -61,7 +62,7 @@ export const verificationFromRow = (row: VerificationRow): Verification => ({
   uid: row.uid,
   websiteId: row.website_id,
   environment: row.environment,
-  method: row.method,
+  challenge: row.method,
   assuranceLevel: row.assurance_level,
   ageThreshold: row.age_threshold,
   country: row.country,
@@ -85,7 +86,7 @@ export function verificationInsert(db: Database, input: NewVerification, grantId
       uid: newUid(input.environment),
       website_id: input.websiteId,
       environment: input.environment,
-      method: input.method,
+      method: input.challenge,
       assurance_level: input.assuranceLevel,
       age_threshold: input.ageThreshold,
       country: input.country,

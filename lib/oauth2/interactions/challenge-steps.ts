@@ -51,7 +51,7 @@ async function stepContext(visit: Visit, challenge: Challenge): Promise<StepCont
       runtime.log.info('challenge ended', { challenge: name, uid: visit.uid, result: outcome.passed ? 'passed' : outcome.reason });
       // A pass ends the challenge's state itself (completeChallenge).
       if (outcome.passed) {
-        return completeChallenge(visit, { method: name, assuranceLevel: outcome.assuranceLevel, location: outcome.location });
+        return completeChallenge(visit, { challenge: name, assuranceLevel: outcome.assuranceLevel, location: outcome.location });
       }
       await state.clear();
       if (FAILURES.has(outcome.reason)) {

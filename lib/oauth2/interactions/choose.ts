@@ -1,6 +1,6 @@
 import { seeOther } from '../../http/see-other.js';
 import { failUnavailable } from './outcome.js';
-import { methodCards } from './method-cards.js';
+import { challengeCards } from './challenge-cards.js';
 import { noticeOf } from './notices.js';
 import { readyToVerify, renderPage } from './page.js';
 import { browserProof } from './reuse.js';
@@ -20,7 +20,7 @@ export async function showChoice(visit: Visit): Promise<void> {
   if (!only && !proof) return failUnavailable(visit);
   if (only && !others.length && !proof && !notice) return seeOther(ctx, visit.paths.step(only, 'start'));
   renderPage(visit, 'interaction/choose.njk', {
-    methods: methodCards(visit),
+    cards: challengeCards(visit),
     proof,
     notice,
   });

@@ -23,7 +23,8 @@ export async function locateVisitor(visit: Visit, evidence?: Location): Promise<
 }
 
 interface Evidence {
-  method: string;
+  /** the challenge passed */
+  challenge: string;
   assuranceLevel: AssuranceLevel;
   location?: Location;
 }
@@ -35,7 +36,7 @@ async function describeVerification(visit: Visit, evidence: Evidence & { reused:
   return {
     websiteId: visit.client.website.id,
     environment: visit.environment,
-    method: evidence.method,
+    challenge: evidence.challenge,
     assuranceLevel: evidence.assuranceLevel,
     ageThreshold,
     country: location.country,

@@ -18,7 +18,7 @@ export function renderPage(visit: Visit, template: string, variables: Record<str
     step: 'check' satisfies VisitStep,
     sandbox: visit.environment === 'TEST',
     signedIn: visit.progress.accountId !== null,
-    hasOtherMethods: visit.challenges.length > 1,
+    hasOtherChallenges: visit.challenges.length > 1,
     paths: visit.paths,
     ...variables,
   }, status);

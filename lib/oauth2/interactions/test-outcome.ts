@@ -14,5 +14,5 @@ export async function runTestOutcome(visit: Visit): Promise<void> {
   // The authorization endpoint already refused a location testLocation refuses (request-parameters.ts).
   const named = givenCountry ? testLocation(givenCountry, subdivision) : undefined;
   const location = typeof named === 'object' ? named : undefined;
-  await handOverNew(visit, { method: 'sandbox', assuranceLevel: level ?? 'STANDARD', location, reused: false });
+  await handOverNew(visit, { challenge: 'sandbox', assuranceLevel: level ?? 'STANDARD', location, reused: false });
 }

@@ -68,7 +68,7 @@ export async function completeInteraction(
   const [created] = (await verificationInsert(runtime.db, {
     websiteId: client.websiteId,
     environment: client.environment,
-    method: 'ticket',
+    challenge: 'ticket',
     assuranceLevel: 'STRICT',
     ageThreshold: 18,
     country: 'DE',
