@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { createWebmasterFixture } from '../helpers/fixtures.js';
-import { authorizationQuery, startOAuth2App, type OAuth2TestApp } from '../oauth2/helpers/oauth2.js';
+import { authorizationUrl, startOAuth2App, type OAuth2TestApp } from '../oauth2/helpers/oauth2.js';
 
 const RUNS = 250;
 
@@ -78,7 +78,7 @@ describe('fuzz: control characters, invalid UTF-8 and oversized values on every 
       EXTERNAL_API_RATE_LIMIT_PER_TOKEN: '100000', EXTERNAL_API_RATE_LIMIT_PER_IP: '100000', OAUTH2_RATE_LIMIT_PER_IP: '100000',
     });
     const client = await harness.client();
-    target = { url: harness.app.url, query: authorizationQuery(client), apiToken: (await createWebmasterFixture(harness.app.provider.runtime)).apiToken };
+    target = { url: harness.app.url, query: authorizationUrl('', client, 'checker', { state: undefined }).split('?')[1]!, apiToken: (await createWebmasterFixture(harness.app.provider.runtime)).apiToken };
   });
   after(() => harness.app.close());
 

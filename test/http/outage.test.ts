@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { expect } from 'chai';
 import type { ClientFixture } from '../helpers/fixtures.js';
-import { authorizationQuery, authorize, issueToken, type OAuth2TestApp, startOAuth2AppWithCallers, useOAuth2App } from '../oauth2/helpers/oauth2.js';
+import { authorizationUrl, authorize, issueToken, type OAuth2TestApp, startOAuth2AppWithCallers, useOAuth2App } from '../oauth2/helpers/oauth2.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
@@ -68,7 +68,7 @@ describe('database outage: every surface answers 503 with Retry-After in its own
   });
 
   it('shows the visitor the outage page with a link to try the same address again', async () => {
-    const path = `/v1/oauth2/checker?${authorizationQuery(client)}`;
+    const path = authorizationUrl('', client);
     await expectVisitorPage(await fetch(`${url}${path}`, { redirect: 'manual' }), path);
   });
 

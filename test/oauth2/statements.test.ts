@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Browser, linkWithText, locationOf } from '../helpers/browser.js';
-import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage, submitSandbox } from '../helpers/visitor.js';
-import { authorizationQuery, readResources, requestToken, startOAuth2App, type OAuth2TestApp } from './helpers/oauth2.js';
+import { accept, callbackOf, continueWithoutSaving, expectPage, submitSandbox } from '../helpers/visitor.js';
+import { authorizationUrl, readResources, requestToken, startOAuth2App, type OAuth2TestApp } from './helpers/oauth2.js';
 import type { ClientFixture } from '../helpers/fixtures.js';
 import type { Database } from '../../lib/store/database.js';
 import type pg from 'pg';
@@ -59,7 +59,7 @@ describe('oauth2: SQL statements per flow', () => {
   async function shortcutFlow(): Promise<Record<'authorization' | 'pages' | 'token' | 'resources', number[]>> {
     const counts = { authorization: [] as number[], pages: [] as number[], token: [] as number[], resources: [] as number[] };
     const browser = new Browser(harness.app.url);
-    let next = await counted(counts.authorization, () => browser.request(`/v1/oauth2/checker?${authorizationQuery(client, { test_outcome: 'pass' })}`));
+    let next = await counted(counts.authorization, () => browser.request(authorizationUrl('', client, 'checker', { test_outcome: 'pass' })));
     while (!locationOf(next).searchParams.has('code')) {
       const location = locationOf(next);
       next = await counted(counts.pages, () => browser.request(location.pathname + location.search));
@@ -71,7 +71,7 @@ describe('oauth2: SQL statements per flow', () => {
   async function pagesFlow(): Promise<Record<'pages' | 'token' | 'resources', number[]>> {
     const counts = { pages: [] as number[], token: [] as number[], resources: [] as number[] };
     const browser = new Browser(harness.app.url);
-    const choice = expectPage(await counted(counts.pages, () => browser.open(authorizeUrl(harness.app.url, client)).then((prompt) => accept(browser, prompt))));
+    const choice = expectPage(await counted(counts.pages, () => browser.open(authorizationUrl(harness.app.url, client)).then((prompt) => accept(browser, prompt))));
     const sandbox = await counted(counts.pages, () => browser.open(linkWithText(choice, 'Ticket code')));
     const result = expectPage(await counted(counts.pages, () => submitSandbox(browser, sandbox, { outcome: 'pass' })));
     const landing = await counted(counts.pages, () => continueWithoutSaving(browser, result));

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { useApp } from '../helpers/app.js';
 import { Browser, csrfOf, formOf, type Page } from '../helpers/browser.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture, type WebmasterFixture } from '../helpers/fixtures.js';
-import { authorizeUrl, expectPage } from '../helpers/visitor.js';
+import { expectPage } from '../helpers/visitor.js';
+import { authorizationUrl } from '../helpers/relying-party.js';
 
 const CSRF_COOKIES = ['ap_csrf', 'ap_csrf.sig'];
 
@@ -31,7 +32,7 @@ describe('security: CSRF tokens bound to their interaction or session, and an Or
     client = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'TEST', challenges: ['selfie'] });
   });
 
-  const prompt = async (browser: Browser): Promise<Page> => expectPage(await browser.open(authorizeUrl(app.url, client)));
+  const prompt = async (browser: Browser): Promise<Page> => expectPage(await browser.open(authorizationUrl(app.url, client)));
 
   it("refuses another browser's CSRF cookie and token in a victim's interaction", async () => {
     const attacker = new Browser(app.url);

@@ -4,7 +4,8 @@ import { createVisitorAccount } from '../../lib/visitors/visitor-accounts.js';
 import type { TestApp } from '../helpers/app.js';
 import { Browser, formOf, type Page } from '../helpers/browser.js';
 import { createWebmasterFixture, startAppWithClient, type ClientFixture } from '../helpers/fixtures.js';
-import { accept, authorizeUrl, expectPage } from '../helpers/visitor.js';
+import { accept, expectPage } from '../helpers/visitor.js';
+import { authorizationUrl } from '../helpers/relying-party.js';
 
 const PASSWORD = 'correct horse battery';
 
@@ -53,7 +54,7 @@ const visitorSurface = (app: TestApp, client: ClientFixture): Surface => ({
     return { identifier: username, password: PASSWORD };
   },
   async signIn(browser, username, password) {
-    const page = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client, 'login'))));
+    const page = expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client, 'login'))));
     const answer = await browser.submit(formOf(page, { action: '/sign-in' }), { username, password });
     // Signed in, without a saved result: on to the challenge choice.
     return outcomeOf(answer, 401, answer.status === 200 && answer.url.pathname.endsWith('/choose'));

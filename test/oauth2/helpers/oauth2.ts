@@ -9,10 +9,10 @@ import { endInteraction } from '../../../lib/oauth2/flow-storage.js';
 import { verificationInsert, type NewVerification } from '../../../lib/verification/verifications.js';
 import { Browser, locationOf } from '../../helpers/browser.js';
 import { MovableClock } from './clock.js';
-import { readResources, requestToken } from '../../helpers/relying-party.js';
+import { authorizationUrl, readResources, requestToken } from '../../helpers/relying-party.js';
 
 // What a website's server does (the token request, Resources) is the relying party's: the tests here use it as is.
-export { readResources, requestToken, type TokenRequest } from '../../helpers/relying-party.js';
+export { authorizationUrl, readResources, requestToken, type TokenRequest } from '../../helpers/relying-party.js';
 
 export interface OAuth2TestApp {
   app: TestApp;
@@ -40,9 +40,6 @@ export async function startOAuth2AppWithCallers(): Promise<{ harness: OAuth2Test
     throw error;
   }
 }
-
-export const authorizationQuery = (client: ClientFixture, extra: Record<string, string> = {}): string =>
-  new URLSearchParams({ client_id: client.clientId, redirect_uri: client.redirectUri, response_type: 'code', scope: 'read', ...extra }).toString();
 
 /** The interaction uid from the provider's redirect to the interaction pages. */
 export function interactionUid(response: Response): string {
@@ -100,16 +97,16 @@ export interface Authorized {
 }
 
 export interface AuthorizeOptions {
-  /** authorization request parameters to add or override */
-  query?: Record<string, string>;
-  entry?: string;
+  /** authorization request parameters to add or override (undefined removes one) */
+  query?: Record<string, string | undefined>;
+  entry?: Parameters<typeof authorizationUrl>[2];
   verification?: Partial<NewVerification>;
 }
 
 /** A whole authorization: entry point, interaction (test completer), resume, back to the redirect_uri with a code. */
 export async function authorize(app: TestApp, client: ClientFixture, options: AuthorizeOptions = {}): Promise<Authorized> {
   const browser = new Browser(app.url);
-  const uid = interactionUid(await browser.request(`${options.entry ?? '/v1/oauth2/checker'}?${authorizationQuery(client, options.query)}`));
+  const uid = interactionUid(await browser.request(authorizationUrl('', client, options.entry ?? 'checker', options.query)));
   const returnTo = await completeInteraction(app, browser, uid, client, options.verification);
   const resumed = await browser.request(returnTo);
   expect(resumed.status, 'resume redirects to the website').to.equal(303);

@@ -12,8 +12,8 @@ import { redeemTicket } from '../../../lib/verification/challenges/ticket/codes.
 import { startTestApp, testSecrets, type TestApp } from '../../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../../helpers/fixtures.js';
 import { Browser, formOf, type Page } from '../../helpers/browser.js';
-import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage } from '../../helpers/visitor.js';
-import { redeem } from '../../helpers/relying-party.js';
+import { accept, callbackOf, continueWithoutSaving, expectPage } from '../../helpers/visitor.js';
+import { authorizationUrl, redeem } from '../../helpers/relying-party.js';
 
 interface Run {
   code: number;
@@ -141,7 +141,7 @@ describe('ticket challenge and `age-provider tickets`', () => {
 
   describe('redemption', () => {
     async function ticketPage(browser: Browser): Promise<Page> {
-      const page = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));
+      const page = expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client))));
       expect(page.url).to.match(/\/challenge\/ticket\/start$/);
       return page;
     }

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import type { TestApp } from '../../../helpers/app.js';
 import { startAppWithClient, type ClientFixture } from '../../../helpers/fixtures.js';
 import { Browser, linkWithText, type Page } from '../../../helpers/browser.js';
-import { accept, authorizeUrl, callbackOf, expectPage, submitSandbox } from '../../../helpers/visitor.js';
-import { redeem } from '../../../helpers/relying-party.js';
+import { accept, callbackOf, expectPage, submitSandbox } from '../../../helpers/visitor.js';
+import { authorizationUrl, redeem } from '../../../helpers/relying-party.js';
 import { SoftAuthenticator } from './soft-authenticator.js';
 
 /** A well-formed assertion (as our browser script posts it) for a credential the service has never seen. */
@@ -39,7 +39,7 @@ describe('passkey endpoints: what a script or a stranger gets', function () {
 
   /** Accepted login entry: the sign-in page, where the passkey section lives. */
   async function signInPage(browser: Browser): Promise<Page> {
-    return expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client, 'login'))));
+    return expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client, 'login'))));
   }
 
   const postJson = async (browser: Browser, address: string, fields: Record<string, string> = {}, csrf?: string | null): Promise<{ status: number; body: Record<string, unknown> }> => {
@@ -127,7 +127,7 @@ describe('passkey endpoints: what a script or a stranger gets', function () {
 
   it('after a verification: options for a discoverable, user-verified passkey; a forged attestation saves nothing', async () => {
     const browser = visitor();
-    const choice = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));
+    const choice = expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client))));
     const result = expectPage(await submitSandbox(browser, await browser.open(linkWithText(choice, 'Selfie'))));
     expect(result.html).to.contain('data-passkey="register"');
     const paths = pathsOf(result);
@@ -148,7 +148,7 @@ describe('passkey endpoints: what a script or a stranger gets', function () {
     /** A verification on a new browser, saved to `authenticator` (unless `answer` says otherwise): the registration's answer. */
     async function saveWith(authenticator: SoftAuthenticator, answer = (options: Options) => authenticator.create(options, { origin: app.url })) {
       const browser = visitor();
-      const choice = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));
+      const choice = expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client))));
       const result = expectPage(await submitSandbox(browser, await browser.open(linkWithText(choice, 'Selfie'))));
       const paths = pathsOf(result);
       const options = (await postJson(browser, paths.registerOptions)).body as unknown as Options;

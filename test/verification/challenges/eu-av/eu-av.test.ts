@@ -9,6 +9,7 @@ import { readResources, requestToken } from '../../../oauth2/helpers/oauth2.js';
 import { continueToWebsite } from '../federated/flow.js';
 import { createLogger } from '../../../../lib/log.js';
 import { answerRequest, createTestIssuer, issueAttestation, postToVerifier, readWalletRequest, type Attestation, type TestIssuer } from './wallet.js';
+import { authorizationUrl } from '../../../helpers/relying-party.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -44,8 +45,7 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
   /** Entry point naming eu_av, prompt accepted: the eu_av page with its QR code and same-device link. */
   async function openChallenge(fixture: ClientFixture, country = 'FR'): Promise<{ browser: Browser; page: Page; walletUrl: string }> {
     const browser = new Browser(undefined, { headers: { 'accept-language': 'en', 'cf-ipcountry': country } });
-    const query = new URLSearchParams({ client_id: fixture.clientId, redirect_uri: fixture.redirectUri, response_type: 'code', scope: 'read', state: 'rp-state', challenges: 'eu_av' });
-    const prompt = await browser.open(new URL(`/v1/oauth2/checker?${query.toString()}`, app.url), { stopAt: fixture.redirectUri });
+    const prompt = await browser.open(new URL(authorizationUrl(app.url, fixture, 'checker', { state: 'rp-state', challenges: 'eu_av' })), { stopAt: fixture.redirectUri });
     const page = await browser.submit(formOf(prompt, { action: '/consent' }), {}, { name: 'decision', value: 'accept' }, { stopAt: fixture.redirectUri });
     expect(page.url.pathname).to.match(/\/challenge\/eu_av\/start$/);
     return { browser, page, walletUrl: linkWithText(page, 'Open my app on this device').href };
@@ -269,8 +269,7 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
   it('is offered by default once configured, beside the website\'s challenges; a website record cannot list it', async () => {
     const fixture = await client('LIVE', ['ticket']);
     const browser = new Browser(undefined, { headers: { 'accept-language': 'en' } });
-    const query = new URLSearchParams({ client_id: fixture.clientId, redirect_uri: fixture.redirectUri, response_type: 'code', scope: 'read', state: 's' });
-    const prompt = await browser.open(new URL(`/v1/oauth2/checker?${query.toString()}`, app.url), { stopAt: fixture.redirectUri });
+    const prompt = await browser.open(new URL(authorizationUrl(app.url, fixture, 'checker', { state: 's' })), { stopAt: fixture.redirectUri });
     const choice = await browser.submit(formOf(prompt, { action: '/consent' }), {}, { name: 'decision', value: 'accept' }, { stopAt: fixture.redirectUri });
     expect(choice.html).to.include('EU age-verification app');
     expect(choice.html).to.include('/challenge/eu_av/start');
@@ -279,8 +278,7 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
   it('a TEST client gets the sandbox, like every other challenge', async () => {
     const fixture = await client('TEST');
     const browser = new Browser(undefined, { headers: { 'accept-language': 'en' } });
-    const query = new URLSearchParams({ client_id: fixture.clientId, redirect_uri: fixture.redirectUri, response_type: 'code', scope: 'read', state: 's', challenges: 'eu_av' });
-    const prompt = await browser.open(new URL(`/v1/oauth2/checker?${query.toString()}`, app.url), { stopAt: fixture.redirectUri });
+    const prompt = await browser.open(new URL(authorizationUrl(app.url, fixture, 'checker', { state: 's', challenges: 'eu_av' })), { stopAt: fixture.redirectUri });
     const page = await browser.submit(formOf(prompt, { action: '/consent' }), {}, { name: 'decision', value: 'accept' }, { stopAt: fixture.redirectUri });
     expect(page.url.pathname).to.match(/\/challenge\/eu_av\/start$/);
     expect(formOf(page, { action: /\/challenge\/eu_av\/submit$/ })).to.have.property('action');

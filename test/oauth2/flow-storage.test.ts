@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { endInteraction } from '../../lib/oauth2/flow-storage.js';
 import { newGrant } from '../../lib/oauth2/grants.js';
 import { Browser, locationOf } from '../helpers/browser.js';
-import { authorizationQuery, authorize, completeInteraction, interactionUid, useOAuth2App } from './helpers/oauth2.js';
+import { authorizationUrl, authorize, completeInteraction, interactionUid, useOAuth2App } from './helpers/oauth2.js';
 
 /**
  * How an interaction ends and resumes (lib/oauth2/flow-storage.ts): the grant, its verification's link and the result are
@@ -20,7 +20,7 @@ describe('oauth2: the end and the resume of an interaction', () => {
     await authorize(harness.app, client);
     const linked = await db('verifications').where({ website_id: client.websiteId }).whereNotNull('grant_id').first<{ uid: string }>();
     const browser = new Browser(harness.app.url);
-    const uid = interactionUid(await browser.request(`/v1/oauth2/checker?${authorizationQuery(client)}`));
+    const uid = interactionUid(await browser.request(authorizationUrl('', client)));
     const grantsBefore = await db('oidc_payloads').where({ type: 'Grant' }).count<{ count: number }[]>({ count: '*' });
 
     const req = new IncomingMessage(new Socket());
@@ -43,7 +43,7 @@ describe('oauth2: the end and the resume of an interaction', () => {
   it('resumes an interaction once: of 10 simultaneous resumes exactly one reaches the website with a code', async () => {
     const client = await harness.client();
     const browser = new Browser(harness.app.url);
-    const uid = interactionUid(await browser.request(`/v1/oauth2/checker?${authorizationQuery(client)}`));
+    const uid = interactionUid(await browser.request(authorizationUrl('', client)));
     const returnTo = await completeInteraction(harness.app, browser, uid, client);
 
     // Every resume waits after its read of the interaction: a read that did not take it would let all ten through.
