@@ -25,7 +25,7 @@ const interactionPaths = {
   continueResult: '/v1/oauth2/interaction/uid/continue', saveResult: '/v1/oauth2/interaction/uid/save',
 };
 const visitor = {
-  paths: interactionPaths, sandbox: true, error: 'Sample error', proof: { method: 'selfie' }, username: 'visitor',
+  paths: interactionPaths, sandbox: true, error: 'Sample error', proof: { challenge: 'selfie' }, username: 'visitor',
   website: { name: 'Example Shop', domain: 'shop.example', domainVerified: false }, returnHost: 'shop.example', step: 'check', hasOtherChallenges: true,
   fieldErrors: [{ field: 'username', message: 'Sample field error' }],
 };
