@@ -14,7 +14,7 @@ const IN_GERMANY = { 'CF-IPCountry': 'DE' };
 const SPEC_RESOURCES = ['verified', 'uid', 'country', 'country_subdivision', 'assurance_level', 'age_threshold', 'reused', 'expires_at', 'expires_in'];
 
 /** The challenge names offered on a choice page, in their order. */
-const offered = (page: Page): string[] => [...page.html.matchAll(/id="method-(\w+)"/g)].map((match) => match[1]!);
+const offered = (page: Page): string[] => [...page.html.matchAll(/id="challenge-(\w+)"/g)].map((match) => match[1]!);
 
 describe('policy: enforced in the flow', () => {
   let app: TestApp;

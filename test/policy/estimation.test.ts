@@ -15,7 +15,7 @@ import { fakeJpeg, onlyVendorsFaked, restoreNetwork, YOTI_SDK_ID, yotiKeyPair } 
 
 const yoti = () => nock('https://api.yoti.com').post(/^\/ai\/v1\/age-antispoofing\?/);
 const estimate = (age: number) => ({ antispoofing: { prediction: 'real' }, age: { age, st_dev: 2 } });
-const offered = (page: Page): string[] => [...page.html.matchAll(/id="method-(\w+)"/g)].map((match) => match[1]!);
+const offered = (page: Page): string[] => [...page.html.matchAll(/id="challenge-(\w+)"/g)].map((match) => match[1]!);
 
 describe('policy: the estimation buffer', () => {
   let app: TestApp;
