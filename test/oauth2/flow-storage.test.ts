@@ -2,7 +2,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { expect } from 'chai';
-import { endInteraction } from '../../lib/oauth2/flow-storage.js';
+import { endInteraction, InteractionAlreadyEnded } from '../../lib/oauth2/flow-storage.js';
 import { newGrant } from '../../lib/oauth2/grants.js';
 import { Browser, locationOf } from '../helpers/browser.js';
 import { authorizationUrl, authorize, completeInteraction, interactionUid, useOAuth2App } from './helpers/oauth2.js';
@@ -33,6 +33,8 @@ describe('oauth2: the end and the resume of an interaction', () => {
       result: (grantId) => ({ login: { accountId: 'visitor_replay' }, consent: { grantId } }),
     }).then(() => undefined, (error: unknown) => error);
 
+    // The refusal the pages answer by sending a repeated submit where the first one went (outcome.ts).
+    expect(failure).to.be.instanceOf(InteractionAlreadyEnded);
     expect(String(failure)).to.match(/missing or already linked/);
     const grantsAfter = await db('oidc_payloads').where({ type: 'Grant' }).count<{ count: number }[]>({ count: '*' });
     expect(grantsAfter[0]!.count, 'grants').to.equal(grantsBefore[0]!.count);
