@@ -23,6 +23,7 @@ import { CookieKeys } from './security/cookie-keys.js';
 import { createSealer } from './security/sealing.js';
 import { openConfiguredDatabase, type Database } from './store/database.js';
 import { migrate } from './store/migrate.js';
+import type { OidcAdapterFactory } from './store/oidc-payloads.js';
 import { scheduleRetention } from './store/retention.js';
 import { mountSurfaces } from './surfaces.js';
 import { createProvider } from './oauth2/provider.js';
@@ -62,8 +63,12 @@ export interface AgeProvider {
   close(): Promise<void>;
 }
 
-/** Builds the whole service: configuration, storage (migrated), and the Koa app with every surface mounted. */
-export async function createAgeProvider(options: AgeProviderOptions = {}): Promise<AgeProvider> {
+/**
+ * Builds the whole service: configuration, storage (migrated), and the Koa app with every surface mounted.
+ * `oidcAdapter` is the storage oidc-provider runs on, plugged in by the caller: `knexAdapter` from adapters/knex.ts
+ * (docs/architecture.md "Storage").
+ */
+export async function createAgeProvider(options: AgeProviderOptions, oidcAdapter: OidcAdapterFactory): Promise<AgeProvider> {
   const { env, clock, logger, db: givenDb, domainProbe, ...settings } = options;
   // Every section of the configuration, read and checked before anything opens or listens.
   const { config, warnings } = await loadConfig(settings, env ?? process.env);
@@ -82,7 +87,7 @@ export async function createAgeProvider(options: AgeProviderOptions = {}): Promi
   }
 
   try {
-    return await assemble({ config, db, clock: clock ?? systemClock, log, repeats, domainProbe, closers });
+    return await assemble({ config, db, clock: clock ?? systemClock, log, repeats, domainProbe, oidcAdapter, closers });
   } catch (error) {
     // A resource a feature opens (a vendor's key file, a GeoIP database) can fail after the database opened: release
     // it (and the embedded lock) before throwing.
@@ -98,10 +103,11 @@ interface AssemblyInput {
   log: Logger;
   repeats: RepeatLog;
   domainProbe: DomainProbe | undefined;
+  oidcAdapter: OidcAdapterFactory;
   closers: Array<() => Promise<void> | void>;
 }
 
-async function assemble({ config, db, clock, log, repeats, domainProbe, closers }: AssemblyInput): Promise<AgeProvider> {
+async function assemble({ config, db, clock, log, repeats, domainProbe, oidcAdapter, closers }: AssemblyInput): Promise<AgeProvider> {
   const clients = await createClientCache(db, clock, log, config.clientCache);
   closers.push(() => clients.close());
   const redis = config.redis && (await connectSharedLimitStore(config.redis, log));
@@ -141,9 +147,9 @@ async function assemble({ config, db, clock, log, repeats, domainProbe, closers 
   app.use(requestEnvelope({ log, repeats, metrics, trustProxy: config.trustProxy, https: config.issuer.startsWith('https://'), accessLog: config.accessLog }));
   const readiness: Readiness = { draining: false, detail: () => runtime.challenges.readiness() };
   const health = healthRoutes(db, readiness);
-  const provider = createProvider(runtime);
+  const provider = createProvider(runtime, oidcAdapter);
   // Surfaces (lib/surfaces.ts): each request is handed to the one surface that claims it.
-  app.use(await mountSurfaces({ runtime, provider, health }));
+  app.use(mountSurfaces({ runtime, provider, health }));
   scheduleRetention(runtime);
 
   return {

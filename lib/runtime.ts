@@ -1,3 +1,6 @@
+import type Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type Provider from 'oidc-provider';
 import type { Clock } from './clock.js';
 import type { Config } from './config/types.js';
 import type { GeoResolver } from './geo/location.js';
@@ -30,3 +33,13 @@ export interface Runtime {
   /** Registers work for close(): timers to clear, connections to end. Runs in reverse order. */
   onClose(task: () => Promise<void> | void): void;
 }
+
+/** What the surfaces are built from, once, at start-up (lib/surfaces.ts). */
+export interface SurfaceDeps {
+  runtime: Runtime;
+  provider: Provider;
+  health: Router;
+}
+
+/** How every surface is built: `<name>Surface(deps)` returns its middleware, in order (lib/surfaces.ts composes it). */
+export type SurfaceBuilder = (deps: SurfaceDeps) => Middleware[];

@@ -1,13 +1,11 @@
-import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import compose from 'koa-compose';
-import type Provider from 'oidc-provider';
 import { BRAND_PATHS } from './branding/assets.js';
 import { brandingAssets } from './branding/index.js';
-import { checkerRoutes } from './checker/routes.js';
+import { checkerSurface } from './checker/routes.js';
 import { CHECKER_PATHS } from './checker/paths.js';
 import { jsonErrors } from './external/errors.js';
-import { externalApi } from './external/router.js';
+import { externalSurface } from './external/router.js';
 import { EXTERNAL_PREFIX } from './external/surface.js';
 import { requestDeadline } from './http/deadline.js';
 import { homeRoutes } from './http/home.js';
@@ -15,27 +13,20 @@ import { inputGuard } from './http/input-guard.js';
 import { oauthErrors } from './http/oauth-errors.js';
 import { staticAssets } from './http/static-assets.js';
 import type { ErrorShape } from './http/surface-errors.js';
-import { interactionRouter } from './oauth2/interactions/router.js';
+import { interactionsSurface } from './oauth2/interactions/router.js';
 import { BACK_CHANNEL_PATHS, LEGACY_PATHS, OAUTH2_PATHS } from './oauth2/protocol.js';
-import { backChannelSurface, browserOAuth2Surface } from './oauth2/surface.js';
+import { oauth2BackChannelSurface, oauth2Surface } from './oauth2/surface.js';
 import { PLATFORM_PATH } from './platform/authentication.js';
-import { platformRouter } from './platform/router.js';
-import { POLICIES_PATH, policiesRoutes } from './requirement/policies.js';
-import { REQUIREMENT_PATH, requirementRoutes } from './requirement/routes.js';
-import type { Runtime } from './runtime.js';
-
-/** What the surfaces are built from, once, at start-up. */
-export interface SurfaceDeps {
-  runtime: Runtime;
-  provider: Provider;
-  health: Router;
-}
+import { platformSurface } from './platform/router.js';
+import { POLICIES_PATH } from './requirement/policies.js';
+import { REQUIREMENT_PATH, requirementSurface } from './requirement/routes.js';
+import type { Runtime, SurfaceBuilder, SurfaceDeps } from './runtime.js';
 
 /** Whether a surface claims a request; `path` is the request's path lower-cased without a trailing slash. */
 type Claim = (path: string, ctx: Context) => boolean;
 
 /**
- * One surface of the service (ARCHITECTURE §2): which requests it claims, how it answers errors, whether the request
+ * One surface of the service: which requests it claims, how it answers errors, whether the request
  * deadline and the input guard stand in front of it, and how it is built. `claims` is made once, at start-up, from
  * what the service is built of; it sees the path lower-cased without a trailing slash (routers match
  * case-insensitively and ignore one).
@@ -47,7 +38,12 @@ interface SurfaceRow {
   /** under REQUEST_TIMEOUT_MS and the input guard (health has its own bound; assets take no input) */
   guarded: boolean;
   /** its middleware, in order (composed in one chain with the error shape and the guards) */
-  build(deps: SurfaceDeps): Middleware | Middleware[] | Promise<Middleware>;
+  build: SurfaceBuilder;
+  /**
+   * its chain composes oidc-provider's middleware, which is fixed when composed: built after every other surface, so
+   * every provider.use() made while building them is in
+   */
+  composesProvider: boolean;
 }
 
 const under = (prefix: string): Claim => (path) => path === prefix || path.startsWith(`${prefix}/`);
@@ -55,7 +51,11 @@ const oneOf = (paths: readonly string[]): Claim => {
   const set = new Set(paths.map((path) => path.toLowerCase()));
   return (path) => set.has(path);
 };
-const routes = (router: Router): Middleware => router.routes() as Middleware;
+
+/** The health routes, built with the operations listener's (lib/app.ts). */
+const operationsSurface: SurfaceBuilder = ({ health }) => [health.routes() as Middleware];
+const assetsSurface: SurfaceBuilder = ({ runtime }) => [staticAssets(), brandingAssets(runtime.config.branding)];
+const homeSurface: SurfaceBuilder = () => [homeRoutes().routes() as Middleware];
 
 const BACK_CHANNEL = oneOf([...BACK_CHANNEL_PATHS, ...Object.keys(LEGACY_PATHS)]);
 const INTERACTIONS = OAUTH2_PATHS.interaction('').toLowerCase();
@@ -75,32 +75,35 @@ function challengeRoutes(runtime: Runtime): Claim {
  * interactions surface, which claims whatever their routes match.
  */
 export const SURFACES: readonly SurfaceRow[] = [
-  { name: 'oauth2-back-channel', claims: () => BACK_CHANNEL, errors: 'oauth', guarded: true, build: ({ runtime, provider }) => backChannelSurface(runtime, provider) },
-  { name: 'operations', claims: () => oneOf(['/healthz', '/readyz']), errors: 'visitor', guarded: false, build: ({ health }) => routes(health) },
+  { name: 'oauth2-back-channel', claims: () => BACK_CHANNEL, errors: 'oauth', guarded: true, build: oauth2BackChannelSurface, composesProvider: true },
+  { name: 'operations', claims: () => oneOf(['/healthz', '/readyz']), errors: 'visitor', guarded: false, build: operationsSurface, composesProvider: false },
   {
     name: 'assets',
     claims: () => (path) => path.startsWith('/static/') || path.startsWith(BRAND_PATHS.prefix) || path === BRAND_PATHS.favicon,
     errors: 'visitor',
     guarded: false,
-    build: ({ runtime }) => [staticAssets(), brandingAssets(runtime.config.branding)],
+    build: assetsSurface,
+    composesProvider: false,
   },
-  { name: 'home', claims: () => oneOf(['/']), errors: 'visitor', guarded: true, build: () => routes(homeRoutes()) },
-  { name: 'external', claims: () => under(EXTERNAL_PREFIX), errors: 'external', guarded: true, build: ({ runtime }) => externalApi(runtime) },
+  { name: 'home', claims: () => oneOf(['/']), errors: 'visitor', guarded: true, build: homeSurface, composesProvider: false },
+  { name: 'external', claims: () => under(EXTERNAL_PREFIX), errors: 'external', guarded: true, build: externalSurface, composesProvider: false },
   {
     name: 'requirement',
     claims: () => oneOf([REQUIREMENT_PATH, POLICIES_PATH]),
     errors: 'oauth',
     guarded: true,
-    build: ({ runtime }) => [routes(requirementRoutes(runtime)), routes(policiesRoutes(runtime))],
+    build: requirementSurface,
+    composesProvider: false,
   },
   {
     name: 'checker',
     claims: () => (path, ctx) => path === CHECKER_SCRIPT || CHECKER(path, ctx),
     errors: 'visitor',
     guarded: true,
-    build: ({ runtime, provider }) => routes(checkerRoutes(runtime, provider)),
+    build: checkerSurface,
+    composesProvider: false,
   },
-  { name: 'platform', claims: () => under(PLATFORM_PATH), errors: 'visitor', guarded: true, build: ({ runtime }) => routes(platformRouter(runtime)) },
+  { name: 'platform', claims: () => under(PLATFORM_PATH), errors: 'visitor', guarded: true, build: platformSurface, composesProvider: false },
   {
     name: 'interactions',
     claims: ({ runtime }) => {
@@ -109,9 +112,10 @@ export const SURFACES: readonly SurfaceRow[] = [
     },
     errors: 'visitor',
     guarded: true,
-    build: async ({ runtime, provider }) => routes(await interactionRouter(runtime, provider)),
+    build: interactionsSurface,
+    composesProvider: false,
   },
-  { name: 'oauth2', claims: () => () => true, errors: 'visitor', guarded: true, build: ({ runtime, provider }) => browserOAuth2Surface(runtime, provider) },
+  { name: 'oauth2', claims: () => () => true, errors: 'visitor', guarded: true, build: oauth2Surface, composesProvider: true },
 ];
 
 /** The surface serving a request, as the metrics and the error handlers read it. */
@@ -139,15 +143,15 @@ interface MountedSurface {
  * request deadline and the input guard in front where the row asks for them. Per request: one lower-cased path, one
  * claim test per surface until one claims it, and that surface's single chain (no router of another surface).
  */
-export async function mountSurfaces(deps: SurfaceDeps): Promise<Middleware> {
+export function mountSurfaces(deps: SurfaceDeps): Middleware {
   const chains = new Map<SurfaceRow, Middleware[]>();
   const guard = [requestDeadline(deps.runtime.config.requestTimeoutMs), inputGuard()];
   // One error middleware per JSON shape, around the whole surface (its guards included); the visitor's page is the
   // outermost handler's (lib/http/envelope.ts), for every surface.
   const errorsOf: Record<ErrorShape, Middleware[]> = { external: [jsonErrors()], oauth: [oauthErrors()], visitor: [] };
-  // Built in order, the OAuth2 ones last of all: they compose the provider's middleware, so every provider.use() must be in.
-  for (const row of [...SURFACES.filter((row) => !row.name.startsWith('oauth2')), ...SURFACES.filter((row) => row.name.startsWith('oauth2'))]) {
-    chains.set(row, [...errorsOf[row.errors], ...(row.guarded ? guard : []), ...[await row.build(deps)].flat()]);
+  // The surfaces that compose the provider's middleware are built last (SurfaceRow.composesProvider).
+  for (const row of [...SURFACES.filter((row) => !row.composesProvider), ...SURFACES.filter((row) => row.composesProvider)]) {
+    chains.set(row, [...errorsOf[row.errors], ...(row.guarded ? guard : []), ...row.build(deps)]);
   }
   const mounted: MountedSurface[] = SURFACES.map((row) => ({
     claims: row.claims(deps),

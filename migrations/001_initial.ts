@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-/** The whole data model (ARCHITECTURE §4). Forward only. */
+/** The whole data model. Forward only. */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('webmasters', (t) => {
     t.bigIncrements('id');

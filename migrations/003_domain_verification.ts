@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Website domain verification (issue 12 item 4): the token the webmaster publishes (a DNS TXT record or a file
+ * Website domain verification: the token the webmaster publishes (a DNS TXT record or a file
  * under /.well-known), created on first use, when the domain was proven (null: not verified) and when it was last looked at. A website's
  * domain cannot change, so a proof stays attached to the domain it was made for.
  */

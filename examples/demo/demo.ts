@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAgeProvider, type AgeProvider, type AgeProviderOptions } from '../../lib/app.js';
+import { knexAdapter } from '../../adapters/knex.js';
 import { loadConfig } from '../../lib/config/load.js';
 import { startRelyingParty, type RunningRelyingParty } from '../relying-party/server.js';
 import { relyingPartySettings } from '../relying-party/settings.js';
@@ -66,7 +67,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     // The shop is reached by the same name as age-provider, so the redirect host matches what the visitor sees.
     const siteUrl = publicOrigin(wanted.host, await listen(relyingPartyServer, relyingPartyPort ?? (wanted.port === 0 ? 0 : port + 1), wanted.host));
 
-    provider = await createAgeProvider({ ...providerOptions, ...settings, env, port, issuer });
+    provider = await createAgeProvider({ ...providerOptions, ...settings, env, port, issuer }, knexAdapter);
     providerServer.on('request', provider.app.callback());
 
     const seed = await seedDemo(provider.runtime, `${siteUrl}/callback`);

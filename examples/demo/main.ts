@@ -8,7 +8,7 @@ import type { Demo } from './demo.js';
 // The server's heap settings (as for `age-provider serve`) go first: loading the modules below is what first grows
 // V8's young generation, so they are imported after.
 useServerHeap();
-const { ConfigError, DatabaseInUseError, HttpError } = await import('../../lib/index.js');
+const { ConfigError, DatabaseInUseError, Refusal } = await import('../../lib/index.js');
 const { RelyingPartySettingsError } = await import('../relying-party/settings.js');
 const { startDemo } = await import('./demo.js');
 
@@ -44,8 +44,8 @@ try {
   await demo.close();
 } catch (error) {
   const portTaken = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
-  // HttpError: the seeding services refused a demo record, e.g. a callback on a non-loopback HOST over http.
-  const explained = error instanceof ConfigError || error instanceof DatabaseInUseError || error instanceof RelyingPartySettingsError || error instanceof HttpError;
+  // Refusal: the seeding services refused a demo record, e.g. a callback on a non-loopback HOST over http.
+  const explained = error instanceof ConfigError || error instanceof DatabaseInUseError || error instanceof RelyingPartySettingsError || error instanceof Refusal;
   if (!portTaken && !explained) throw error;
   const hint = portTaken ? '; choose other ports with PORT (the demo shop takes PORT + 1)' : '';
   process.stderr.write(`age-provider demo: ${(error as Error).message}${hint}\n`);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { HttpError } from '../../lib/http/errors.js';
+import { Refusal } from '../../lib/refusal.js';
 import type { Runtime } from '../../lib/runtime.js';
 import { createWebmaster, findWebmasterByEmail } from '../../lib/webmasters/accounts.js';
 import {
@@ -37,12 +37,12 @@ async function readDemoFile(file: string): Promise<Partial<DemoFile>> {
   }
 }
 
-/** Missing (404) or not ours (401) means "not there": the demo then creates its own. */
+/** Missing or not ours means "not there": the demo then creates its own. */
 async function unlessAbsent<T>(lookup: Promise<T>): Promise<T | undefined> {
   try {
     return await lookup;
   } catch (error) {
-    if (error instanceof HttpError && (error.status === 404 || error.status === 401)) return undefined;
+    if (error instanceof Refusal && (error.kind === 'not_found' || error.kind === 'not_permitted')) return undefined;
     throw error;
   }
 }
@@ -71,7 +71,7 @@ export async function seedDemo(runtime: Runtime, redirectUri: string): Promise<D
     ?? (await createWebsite(runtime, webmaster.id, DEMO_WEBSITE));
 
   const existing = await unlessAbsent(getOAuth2Config(runtime, webmaster.id, website.id, 'TEST')).catch((error: unknown) => {
-    if (error instanceof HttpError) throw error;
+    if (error instanceof Refusal) throw error;
     // The secret was sealed with another SEALING_KEY (a new DATA_DIR on a kept database): new credentials, sealed with ours.
     runtime.log.warn('the demo client secret cannot be unsealed with this SEALING_KEY; regenerating the demo TEST credentials');
     return regenerateOAuth2Credentials(runtime, webmaster.id, website.id, 'TEST');

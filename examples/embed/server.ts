@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import Koa from 'koa';
 import mount from 'koa-mount';
 import { createAgeProvider, type AgeProvider, type AgeProviderOptions } from '../../lib/index.js';
+import { knexAdapter } from '../../adapters/knex.js';
 
 export interface EmbeddedServer {
   /** the operator's own app, with age-provider mounted in it */
@@ -18,7 +19,7 @@ export interface EmbeddedServer {
 }
 
 export async function startEmbedded(options: AgeProviderOptions = {}, port = Number(process.env.PORT ?? 3000)): Promise<EmbeddedServer> {
-  const ageProvider = await createAgeProvider(options);
+  const ageProvider = await createAgeProvider(options, knexAdapter);
 
   const app = new Koa();
   // Mounted middleware runs in the parent's context: its cookie keys and proxy setting are the ones that count.

@@ -12,7 +12,7 @@ export interface Messages {
   gateRequiredUnknown: string;
   /** the country field when the provider could not tell where the visitor is */
   countryUnknown: string;
-  /** the button label: it names the service (spec 1, button guidelines) */
+  /** the button label: it names the service (docs/integration.md, button guidelines) */
   button: string;
   buttonHint: string;
   verifiedHeading: string;

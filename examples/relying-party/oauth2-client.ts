@@ -8,7 +8,7 @@ export interface Attempt {
   codeVerifier: string;
 }
 
-/** The Resources endpoint's answer (spec 2.3). */
+/** The Resources endpoint's answer. */
 export interface Verification {
   verified: boolean;
   uid: string;
@@ -37,7 +37,7 @@ export function stateMatches(expected: string, received: string): boolean {
 
 export const redirectUri = (settings: RelyingPartySettings): string => `${settings.siteUrl}/callback`;
 
-/** The authorization endpoint of the age verification flow (spec 4.1), with PKCE S256. */
+/** The authorization endpoint of the age verification flow, with PKCE S256. */
 export function authorizationUrl(settings: RelyingPartySettings, attempt: Attempt): string {
   const url = new URL(`${settings.ageProviderUrl}/v1/oauth2/checker`);
   url.search = new URLSearchParams({

@@ -33,7 +33,7 @@ ${body}
 }
 
 /**
- * The button (spec 1, button guidelines): it names the service in the site's language, has the service blue
+ * The button (docs/integration.md, button guidelines): it names the service in the site's language, has the service blue
  * background with white text (contrast 7.7:1), and carries the service's logo made for dark backgrounds.
  * A plain link, so it works without JavaScript; popup.js opens it in a new window instead.
  */

@@ -3,15 +3,16 @@ import type { AdapterPayload } from 'oidc-provider';
 import type { ClientWebsite } from '../oauth2/clients.js';
 import { SCOPE } from '../oauth2/protocol.js';
 import type { Runtime } from '../runtime.js';
+import { CHECKER_CLIENT_PREFIX } from '../websites/clients.js';
 import { findKeyWebsite } from '../websites/keys.js';
 import { CHECKER_PATHS } from './paths.js';
 
 /**
  * Each website public key has an internal OAuth2 client, so the script's verification runs on the same interaction
- * pages as any OAuth2 client's (docs/decisions.md "Checker script"). Its client_id is the key behind a prefix no
- * registered client_id has (those start with `live_`/`test_`), so it needs no row and dies with the key.
+ * pages as any OAuth2 client's (docs/decisions.md "Checker script"). Its client_id is the key behind a prefix
+ * (websites/clients.ts, beside the rule deciding whether it resolves).
  */
-const PREFIX = 'checker_';
+const PREFIX = CHECKER_CLIENT_PREFIX;
 
 export const checkerClientId = (publicKey: string): string => PREFIX + publicKey;
 

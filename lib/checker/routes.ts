@@ -1,7 +1,6 @@
 import Router from '@koa/router';
-import type { Context, Next } from 'koa';
-import type Provider from 'oidc-provider';
-import type { Runtime } from '../runtime.js';
+import type { Context, Middleware, Next } from 'koa';
+import type { SurfaceBuilder } from '../runtime.js';
 import { checkerCallback } from './callback.js';
 import { CHECKER_PATHS } from './paths.js';
 import { serveKeysScript } from './keys-script.js';
@@ -14,7 +13,7 @@ import { createVerificationSigner } from './verification-token.js';
  * The checker script surface (docs/checker.md): the script, its check, and the verification window's entry and
  * return. Everything a stranger can call with a public key shares one per-IP limit; the script itself is static.
  */
-export function checkerRoutes(runtime: Runtime, provider: Provider): Router {
+export const checkerSurface: SurfaceBuilder = ({ runtime, provider }) => {
   const limiter = runtime.rateLimits.limiter('checker');
   const limited = async (ctx: Context, next: Next): Promise<void> => {
     await limiter.consume(ctx.ip);
@@ -27,5 +26,5 @@ export function checkerRoutes(runtime: Runtime, provider: Provider): Router {
   router.get(CHECKER_PATHS.requirement, limited, (ctx) => requirementScript(ctx, runtime));
   router.get(CHECKER_PATHS.start, limited, (ctx) => startVerification(ctx, runtime));
   router.get(CHECKER_PATHS.callback, limited, (ctx) => checkerCallback(ctx, runtime, provider, signer));
-  return router;
-}
+  return [router.routes() as Middleware];
+};

@@ -1,3 +1,4 @@
+import type { OidcAdapterFactory } from '../store/oidc-payloads.js';
 import type { ParseArgsConfig } from 'node:util';
 
 /** What a command writes to: stdout for results (one JSON document with --json), stderr for messages. */
@@ -7,6 +8,8 @@ export interface CliIo {
   /** the whole of standard input (e.g. --password-stdin) */
   readStdin: () => Promise<string>;
   env: NodeJS.ProcessEnv;
+  /** the storage `serve` runs oidc-provider on, given by the process's entry point (bin/age-provider.js) */
+  oidcAdapter: OidcAdapterFactory;
 }
 
 export interface Command {

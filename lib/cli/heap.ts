@@ -3,16 +3,13 @@
  * the CLI is started as `node bin/age-provider.js` and cannot put flags on its own command line. Where Node.js can
  * replace its own program (process.execve), the young generation's cap is put on the command line that way.
  *
- * Why (docs/performance.md "Start-up and memory"): with V8's defaults a server whose live heap is about 40 MB peaked
- * at 185-210 MB RSS under `npm run bench:compare` on PostgreSQL. Two defaults made most of it:
+ * Why (docs/performance.md "Start-up and memory" and "Measurements behind code choices"): with V8's defaults a server
+ * whose live heap is small peaked at several times that in RSS under load. Two defaults made most of it:
  * - the young generation grows to two 16 MB semi-spaces and keeps them (loading the CLI's modules alone grows it
- *   there; Node 24 grows it to 128 MB): capped at two 8 MB ones;
- * - after a full collection the old generation may grow to 4x its live size before the next one (113 MB of heap for
- *   38 MB live, measured): 1.5x here.
- * Measured together: peak RSS under load 189 → 134 MB (median of three), 128 → 107 MB once ready (with PGlite and
- * nodemailer no longer loaded at start-up), for about 100 ms more garbage collection in a 5 s run (+2-3% process
- * CPU) and the same requests per second. Two 4 MB semi-spaces saved 5 MB more but doubled the scavenges again; the
- * cap alone or the growth limit alone left 152-197 MB.
+ *   there; Node 24 grows it further): capped at two 8 MB ones;
+ * - after a full collection the old generation may grow to 4x its live size before the next one: 1.5x here.
+ * Together they cut the peak by about a third for a little more garbage collection and the same requests per second;
+ * either alone did not.
  *
  * An operator who sets any of these V8 flags (on the command line or in NODE_OPTIONS) keeps their own choice.
  */
@@ -64,9 +61,8 @@ type Execve = (file: string, args: readonly string[], env: NodeJS.ProcessEnv) =>
 /**
  * Starts this same process again with the young generation's cap on its command line, where V8 applies it from the
  * heap's set-up, when Node.js can (process.execve: same pid, nothing left running in between). The run-time cap
- * hears of a collection only after it: on Node 24 a server under load kept a 32 MB young generation and peaked at
- * 175-197 MB RSS, and the demo's start-up work grew it to 64 MB (211 MB RSS once ready). Returns only when it could
- * not restart.
+ * hears of a collection only after it, so on Node 24 a burst of collections grew the young generation past the cap
+ * (docs/performance.md "Measurements behind code choices"). Returns only when it could not restart.
  */
 function restartWithYoungGenerationCap(): void {
   const { execve } = process as { execve?: Execve };

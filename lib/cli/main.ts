@@ -25,7 +25,8 @@ Exit status: 0 done, 1 failed (the message says why), 2 wrong command line.`;
 
 const version = (): string => (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
-const processIo: CliIo = {
+/** The process's own streams and environment: the entry point adds the storage (bin/age-provider.js). */
+export const processIo: Omit<CliIo, 'oidcAdapter'> = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   readStdin: () => text(process.stdin),
@@ -37,7 +38,7 @@ const isExplained = (error: unknown): error is Error =>
   error instanceof CliError || error instanceof ConfigError || error instanceof DatabaseInUseError;
 
 /** Runs one CLI invocation and returns its exit code. */
-export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
+export async function main(argv: string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     io.stdout(`${overview()}\n`);

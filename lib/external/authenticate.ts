@@ -10,7 +10,7 @@ export interface ExternalState {
 
 const unauthorized = (message: string): HttpError => new HttpError(401, message, { 'WWW-Authenticate': 'Bearer' });
 
-/** Spec 5: `Authorization: Bearer <API token>` on every operation; the webmaster id goes to ctx.state. */
+/** `Authorization: Bearer <API token>` on every operation; the webmaster id goes to ctx.state. */
 export function authenticate(runtime: Runtime): Middleware<ExternalState> {
   return async (ctx, next) => {
     const header = ctx.get('Authorization');

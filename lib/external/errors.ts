@@ -2,7 +2,7 @@ import type { Middleware } from 'koa';
 import { describeError, HttpError, statusName } from '../http/errors.js';
 import { noteFailure } from '../http/failure-log.js';
 
-/** Spec 2.7 error body. */
+/** The External API's error body (docs/external-api.md). */
 export interface ErrorBody {
   message: string;
   error: string;
@@ -16,7 +16,7 @@ const UNANSWERED: Record<number, string> = {
 };
 
 /**
- * Every failure under /external answers `{message, error, statusCode}` (ARCHITECTURE §6.11): thrown errors, unknown
+ * Every failure under /external answers `{message, error, statusCode}`: thrown errors, unknown
  * paths, wrong methods (the router leaves them without a body), parser errors; a 5xx is noted for
  * the envelope's log line (lib/http/failure-log.ts).
  */

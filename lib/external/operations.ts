@@ -44,8 +44,8 @@ export interface Operation<S extends Scope = Scope> {
 const define = <S extends Scope>(operation: Operation<S>): Operation => operation as unknown as Operation;
 
 /**
- * The ten operations of spec 4.2, in its order, then the domain verification pair and the website's policy pair
- * (docs/policies.md); the router and openapi.json are both built from this list.
+ * The ten operations of the specification, in its order, then the domain verification pair and the website's policy
+ * pair (docs/policies.md); the router and openapi.json are both built from this list.
  */
 export const OPERATIONS: readonly Operation[] = [
   define({

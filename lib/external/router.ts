@@ -3,7 +3,7 @@ import type { Middleware } from 'koa';
 import { jsonBody } from '../http/body.js';
 import { HttpError } from '../http/errors.js';
 import { rateLimit } from '../http/rate-limit.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime, SurfaceBuilder } from '../runtime.js';
 import { authenticate, type ExternalState } from './authenticate.js';
 import { openApiDocument } from './openapi.js';
 import { OPERATIONS, type Call } from './operations.js';
@@ -25,10 +25,10 @@ const requireJson: RouterMiddleware<RouteState> = async (ctx, next) => {
 };
 
 /**
- * The Webmaster External API (spec 4.2) under /external: its own router, its own error shape, rate limits per
+ * The Webmaster External API under /external: its own router, its own error shape, rate limits per
  * address (before authentication) and per token (after), every operation authenticated by API token.
  */
-export function externalApi(runtime: Runtime): Middleware {
+export const externalSurface: SurfaceBuilder = ({ runtime }) => {
   const limiters = externalLimiters(runtime);
   const router = new Router<RouteState>({ prefix: EXTERNAL_PREFIX });
   const openApi = openApiDocument();
@@ -63,9 +63,10 @@ export function externalApi(runtime: Runtime): Middleware {
   const allowedMethods = router.allowedMethods() as Middleware;
   const perIp = rateLimit(limiters.perIp, (ctx) => ctx.ip);
   // Errors are answered by the surface's jsonErrors (lib/surfaces.ts), around this and the guards in front of it.
-  return async (ctx, next) => {
+  const serve: Middleware = async (ctx, next) => {
     if (!isExternalPath(ctx.path)) return next();
     ctx.set('Cache-Control', 'no-store');
     await perIp(ctx, () => allowedMethods(ctx, () => routes(ctx, async () => {})));
   };
-}
+  return [serve];
+};

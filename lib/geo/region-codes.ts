@@ -1,5 +1,5 @@
 /**
- * The region codes a website may list (spec 2.4): every officially assigned ISO 3166-1 alpha-2 country code,
+ * The region codes a website may list: every officially assigned ISO 3166-1 alpha-2 country code,
  * and for the United States the ISO 3166-2:US subdivisions (50 states, 1 district, 6 outlying areas).
  */
 export const COUNTRY_CODES = [

@@ -1,7 +1,7 @@
 import type { Location } from './location.js';
 
 /**
- * Whether a website listing `regions` must verify a visitor at `location` (ARCHITECTURE §6.2): no regions means
+ * Whether a website listing `regions` must verify a visitor at `location`: no regions means
  * everywhere; a country covers its subdivisions; a subdivision covers only itself. It fails closed: when we cannot
  * tell whether the visitor is inside a listed region (unknown country, or a listed subdivision of the visitor's
  * country but no subdivision known), verification is required, because a wrong "not required" breaks the law the

@@ -7,7 +7,7 @@ import { ageThresholds } from './thresholds.js';
 
 /**
  * The operator's geo sources, in order: the trusted proxy's headers (only with TRUST_PROXY), then the MaxMind
- * database by client IP (ctx.ip, which honours X-Forwarded-For only with TRUST_PROXY), else `ZZ` (ARCHITECTURE §6.7),
+ * database by client IP (ctx.ip, which honours X-Forwarded-For only with TRUST_PROXY), else `ZZ`,
  * and the per-region age thresholds (config.geo). Throws ConfigError when the MaxMind database cannot be opened.
  */
 export function createGeoResolver({ config, log }: Pick<Runtime, 'config' | 'log'>): GeoResolver {

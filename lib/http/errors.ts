@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Context } from 'koa';
+import { Refusal, type RefusalKind } from '../refusal.js';
 import { isDatabaseUnavailable } from '../store/unavailable.js';
 import { OUTAGE } from './outage.js';
 
@@ -23,13 +24,17 @@ export function oauthJsonError(ctx: Context, status: number, code: string, descr
 /** The HTTP status name, e.g. 401 → "Unauthorized". */
 export const statusName = (status: number): string => STATUS_CODES[status] ?? 'Error';
 
+/** How every surface answers a domain's refusal (another webmaster's website is 401, as the specification says). */
+const REFUSAL_STATUS: Record<RefusalKind, number> = { invalid: 400, not_found: 404, not_permitted: 401, conflict: 400 };
+
 /**
- * Status and safe message for any thrown value: our HttpError, koa/http-errors with `expose`
+ * Status and safe message for any thrown value: our HttpError, a domain's Refusal, koa/http-errors with `expose`
  * (body parser 400/413/415), a database outage as 503 with Retry-After (and its OAuth2 `code`), else 500 with a
  * generic message.
  */
 export function describeError(error: unknown): { status: number; message: string; headers: Record<string, string>; code?: string } {
   if (error instanceof HttpError) return { status: error.status, message: error.message, headers: error.headers };
+  if (error instanceof Refusal) return { status: REFUSAL_STATUS[error.kind], message: error.message, headers: {} };
   if (isDatabaseUnavailable(error)) return { status: OUTAGE.status, message: OUTAGE.message, headers: { ...OUTAGE.headers }, code: OUTAGE.code };
   const candidate = error as { status?: unknown; statusCode?: unknown; expose?: unknown; message?: unknown; headers?: unknown };
   const status = Number(candidate.status ?? candidate.statusCode);

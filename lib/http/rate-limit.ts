@@ -94,6 +94,9 @@ function tooManyRequests(spent: RateLimiterRes): HttpError {
   return new HttpError(429, `Too many requests. Try again in ${retryAfter} seconds.`, { 'Retry-After': String(retryAfter) }, 'too_many_requests');
 }
 
+/** Whether `error` is a limiter's refusal (consume or check found no point left), for callers that answer it their own way. */
+export const isRateLimited = (error: unknown): boolean => error instanceof HttpError && error.status === 429;
+
 /** Middleware spending one point of `limiter` per request, keyed by `key(ctx)`. */
 export const rateLimit = (limiter: Limiter, key: (ctx: Context) => string): Middleware => async (ctx, next) => {
   await limiter.consume(key(ctx));

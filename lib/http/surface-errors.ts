@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 
-/** Which error shape a surface's callers expect: spec 2.7 JSON, RFC 6749 JSON, or the visitor's HTML page. */
+/** Which error shape a surface's callers expect: the External API's JSON, RFC 6749 JSON, or the visitor's HTML page. */
 export type ErrorShape = 'external' | 'oauth' | 'visitor';
 
 /** The shape of the surface that claimed the request (lib/surfaces.ts); before any did, the visitor's page. */

@@ -1,4 +1,4 @@
-/** The six languages of every visitor-facing page (spec 2.4). */
+/** The six languages of every visitor-facing page. */
 export const LANGUAGES = ['de', 'en', 'es', 'fr', 'it', 'pt'] as const;
 export type Language = (typeof LANGUAGES)[number];
 export const LANGUAGE_CHOICES = ['auto', ...LANGUAGES] as const;

@@ -32,7 +32,7 @@ export interface MailSettings {
 export function createMailer(settings: MailSettings, log: Logger, print: (text: string) => void = (text) => process.stdout.write(text)): Mailer {
   const toConsole = settings.smtpUrl === 'console';
   // nodemailer is loaded with the first mail, not at start-up: only the email challenge sends mail, and the module
-  // costs about 2 MB of heap (4 MB RSS) in every server that never does.
+  // costs memory in every server that never does (docs/performance.md "Measurements behind code choices").
   let transport: Promise<Transporter> | undefined;
   const connect = async (): Promise<Transporter> => {
     const { default: nodemailer } = await import('nodemailer');

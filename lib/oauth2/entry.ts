@@ -2,7 +2,7 @@ import type { Context, Middleware } from 'koa';
 import type { Runtime } from '../runtime.js';
 import { ENTRY_FLOWS, LEGACY_PATHS, OAUTH2_PATHS, SCOPE } from './protocol.js';
 
-/** A parameter that is absent or empty takes its default (spec 4.1: scope `read`, response_type `code`). */
+/** A parameter that is absent or empty takes its default (scope `read`, response_type `code`). */
 function withDefault(params: URLSearchParams, name: string, value: string): void {
   if (params.getAll(name).every((sent) => sent === '')) {
     params.delete(name);

@@ -18,7 +18,7 @@ const METHODS: Record<string, readonly string[]> = {
   [OAUTH2_PATHS.resources]: READ,
   [OAUTH2_PATHS.jwks]: PUBLIC_DOCUMENT,
   [OAUTH2_PATHS.metadata]: PUBLIC_DOCUMENT,
-  // The entry points are links the visitor's browser follows (spec 4.1): GET only.
+  // The entry points are links the visitor's browser follows: GET only.
   ...Object.fromEntries(Object.keys(ENTRY_FLOWS).map((path) => [path, READ])),
 };
 for (const [legacy, current] of Object.entries(LEGACY_PATHS)) METHODS[legacy] = METHODS[current]!;

@@ -1,7 +1,7 @@
-/** The only scope there is (spec 4.1): reading the verification result. It is also the default. */
+/** The only scope there is: reading the verification result. It is also the default. */
 export const SCOPE = 'read';
 
-/** Where the OAuth2 surface answers (spec 4.1, 9). The provider's authorization route is the checker entry itself. */
+/** Where the OAuth2 surface answers. The provider's authorization route is the checker entry itself. */
 export const OAUTH2_PATHS = {
   authorization: '/v1/oauth2/checker',
   token: '/v1/oauth2/token',
@@ -17,7 +17,7 @@ export const OAUTH2_PATHS = {
 /** The back-channel paths: called by a website's server, never a browser; every answer is RFC 6749 JSON. */
 export const BACK_CHANNEL_PATHS: readonly string[] = [OAUTH2_PATHS.token, OAUTH2_PATHS.resources, OAUTH2_PATHS.introspection, OAUTH2_PATHS.revocation];
 
-/** The legacy paths (spec 4.1) answer exactly like their /v1/ twins. */
+/** The legacy paths answer exactly like their /v1/ twins. */
 export const LEGACY_PATHS = {
   '/api/oauth2/token': OAUTH2_PATHS.token,
   '/api/oauth2/resources': OAUTH2_PATHS.resources,

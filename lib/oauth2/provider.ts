@@ -1,9 +1,10 @@
 import type { Next } from 'koa';
 import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import { knexAdapter } from '../../adapters/knex.js';
 import { checkerClientMetadata, isCheckerClientId } from '../checker/client.js';
 import type { Runtime } from '../runtime.js';
 import { findClientMetadata } from './clients.js';
+import { flowAdapter } from './flow-storage.js';
+import type { OidcAdapterFactory } from '../store/oidc-payloads.js';
 import { watchProviderFailures } from './failures.js';
 import { providerCookies } from './cookies.js';
 import { loadGrantOfThisInteraction, verificationPolicy } from './interaction-policy.js';
@@ -15,7 +16,7 @@ import { requestParameters } from './request-parameters.js';
 import { verificationClaims } from './token-claims.js';
 import { tokenResponse } from './token-response.js';
 
-/** Lifetimes in seconds (spec 2.1, 2.2, 8). */
+/** Lifetimes in seconds. */
 const LIFETIMES = {
   authorizationCode: 600,
   accessToken: 3600,
@@ -25,7 +26,7 @@ const LIFETIMES = {
   grant: 3600 + 600 + 3600,
 } as const;
 
-/** Everything we do not use is off (ARCHITECTURE §5): no ID tokens, no userinfo, no logout, no dynamic clients. */
+/** Everything we do not use is off: no ID tokens, no userinfo, no logout, no dynamic clients. */
 const FEATURES_OFF = [
   'devInteractions', 'dPoP', 'rpInitiatedLogout', 'userinfo', 'pushedAuthorizationRequests', 'resourceIndicators',
   'registration', 'registrationManagement', 'clientCredentials', 'deviceFlow', 'backchannelLogout', 'ciba', 'mTLS',
@@ -34,10 +35,13 @@ const FEATURES_OFF = [
   'clientIdMetadataDocument', 'externalSigningSupport', 'openid4vci',
 ] as const;
 
-function configuration(runtime: Runtime): Configuration {
+function configuration(runtime: Runtime, oidcAdapter: OidcAdapterFactory): Configuration {
   const { db, clock, sealer, log, config } = runtime;
   return {
-    adapter: knexAdapter({ db, clock, log, onClose: runtime.onClose, findClient: (id) => (isCheckerClientId(id) ? checkerClientMetadata(runtime, id) : findClientMetadata(runtime, id)) }),
+    adapter: flowAdapter(
+      oidcAdapter({ db, clock, log, onClose: runtime.onClose, findClient: (id) => (isCheckerClientId(id) ? checkerClientMetadata(runtime, id) : findClientMetadata(runtime, id)) }),
+      db, clock,
+    ),
     jwks: config.jwks,
     cookies: providerCookies(config, runtime.cookieKeys),
     clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
@@ -105,8 +109,8 @@ const ANSWER_SHAPES = new Map<string, AnswerShape>([
  * mounts it: one layer, which hands a request to the reshaping of its path only, so the authorization, the resume
  * and the other routes do not wait on three that never apply to them.
  */
-export function createProvider(runtime: Runtime): Provider {
-  const provider = new Provider(runtime.config.issuer, configuration(runtime));
+export function createProvider(runtime: Runtime, oidcAdapter: OidcAdapterFactory): Provider {
+  const provider = new Provider(runtime.config.issuer, configuration(runtime, oidcAdapter));
   provider.use((ctx: KoaContextWithOIDC, next: Next) => {
     const shape = ANSWER_SHAPES.get(ctx.path.toLowerCase());
     return shape ? shape(ctx, next) : next();

@@ -8,7 +8,7 @@ type Validator = (ctx: KoaContextWithOIDC, value: string | undefined, client: Cl
 
 const challengeName = `(?:${CHALLENGE_NAMES.join('|')})`;
 
-/** Our authorization request parameters (spec 4.1, ARCHITECTURE §6.1); the test_* ones drive the TEST sandbox. */
+/** Our authorization request parameters; the test_* ones drive the TEST sandbox. */
 const SCHEMAS = {
   /** any language tag: one we do not serve (or mis-cased) falls back to negotiation (visit.ts), it never fails the request */
   language: { type: 'string', pattern: '^[A-Za-z0-9-]{1,35}$' },

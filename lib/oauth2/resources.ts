@@ -2,8 +2,8 @@ import type { Context } from 'koa';
 import { epochSeconds } from '../clock.js';
 import { HttpError } from '../http/errors.js';
 import type { Runtime } from '../runtime.js';
+import { storedKey } from '../store/oidc-payloads.js';
 import { findBearerVerification, verificationResult } from '../verification/verifications.js';
-import { storedKey } from '../../adapters/knex.js';
 import { resourcesJwtAnswer } from './resources-jwt.js';
 import { VERIFICATION_CLAIM } from './token-claims.js';
 
@@ -16,7 +16,7 @@ function bearerError(realm: string, status: 400 | 401, error: 'invalid_request' 
 }
 
 /**
- * GET /v1/oauth2/resources (spec 2.3): the verification behind a bearer token, in one statement that also refuses a
+ * GET /v1/oauth2/resources: the verification behind a bearer token, in one statement that also refuses a
  * revoked grant, a disabled configuration and a lapsed credential (findBearerVerification). No clock tolerance: an
  * expired token is refused. The back channel (lib/oauth2/surface.ts) calls it for GET and HEAD on its path, without a
  * router of its own: the surface has already matched the path and the method.

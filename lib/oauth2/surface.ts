@@ -1,12 +1,12 @@
 import type Koa from 'koa';
 import compose from 'koa-compose';
 import type Provider from 'oidc-provider';
-import { writeHeldRows } from '../../adapters/knex.js';
 import { clientCredentialsGuard } from '../http/input-guard.js';
 import { rateLimit } from '../http/rate-limit.js';
-import type { Runtime } from '../runtime.js';
+import type { SurfaceBuilder } from '../runtime.js';
 import { rewriteEntryPoints } from './entry.js';
 import { oauth2Outages } from './failures.js';
+import { openFlowTransaction } from './flow-storage.js';
 import { guardOAuth2Methods } from './method-guard.js';
 import { OAUTH2_PATHS } from './protocol.js';
 import { resourcesEndpoint } from './resources.js';
@@ -18,12 +18,6 @@ const PROVIDER_PATHS = new Set(
 );
 /** oidc-provider's resume route: the authorization route plus the interaction uid. */
 const RESUME = new RegExp(`^${OAUTH2_PATHS.authorization}/[A-Za-z0-9_-]+$`, 'i');
-
-/** What the adapter held back at a resume to write with a later save (the code with the session), written before the answer leaves. */
-const writeHeldAtTheEnd: Koa.Middleware = async (ctx, next) => {
-  await next();
-  await writeHeldRows(ctx);
-};
 
 /**
  * Runs oidc-provider (on the parent's context, so the parent's `proxy` and cookie keys apply), with a database outage
@@ -39,26 +33,33 @@ const runProvider = (provider: Provider, around: Koa.Middleware[] = []): Koa.Mid
  * the provider. Every path it is handed is one of those (lib/surfaces.ts), so once the method is checked and a legacy
  * twin rewritten, each call spends a point and is answered by Resources' handler or by the provider: no router.
  */
-export function backChannelSurface(runtime: Runtime, provider: Provider): Koa.Middleware[] {
+export const oauth2BackChannelSurface: SurfaceBuilder = ({ runtime, provider }) => {
   const readResources = resourcesEndpoint(runtime);
   // Only the provider's endpoints authenticate clients; Resources reads a bearer token and answers any other scheme.
-  const provide = compose([clientCredentialsGuard(), runProvider(provider)]);
+  const guard = clientCredentialsGuard();
+  const provide = compose([guard, runProvider(provider)]);
+  // The token exchange is one transaction of the flow's storage (flow-storage.ts); the other routes need none.
+  const exchange = compose([guard, runProvider(provider, [openFlowTransaction(runtime.db, 'token')])]);
+  const token = OAUTH2_PATHS.token.toLowerCase();
   return [
     guardOAuth2Methods(),
     rewriteEntryPoints(runtime),
     rateLimit(runtime.rateLimits.limiter('oauth2-back-channel-ip'), (ctx) => ctx.ip),
-    (ctx, next) => (ctx.path.toLowerCase() === OAUTH2_PATHS.resources ? readResources(ctx) : provide(ctx, next)),
+    (ctx, next) => {
+      const path = ctx.path.toLowerCase();
+      return path === OAUTH2_PATHS.resources ? readResources(ctx) : path === token ? exchange(ctx, next) : provide(ctx, next);
+    },
   ];
-}
+};
 
 /** The browser side: the entry points (and their legacy twins), the resume, the JWKS and the metadata. */
-export function browserOAuth2Surface(runtime: Runtime, provider: Provider): Koa.Middleware[] {
+export const oauth2Surface: SurfaceBuilder = ({ runtime, provider }) => {
   const provide = runProvider(provider);
-  // Only the resume has rows held back by the adapter; the other routes skip that layer.
-  const resume = runProvider(provider, [writeHeldAtTheEnd]);
+  // The resume is one transaction of the flow's storage (flow-storage.ts); the other routes need none.
+  const resume = runProvider(provider, [openFlowTransaction(runtime.db, 'resume')]);
   return [
     guardOAuth2Methods(),
     rewriteEntryPoints(runtime),
     (ctx, next) => (RESUME.test(ctx.path) ? resume(ctx, next) : PROVIDER_PATHS.has(ctx.path.toLowerCase()) ? provide(ctx, next) : next()),
   ];
-}
+};

@@ -1,6 +1,6 @@
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Database } from '../store/database.js';
-import { verificationReadWithCode } from '../../adapters/knex.js';
+import { verificationReadWithCode } from './flow-storage.js';
 import { findVerificationByGrant } from '../verification/verifications.js';
 
 /** Where the verification uid rides on an access token (its `extra` claims). */
@@ -19,8 +19,8 @@ export function verificationClaims(db: Database) {
   return async (ctx: KoaContextWithOIDC | undefined, token: IssuedToken): Promise<Record<string, string> | undefined> => {
     if (token.kind !== 'AccessToken') return undefined;
     if (!token.grantId) throw new errors.InvalidGrant('the authorization has no verification');
-    // At the token endpoint the code's read brought the verification along (adapters/knex.ts).
-    const read = verificationReadWithCode(ctx, token.grantId);
+    // At the token endpoint the code's read brought the verification along (flow-storage.ts).
+    const read = ctx ? verificationReadWithCode(ctx.state, token.grantId) : undefined;
     const verification = read === undefined ? await findVerificationByGrant(db, token.grantId) : read ?? undefined;
     if (!verification?.verified) throw new errors.InvalidGrant('the authorization has no verification');
     return { [VERIFICATION_CLAIM]: verification.uid };

@@ -4,7 +4,7 @@ import { epochSeconds } from '../clock.js';
 
 
 /**
- * Shapes the token endpoint's answer as spec 2.2 says, exactly: token_type, access_token, expires_in and
+ * Shapes the token endpoint's answer as docs/integration.md documents it, exactly: token_type, access_token, expires_in and
  * expires_at (unix seconds). Registered with provider.use(), so it wraps the provider's own handler.
  */
 export async function tokenResponse(ctx: KoaContextWithOIDC, next: Next): Promise<void> {

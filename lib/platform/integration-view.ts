@@ -26,7 +26,7 @@ const escapeHtml = (value: string): string =>
   value.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 
 /**
- * The verify button of spec 1's button guidelines: the service blue #004db3 behind the white logo, the label in the
+ * The verify button as the integration guide draws it (docs/integration.md): the service blue #004db3 behind the white logo, the label in the
  * website's language. Inline styles, so it works pasted into any page (it is shown here as text, never rendered).
  */
 function buttonSnippet(issuer: string, authorizationUrl: string, language: Language): string {

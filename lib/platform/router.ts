@@ -3,8 +3,8 @@ import type { Middleware } from 'koa';
 import { formBody } from '../http/body.js';
 import { requireCsrf } from '../http/csrf.js';
 import { sameOrigin } from '../http/same-origin.js';
-import type { Runtime } from '../runtime.js';
 import { seeOther } from '../http/see-other.js';
+import type { SurfaceBuilder } from '../runtime.js';
 import { loadSession, PLATFORM_PATH, requireWebmaster, webmasterOf } from './authentication.js';
 import { onceForms } from './once.js';
 import { accountRoutes } from './routes/account-routes.js';
@@ -33,7 +33,7 @@ const signedOutAlready: Middleware = async (ctx, next) => {
  * The webmasters platform at /platform: server-rendered pages, every post from the issuer's origin and behind a CSRF
  * token bound to the session (so the session is loaded first), sessions in platform_sessions.
  */
-export function platformRouter(runtime: Runtime): Router {
+export const platformSurface: SurfaceBuilder = ({ runtime }) => {
   const router = new Router({ prefix: PLATFORM_PATH });
   router.use(sameOrigin(runtime.config.issuer), formBody(), loadSession(runtime), signedOutAlready, requireCsrf);
   router.use(authRoutes(runtime).routes());
@@ -44,5 +44,5 @@ export function platformRouter(runtime: Runtime): Router {
   signedIn.use(accountRoutes(runtime).routes(), websiteRoutes(runtime).routes(), confirmationRoutes(runtime).routes(), domainRoutes(runtime).routes(),
     policyRoutes(runtime).routes());
   router.use(signedIn.routes());
-  return router;
-}
+  return [router.routes() as Middleware];
+};

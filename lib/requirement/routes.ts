@@ -1,18 +1,19 @@
 import Router from '@koa/router';
 import { Ajv, type JSONSchemaType } from 'ajv';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { testLocation } from '../geo/codes.js';
 import type { Location } from '../geo/location.js';
 import { HttpError } from '../http/errors.js';
 import { requirementAt } from '../policy/resolve.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime, SurfaceBuilder } from '../runtime.js';
 import { findKeyWebsite } from '../websites/keys.js';
+import { policiesRoutes } from './policies.js';
 
 export const REQUIREMENT_PATH = '/v1/requirement';
 
 interface RequirementQuery {
   key: string;
-  /** TEST keys only: answer for this country instead of the caller's (ARCHITECTURE §6.1 sandbox) */
+  /** TEST keys only: answer for this country instead of the caller's (the sandbox, docs/geolocation.md) */
   test_country?: string;
   /** TEST keys only, with test_country: `TX` or `US-TX` */
   test_subdivision?: string;
@@ -51,11 +52,12 @@ async function resolveLocation(ctx: Context, runtime: Runtime, query: Requiremen
 
 /**
  * GET /v1/requirement?key=<website public key>: whether the website must verify the caller, where the caller is, and the
- * age to prove there (ARCHITECTURE §6.2), with the methods the caller would be offered and the minimum level, as the
- * website's policy there says (docs/policies.md). Public, for a website's own page script: CORS for any origin without
- * credentials, cached privately for a minute (the answer depends on the caller's location), rate-limited per IP.
+ * age to prove there, with the challenges the caller would be offered and the minimum level, as the website's policy
+ * there says (docs/policies.md). Public, for a website's own page script: CORS for any origin without credentials,
+ * cached privately for a minute (the answer depends on the caller's location), rate-limited per IP. The surface also
+ * serves GET /v1/policies (policies.ts).
  */
-export function requirementRoutes(runtime: Runtime): Router {
+export const requirementSurface: SurfaceBuilder = ({ runtime }) => {
   const limiter = runtime.rateLimits.limiter('requirement');
   const router = new Router();
 
@@ -90,5 +92,5 @@ export function requirementRoutes(runtime: Runtime): Router {
       minimum_assurance_level: requirement.minimum_assurance_level,
     };
   });
-  return router;
-}
+  return [router.routes() as Middleware, policiesRoutes(runtime).routes() as Middleware];
+};

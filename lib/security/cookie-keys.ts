@@ -9,7 +9,8 @@ const URL_SAFE: Record<string, string> = { '/': '_', '+': '-', '=': '' };
  * base64 made URL-safe), so a cookie signed before still verifies. What differs is the cost on Node 24: each key is
  * imported once as a KeyObject, and a signature is compared with timingSafeEqual. keygrip compares through tsscmp,
  * which draws a random Buffer key for two more HMACs per comparison, and on Node 24 an HMAC under a Buffer key costs
- * 14 µs against 2 µs under a KeyObject (measured): 9% of a flow through the pages (docs/performance.md).
+ * several times what it costs under a KeyObject, a visible share of a flow through the pages (docs/performance.md
+ * "Measurements behind code choices").
  */
 export class CookieKeys {
   /** newest first: the first signs, any verifies (rotation) */

@@ -8,8 +8,9 @@ export interface Sealer {
 
 export function createSealer(rawKey: Buffer): Sealer {
   if (rawKey.length !== 32) throw new Error('the sealing key must be 32 bytes');
-  // Imported once: a Buffer key is imported again by every cipher made with it (22 µs per unseal on Node 24, 3.6 µs
-  // with a KeyObject, measured), and a client secret is unsealed at every authorization request and token exchange.
+  // Imported once: a Buffer key is imported again by every cipher made with it (several times the cost of an unseal,
+  // docs/performance.md "Measurements behind code choices"), and a client secret is unsealed at every authorization
+  // request and token exchange.
   const key = createSecretKey(rawKey);
   return {
     seal(plaintext) {

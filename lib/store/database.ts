@@ -14,7 +14,8 @@ export type Database = Knex;
 
 /*
  * PGlite (and knex-pglite, which loads it again as CommonJS) is loaded only where an embedded database is opened: a
- * PostgreSQL deployment never uses it, and the two cost about 2 MB of heap and 4 MB RSS in every such server.
+ * PostgreSQL deployment never uses it, and the two cost memory in every such server (docs/performance.md
+ * "Measurements behind code choices").
  * knex-pglite is CommonJS, so `embedded()` stays synchronous (the tests call it) with a require of its own.
  */
 const requireCommonJs = createRequire(import.meta.url);
@@ -23,18 +24,18 @@ const loadPGlite = async (): Promise<typeof PGlite> => (await import('@electric-
 // bigint ids and counts come back as numbers on both drivers: website ids stay well below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
 /**
- * PGlite settings: int8 as numbers, and 16 MB of shared buffers instead of PostgreSQL's 128 MB (measured: RSS of a
- * warm embedded server 361 → 253 MB at 32 MB, 30 MB less again at 16 MB; one process and small tables need no more).
+ * PGlite settings: int8 as numbers, and 16 MB of shared buffers instead of PostgreSQL's 128 MB: one process and small
+ * tables need no more, and each halving cut a warm embedded server's RSS (docs/performance.md "Measurements behind
+ * code choices").
  */
 export const PGLITE_OPTIONS = { parsers: { 20: (value: string) => Number(value) }, postgresqlconf: 'shared_buffers = 16MB' };
 
 /**
  * PGlite is PostgreSQL compiled to WebAssembly; V8 compiles it twice by default (a baseline, then optimised code for
- * hot functions), and the second copy costs about 50 MB of resident memory on Node 20 and far more on Node 24.
- * Baseline code only (Liftoff) measured 50 MB less and no slower on our statements (3000 point reads: 852 → 642 ms),
- * so it is chosen before the first embedded database is instantiated. `--liftoff-only` turns the two tiering flags
- * off only when it is read from the command line: set at run time on Node 24 it left them on, and a warm
- * `age-provider serve` peaked at 645-760 MB (210 MB with them off), so they are set too. The flags concern
+ * hot functions), and the second copy costs resident memory. Baseline code only (Liftoff) uses less and is no slower
+ * on our statements (docs/performance.md "Measurements behind code choices"), so it is chosen before the first
+ * embedded database is instantiated. `--liftoff-only` turns the two tiering flags off only when it is read from the
+ * command line: set at run time on Node 24 it left them on, and memory grew several times over, so they are set too. The flags concern
  * WebAssembly only; a PostgreSQL deployment never sets them.
  */
 function compileWebAssemblyOnce(): void {

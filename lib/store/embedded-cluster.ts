@@ -1,7 +1,7 @@
 /**
  * Creates a new embedded database cluster (PGlite's initdb) in a short-lived process of its own: initdb grows
  * PGlite's WebAssembly memory to several hundred MB, and WebAssembly memory is never given back, so a server that ran
- * it kept that size for its whole life (measured: 740 MB RSS after a first start, 282 MB after a later one). The
+ * it kept that size for its whole life (docs/performance.md "Measurements behind code choices"). The
  * server then opens the ready cluster like any later start.
  */
 import { spawn } from 'node:child_process';

@@ -4,7 +4,8 @@ import { isEmbedded, type Database } from './database.js';
 /**
  * A statement of the hot path (authorization, token, Resources): written once in SQL with $n parameters and, on
  * PostgreSQL, a named prepared statement, so each connection parses and plans it once and the query builder costs
- * nothing per call (issue 14: knex's building and binding, and PostgreSQL's parsing, were a fifth of a flow's CPU).
+ * nothing per call (knex's building and binding, and PostgreSQL's parsing, were a large share of a flow's CPU:
+ * docs/performance.md "Measurements behind code choices").
  * Everything else goes through knex.
  */
 export interface PreparedStatement {

@@ -2,16 +2,16 @@ import type { AssuranceLevel } from './challenge.js';
 
 /** What the service knows of a challenge by its spec name alone, before any operator setting. */
 interface CatalogueEntry {
-  /** a website may list it (spec 2.4); otherwise only an authorization request names it (spec 4.1) */
+  /** a website may list it; otherwise only an authorization request names it */
   listable: boolean;
   /**
-   * In a new website's default `challenges` (spec 2.4 "all free challenges"; ARCHITECTURE §6.6: no paid vendor
+   * In a new website's default `challenges` ("all free challenges", docs/challenges.md: no paid vendor
    * contract per check) unless the operator's `<PREFIX>_FREE` says otherwise (ChallengeRegistry.freeChallenges).
    */
   freeByDefault: boolean;
   /** a request-only challenge offered even when the request names none, once the operator configured it */
   offeredByDefault: boolean;
-  /** the level a pass records unless the operator's `<PREFIX>_ASSURANCE_LEVEL` says otherwise (ARCHITECTURE §6.6) */
+  /** the level a pass records unless the operator's `<PREFIX>_ASSURANCE_LEVEL` says otherwise */
   defaultLevel: AssuranceLevel;
   /** how the service behind it names itself on our pages, in every language */
   display: string;
@@ -50,15 +50,15 @@ export const CATALOGUE = {
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ChallengeName = keyof typeof CATALOGUE;
-/** The names a website record may list (spec 2.4). */
+/** The names a website record may list. */
 export type WebsiteChallenge = { [Name in ChallengeName]: (typeof CATALOGUE)[Name]['listable'] extends true ? Name : never }[ChallengeName];
 
 const names = Object.keys(CATALOGUE) as ChallengeName[];
 
-/** Every challenge the authorization endpoints accept (spec 4.1). */
+/** Every challenge the authorization endpoints accept. */
 export const CHALLENGE_NAMES: readonly ChallengeName[] = names;
 export const WEBSITE_CHALLENGES = names.filter((name): name is WebsiteChallenge => CATALOGUE[name].listable);
-/** Challenges a website record cannot list; they load only when an authorization request names them (ARCHITECTURE §6.3). */
+/** Challenges a website record cannot list; they load only when an authorization request names them. */
 export const REQUEST_ONLY_CHALLENGES: readonly ChallengeName[] = names.filter((name) => !CATALOGUE[name].listable);
 export const OFFERED_BY_DEFAULT: readonly ChallengeName[] = names.filter((name) => CATALOGUE[name].offeredByDefault);
 

@@ -10,7 +10,8 @@ import type { Verification } from './verifications.js';
  */
 export interface AgeProof {
   subject: string;
-  method: string;
+  /** the challenge passed (column `method`) */
+  challenge: string;
   assuranceLevel: AssuranceLevel;
   ageThreshold: number;
   environment: Environment;
@@ -22,10 +23,10 @@ export const accountSubject = (accountId: number): string => `acct:${accountId}`
 
 /** What a verification (recorded, or about to be) proves, for `subject` to reuse during `reusableSeconds` after it was made. */
 export const proofOf = (
-  verification: Pick<Verification, 'method' | 'assuranceLevel' | 'ageThreshold' | 'environment' | 'verifiedAt'>, subject: string, reusableSeconds: number,
+  verification: Pick<Verification, 'challenge' | 'assuranceLevel' | 'ageThreshold' | 'environment' | 'verifiedAt'>, subject: string, reusableSeconds: number,
 ): AgeProof => ({
   subject,
-  method: verification.method,
+  challenge: verification.challenge,
   assuranceLevel: verification.assuranceLevel,
   ageThreshold: verification.ageThreshold,
   environment: verification.environment,
@@ -50,7 +51,7 @@ export async function saveProof(db: Database, proof: AgeProof): Promise<void> {
 /** A proof's row, as written by its insert or by a conditional one (progress.ts). */
 export const proofRow = (proof: AgeProof): Record<string, Knex.Value> => ({
   subject: proof.subject,
-  method: proof.method,
+  method: proof.challenge,
   assurance_level: proof.assuranceLevel,
   age_threshold: proof.ageThreshold,
   environment: proof.environment,
@@ -70,13 +71,13 @@ interface ReuseQuery {
   minimumLevel?: AssuranceLevel;
   /** made at most this many seconds ago */
   maxAgeSeconds?: number;
-  /** made by one of these methods */
-  methods?: readonly string[];
+  /** made by passing one of these challenges */
+  challenges?: readonly string[];
 }
 
 /**
  * The subject's most recent proof that is still reusable, from the same environment (a sandbox proof never
- * serves a LIVE website), proving at least `ageThreshold`, and as recent, strong and of the methods the query asks.
+ * serves a LIVE website), proving at least `ageThreshold`, and as recent, strong and of the challenges the query asks.
  */
 export async function findReusableProof(db: Database, clock: Clock, query: ReuseQuery): Promise<AgeProof | undefined> {
   const now = clock.now();
@@ -87,12 +88,12 @@ export async function findReusableProof(db: Database, clock: Clock, query: Reuse
     .where('reusable_until', '>', now);
   if (levels.length < ASSURANCE_LEVELS.length) select = select.whereIn('assurance_level', levels);
   if (query.maxAgeSeconds !== undefined) select = select.where('proven_at', '>=', addSeconds(now, -query.maxAgeSeconds));
-  if (query.methods) select = select.whereIn('method', [...query.methods]);
+  if (query.challenges) select = select.whereIn('method', [...query.challenges]);
   const row = await select.orderBy('proven_at', 'desc').first();
   return row
     ? {
         subject: row.subject,
-        method: row.method,
+        challenge: row.method,
         assuranceLevel: row.assurance_level,
         ageThreshold: row.age_threshold,
         environment: row.environment,

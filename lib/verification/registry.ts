@@ -36,13 +36,13 @@ export interface ChallengeRegistry {
   /** What the configured challenges report for /readyz's detail, by challenge name (those that report anything). */
   readiness(): Record<string, unknown>;
   /**
-   * A new website's default `challenges` (spec 2.4 "all free challenges"): a configured challenge is free as its
-   * `<PREFIX>_FREE` setting says; one the operator has not configured keeps its default (ARCHITECTURE §6.6).
+   * A new website's default `challenges` ("all free challenges", docs/challenges.md): a configured challenge is free as its
+   * `<PREFIX>_FREE` setting says; one the operator has not configured keeps its default.
    */
   freeChallenges(): WebsiteChallenge[];
 }
 
-/** Builds the configured challenges once, at start-up (ARCHITECTURE §6.1, §6.3). */
+/** Builds the configured challenges once, at start-up. */
 export async function buildRegistry(runtime: Runtime, modules: readonly ChallengeModule[] = CHALLENGE_MODULES): Promise<ChallengeRegistry> {
   const live = new Map<ChallengeName, Challenge>();
   for (const module of modules) {

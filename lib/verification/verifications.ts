@@ -2,17 +2,19 @@ import { addSeconds, epochSeconds } from '../clock.js';
 import { randomToken } from '../security/hashing.js';
 import type { Knex } from 'knex';
 import type { Database } from '../store/database.js';
+import { liveGrantJoin } from '../store/oidc-payloads.js';
 import { runPrepared, type PreparedStatement } from '../store/prepared.js';
-import { liveGrantJoin } from '../../adapters/knex.js';
 import type { RuleOrigin } from '../policy/rule.js';
+import { clientResolves } from '../websites/clients.js';
 import type { AssuranceLevel, Environment } from './challenge.js';
 
-/** A verification shared with one website (spec 2.3), linked to the grant of the authorization that produced it. */
+/** A verification shared with one website, linked to the grant of the authorization that produced it. */
 export interface Verification {
   uid: string;
   websiteId: number;
   environment: Environment;
-  method: string;
+  /** the challenge passed (`simulated` in the sandbox; column `method`) */
+  challenge: string;
   assuranceLevel: AssuranceLevel;
   ageThreshold: number;
   country: string;
@@ -81,7 +83,7 @@ export const verificationFromRow = (row: VerificationRow): Verification => ({
   uid: row.uid,
   websiteId: row.website_id,
   environment: row.environment,
-  method: row.method,
+  challenge: row.method,
   assuranceLevel: row.assurance_level,
   ageThreshold: row.age_threshold,
   country: row.country,
@@ -93,7 +95,7 @@ export const verificationFromRow = (row: VerificationRow): Verification => ({
   policy: row.policy,
 });
 
-/** Public uids are opaque; sandbox ones start with `test_` (ARCHITECTURE §6.1). */
+/** Public uids are opaque; sandbox ones start with `test_`. */
 const newUid = (environment: Environment): string => randomToken(16, environment === 'TEST' ? 'test_' : 'vrf_');
 
 /** A new verification's row, as written by its insert (verificationInsert) or by a conditional one (progress.ts). */
@@ -101,7 +103,7 @@ export const verificationRow = (input: NewVerification, grantId: string | null =
   uid: newUid(input.environment),
   website_id: input.websiteId,
   environment: input.environment,
-  method: input.method,
+  method: input.challenge,
   assurance_level: input.assuranceLevel,
   age_threshold: input.ageThreshold,
   country: input.country,
@@ -127,8 +129,7 @@ export interface BearerVerification {
 /**
  * Resources' one statement (docs/decisions.md "Resources in one statement"), prepared once per connection: the access
  * token by its stored key, unexpired, whose grant still exists (a replayed code deletes it), whose client still
- * resolves (an ACTIVE configuration with a current or in-grace credential, or the current public key of an internal
- * checker client), with the verification its `claim` names. No row when any of that fails; the verification may
+ * resolves (lib/websites/clients.ts clientResolves), with the verification its `claim` names. No row when any of that fails; the verification may
  * have expired.
  */
 const BEARER_VERIFICATION: PreparedStatement = {
@@ -139,10 +140,7 @@ const BEARER_VERIFICATION: PreparedStatement = {
            JOIN verifications verification ON verification.uid = token.payload->'extra'->>$2
           WHERE token.type = 'AccessToken' AND token.id = $3 AND token.expires_at > $1
             AND (token.payload->>'exp')::bigint > $4
-            AND (EXISTS (SELECT 1 FROM oauth2_credentials credential JOIN oauth2_configs config ON config.id = credential.config_id
-                          WHERE credential.client_id = token.payload->>'clientId' AND config.status = 'ACTIVE'
-                            AND (credential.superseded_at IS NULL OR credential.valid_until > $1))
-              OR EXISTS (SELECT 1 FROM website_keys website_key WHERE 'checker_' || website_key.public_key = token.payload->>'clientId'))`,
+            AND ${clientResolves("token.payload->>'clientId'", '$1')}`,
 };
 
 export async function findBearerVerification(db: Database, tokenKey: string, claim: string, now: Date): Promise<BearerVerification | undefined> {

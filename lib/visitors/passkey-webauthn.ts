@@ -36,8 +36,9 @@ export function passkeysWorkAt(issuer: string): boolean {
 }
 
 /**
- * The WebAuthn library, loaded on the first passkey ceremony: with its dependencies it weighs about 14 MB, which an
- * instance whose visitors never use passkeys should not carry.
+ * The WebAuthn library, loaded on the first passkey ceremony: with its dependencies it weighs megabytes
+ * (docs/performance.md "Measurements behind code choices"), which an instance whose visitors never use passkeys
+ * should not carry.
  */
 const webauthn = () => import('@simplewebauthn/server');
 

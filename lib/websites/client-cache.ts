@@ -38,7 +38,7 @@ export const clientCacheSettings: SettingsSection<ClientCacheSettings> = {
 const MAX_ENTRIES = 10_000;
 
 /**
- * Client lookups remembered per instance (issue 14): the authorization, resume, token and pages each resolve the
+ * Client lookups remembered per instance: the authorization, resume, token and pages each resolve the
  * client, and a website's client changes rarely. Every write to the tables a client resolves from is announced by
  * the database (migration 005, lib/store/change-feed.ts), on PostgreSQL to every instance, and the cache forgets
  * everything: disabling, re-enabling, rotation and key regeneration take effect everywhere within moments. While the

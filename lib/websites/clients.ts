@@ -20,9 +20,29 @@ export interface ActiveClient {
 }
 
 /**
- * The one query deciding whether a client_id resolves: its configuration is ACTIVE and its credential pair is
- * current, or superseded but still inside its grace period (ARCHITECTURE §6.9).
+ * Every website public key has an internal OAuth2 client (lib/checker/client.ts): its client_id is the key behind
+ * this prefix, which no registered client_id has (those start with `live_`/`test_`), so it needs no row and dies
+ * with the key.
  */
+export const CHECKER_CLIENT_PREFIX = 'checker_';
+
+/**
+ * Whether a client_id still resolves, the one rule for every reader (the client lookup below, Resources' statement
+ * in lib/verification/verifications.ts): a registered client's configuration is ACTIVE and its credential pair is
+ * current, or superseded but inside its grace (CREDENTIAL_GRACE_SECONDS, websites/oauth2.ts); an internal checker
+ * client's public key is the website's current one. SQL over the aliases `credential` (oauth2_credentials) and
+ * `config` (oauth2_configs); `now` is the SQL of the current time.
+ */
+const liveCredential = (now: string): string =>
+  `config.status = 'ACTIVE' AND (credential.superseded_at IS NULL OR credential.valid_until > ${now})`;
+
+/** The same rule as one SQL condition on the client_id `clientId` (an SQL expression). */
+export const clientResolves = (clientId: string, now: string): string =>
+  `(EXISTS (SELECT 1 FROM oauth2_credentials credential JOIN oauth2_configs config ON config.id = credential.config_id
+             WHERE credential.client_id = ${clientId} AND ${liveCredential(now)})
+    OR EXISTS (SELECT 1 FROM website_keys website_key WHERE '${CHECKER_CLIENT_PREFIX}' || website_key.public_key = ${clientId}))`;
+
+/** The one query resolving a registered client_id, by the rule above. */
 function queryActiveClient({ db, clock }: Runtime, clientId: string): Promise<ActiveClient | undefined> {
   return db('oauth2_credentials as credential')
     .join('oauth2_configs as config', 'config.id', 'credential.config_id')
@@ -43,8 +63,7 @@ function queryActiveClient({ db, clock }: Runtime, clientId: string): Promise<Ac
       'credential.valid_until',
     )
     .where('credential.client_id', clientId)
-    .andWhere('config.status', 'ACTIVE')
-    .andWhere((query) => query.whereNull('credential.superseded_at').orWhere('credential.valid_until', '>', clock.now()))
+    .whereRaw(liveCredential('?'), [clock.now()])
     .first<ActiveClient | undefined>();
 }
 

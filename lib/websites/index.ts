@@ -2,7 +2,7 @@
 export { createWebsite, getWebsite, listWebsites, updateWebsite } from './websites.js';
 export { getWebsiteKey, regenerateWebsiteKey } from './keys.js';
 export {
-  createOAuth2Config, getOAuth2Config, listOAuth2Configs, regenerateOAuth2Credentials, updateOAuth2Config,
+  createOAuth2Config, CREDENTIAL_GRACE_SECONDS, getOAuth2Config, listOAuth2Configs, regenerateOAuth2Credentials, updateOAuth2Config,
 } from './oauth2.js';
 export * from './models.js';
 export { checkDomainVerification, getDomainVerification, type DomainVerification } from './domain-verification.js';

@@ -9,7 +9,7 @@ import { checkWebsiteId, deniedAccess, type Queryable } from './ownership.js';
 const ownedWebsiteIds = (q: Queryable, webmasterId: number, websiteId: number) =>
   q('websites').select('id').where({ id: websiteId, webmaster_id: webmasterId });
 
-/** Spec 4.2 #6. */
+/** Get a website key: the current public key of one environment. */
 export async function getWebsiteKey(runtime: Runtime, webmasterId: number, websiteId: number, environment: Environment): Promise<WebsiteKey> {
   checkWebsiteId(websiteId);
   const row = await runtime.db('website_keys')
@@ -20,7 +20,7 @@ export async function getWebsiteKey(runtime: Runtime, webmasterId: number, websi
   return { environment, publicKey: row.public_key };
 }
 
-/** Spec 4.2 #5: a new public key replaces the old one at once (ARCHITECTURE §6.8). */
+/** Regenerate a website key: a new public key replaces the old one at once. */
 export async function regenerateWebsiteKey(runtime: Runtime, webmasterId: number, websiteId: number, environment: Environment): Promise<WebsiteKey> {
   checkWebsiteId(websiteId);
   return runtime.db.transaction(async (trx) => {
@@ -61,7 +61,7 @@ interface Row {
 
 /**
  * The website of a current public key, or undefined: one indexed read on every use, so a regenerated key stops
- * working at once (spec 4.2 #5 replaces the row's key in place).
+ * working at once (a regeneration replaces the row's key in place).
  */
 export async function findKeyWebsite(db: Database, publicKey: string): Promise<KeyWebsite | undefined> {
   if (!PUBLIC_KEY_SHAPE.test(publicKey)) return undefined;

@@ -6,13 +6,13 @@ export const ENVIRONMENTS = ['LIVE', 'TEST'] as const satisfies readonly Environ
 
 export type OAuth2Status = 'ACTIVE' | 'DISABLED';
 
-/** Website key (spec 2.5). */
+/** Website key. */
 export interface WebsiteKey {
   environment: Environment;
   publicKey: string;
 }
 
-/** Website (spec 2.4). */
+/** Website. */
 export interface Website {
   id: number;
   name: string;
@@ -23,7 +23,7 @@ export interface Website {
   keys: WebsiteKey[];
 }
 
-/** OAuth2 configuration (spec 2.6); the credentials appear only while ACTIVE. */
+/** OAuth2 configuration; the credentials appear only while ACTIVE. */
 export interface OAuth2Configuration {
   environment: Environment;
   redirectUris: string[];

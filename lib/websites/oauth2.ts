@@ -2,13 +2,13 @@ import { addSeconds } from '../clock.js';
 import { oauth2CreateSchema } from './schemas/oauth2-create.js';
 import { oauth2UpdateSchema } from './schemas/oauth2-update.js';
 import { validator } from './validation.js';
-import { HttpError } from '../http/errors.js';
+import { Refusal } from '../refusal.js';
 import type { Runtime } from '../runtime.js';
 import { newClientId, newClientSecret } from './credentials.js';
 import type { Environment, OAuth2Configuration, OAuth2CreateInput, OAuth2Status, OAuth2UpdateInput } from './models.js';
 import { checkWebsiteId, websiteAccess, type Queryable } from './ownership.js';
 
-/** How long the previous credentials stay valid after a regeneration (spec 8). */
+/** How long the previous credentials stay valid after a regeneration. */
 export const CREDENTIAL_GRACE_SECONDS = 24 * 3600;
 
 interface ConfigRow {
@@ -39,10 +39,10 @@ async function ownedConfig(q: Queryable, webmasterId: number, websiteId: number,
   const row = await (lock ? query.forUpdate('c') : query);
   if (row) return row;
   await websiteAccess(q, webmasterId, websiteId);
-  throw new HttpError(404, `This website has no OAuth2 configuration for the ${environment} environment.`);
+  throw new Refusal('not_found', `This website has no OAuth2 configuration for the ${environment} environment.`);
 }
 
-/** Spec 2.6: clientId and the unsealed clientSecret of the current pair only while ACTIVE (rule 5). */
+/** An OAuth2 configuration as shown: clientId and the unsealed clientSecret of the current pair only while ACTIVE (rule 5). */
 function configurationOf(runtime: Runtime, config: ConfigRow, current: CredentialRow | undefined): OAuth2Configuration {
   const view: OAuth2Configuration = { environment: config.environment, redirectUris: config.redirect_uris, status: config.status };
   if (config.status !== 'ACTIVE' || !current) return view;
@@ -65,7 +65,7 @@ async function insertCredentials(q: Queryable, runtime: Runtime, config: ConfigR
   });
 }
 
-/** Spec 4.2 #7: an ACTIVE configuration with credentials at once; a second one for the environment is 400 (ARCHITECTURE §6.8). */
+/** Create an OAuth2 configuration: an ACTIVE configuration with credentials at once; a second one for the environment is 400. */
 export async function createOAuth2Config(
   runtime: Runtime, webmasterId: number, websiteId: number, environment: Environment, input: OAuth2CreateInput,
 ): Promise<OAuth2Configuration> {
@@ -82,14 +82,14 @@ export async function createOAuth2Config(
       .ignore()
       .returning<ConfigRow[]>(['id', 'environment', 'status', 'redirect_uris']);
     if (!config) {
-      throw new HttpError(400, `This website already has an OAuth2 configuration for the ${environment} environment; update it instead.`);
+      throw new Refusal('conflict', `This website already has an OAuth2 configuration for the ${environment} environment; update it instead.`);
     }
     await insertCredentials(trx, runtime, config, now);
     return present(trx, runtime, config);
   });
 }
 
-/** Spec 4.2 #10. */
+/** List a website's OAuth2 configurations. */
 export async function getOAuth2Config(runtime: Runtime, webmasterId: number, websiteId: number, environment: Environment): Promise<OAuth2Configuration> {
   const config = await ownedConfig(runtime.db, webmasterId, websiteId, environment, false);
   return present(runtime.db, runtime, config);
@@ -120,7 +120,7 @@ export async function listOAuth2Configs(
 }
 
 /**
- * Spec 4.2 #8 and §3: status is applied; redirectUris too unless the request sets status DISABLED (rule 3).
+ * Update an OAuth2 configuration: status is applied; redirectUris too unless the request sets status DISABLED (rule 3).
  * Credentials are kept while DISABLED (the provider ignores a disabled client), so re-activating restores them.
  */
 export async function updateOAuth2Config(
@@ -139,7 +139,7 @@ export async function updateOAuth2Config(
 }
 
 /**
- * Spec 4.2 #9 and 8, ARCHITECTURE §6.9: new credentials valid at once; the current pair stays valid for 24 hours;
+ * Regenerate OAuth2 credentials (docs/external-api.md): new credentials valid at once; the current pair stays valid for 24 hours;
  * an older pair still in its grace period ends now. The configuration row is locked, so two regenerations racing
  * run one after the other and leave one current pair and at most one in grace. Only while ACTIVE (rule 4).
  */
@@ -149,7 +149,7 @@ export async function regenerateOAuth2Credentials(
   return runtime.db.transaction(async (trx) => {
     const config = await ownedConfig(trx, webmasterId, websiteId, environment, true);
     if (config.status !== 'ACTIVE') {
-      throw new HttpError(400, 'Client credentials can only be regenerated while the OAuth2 configuration is ACTIVE.');
+      throw new Refusal('conflict', 'Client credentials can only be regenerated while the OAuth2 configuration is ACTIVE.');
     }
     const now = runtime.clock.now();
     await trx('oauth2_credentials').where('config_id', config.id).whereNotNull('superseded_at').where('valid_until', '>', now)

@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
-import { HttpError } from '../http/errors.js';
+import { Refusal } from '../refusal.js';
 
 /** A query builder: the database, or the transaction a write runs in. */
 export type Queryable = Knex | Knex.Transaction;
 
-const websiteNotFound = (): HttpError => new HttpError(404, 'Website not found.');
+const websiteNotFound = (): Refusal => new Refusal('not_found', 'Website not found.');
 
 /** Website ids outside the safe positive integers cannot exist; they answer like a missing website. */
 export function checkWebsiteId(websiteId: number): void {
@@ -12,13 +12,13 @@ export function checkWebsiteId(websiteId: number): void {
 }
 
 /**
- * One query by id (after checkWebsiteId): a missing website is 404, another webmaster's 401 (spec 5 "lacks
- * permission", ARCHITECTURE §6.8); the webmaster's own passes.
+ * One query by id (after checkWebsiteId): a missing website is 404, another webmaster's 401 ("lacks
+ * permission"); the webmaster's own passes.
  */
 export async function websiteAccess(q: Queryable, webmasterId: number, websiteId: number): Promise<void> {
   const row = await q('websites').where('id', websiteId).first<{ webmaster_id: number } | undefined>('webmaster_id');
   if (!row) throw websiteNotFound();
-  if (row.webmaster_id !== webmasterId) throw new HttpError(401, 'You do not have permission to access this website.');
+  if (row.webmaster_id !== webmasterId) throw new Refusal('not_permitted', 'You do not have permission to access this website.');
 }
 
 /**

@@ -1,8 +1,8 @@
-import { HttpError } from '../http/errors.js';
 import { locationOfRegion, loosenedField } from '../policy/effective.js';
 import { operatorFloor, regionsNamed, websiteRule, type WebsitePolicyInputs } from '../policy/resolve.js';
 import type { EffectiveRule, PolicyRule } from '../policy/rule.js';
 import { policyUpdateSchema } from '../policy/schema.js';
+import { Refusal } from '../refusal.js';
 import type { Runtime } from '../runtime.js';
 import { checkWebsiteId, deniedAccess } from './ownership.js';
 import { validator } from './validation.js';
@@ -58,10 +58,10 @@ function floorOf(field: string, floor: EffectiveRule): string {
   }
 }
 
-/** A rule that would loosen the operator's: a 400 whose parts (rule index, field, region) the platform words in the webmaster's language. */
-export class PolicyLoosening extends HttpError {
+/** A rule that would loosen the operator's: a refusal whose parts (rule index, field, region) the platform words in the webmaster's language. */
+export class PolicyLoosening extends Refusal {
   constructor(readonly rule: number, readonly field: string, readonly region: string, floor: EffectiveRule) {
-    super(400, `Invalid rules[${rule}].${field}. In ${region === '*' ? 'every region' : region} the operator's rule says ${floorOf(field, floor)}; a website's rules may only tighten it.`);
+    super('invalid', `Invalid rules[${rule}].${field}. In ${region === '*' ? 'every region' : region} the operator's rule says ${floorOf(field, floor)}; a website's rules may only tighten it.`);
   }
 }
 

@@ -1,7 +1,7 @@
 import { domainToASCII, domainToUnicode } from 'node:url';
 import { Ajv, type ErrorObject, type SchemaObject } from 'ajv';
 import { isRegionCode } from '../geo/codes.js';
-import { HttpError } from '../http/errors.js';
+import { Refusal } from '../refusal.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
@@ -23,7 +23,7 @@ export function isWebsiteDomain(value: string): boolean {
   return value.length <= 253 && HOST_NAME.test(value) && punycodeDecodes(value);
 }
 
-/** ARCHITECTURE §6.10: absolute, https unless loopback, no fragment, no userinfo; printable ASCII only (compared exactly later). */
+/** A redirect URI (docs/external-api.md): absolute, https unless loopback, no fragment, no userinfo; printable ASCII only (compared exactly later). */
 export function isRedirectUri(value: string): boolean {
   if (!/^[\x21-\x7e]+$/.test(value) || value.includes('#') || !URL.canParse(value)) return false;
   // The authority (between "//" and the path) must exist and carry no userinfo.
@@ -62,13 +62,13 @@ function describeProblem(error: ErrorObject, what: string): string {
   }
 }
 
-/** Compiles `schema` into a function returning its input typed as T, or throwing HttpError 400 with a clear message. */
+/** Compiles `schema` into a function returning its input typed as T, or refusing it as invalid with a clear message. */
 export function validator<T>(schema: SchemaObject, what: string): (value: unknown) => T {
   const validate = ajv.compile<T>(schema);
   return (value) => {
     if (validate(value)) return value;
     const [first] = validate.errors ?? [];
-    throw new HttpError(400, first ? describeProblem(first, what) : `The ${what} is invalid.`);
+    throw new Refusal('invalid', first ? describeProblem(first, what) : `The ${what} is invalid.`);
   };
 }
 

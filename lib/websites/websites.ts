@@ -32,13 +32,13 @@ async function withKeys(q: Queryable, rows: WebsiteRow[]): Promise<Website[]> {
   }));
 }
 
-/** Spec 4.2 #1: the webmaster's websites, oldest first. */
+/** List websites: the webmaster's websites, oldest first. */
 export async function listWebsites(runtime: Runtime, webmasterId: number): Promise<Website[]> {
   const rows = await runtime.db('websites').where('webmaster_id', webmasterId).orderBy('id').select<WebsiteRow[]>(WEBSITE_COLUMNS);
   return withKeys(runtime.db, rows);
 }
 
-/** Spec 4.2 #4. Another webmaster's website is 401, a missing one 404. */
+/** Get a website: another webmaster's website is 401, a missing one 404. */
 export async function getWebsite(runtime: Runtime, webmasterId: number, websiteId: number): Promise<Website> {
   checkWebsiteId(websiteId);
   const row = await runtime.db('websites').where({ id: websiteId, webmaster_id: webmasterId }).first<WebsiteRow | undefined>(WEBSITE_COLUMNS);
@@ -47,7 +47,7 @@ export async function getWebsite(runtime: Runtime, webmasterId: number, websiteI
   return website!;
 }
 
-/** Spec 4.2 #2: the website with its LIVE and TEST keys, in one transaction; omitted fields take the spec 2.4 defaults. */
+/** Create a website: with its LIVE and TEST keys, in one transaction; omitted fields take their defaults. */
 export async function createWebsite(runtime: Runtime, webmasterId: number, input: WebsiteCreateInput): Promise<Website> {
   const body = validateCreate(input);
   const now = runtime.clock.now();
@@ -72,7 +72,7 @@ export async function createWebsite(runtime: Runtime, webmasterId: number, input
   });
 }
 
-/** Spec 4.2 #3: changes the fields sent (never the domain); an empty update is 400. */
+/** Update a website: changes the fields sent (never the domain); an empty update is 400. */
 export async function updateWebsite(runtime: Runtime, webmasterId: number, websiteId: number, input: WebsiteUpdateInput): Promise<Website> {
   const body = validateUpdate(input);
   checkWebsiteId(websiteId);

@@ -4,27 +4,52 @@ import { join, relative } from 'node:path';
 import { packageRoot } from '../../lib/paths.js';
 
 /**
- * The architecture's arrows, checked instead of remembered (docs/decisions.md "Who may do what"): domain folders never
- * import a surface folder, and SQL is issued only by the modules that own the tables.
+ * The architecture's arrows, checked instead of remembered (docs/architecture.md "Layers" and "Import rules"): every
+ * folder and loose file of lib is in one layer, and the arrows that must never exist do not.
  */
 
-const SURFACES = ['external', 'platform', 'requirement', 'checker', 'oauth2'];
-const DOMAINS = ['websites', 'policy', 'webmasters', 'visitors', 'verification', 'geo', 'i18n', 'security', 'store', 'config', 'mail', 'branding'];
+const LAYERS = {
+  /** facts with no dependency: time, paths, the domain's refusal */
+  kernel: ['clock.ts', 'paths.ts', 'refusal.ts', 'time-limit.ts'],
+  /** what every surface and domain runs on */
+  infrastructure: ['store', 'config', 'security', 'i18n', 'http', 'mail', 'log.ts', 'periodic.ts'],
+  /** the rules of the service, whoever calls them */
+  domain: ['websites', 'policy', 'webmasters', 'visitors', 'verification', 'geo', 'branding'],
+  /** what answers a caller: each has its error shape (lib/surfaces.ts) */
+  surfaces: ['external', 'platform', 'requirement', 'checker', 'oauth2'],
+  /** where the service is assembled and started */
+  composition: ['app.ts', 'index.ts', 'runtime.ts', 'surfaces.ts', 'cli'],
+} as const;
+const SURFACES: readonly string[] = LAYERS.surfaces;
+const DOMAINS: readonly string[] = LAYERS.domain;
+const INFRASTRUCTURE: readonly string[] = [...LAYERS.kernel, ...LAYERS.infrastructure];
 /**
  * The plugin contract's two seams into the interaction pages, and nothing else: a challenge names its step URLs
  * (paths.ts) and an endpoint of its own reads or swaps its stored state (progress.ts).
  */
 const ALLOWED_DOMAIN_TO_SURFACE = new Set(['oauth2/interactions/paths.ts', 'oauth2/interactions/progress.ts']);
+/**
+ * A challenge's own endpoints (the plugin contract lets a challenge declare routes) answer HTTP themselves: a wallet's
+ * response, a federated callback, a selfie's upload. The rest of the domain names its refusals (lib/refusal.ts).
+ */
+const CHALLENGE_ENDPOINTS = new Set([
+  'lib/verification/challenges/eu-av/response-route.ts',
+  'lib/verification/challenges/federated/callback-route.ts',
+  'lib/verification/challenges/selfie/upload.ts',
+]);
 
 /** The modules that issue SQL: each owns its tables; everything else asks them. */
 const SQL_OWNERS = new Set([
   'adapters/knex.ts',
   'lib/http/health.ts',
+  'lib/oauth2/flow-storage.ts',
   'lib/oauth2/interactions/progress.ts',
   'lib/platform/once.ts',
   'lib/platform/sessions.ts',
   'lib/store/database.ts',
+  'lib/store/insert-where.ts',
   'lib/store/migrate.ts',
+  'lib/store/oidc-payloads.ts',
   'lib/store/retention.ts',
   'lib/verification/challenges/ticket/codes.ts',
   'lib/verification/proofs.ts',
@@ -48,23 +73,51 @@ const files = (folder: string): string[] =>
     .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
     .map((entry) => relative(packageRoot, join(entry.parentPath, entry.name)));
 
-/** Every relative import of a file, resolved to a path relative to lib/ (a .js specifier names its .ts source). */
+/** Every relative import of a file, resolved to a path relative to the package (a .js specifier names its .ts source). */
 function importsOf(file: string): string[] {
   const source = readFileSync(join(packageRoot, file), 'utf8');
   return [...source.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map(([, specifier]) =>
-    relative(join(packageRoot, 'lib'), join(packageRoot, file, '..', specifier!)).replace(/\.js$/, '.ts'));
+    relative(packageRoot, join(packageRoot, file, '..', specifier!)).replace(/\.js$/, '.ts'));
+}
+
+/** The layer entry (folder or loose file of lib) a package path belongs to, or undefined outside lib. */
+const entryOf = (path: string): string | undefined => (path.startsWith('lib/') ? path.split('/')[1] : undefined);
+
+/** `from` → `to` for every import of the files of `entries` that lands in `targets` (entries of lib, or folders of the package). */
+function arrows(entries: readonly string[], landsIn: (target: string) => boolean, except: (file: string, target: string) => boolean = () => false): string[] {
+  const sources = entries.flatMap((entry) => (entry.endsWith('.ts') ? [`lib/${entry}`] : files(`lib/${entry}`)));
+  return sources.flatMap((file) => importsOf(file).filter((target) => landsIn(target) && !except(file, target)).map((target) => `${file} → ${target}`));
 }
 
 /** Calls that reach the database: a query builder on a table, a raw statement, a transaction. */
 const ISSUES_SQL = /\b(?:db|trx)(?:<[^>]*>)?\(|\.raw\(|\.transaction\(/;
 
 describe('architecture: the import graph', () => {
+  it('puts every folder and loose file of lib in exactly one layer', () => {
+    const entries = readdirSync(join(packageRoot, 'lib')).filter((entry) => !entry.endsWith('.d.ts')).sort();
+    const classified = Object.values(LAYERS).flat();
+    expect([...classified].sort(), 'each entry once, and only entries that exist').to.deep.equal(entries);
+  });
+
   it('no domain folder imports a surface folder (beyond the two seams of the challenge contract)', () => {
-    const violations = DOMAINS.flatMap((domain) => files(`lib/${domain}`).flatMap((file) =>
-      importsOf(file)
-        .filter((target) => SURFACES.includes(target.split('/')[0]!) && !ALLOWED_DOMAIN_TO_SURFACE.has(target))
-        .map((target) => `${file} → lib/${target}`)));
+    const violations = arrows(DOMAINS, (target) => SURFACES.includes(entryOf(target) ?? ''), (_file, target) => ALLOWED_DOMAIN_TO_SURFACE.has(target.slice('lib/'.length)));
     expect(violations).to.deep.equal([]);
+  });
+
+  it("the domain names its refusals instead of throwing HTTP errors (beyond a challenge's own endpoints)", () => {
+    const violations = arrows(DOMAINS, (target) => target === 'lib/http/errors.ts', (file) => CHALLENGE_ENDPOINTS.has(file));
+    expect(violations).to.deep.equal([]);
+  });
+
+  it('infrastructure imports no surface and no composition module', () => {
+    const upward = new Set<string>([...SURFACES, ...LAYERS.composition]);
+    expect(arrows(INFRASTRUCTURE, (target) => upward.has(entryOf(target) ?? ''))).to.deep.equal([]);
+    const adapters = files('adapters').flatMap((file) => importsOf(file).filter((target) => upward.has(entryOf(target) ?? '')).map((target) => `${file} → ${target}`));
+    expect(adapters, 'adapters/ implement infrastructure').to.deep.equal([]);
+  });
+
+  it('lib imports nothing from adapters/ (the caller plugs the storage in)', () => {
+    expect(arrows(Object.values(LAYERS).flat(), (target) => target.startsWith('adapters/'))).to.deep.equal([]);
   });
 
   it('only the modules that own tables issue SQL', () => {

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { knexAdapter } from '../../adapters/knex.js';
 import type { CliIo } from '../../lib/cli/command.js';
 import { main } from '../../lib/cli/main.js';
 import { packageRoot } from '../../lib/paths.js';
@@ -23,6 +24,7 @@ export async function cli(env: NodeJS.ProcessEnv, args: string[], stdin = ''): P
     stderr: (text) => { stderr += text; },
     readStdin: async () => stdin,
     env,
+    oidcAdapter: knexAdapter,
   };
   const code = await main(args, io);
   return { code, stdout, stderr };
@@ -78,7 +80,8 @@ export interface ServeProcess {
  * through `wrapper` when given (e.g. `unshare --pid --fork`, whose own child is then the server).
  */
 export async function serveProcess(env: NodeJS.ProcessEnv, wrapper: readonly string[] = []): Promise<ServeProcess> {
-  const script = `import { main } from ${JSON.stringify(join(packageRoot, 'lib/cli/main.ts'))}; process.exitCode = await main(process.argv.slice(1));`;
+  const script = `import { main, processIo } from ${JSON.stringify(join(packageRoot, 'lib/cli/main.ts'))}; import { knexAdapter } from ${JSON.stringify(join(packageRoot, 'adapters/knex.ts'))};
+    process.exitCode = await main(process.argv.slice(1), { ...processIo, oidcAdapter: knexAdapter });`;
   const [command = process.execPath, ...prefix] = [...wrapper, ...(wrapper.length > 0 ? [process.execPath] : [])];
   const child = spawn(command, [...prefix, '--import', 'tsx', '--input-type=module', '-e', script, 'serve', '--json'], {
     cwd: packageRoot,

@@ -5,7 +5,8 @@ import { testSecrets } from '../helpers/app.js';
 import { Browser } from '../helpers/browser.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
-import { authorizeUrl, callbackOf, walkSandbox } from '../helpers/visitor.js';
+import { callbackOf, walkSandbox } from '../helpers/visitor.js';
+import { authorizationUrl } from '../helpers/relying-party.js';
 
 /** A port nobody listens on now, so the issuer can name it before the server starts. */
 const freePort = (): Promise<number> => new Promise((resolve) => {
@@ -51,7 +52,7 @@ describe('examples/embed: age-provider mounted in an operator Koa app', () => {
   const walk = async (): Promise<void> => {
     const visitor = new Browser(base);
     const done = new URL(client.redirectUri).origin;
-    const end = await walkSandbox(visitor, await visitor.open(authorizeUrl(base, client), { stopAt: done }), done);
+    const end = await walkSandbox(visitor, await visitor.open(authorizationUrl(base, client), { stopAt: done }), done);
     expect(callbackOf(end, client).get('code'), visitor.trail()).to.be.a('string');
   };
 

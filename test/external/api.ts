@@ -61,7 +61,7 @@ const STATUS_NAMES: Record<number, string> = {
   415: 'Unsupported Media Type', 429: 'Too Many Requests', 500: 'Internal Server Error',
 };
 
-/** Asserts the spec 2.7 error: exactly {message, error, statusCode}, error the status name; returns the message. */
+/** Asserts the External API's error: exactly {message, error, statusCode}, error the status name; returns the message. */
 export function expectError(response: ApiResponse, status: number): string {
   expect(response.status, JSON.stringify(response.body)).to.equal(status);
   expect(response.headers.get('content-type')).to.match(/^application\/json/);
@@ -79,7 +79,7 @@ export interface OperationCall {
   json?: unknown;
 }
 
-/** The ten operations of spec 4.2 and the website policy pair, with valid bodies, aimed at one website (its id may belong to anybody). */
+/** The ten operations of the External API and the website policy pair, with valid bodies, aimed at one website (its id may belong to anybody). */
 export function everyOperation(websiteId: number | string): OperationCall[] {
   const website = `/website/${websiteId}`;
   return [

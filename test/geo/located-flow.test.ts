@@ -3,8 +3,8 @@ import type { Context } from 'koa';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { Browser, linkWithText } from '../helpers/browser.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
-import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage, submitSandbox } from '../helpers/visitor.js';
-import { redeem } from '../helpers/relying-party.js';
+import { accept, callbackOf, continueWithoutSaving, expectPage, submitSandbox } from '../helpers/visitor.js';
+import { authorizationUrl, redeem } from '../helpers/relying-party.js';
 
 // A visitor located by a trusted proxy's headers, in a region with its own age threshold, through the whole sandbox flow.
 
@@ -41,7 +41,7 @@ describe('a located visitor through the sandbox flow', () => {
 
   it('proposes the located region, records its threshold, and looks the location up at most once per request', async () => {
     const browser = new Browser(app.url, { headers: { 'CF-IPCountry': 'US', 'X-Region': 'AL' } });
-    const choice = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));
+    const choice = expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client))));
     const sandbox = await browser.open(linkWithText(choice, 'Selfie'));
     expect(sandbox.status).to.equal(200);
 

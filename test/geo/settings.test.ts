@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { createAgeProvider, type AgeProviderOptions } from '../../lib/app.js';
+import { knexAdapter } from '../../adapters/knex.js';
 import { ConfigError } from '../../lib/config/settings.js';
 import { testSecrets } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -22,7 +23,7 @@ describe('geo settings at start-up', () => {
   });
 
   const start = (options: AgeProviderOptions) =>
-    createAgeProvider({ env: {}, logLevel: 'silent', dataDir: folder, ...testSecrets, db: database.db, ...options });
+    createAgeProvider({ env: {}, logLevel: 'silent', dataDir: folder, ...testSecrets, db: database.db, ...options }, knexAdapter);
 
   async function startupError(options: AgeProviderOptions): Promise<ConfigError> {
     const provider = await start(options).catch((error: unknown) => error);

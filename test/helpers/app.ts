@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JWKS } from 'oidc-provider';
 import { createAgeProvider, type AgeProvider, type AgeProviderOptions } from '../../lib/app.js';
+import { knexAdapter } from '../../adapters/knex.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -55,7 +56,7 @@ export async function startTestApp(options: AgeProviderOptions = {}, { hostname 
       db: database.db,
       ...(database.url ? { databaseUrl: database.url } : {}),
       ...options,
-    });
+    }, knexAdapter);
   } catch (error) {
     await cleanUp();
     throw error;

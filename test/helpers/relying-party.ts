@@ -6,6 +6,22 @@ import type { ClientFixture } from './fixtures.js';
  * or _post) and read Resources. Every test that plays the relying party goes through here.
  */
 
+/** The entry points a website sends its visitor to; anything else is a path of its own (a legacy twin). */
+type Entry = 'checker' | 'login' | `/${string}`;
+
+/**
+ * The authorization request a website sends its visitor to, the one builder of every test's: at `base` (empty for a
+ * path on the test's own browser), the `entry` point, with client_id, redirect_uri, response_type=code, scope=read
+ * and state=st-42, then `params` (a value adds or overrides one, undefined removes one).
+ */
+export function authorizationUrl(
+  base: string, client: Pick<ClientFixture, 'clientId' | 'redirectUri'>, entry: Entry = 'checker', params: Record<string, string | undefined> = {},
+): string {
+  const fields = { client_id: client.clientId, redirect_uri: client.redirectUri, response_type: 'code', scope: 'read', state: 'st-42', ...params };
+  const query = new URLSearchParams(Object.entries(fields).filter((field): field is [string, string] => field[1] !== undefined));
+  return `${base}${entry.startsWith('/') ? entry : `/v1/oauth2/${entry}`}?${query.toString()}`;
+}
+
 /** Where the service under test answers (a TestApp, or anything with its base URL). */
 interface Service {
   url: string;

@@ -3,7 +3,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from 'koa';
 import { BRAND_PATHS } from '../../lib/branding/assets.js';
-import { checkerRoutes } from '../../lib/checker/routes.js';
+import { checkerSurface } from '../../lib/checker/routes.js';
 import { openApiDocument } from '../../lib/external/openapi.js';
 import { healthRoutes } from '../../lib/http/health.js';
 import { homeRoutes } from '../../lib/http/home.js';
@@ -12,9 +12,10 @@ import { INTERACTION_ROUTES } from '../../lib/oauth2/interactions/paths.js';
 import { OAUTH2_ROUTE_METHODS } from '../../lib/oauth2/method-guard.js';
 import { OAUTH2_PATHS } from '../../lib/oauth2/protocol.js';
 import { viewsDir } from '../../lib/paths.js';
-import { platformRouter } from '../../lib/platform/router.js';
-import { requirementRoutes } from '../../lib/requirement/routes.js';
-import { SURFACES, type SurfaceDeps } from '../../lib/surfaces.js';
+import { platformSurface } from '../../lib/platform/router.js';
+import { requirementSurface } from '../../lib/requirement/routes.js';
+import type { SurfaceBuilder, SurfaceDeps } from '../../lib/runtime.js';
+import { SURFACES } from '../../lib/surfaces.js';
 import type { AgeProvider } from '../../lib/app.js';
 
 /** One route of the service as a stranger reaches it: a concrete path (parameters filled in) and the methods it takes. */
@@ -45,26 +46,33 @@ interface Pattern {
 const routerPatterns = (router: Router): Pattern[] =>
   router.stack.flatMap((layer) => (layer.methods.length > 0 && typeof layer.path === 'string' ? [{ pattern: layer.path, methods: layer.methods }] : []));
 
+/** The routes of the routers a surface is built of (a router's middleware names its router). */
+const surfacePatterns = (build: SurfaceBuilder, deps: SurfaceDeps): Pattern[] =>
+  build(deps).flatMap((middleware) => {
+    const { router } = middleware as { router?: Router };
+    return router ? routerPatterns(router) : [];
+  });
+
 const BOTH = ['GET', 'POST'];
 
 /**
- * Where each surface's routes are read from: its routers (built from the same builders the surface uses), the tables
+ * Where each surface's routes are read from: its routers (built by the surface's own builder), the tables
  * the routers are registered from, or the OpenAPI document generated from the External API's operations (its paths are absolute). A surface
  * added to lib/surfaces.ts without a source here fails `serviceRoutes`, so no surface escapes the suites.
  */
 const SOURCES: Record<string, (deps: SurfaceDeps) => Pattern[]> = {
   'oauth2-back-channel': () => [...OAUTH2_ROUTE_METHODS].map(([pattern, methods]) => ({ pattern, methods })),
   operations: ({ runtime }) => routerPatterns(healthRoutes(runtime.db, { draining: false })),
-  home: () => routerPatterns(homeRoutes()),
   assets: () => [
     ...readdirSync(join(viewsDir, 'static')).map((name) => ({ pattern: `/static/${name}`, methods: ['GET', 'HEAD'] })),
     { pattern: BRAND_PATHS.theme, methods: ['GET', 'HEAD'] },
   ],
   external: () => Object.entries((openApiDocument() as { paths: Record<string, Record<string, unknown>> }).paths)
     .map(([path, operations]) => ({ pattern: path, methods: Object.keys(operations).map((method) => method.toUpperCase()) })),
-  requirement: ({ runtime }) => routerPatterns(requirementRoutes(runtime)),
-  checker: ({ runtime, provider }) => routerPatterns(checkerRoutes(runtime, provider)),
-  platform: ({ runtime }) => routerPatterns(platformRouter(runtime)),
+  home: () => routerPatterns(homeRoutes()),
+  requirement: (deps) => surfacePatterns(requirementSurface, deps),
+  checker: (deps) => surfacePatterns(checkerSurface, deps),
+  platform: (deps) => surfacePatterns(platformSurface, deps),
   interactions: ({ runtime }) => [
     ...Object.values(INTERACTION_ROUTES).map((route) => ({ pattern: OAUTH2_PATHS.interaction(':uid') + (route === '/' ? '' : route), methods: BOTH })),
     ...runtime.challenges.routes.flatMap(routerPatterns),

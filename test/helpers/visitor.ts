@@ -2,12 +2,6 @@ import { expect } from 'chai';
 import type { ClientFixture } from './fixtures.js';
 import { formOf, formsOf, linksWithClass, locationOf, type Browser, type FollowOptions, type Page } from './browser.js';
 
-/** The authorization request a website sends its visitor to (checker or login entry). */
-export function authorizeUrl(base: string, client: ClientFixture, entry: 'checker' | 'login' = 'checker', extra: Record<string, string> = {}): string {
-  const params = new URLSearchParams({ client_id: client.clientId, redirect_uri: client.redirectUri, state: 'st-42', ...extra });
-  return `${base}/v1/oauth2/${entry}?${params.toString()}`;
-}
-
 export const expectPage = (page: Page): Page => {
   if (page.location) throw new Error(`expected a page, left for ${page.location.href}`);
   return page;

@@ -8,7 +8,8 @@ import { viewsDir } from '../../lib/paths.js';
 import { Browser, linkWithText } from '../helpers/browser.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
-import { authorizeUrl, htmlLang } from '../helpers/visitor.js';
+import { htmlLang } from '../helpers/visitor.js';
+import { authorizationUrl } from '../helpers/relying-party.js';
 import { keptLogger } from '../helpers/log.js';
 
 // A 1×1 PNG, the smallest logo an operator could give.
@@ -85,7 +86,7 @@ describe('the service introduces itself: /, /favicon.ico and the access log', fu
         const webmaster = await createWebmasterFixture(app.provider.runtime);
         const client: ClientFixture = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'TEST' });
         const visitor = new Browser(app.url);
-        const prompt = await visitor.open(authorizeUrl(app.url, client, 'checker', { state: 'secret-state-value' }));
+        const prompt = await visitor.open(authorizationUrl(app.url, client, 'checker', { state: 'secret-state-value' }));
         const uid = /\/interaction\/([^/]+)/.exec(prompt.url.pathname)![1]!;
         await fetch(`${app.url}/nowhere?token=secret-token-value`);
         const home = await fetch(`${app.url}/`);

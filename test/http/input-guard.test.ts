@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startOAuth2AppWithCallers, authorizationQuery, type OAuth2TestApp } from '../oauth2/helpers/oauth2.js';
+import { startOAuth2AppWithCallers, authorizationUrl, type OAuth2TestApp } from '../oauth2/helpers/oauth2.js';
 import type { ClientFixture } from '../helpers/fixtures.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -31,7 +31,7 @@ describe('input guard: control characters, invalid UTF-8 and oversized values ge
   it('answers a NUL or another control character in any authorization parameter with the visitor\'s 400 page', async () => {
     for (const name of ['state', 'client_id', 'login_hint', 'ui_locales', 'redirect_uri', 'language']) {
       for (const bad of ['%00', 'a%01b', '%7F', '%C2%85', '%0A']) {
-        const response = await fetch(`${url}/v1/oauth2/checker?${authorizationQuery(client)}&${name}=${bad}`, { redirect: 'manual' });
+        const response = await fetch(`${authorizationUrl(url, client, 'checker', { state: undefined })}&${name}=${bad}`, { redirect: 'manual' });
         await expectVisitorPage(response);
       }
     }
@@ -39,7 +39,7 @@ describe('input guard: control characters, invalid UTF-8 and oversized values ge
 
   it('answers invalid UTF-8 or broken percent-encoding with the same 400', async () => {
     for (const bad of ['%C3%28', '%FF', '%E2%82', '%ED%A0%80', '%zz', '%']) {
-      await expectVisitorPage(await fetch(`${url}/v1/oauth2/checker?${authorizationQuery(client)}&state=${bad}`, { redirect: 'manual' }));
+      await expectVisitorPage(await fetch(`${authorizationUrl(url, client, 'checker', { state: undefined })}&state=${bad}`, { redirect: 'manual' }));
       await expectVisitorPage(await fetch(`${url}/platform/signin?next=${bad}`));
     }
   });
@@ -106,22 +106,22 @@ describe('input guard: control characters, invalid UTF-8 and oversized values ge
   });
 
   it('caps the query at 8 KiB and each parameter at 2048 characters', async () => {
-    await expectVisitorPage(await fetch(`${url}/v1/oauth2/checker?${authorizationQuery(client)}&login_hint=${'a'.repeat(2049)}`, { redirect: 'manual' }));
+    await expectVisitorPage(await fetch(`${authorizationUrl(url, client, 'checker', { state: undefined })}&login_hint=${'a'.repeat(2049)}`, { redirect: 'manual' }));
     const many = Array.from({ length: 10 }, (_, index) => `p${index}=${'b'.repeat(900)}`).join('&');
-    await expectVisitorPage(await fetch(`${url}/v1/oauth2/checker?${authorizationQuery(client)}&${many}`, { redirect: 'manual' }));
+    await expectVisitorPage(await fetch(`${authorizationUrl(url, client, 'checker', { state: undefined })}&${many}`, { redirect: 'manual' }));
     await expectOAuthJson(await fetch(`${url}/v1/oauth2/resources?x=${'c'.repeat(2049)}`));
   });
 
   it('sends a state or nonce over 1024 characters back to the website as invalid_request (RFC 6749 §4.1.2.1)', async () => {
     for (const name of ['state', 'nonce']) {
-      const response = await fetch(`${url}/v1/oauth2/checker?${authorizationQuery(client)}&${name}=${'s'.repeat(1025)}`, { redirect: 'manual' });
+      const response = await fetch(`${authorizationUrl(url, client, 'checker', { state: undefined })}&${name}=${'s'.repeat(1025)}`, { redirect: 'manual' });
       expect(response.status).to.be.within(302, 303);
       const location = new URL(response.headers.get('location') ?? '');
       expect(`${location.origin}${location.pathname}`).to.equal(client.redirectUri);
       expect(location.searchParams.get('error')).to.equal('invalid_request');
     }
     // 1024 is accepted: the visitor goes on to the interaction
-    const accepted = await fetch(`${url}/v1/oauth2/checker?${authorizationQuery(client)}&state=${'s'.repeat(1024)}`, { redirect: 'manual' });
+    const accepted = await fetch(`${authorizationUrl(url, client, 'checker', { state: undefined })}&state=${'s'.repeat(1024)}`, { redirect: 'manual' });
     expect(new URL(accepted.headers.get('location') ?? '', url).pathname).to.match(/^\/v1\/oauth2\/interaction\//);
   });
 });

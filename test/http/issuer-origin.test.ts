@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { createLogger } from '../../lib/log.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
-import { authorizationQuery } from '../oauth2/helpers/oauth2.js';
+import { authorizationUrl } from '../oauth2/helpers/oauth2.js';
 
 interface RawAnswer {
   status: number;
@@ -26,7 +26,7 @@ function rawGet(base: string, path: string, headers: Record<string, string>): Pr
 
 /** Starts an authorization with forged host headers and returns where oidc-provider will send the visitor back (the resume URL). */
 async function resumeAddressOf(app: TestApp, client: ClientFixture, headers: Record<string, string>): Promise<string> {
-  const answer = await rawGet(app.url, `/v1/oauth2/checker?${authorizationQuery(client)}`, headers);
+  const answer = await rawGet(app.url, authorizationUrl('', client), headers);
   expect(answer.status).to.equal(303);
   const uid = /\/v1\/oauth2\/interaction\/([^/?]+)/.exec(answer.location ?? '')?.[1];
   const interaction = await app.provider.provider.Interaction.find(uid ?? '');
@@ -72,7 +72,7 @@ describe('cookies over an https issuer', function () {
       after(() => app.close());
 
       it('sets every cookie Secure, over a plain connection too', async () => {
-        const authorization = await rawGet(app.url, `/v1/oauth2/checker?${authorizationQuery(client)}`, {});
+        const authorization = await rawGet(app.url, authorizationUrl('', client), {});
         const signIn = await rawGet(app.url, '/platform/register', {});
         const cookies = [...authorization.setCookie, ...signIn.setCookie];
         expect(cookies).to.not.be.empty;

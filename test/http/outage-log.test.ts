@@ -7,7 +7,7 @@ import { collapseRepeats, MAX_COUNTED_KINDS } from '../../lib/log-repeats.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
-import { authorizationQuery } from '../oauth2/helpers/oauth2.js';
+import { authorizationUrl } from '../helpers/relying-party.js';
 
 type Line = Record<string, unknown> & { level: string; message: string };
 
@@ -43,7 +43,7 @@ function everySurface(url: string, client: ClientFixture, apiToken: string): Arr
     fetch(`${url}/v1/oauth2/resources`, { headers: { authorization: 'Bearer some-token' } }),
     fetch(`${url}/external/website`, { headers: { authorization: `Bearer ${apiToken}` } }),
     fetch(`${url}/v1/requirement?key=${client.keys.TEST}`),
-    fetch(`${url}/v1/oauth2/checker?${authorizationQuery(client)}`, { redirect: 'manual' }),
+    fetch(authorizationUrl(url, client), { redirect: 'manual' }),
     fetch(`${url}/platform/account`, { headers: { cookie: 'ap_platform=some-session' }, redirect: 'manual' }),
   ];
 }

@@ -1,12 +1,12 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { expect } from 'chai';
 import type { ClientFixture } from '../helpers/fixtures.js';
-import { authorizationQuery, authorize, issueToken, type OAuth2TestApp, startOAuth2AppWithCallers, useOAuth2App } from '../oauth2/helpers/oauth2.js';
+import { authorizationUrl, authorize, issueToken, type OAuth2TestApp, startOAuth2AppWithCallers, useOAuth2App } from '../oauth2/helpers/oauth2.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 /**
- * Every surface while its database is unreachable (issue 12 item 18): the pool is closed under the running app, so
+ * Every surface while its database is unreachable: the pool is closed under the running app, so
  * every query fails the way a stopped server makes it fail (knex: no connection can be acquired).
  */
 describe('database outage: every surface answers 503 with Retry-After in its own shape', function () {
@@ -59,7 +59,7 @@ describe('database outage: every surface answers 503 with Retry-After in its own
     await expectOAuthJson(await fetch(`${url}/v1/requirement?key=pk_test_${'k'.repeat(32)}`));
   });
 
-  it('answers the External API in its error shape (spec 2.7)', async () => {
+  it('answers the External API in its error shape', async () => {
     const response = await fetch(`${url}/external/website`, { headers: { authorization: `Bearer ${apiToken}` } });
     expectRetryAfter(response);
     expect(await response.json()).to.deep.equal({
@@ -68,7 +68,7 @@ describe('database outage: every surface answers 503 with Retry-After in its own
   });
 
   it('shows the visitor the outage page with a link to try the same address again', async () => {
-    const path = `/v1/oauth2/checker?${authorizationQuery(client)}`;
+    const path = authorizationUrl('', client);
     await expectVisitorPage(await fetch(`${url}${path}`, { redirect: 'manual' }), path);
   });
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { TestApp } from '../helpers/app.js';
 import { Browser, formOf, formsOf, linksWithClass, type Form, type Page } from '../helpers/browser.js';
 import { createWebmasterFixture, startAppWithClient, type ClientFixture } from '../helpers/fixtures.js';
-import { authorizeUrl } from '../helpers/visitor.js';
+import { authorizationUrl } from '../helpers/relying-party.js';
 
 /** A double click, a retrying browser, an impatient person: the same form, same cookies, same token, at once. */
 const REPEATS = 6;
@@ -59,7 +59,7 @@ describe('repeated submits of every form, in parallel: never a 5xx, one effect',
 
   it('visitor: every form of a flow, each posted six times at once, lands where the first did; one verification, one grant', async () => {
     const browser = new Browser(app.url, { stopAt: client.redirectUri });
-    let page = await browser.open(authorizeUrl(app.url, client));
+    let page = await browser.open(authorizationUrl(app.url, client));
     const verificationsBefore = await count('verifications');
     const posted: string[] = [];
     for (let step = 0; step < 10 && !page.location; step++) {

@@ -25,8 +25,8 @@ const interactionPaths = {
   continueResult: '/v1/oauth2/interaction/uid/continue', saveResult: '/v1/oauth2/interaction/uid/save',
 };
 const visitor = {
-  paths: interactionPaths, sandbox: true, error: 'Sample error', proof: { method: 'selfie' }, username: 'visitor',
-  website: { name: 'Example Shop', domain: 'shop.example', domainVerified: false }, returnHost: 'shop.example', step: 'check', hasOtherMethods: true,
+  paths: interactionPaths, sandbox: true, error: 'Sample error', proof: { challenge: 'selfie' }, username: 'visitor',
+  website: { name: 'Example Shop', domain: 'shop.example', domainVerified: false }, returnHost: 'shop.example', step: 'check', hasOtherChallenges: true,
   fieldErrors: [{ field: 'username', message: 'Sample field error' }],
 };
 const notices = keyParts('interaction.notice.');
@@ -70,7 +70,7 @@ export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
   'interaction/error.njk': each({ developer: { error: 'temporarily_unavailable', clientId: 'x' }, retryAfter: 30, retryUrl: '/v1/oauth2/checker?client_id=x&state=y', returnTo: 'https://shop.example/callback?error=access_denied', backUrl: '/back' }, 'kind', keyParts('interaction.error.', '.title')),
   'interaction/choose.njk': each({
     ...visitor, signedIn: true,
-    methods: keyParts('interaction.challenge.', '.about').map((name) => ({ name, url: `/v1/oauth2/interaction/uid/challenge/${name}/start`, icon: `/static/method-${name}.svg`, time: '1 min', shares: 'nothing' })),
+    cards: keyParts('interaction.challenge.', '.about').map((name) => ({ name, url: `/v1/oauth2/interaction/uid/challenge/${name}/start`, icon: `/static/challenge-${name}.svg`, time: '1 min', shares: 'nothing' })),
   }, 'notice', notices),
   'interaction/prompt.njk': [{ ...visitor, website }],
   'interaction/sign-in.njk': each(visitor, 'notice', notices),

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { addSeconds } from '../../lib/clock.js';
 import { findClientWebsite } from '../../lib/oauth2/clients.js';
 import type { ClientFixture } from '../helpers/fixtures.js';
-import { authorizationQuery, authorize, requestToken, useOAuth2App } from './helpers/oauth2.js';
+import { authorizationUrl, authorize, requestToken, useOAuth2App } from './helpers/oauth2.js';
 
 describe('oauth2: clients are the websites’ OAuth2 configurations', () => {
   const harness = useOAuth2App();
@@ -24,7 +24,7 @@ describe('oauth2: clients are the websites’ OAuth2 configurations', () => {
   }
 
   const startsInteraction = async (client: ClientFixture) =>
-    (await fetch(`${harness.app.url}/v1/oauth2/checker?${authorizationQuery(client)}`, { redirect: 'manual' })).status === 303;
+    (await fetch(authorizationUrl(harness.app.url, client), { redirect: 'manual' })).status === 303;
 
   it('resolves a client_id to its website in one query, then from the instance cache', async () => {
     const client = await harness.client({ name: 'Shop', domain: 'shop.example', language: 'fr', challenges: ['ticket'], regions: ['US-TX'] });
@@ -59,7 +59,7 @@ describe('oauth2: clients are the websites’ OAuth2 configurations', () => {
     const client = await harness.client();
     const { code } = await authorize(harness.app, client);
     await db()('oauth2_configs').where('id', await configOf(client)).update({ status: 'DISABLED' });
-    const page = await fetch(`${harness.app.url}/v1/oauth2/checker?${authorizationQuery(client, { state: 's' })}`, { redirect: 'manual' });
+    const page = await fetch(authorizationUrl(harness.app.url, client, 'checker', { state: 's' }), { redirect: 'manual' });
     expect(page.status).to.equal(400);
     expect(page.headers.get('location')).to.equal(null);
     expect(await page.text()).to.contain('switched off');

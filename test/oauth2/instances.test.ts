@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import knexFactory from 'knex';
 import { createAgeProvider, type AgeProvider } from '../../lib/app.js';
+import { knexAdapter } from '../../adapters/knex.js';
 import type { Database } from '../../lib/store/database.js';
 import { regenerateOAuth2Credentials, updateOAuth2Config } from '../../lib/websites/oauth2.js';
 import { startTestApp, testSecrets, type TestApp } from '../helpers/app.js';
@@ -33,7 +34,7 @@ describe('oauth2: two instances on one PostgreSQL database', function () {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     // Behind one load balancer both answer for the same issuer.
-    const provider = await createAgeProvider({ env: {}, logLevel: 'silent', issuer: first.url, ...testSecrets, db, databaseUrl: first.database.url! });
+    const provider = await createAgeProvider({ env: {}, logLevel: 'silent', issuer: first.url, ...testSecrets, db, databaseUrl: first.database.url! }, knexAdapter);
     server.on('request', provider.app.callback());
     second = { provider, server, db, url };
     webmasterId = (await createWebmasterFixture(first.provider.runtime)).id;
@@ -65,7 +66,7 @@ describe('oauth2: two instances on one PostgreSQL database', function () {
     const rotated = await regenerateOAuth2Credentials(first.provider.runtime, webmasterId, client.websiteId, client.environment);
     expect(await eventually(() => acceptsOnSecond(rotated, client), true), 'the new pair on the second').to.equal(true);
     expect(await acceptsOnSecond(client, client), 'the old pair, in its grace').to.equal(true);
-    // A second rotation ends the first pair's grace at once (spec 4.2 #9): the other instance must see that too.
+    // A second rotation ends the first pair's grace at once: the other instance must see that too.
     await regenerateOAuth2Credentials(first.provider.runtime, webmasterId, client.websiteId, client.environment);
     expect(await eventually(() => acceptsOnSecond(client, client), false), 'the first pair, its grace ended').to.equal(false);
   });

@@ -4,7 +4,7 @@ import { sha256 } from '../../lib/security/hashing.js';
 import { regenerateOAuth2Credentials, updateOAuth2Config } from '../../lib/websites/oauth2.js';
 import { authorize, issueToken, readResources, requestToken, type TokenBody, useOAuth2App } from './helpers/oauth2.js';
 
-describe('oauth2: resources endpoint (spec 2.3, RFC 6750)', () => {
+describe('oauth2: resources endpoint (RFC 6750)', () => {
   const harness = useOAuth2App();
 
   async function expectInvalidToken(response: Response): Promise<void> {
@@ -107,7 +107,7 @@ describe('oauth2: resources endpoint (spec 2.3, RFC 6750)', () => {
     const { runtime } = harness.app.provider;
     await regenerateOAuth2Credentials(runtime, harness.webmasterId, client.websiteId, client.environment);
     expect((await readResources(harness.app, token.access_token)).status).to.equal(200);
-    // A second regeneration ends the first pair's grace at once (spec 4.2 #9).
+    // A second regeneration ends the first pair's grace at once.
     await regenerateOAuth2Credentials(runtime, harness.webmasterId, client.websiteId, client.environment);
     await expectInvalidToken(await readResources(harness.app, token.access_token));
   });

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import knexFactory from 'knex';
+import { knexAdapter } from '../../adapters/knex.js';
 import { createAgeProvider, type AgeProvider } from '../../lib/app.js';
 import { createLogger } from '../../lib/log.js';
 import type { Database } from '../../lib/store/database.js';
@@ -41,7 +42,7 @@ describe('oauth2: an instance whose change feed went silent', function () {
     const logger = createLogger('info', (line) => logged.push(JSON.parse(line) as { level: string; message: string }));
     const provider = await createAgeProvider({
       env: { CHANGE_FEED_HEARTBEAT_MS: String(HEARTBEAT_MS) }, logger, issuer: first.url, ...testSecrets, db, databaseUrl: proxy.url,
-    });
+    }, knexAdapter);
     server.on('request', provider.app.callback());
     second = { provider, server, db, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
   });

@@ -1,14 +1,14 @@
 import { expect } from 'chai';
 import { Browser, linkWithText, locationOf } from '../helpers/browser.js';
-import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage, submitSandbox } from '../helpers/visitor.js';
-import { authorizationQuery, readResources, requestToken, startOAuth2App, type OAuth2TestApp } from './helpers/oauth2.js';
+import { accept, callbackOf, continueWithoutSaving, expectPage, submitSandbox } from '../helpers/visitor.js';
+import { authorizationUrl, readResources, requestToken, startOAuth2App, type OAuth2TestApp } from './helpers/oauth2.js';
 import type { ClientFixture } from '../helpers/fixtures.js';
 import type { Database } from '../../lib/store/database.js';
 import type pg from 'pg';
 
 /**
  * SQL statements per request of a whole flow, as the database sees them (docs/performance.md): each statement is a
- * round trip, and their number, not PostgreSQL's work, was most of the hot path's cost (issue 14). Counted on the
+ * round trip, and their number, not PostgreSQL's work, was most of the hot path's cost. Counted on the
  * second flow, so the first flow's client lookup has warmed the instance cache as it would in service.
  */
 /**
@@ -59,7 +59,7 @@ describe('oauth2: SQL statements per flow', () => {
   async function shortcutFlow(): Promise<Record<'authorization' | 'pages' | 'token' | 'resources', number[]>> {
     const counts = { authorization: [] as number[], pages: [] as number[], token: [] as number[], resources: [] as number[] };
     const browser = new Browser(harness.app.url);
-    let next = await counted(counts.authorization, () => browser.request(`/v1/oauth2/checker?${authorizationQuery(client, { test_outcome: 'pass' })}`));
+    let next = await counted(counts.authorization, () => browser.request(authorizationUrl('', client, 'checker', { test_outcome: 'pass' })));
     while (!locationOf(next).searchParams.has('code')) {
       const location = locationOf(next);
       next = await counted(counts.pages, () => browser.request(location.pathname + location.search));
@@ -71,7 +71,7 @@ describe('oauth2: SQL statements per flow', () => {
   async function pagesFlow(): Promise<Record<'pages' | 'token' | 'resources', number[]>> {
     const counts = { pages: [] as number[], token: [] as number[], resources: [] as number[] };
     const browser = new Browser(harness.app.url);
-    const choice = expectPage(await counted(counts.pages, () => browser.open(authorizeUrl(harness.app.url, client)).then((prompt) => accept(browser, prompt))));
+    const choice = expectPage(await counted(counts.pages, () => browser.open(authorizationUrl(harness.app.url, client)).then((prompt) => accept(browser, prompt))));
     const sandbox = await counted(counts.pages, () => browser.open(linkWithText(choice, 'Ticket code')));
     const result = expectPage(await counted(counts.pages, () => submitSandbox(browser, sandbox, { outcome: 'pass' })));
     const landing = await counted(counts.pages, () => continueWithoutSaving(browser, result));
@@ -100,7 +100,7 @@ describe('oauth2: SQL statements per flow', () => {
   /**
    * On PostgreSQL each connection plans a prepared statement once, on the tables as they are then, and keeps that plan
    * until an ANALYZE (which a server without autovacuum never runs). A statement whose plan reads by a prefix of a key
-   * is cheap on the near-empty tables of a new server and grows with every flow after (issue 14: every grant read at
+   * is cheap on the near-empty tables of a new server and grows with every flow after (every grant read at
    * each token exchange, Resources read and resume). So: plan on empty tables, fill, and count what a flow reads.
    */
   it('on PostgreSQL, a flow of each kind reads a handful of rows however many grants were stored after its statements were planned', async function () {

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { authorize, readResources, requestToken, type TokenBody, useOAuth2App } from './helpers/oauth2.js';
+import { authorizationUrl } from '../helpers/relying-party.js';
 
 interface ErrorBody {
   error: string;
@@ -101,7 +102,7 @@ describe('oauth2: token endpoint errors (RFC 6749 §5.2)', () => {
     it('refuses the plain method at the authorization endpoint, back on the redirect_uri', async () => {
       const client = await harness.client();
       const response = await fetch(
-        `${harness.app.url}/v1/oauth2/checker?${new URLSearchParams({ client_id: client.clientId, redirect_uri: client.redirectUri, code_challenge: verifier, code_challenge_method: 'plain', state: 's1' })}`,
+        authorizationUrl(harness.app.url, client, 'checker', { response_type: undefined, scope: undefined, code_challenge: verifier, code_challenge_method: 'plain', state: 's1' }),
         { redirect: 'manual' },
       );
       expect(response.status).to.equal(303);

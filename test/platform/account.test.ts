@@ -263,7 +263,7 @@ describe('webmasters platform: session expiry and https', () => {
 
 describe('webmasters platform: https issuer', () => {
   let app: TestApp;
-  // ISSUER decides (issue 12 item 8): Secure with or without a trusted proxy, whatever the request's own scheme.
+  // ISSUER decides: Secure with or without a trusted proxy, whatever the request's own scheme.
   for (const trustProxy of [false, true]) {
     it(`marks the session cookie Secure when the issuer is https (TRUST_PROXY ${trustProxy ? 'on' : 'off'})`, async () => {
       app = await startTestApp({ trustProxy, issuer: 'https://age.example' });

@@ -4,8 +4,8 @@ import { updateWebsitePolicy } from '../../lib/websites/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { Browser, formOf, linksWithClass, locationOf, type Page } from '../helpers/browser.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
-import { readResources, redeem, requestToken } from '../helpers/relying-party.js';
-import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage, submitSandbox } from '../helpers/visitor.js';
+import { authorizationUrl, readResources, redeem, requestToken } from '../helpers/relying-party.js';
+import { accept, callbackOf, continueWithoutSaving, expectPage, submitSandbox } from '../helpers/visitor.js';
 
 // A website's policy enforced in the sandbox flow, for visitors located by a trusted proxy's headers.
 
@@ -14,7 +14,7 @@ const IN_GERMANY = { 'CF-IPCountry': 'DE' };
 const SPEC_RESOURCES = ['verified', 'uid', 'country', 'country_subdivision', 'assurance_level', 'age_threshold', 'reused', 'expires_at', 'expires_in'];
 
 /** The challenge names offered on a choice page, in their order. */
-const offered = (page: Page): string[] => [...page.html.matchAll(/id="method-(\w+)"/g)].map((match) => match[1]!);
+const offered = (page: Page): string[] => [...page.html.matchAll(/id="challenge-(\w+)"/g)].map((match) => match[1]!);
 
 describe('policy: enforced in the flow', () => {
   let app: TestApp;
@@ -35,7 +35,7 @@ describe('policy: enforced in the flow', () => {
 
   async function choicePage(headers: Record<string, string>, language = 'en'): Promise<{ browser: Browser; page: Page }> {
     const browser = new Browser(app.url, { headers: { ...headers, 'accept-language': language } });
-    const page = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));
+    const page = expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client))));
     return { browser, page };
   }
 
@@ -52,7 +52,7 @@ describe('policy: enforced in the flow', () => {
     const other = await createClientFixture(runtime, webmaster.id, { environment: 'TEST', challenges: ['selfie', 'email_age', 'ticket'] });
     const offeredTo = async () => {
       const browser = new Browser(app.url, { headers: { ...IN_GERMANY, 'accept-language': 'en' } });
-      return offered(expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, other)))));
+      return offered(expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, other)))));
     };
     expect(await offeredTo()).to.deep.equal(['selfie', 'email_age', 'ticket']);
     await updateWebsitePolicy(runtime, webmaster.id, other.websiteId, { rules: [{ regions: ['DE'], challenges: ['email_age', 'ticket'] }] });
@@ -95,15 +95,15 @@ describe('policy: enforced in the flow', () => {
 
   it('gives test_outcome=pass no code below the minimum level, and a code at it', async () => {
     const browser = new Browser(app.url, { headers: IN_FRANCE });
-    const below = callbackOf(await browser.open(authorizeUrl(app.url, client, 'checker', { test_outcome: 'pass', test_level: 'STANDARD' })), client);
+    const below = callbackOf(await browser.open(authorizationUrl(app.url, client, 'checker', { test_outcome: 'pass', test_level: 'STANDARD' })), client);
     expect(below.get('code')).to.equal(null);
     expect(below.get('error')).to.equal('access_denied');
     expect(below.get('error_description')).to.contain('ENHANCED');
-    const at = callbackOf(await browser.open(authorizeUrl(app.url, client, 'checker', { test_outcome: 'pass', test_level: 'ENHANCED' })), client);
+    const at = callbackOf(await browser.open(authorizationUrl(app.url, client, 'checker', { test_outcome: 'pass', test_level: 'ENHANCED' })), client);
     expect(await redeem(app, client, at.get('code')!)).to.include({ assurance_level: 'ENHANCED', country: 'FR' });
     // Elsewhere the website's rule does not apply: STANDARD is enough.
     const germany = new Browser(app.url, { headers: IN_GERMANY });
-    const elsewhere = callbackOf(await germany.open(authorizeUrl(app.url, client, 'checker', { test_outcome: 'pass', test_level: 'STANDARD' })), client);
+    const elsewhere = callbackOf(await germany.open(authorizationUrl(app.url, client, 'checker', { test_outcome: 'pass', test_level: 'STANDARD' })), client);
     expect(elsewhere.get('code')).to.be.a('string');
   });
 
@@ -127,18 +127,18 @@ describe('policy: enforced in the flow', () => {
     const { browser, page } = await choicePage(IN_FRANCE);
     const result = expectPage(await submitSandbox(browser, await sandboxOf(browser, page, 'ticket'), { level: 'STRICT', country: 'FR' }));
     await continueWithoutSaving(browser, result);
-    const again = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));
+    const again = expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client))));
     expect(formOf(again, { action: /\/reuse$/ })).to.not.equal(undefined);
     // Ten minutes and a second later the policy's 600 seconds are over: nothing is offered for reuse.
     await runtime.db('age_proofs').update({ proven_at: new Date(runtime.clock.now().getTime() - 601_000) });
-    const later = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));
+    const later = expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client))));
     expect(later.html).to.not.match(/action="[^"]*\/reuse"/);
     // A result below the level is never offered either.
     await runtime.db('age_proofs').update({ proven_at: runtime.clock.now(), assurance_level: 'STANDARD' });
-    const weaker = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));
+    const weaker = expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client))));
     expect(weaker.html).to.not.match(/action="[^"]*\/reuse"/);
     await runtime.db('age_proofs').update({ assurance_level: 'STRICT' });
-    const stronger = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));
+    const stronger = expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client))));
     expect(stronger.html).to.match(/action="[^"]*\/reuse"/);
     expect(locationOf(await browser.submit(formOf(stronger, { action: /\/reuse$/ }))).searchParams.get('code')).to.be.a('string');
   });

@@ -6,7 +6,8 @@ import { updateWebsitePolicy } from '../../lib/websites/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { Browser, csrfOf, linksWithClass, locationOf, type Page } from '../helpers/browser.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
-import { accept, authorizeUrl, expectPage } from '../helpers/visitor.js';
+import { accept, expectPage } from '../helpers/visitor.js';
+import { authorizationUrl } from '../helpers/relying-party.js';
 import { fakeJpeg, onlyVendorsFaked, restoreNetwork, YOTI_SDK_ID, yotiKeyPair } from '../verification/challenges/vendors/helpers/vendors.js';
 
 // The policy's estimation buffer on the LIVE selfie (Yoti faked at its host): an estimate over the age but within the
@@ -14,7 +15,7 @@ import { fakeJpeg, onlyVendorsFaked, restoreNetwork, YOTI_SDK_ID, yotiKeyPair } 
 
 const yoti = () => nock('https://api.yoti.com').post(/^\/ai\/v1\/age-antispoofing\?/);
 const estimate = (age: number) => ({ antispoofing: { prediction: 'real' }, age: { age, st_dev: 2 } });
-const offered = (page: Page): string[] => [...page.html.matchAll(/id="method-(\w+)"/g)].map((match) => match[1]!);
+const offered = (page: Page): string[] => [...page.html.matchAll(/id="challenge-(\w+)"/g)].map((match) => match[1]!);
 
 describe('policy: the estimation buffer', () => {
   let app: TestApp;
@@ -43,7 +44,7 @@ describe('policy: the estimation buffer', () => {
 
   async function selfieFrom(country: string): Promise<{ browser: Browser; page: Page; uid: string }> {
     const browser = new Browser(app.url, { headers: { 'CF-IPCountry': country, 'accept-language': 'en' } });
-    const choice = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));
+    const choice = expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client))));
     const start = linksWithClass(choice, 'button').find((url) => url.pathname.includes('/challenge/selfie/'))!;
     const uid = /\/interaction\/([^/]+)\//.exec(start.pathname)![1]!;
     return { browser, page: await browser.open(start), uid };

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { HttpError } from '../../lib/http/errors.js';
 import { policyUpdateSchema } from '../../lib/policy/schema.js';
+import { Refusal } from '../../lib/refusal.js';
 import { CHALLENGE_NAMES } from '../../lib/verification/challenge.js';
 import { isEstimation, offersDoubleAnonymity } from '../../lib/verification/catalogue.js';
 import { validator } from '../../lib/websites/validation.js';
@@ -13,8 +13,8 @@ function refusal(body: unknown): string {
   try {
     validate(body);
   } catch (error) {
-    expect(error).to.be.instanceOf(HttpError);
-    expect((error as HttpError).status).to.equal(400);
+    expect(error).to.be.instanceOf(Refusal);
+    expect((error as Refusal).kind).to.equal('invalid');
     return (error as Error).message;
   }
   throw new Error('accepted');

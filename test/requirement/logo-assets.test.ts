@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { useApp } from '../helpers/app.js';
 
-// The logos a website puts on its verify button (spec 1: the logo must stay visible on the allowed backgrounds).
+// The logos a website puts on its verify button (the logo must stay visible on the allowed backgrounds).
 
 describe('logo assets for the verify button', () => {
   const app = useApp();

@@ -4,7 +4,7 @@ import { regenerateWebsiteKey } from '../../lib/websites/index.js';
 import { startTestApp, useApp } from '../helpers/app.js';
 import { createWebsiteWithKeys, fetchRequirement, type WebsiteKeys } from './website-keys.js';
 
-// GET /v1/requirement?key=<public key>: whether a website must verify the caller (ARCHITECTURE §6.2).
+// GET /v1/requirement?key=<public key>: whether a website must verify the caller.
 
 const at = (country: string, subdivision?: string): Record<string, string> =>
   (subdivision ? { 'CF-IPCountry': country, 'X-Region': subdivision } : { 'CF-IPCountry': country });

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { useApp } from '../helpers/app.js';
 import { Browser, csrfOf, formOf, type Page } from '../helpers/browser.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture, type WebmasterFixture } from '../helpers/fixtures.js';
-import { authorizeUrl, expectPage } from '../helpers/visitor.js';
+import { expectPage } from '../helpers/visitor.js';
+import { authorizationUrl } from '../helpers/relying-party.js';
 
 const CSRF_COOKIES = ['ap_csrf', 'ap_csrf.sig'];
 
@@ -21,7 +22,7 @@ function rawPost(browser: Browser, address: string, fields: Record<string, strin
   });
 }
 
-describe('security: CSRF tokens bound to their interaction or session, and an Origin check (issue 12, item 9)', function () {
+describe('security: CSRF tokens bound to their interaction or session, and an Origin check', function () {
   this.timeout(120_000); // the first app of a process starts the embedded database
   const app = useApp();
   let client: ClientFixture;
@@ -31,7 +32,7 @@ describe('security: CSRF tokens bound to their interaction or session, and an Or
     client = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'TEST', challenges: ['selfie'] });
   });
 
-  const prompt = async (browser: Browser): Promise<Page> => expectPage(await browser.open(authorizeUrl(app.url, client)));
+  const prompt = async (browser: Browser): Promise<Page> => expectPage(await browser.open(authorizationUrl(app.url, client)));
 
   it("refuses another browser's CSRF cookie and token in a victim's interaction", async () => {
     const attacker = new Browser(app.url);

@@ -4,12 +4,13 @@ import { createVisitorAccount } from '../../lib/visitors/visitor-accounts.js';
 import { useApp } from '../helpers/app.js';
 import { Browser, formOf, type Page } from '../helpers/browser.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
-import { accept, authorizeUrl, callbackOf, expectPage, submitSandbox } from '../helpers/visitor.js';
+import { accept, callbackOf, expectPage, submitSandbox } from '../helpers/visitor.js';
+import { authorizationUrl } from '../helpers/relying-party.js';
 
 const PASSWORD = 'correct horse battery';
 const newUsername = (): string => `visitor.${randomBytes(4).toString('hex')}`;
 
-describe('security: what registration and "save result" tell a stranger (issue 12, items 11 and 13)', () => {
+describe('security: what registration and "save result" tell a stranger', () => {
   const app = useApp();
   let client: ClientFixture;
   before(async () => {
@@ -47,7 +48,7 @@ describe('security: what registration and "save result" tell a stranger (issue 1
   });
 
   async function resultPage(browser: Browser): Promise<Page> {
-    const sandbox = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));
+    const sandbox = expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client))));
     const result = expectPage(await submitSandbox(browser, sandbox, { level: 'STANDARD' }));
     expect(result.url.pathname).to.match(/\/result$/);
     return result;

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { addressGroup } from '../../lib/security/address-group.js';
 import { normalizeIdentifier } from '../../lib/security/identifiers.js';
 
-describe('security: one form per identifier, one bucket per network (issue 12, items 1 and 2)', () => {
+describe('security: one form per identifier, one bucket per network', () => {
   it('normalises with NFKC, then full case folding, without the spaces around', () => {
     expect(normalizeIdentifier('  Owner@Example.TEST ')).to.equal('owner@example.test');
     expect(normalizeIdentifier('ＯＷＮＥＲ')).to.equal('owner'); // fullwidth, NFKC

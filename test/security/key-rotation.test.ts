@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { expect } from 'chai';
 import { createLocalJWKSet, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JSONWebKeySet } from 'jose';
+import { knexAdapter } from '../../adapters/knex.js';
 import { createAgeProvider, type AgeProvider } from '../../lib/app.js';
 import { Browser, decodeHtml } from '../helpers/browser.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -58,7 +59,7 @@ describe('rotating the signing and cookie keys across two instances, one restart
     dataDir,
     db: database.db,
     ...(database.url ? { databaseUrl: database.url } : {}),
-  });
+  }, knexAdapter);
 
   /** A rolling restart's one step: instance `index` stops and comes back with `secrets`; the other keeps serving. */
   async function restart(index: number, secrets: Secrets): Promise<void> {

@@ -4,7 +4,8 @@ import { createVisitorAccount } from '../../lib/visitors/visitor-accounts.js';
 import type { TestApp } from '../helpers/app.js';
 import { Browser, formOf, type Page } from '../helpers/browser.js';
 import { createWebmasterFixture, startAppWithClient, type ClientFixture } from '../helpers/fixtures.js';
-import { accept, authorizeUrl, expectPage } from '../helpers/visitor.js';
+import { accept, expectPage } from '../helpers/visitor.js';
+import { authorizationUrl } from '../helpers/relying-party.js';
 
 const PASSWORD = 'correct horse battery';
 
@@ -53,14 +54,14 @@ const visitorSurface = (app: TestApp, client: ClientFixture): Surface => ({
     return { identifier: username, password: PASSWORD };
   },
   async signIn(browser, username, password) {
-    const page = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client, 'login'))));
+    const page = expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client, 'login'))));
     const answer = await browser.submit(formOf(page, { action: '/sign-in' }), { username, password });
     // Signed in, without a saved result: on to the challenge choice.
     return outcomeOf(answer, 401, answer.status === 200 && answer.url.pathname.endsWith('/choose'));
   },
 });
 
-/** The lock-out scenarios of issue 12 (items 1 and 2), for one surface. */
+/** The lock-out scenarios (docs/decisions.md "Sign-in, CSRF and enumeration"), for one surface. */
 function lockOutScenarios(setUp: () => { app: TestApp; surface: Surface }): void {
   it('50 wrong passwords from 50 addresses leave the owner in: from a new address, and from a known browser at once', async () => {
     const { app, surface } = setUp();
@@ -113,7 +114,7 @@ function lockOutScenarios(setUp: () => { app: TestApp; surface: Surface }): void
   });
 }
 
-describe('security: no lock-out of the rightful owner (issue 12, items 1 and 2)', function () {
+describe('security: no lock-out of the rightful owner', function () {
   // Each wrong guess costs a real scrypt verification: 50 of them take a while on a busy machine.
   this.timeout(300_000);
   let app: TestApp;

@@ -2,12 +2,13 @@ import { expect } from 'chai';
 import type { TestApp } from '../helpers/app.js';
 import { Browser, linkWithText, type Page } from '../helpers/browser.js';
 import { startAppWithClient, type ClientFixture } from '../helpers/fixtures.js';
-import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage, submitSandbox } from '../helpers/visitor.js';
+import { accept, callbackOf, continueWithoutSaving, expectPage, submitSandbox } from '../helpers/visitor.js';
+import { authorizationUrl } from '../helpers/relying-party.js';
 
 const VISITOR_COOKIES = ['ap_visitor', 'ap_visitor.sig'];
 const INTERACTION_PATH = '/v1/oauth2/interaction';
 
-describe('security: the anonymous reuse cookie rotates when a proof is attached (issue 12, item 10)', () => {
+describe('security: the anonymous reuse cookie rotates when a proof is attached', () => {
   let app: TestApp;
   let client: ClientFixture;
   before(async () => {
@@ -15,7 +16,7 @@ describe('security: the anonymous reuse cookie rotates when a proof is attached 
   });
   after(() => app.close());
 
-  const choice = async (browser: Browser): Promise<Page> => expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));
+  const choice = async (browser: Browser): Promise<Page> => expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client))));
 
   async function passSelfieAndContinue(browser: Browser): Promise<void> {
     const sandbox = await browser.open(linkWithText(await choice(browser), 'Selfie'));

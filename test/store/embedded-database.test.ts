@@ -5,6 +5,7 @@ import { chmod, lstat, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/pro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAgeProvider } from '../../lib/app.js';
+import { knexAdapter } from '../../adapters/knex.js';
 import { ConfigError } from '../../lib/config/settings.js';
 import { openDatabase } from '../../lib/store/database.js';
 import { createLogger } from '../../lib/log.js';
@@ -133,7 +134,7 @@ describe('start-up failures', () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'age-provider-startup-'));
     try {
       const env = { DATA_DIR: dataDir, LOG_LEVEL: 'silent', GEOIP_DATABASE: join(dataDir, 'missing.mmdb') };
-      await createAgeProvider({ env }).then(() => expect.fail('started'), (error: unknown) => {
+      await createAgeProvider({ env }, knexAdapter).then(() => expect.fail('started'), (error: unknown) => {
         expect(error).to.be.instanceOf(ConfigError);
         expect((error as Error).message).to.contain('GEOIP_DATABASE');
       });

@@ -10,7 +10,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { axeViolations, CHROMIUM, CHROMIUM_ARGS, openPage, VIEWPORTS } from '../helpers/chromium.js';
 import { startSmtpSink } from '../verification/challenges/vendors/helpers/smtp-sink.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
-import { authorizeUrl } from '../helpers/visitor.js';
+import { authorizationUrl } from '../helpers/relying-party.js';
 import { createTestIssuer, readWalletRequest } from '../verification/challenges/eu-av/wallet.js';
 
 // A CommonJS module: its `default` export is where the types say the import is.
@@ -111,14 +111,14 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
       await check('platform sign-in code, entering');
 
       // eu_av: a LIVE client naming challenges=eu_av, prompt accepted.
-      await page.goto(authorizeUrl(base, euAv, 'checker', { response_type: 'code', scope: 'read', challenges: 'eu_av' }));
+      await page.goto(authorizationUrl(base, euAv, 'checker', { response_type: 'code', scope: 'read', challenges: 'eu_av' }));
       await page.getByRole('button', { name: 'Accept and continue' }).click();
       await page.waitForURL((url) => /\/challenge\/eu_av\/start$/.test(url.pathname));
       await page.getByRole('link', { name: 'Open my app on this device' }).waitFor();
       await check('eu_av challenge');
 
       // The result page with its passkey section: the selfie sandbox passed.
-      await page.goto(authorizeUrl(base, selfie, 'checker'));
+      await page.goto(authorizationUrl(base, selfie, 'checker'));
       await page.getByRole('button', { name: 'Accept and continue' }).click();
       await page.getByRole('link', { name: 'Selfie' }).click();
       await page.getByRole('radio', { name: /^Pass/ }).check();
@@ -137,7 +137,7 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
     it(`eu_av at ${size} size (${viewport.width} px), 1x: jsQR reads the QR code from a screenshot of the page as the cross-device request, with a 4-module quiet zone`, async () => {
       const context = await browser!.newContext({ viewport, deviceScaleFactor: 1, locale: 'en-GB' });
       const page = await context.newPage();
-      await page.goto(authorizeUrl(app!.url, euAv, 'checker', { response_type: 'code', scope: 'read', challenges: 'eu_av' }));
+      await page.goto(authorizationUrl(app!.url, euAv, 'checker', { challenges: 'eu_av' }));
       await page.getByRole('button', { name: 'Accept and continue' }).click();
       await page.waitForURL((url) => /\/challenge\/eu_av\/start$/.test(url.pathname));
       const link = await page.getByRole('link', { name: 'Open my app on this device' }).getAttribute('href');

@@ -1,4 +1,4 @@
-// Progressive enhancement of the "Verify my age" button (spec 1: the flow opens in a new window).
+// Progressive enhancement of the "Verify my age" button (the flow opens in a new window).
 // Without JavaScript, or when the browser blocks the popup, the link simply opens in this window.
 (function () {
   'use strict';

@@ -36,7 +36,7 @@ process exits within SHUTDOWN_TIMEOUT seconds (exit code 1 when requests had to 
   async run({ values }, io) {
     const started = Date.now();
     await checkDatabaseReachable(io.env.DATABASE_URL);
-    const provider = await createAgeProvider({ env: io.env });
+    const provider = await createAgeProvider({ env: io.env }, io.oidcAdapter);
     const { config, runtime: { log } } = provider;
     const stopped = signalled();
     const publicServer = createServer();

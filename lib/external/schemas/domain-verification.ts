@@ -1,4 +1,4 @@
-// Response of the domain verification operations (issue 12 item 4; beyond spec 4.2), published in openapi.json.
+// Response of the domain verification operations (beyond the specification's ten operations), published in openapi.json.
 
 const timestamp = { type: ['string', 'null'], description: 'ISO 8601 time, or null' } as const;
 

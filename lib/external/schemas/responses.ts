@@ -3,7 +3,7 @@ import { WEBSITE_CHALLENGES } from '../../verification/challenge.js';
 import { ENVIRONMENTS } from '../../websites/models.js';
 import { OAUTH2_STATUSES } from '../../websites/schemas/fields.js';
 
-// Response shapes (spec 2.4-2.7), published in openapi.json and checked against real responses in the tests.
+// Response shapes, published in openapi.json and checked against real responses in the tests.
 
 const environment = { type: 'string', enum: [...ENVIRONMENTS] } as const;
 
@@ -52,7 +52,7 @@ export const oauth2ConfigurationSchema = {
     clientId: { type: 'string', pattern: '^(live|test)_[A-Za-z0-9_-]+$', description: 'Present only when status is ACTIVE.' },
     clientSecret: { type: 'string', description: 'Present only when status is ACTIVE.' },
   },
-  // Credentials appear exactly when the configuration is ACTIVE (spec 4.2 rule 5).
+  // Credentials appear exactly when the configuration is ACTIVE.
   if: { properties: { status: { const: 'ACTIVE' } } },
   then: { required: ['clientId', 'clientSecret'] },
   else: { not: { anyOf: [{ required: ['clientId'] }, { required: ['clientSecret'] }] } },

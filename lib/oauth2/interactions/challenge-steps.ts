@@ -55,7 +55,7 @@ async function stepContext(visit: Visit, challenge: Challenge): Promise<StepCont
       runtime.log.info('challenge ended', { challenge: name, uid: visit.uid, result: outcome.passed ? (short ? 'below_minimum_level' : 'passed') : outcome.reason });
       // A pass ends the challenge's state itself (completeChallenge).
       if (outcome.passed && !short) {
-        return completeChallenge(visit, { method: name, assuranceLevel: outcome.assuranceLevel, location: outcome.location });
+        return completeChallenge(visit, { challenge: name, assuranceLevel: outcome.assuranceLevel, location: outcome.location });
       }
       await state.clear();
       if (outcome.passed) return seeOther(ctx, `${visit.paths.choose}?notice=level_too_low`);

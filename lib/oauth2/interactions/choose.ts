@@ -1,7 +1,7 @@
 import { seeOther } from '../../http/see-other.js';
 import { isEstimation } from '../../verification/catalogue.js';
 import { failUnavailable } from './outcome.js';
-import { methodCards } from './method-cards.js';
+import { challengeCards } from './challenge-cards.js';
 import { noticeOf } from './notices.js';
 import { readyToVerify, renderPage } from './page.js';
 import { browserProof } from './reuse.js';
@@ -11,7 +11,7 @@ import type { Visit } from './visit.js';
  * The checker landing: the challenges this visitor may take, this browser's earlier result to reuse, and a link to
  * sign in instead. With exactly one challenge and nothing else to say, the visitor goes straight to it; with none
  * and nothing to reuse, the website gets temporarily_unavailable. After an estimate within the policy's buffer only
- * the methods that verify are offered (docs/policies.md).
+ * the challenges that verify are offered (docs/policies.md).
  */
 export async function showChoice(visit: Visit): Promise<void> {
   const { ctx } = visit;
@@ -23,7 +23,7 @@ export async function showChoice(visit: Visit): Promise<void> {
   if (!only && !proof) return failUnavailable(visit);
   if (only && !others.length && !proof && !notice) return seeOther(ctx, visit.paths.step(only, 'start'));
   renderPage(visit, 'interaction/choose.njk', {
-    methods: methodCards(visit, challenges),
+    cards: challengeCards(visit, challenges),
     proof,
     notice,
   });

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { InteractionResults } from 'oidc-provider';
 import type { Location } from '../../geo/location.js';
 import { websiteRule } from '../../policy/resolve.js';
@@ -5,8 +6,8 @@ import type { EffectiveRule } from '../../policy/rule.js';
 import type { AssuranceLevel } from '../../verification/challenge.js';
 import { accountSubject, proofInsert, proofOf, proofRow } from '../../verification/proofs.js';
 import { verificationInsert, verificationRow, type NewVerification } from '../../verification/verifications.js';
-import { endInteractionTogether, InteractionAlreadyEnded, type InteractionEnding } from '../../../adapters/knex.js';
-import { issueGrant } from '../grants.js';
+import { endInteraction, InteractionAlreadyEnded, type EndingVerification, type InteractionEnd } from '../flow-storage.js';
+import { newGrant } from '../grants.js';
 import { browserVisitor, browserVisitorForNewProof } from './browser-visitor.js';
 import { progressDeletion, recordPassedChallenge } from './progress.js';
 import { VisitorError } from '../../http/visitor-errors.js';
@@ -25,7 +26,8 @@ export async function locateVisitor(visit: Visit, evidence?: Location): Promise<
 }
 
 interface Evidence {
-  method: string;
+  /** the challenge passed */
+  challenge: string;
   assuranceLevel: AssuranceLevel;
   location?: Location;
 }
@@ -37,7 +39,7 @@ async function describeVerification(visit: Visit, evidence: Evidence & { reused:
   return {
     websiteId: visit.client.website.id,
     environment: visit.environment,
-    method: evidence.method,
+    challenge: evidence.challenge,
     assuranceLevel: evidence.assuranceLevel,
     ageThreshold,
     country: location.country,
@@ -103,29 +105,27 @@ function handOverRecorded(visit: Visit, verification: NewVerification, alongside
 }
 
 /** Writes of our own that end with the interaction, in its statement. */
-type Companions = NonNullable<InteractionEnding['alongside']>;
+type Companions = Knex.QueryBuilder[];
 
-async function grantAndReturn(visit: Visit, verification: NonNullable<InteractionEnding['verification']>, alongside: Companions = []): Promise<void> {
+async function grantAndReturn(visit: Visit, verification: EndingVerification, alongside: Companions = []): Promise<void> {
   const { services, ctx } = visit;
   const accountId = providerAccountId(visit);
-  seeOther(ctx, await finishInteraction(visit, verification, async () => {
-    const grantId = await issueGrant(services.provider, { accountId, clientId: visit.client.clientId });
-    // Not remembered: the provider's session lasts as long as the browser session, like the anonymous visitor.
-    return { login: { accountId, remember: false }, consent: { grantId } };
-  }, alongside));
+  const grant = { model: newGrant(services.provider, { accountId, clientId: visit.client.clientId }), verification };
+  // Not remembered: the provider's session lasts as long as the browser session, like the anonymous visitor.
+  seeOther(ctx, await finishInteraction(visit, (grantId) => ({ login: { accountId, remember: false }, consent: { grantId } }), grant, alongside));
 }
 
 /** Ends the interaction with an OAuth2 error the website receives with its state (e.g. access_denied). */
 export async function endWithError(visit: Visit, error: string, description: string): Promise<void> {
-  seeOther(visit.ctx, await finishInteraction(visit, undefined, () => Promise.resolve({ error, error_description: description })));
+  seeOther(visit.ctx, await finishInteraction(visit, () => ({ error, error_description: description })));
 }
 
 /**
  * No challenge can run for this request: the visitor reads why in their language, and the link back gives the
- * website `error=temporarily_unavailable` (ARCHITECTURE §6.3).
+ * website `error=temporarily_unavailable`.
  */
 export async function failUnavailable(visit: Visit): Promise<never> {
-  const returnTo = await finishInteraction(visit, undefined, () => Promise.resolve({
+  const returnTo = await finishInteraction(visit, () => ({
     error: 'temporarily_unavailable',
     error_description: 'no age verification method is available for this request',
   }));
@@ -139,22 +139,18 @@ export async function failUnavailable(visit: Visit): Promise<never> {
  * Nothing of the interaction's progress is kept, and its result is saved for oidc-provider to resume the
  * authorization at the returned URL: what provider.interactionResult does (without merging an earlier submission),
  * on the interaction loadVisit already read. The grant the result names, its verification, the progress's deletion
- * and the interaction are written by one statement (adapters/knex.ts endInteractionTogether).
+ * and the interaction are written by one statement (flow-storage.ts endInteraction).
  */
 async function finishInteraction(
-  visit: Visit, verification: InteractionEnding['verification'], resultOf: () => Promise<InteractionResults>, alongside: Companions = [],
+  visit: Visit, result: (grantId: string | undefined) => InteractionResults, grant?: InteractionEnd['grant'], alongside: Companions = [],
 ): Promise<string> {
-  const { interaction } = visit;
+  const { db, clock } = visit.services.runtime;
   try {
-    return await endInteractionTogether({ verification, alongside: [progressDeletion(visit.services.runtime.db, visit.uid), ...alongside] }, async () => {
-      interaction.result = await resultOf();
-      await interaction.persist(); // saved for the rest of its lifetime
-      return interaction.returnTo;
-    });
+    return await endInteraction(db, clock, { interaction: visit.interaction, result, grant, alongside: [progressDeletion(db, visit.uid), ...alongside] });
   } catch (error) {
     // A repeat of the form that ended it (a double click, a retrying browser): sent where the first submit was,
     // having written nothing (docs/decisions.md, "Repeated submits").
-    if (error instanceof InteractionAlreadyEnded) return interaction.returnTo;
+    if (error instanceof InteractionAlreadyEnded) return visit.interaction.returnTo;
     throw error;
   }
 }

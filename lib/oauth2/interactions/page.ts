@@ -13,12 +13,12 @@ export type VisitStep = 'request' | 'check' | 'result';
 export function renderPage(visit: Visit, template: string, variables: Record<string, unknown> = {}, status = 200): void {
   render(visit.ctx, template, visit.language, {
     website: visit.client.website,
-    // From the registered redirect URI oidc-provider matched, not the domain the webmaster typed (issue 12 item 4).
+    // From the registered redirect URI oidc-provider matched, not the domain the webmaster typed.
     returnHost: new URL(visit.params.redirect_uri).host,
     step: 'check' satisfies VisitStep,
     sandbox: visit.environment === 'TEST',
     signedIn: visit.progress.accountId !== null,
-    hasOtherMethods: visit.challenges.length > 1,
+    hasOtherChallenges: visit.challenges.length > 1,
     paths: visit.paths,
     passkeys: visit.services.passkeys,
     ...variables,

@@ -1,9 +1,9 @@
-import type { AdapterPayload } from 'oidc-provider';
 import type { Knex } from 'knex';
 import type { Clock } from '../../clock.js';
 import type { Sealer } from '../../security/sealing.js';
 import type { Database } from '../../store/database.js';
 import { insertWhere } from '../../store/insert-where.js';
+import type { StoredPayload } from '../../store/oidc-payloads.js';
 import { runPrepared, type PreparedStatement } from '../../store/prepared.js';
 import type { StepContext } from '../../verification/challenge.js';
 import { verificationFromRow, verificationJson, type Verification, type VerificationRow } from '../../verification/verifications.js';
@@ -52,11 +52,8 @@ export async function readProgress(db: Database, clock: Clock, uid: string): Pro
   return row ? toProgress(row, row.verification) : NOTHING_YET;
 }
 
-/** oidc-provider's stored interaction, as its adapter keeps it (adapters/knex.ts). */
-export interface InteractionRow {
-  payload: AdapterPayload;
-  consumed_at: Date | string | null;
-}
+/** oidc-provider's stored interaction, as its adapter keeps it. */
+export type InteractionRow = StoredPayload;
 
 /** A page's one read, prepared once per connection (every page of every flow runs it). */
 const VISIT_ROWS: PreparedStatement = {
@@ -72,7 +69,7 @@ const VISIT_ROWS: PreparedStatement = {
 };
 
 /**
- * A page's one read: the interaction (oidc-provider's row, handed to its adapter through withPrereadRow), this
+ * A page's one read: the interaction (oidc-provider's row, from which visit.ts builds the model), this
  * visit's progress and the verification it recorded. Undefined interaction: unknown or expired.
  */
 export async function readVisitRows(db: Database, clock: Clock, uid: string): Promise<{ interaction: InteractionRow | undefined; progress: Progress }> {

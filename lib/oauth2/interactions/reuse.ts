@@ -21,7 +21,7 @@ export async function reusableProof(visit: Visit, subject: string | undefined): 
     ageThreshold,
     minimumLevel: rule.minimumAssuranceLevel,
     ...(rule.reuseMaxAgeSeconds !== null ? { maxAgeSeconds: rule.reuseMaxAgeSeconds } : {}),
-    ...(rule.challenges ? { methods: rule.challenges } : {}),
+    ...(rule.challenges ? { challenges: rule.challenges } : {}),
   });
 }
 
@@ -31,7 +31,7 @@ export const browserProof = (visit: Visit): Promise<AgeProof | undefined> =>
 
 /** Skips the challenge: a new verification marked `reused`, with the method and level of the proof, handed to the website. */
 export async function reuseProof(visit: Visit, proof: AgeProof): Promise<void> {
-  await handOverNew(visit, { method: proof.method, assuranceLevel: proof.assuranceLevel, reused: true });
+  await handOverNew(visit, { challenge: proof.challenge, assuranceLevel: proof.assuranceLevel, reused: true });
 }
 
 /** POST reuse: the visitor takes up the offer of this browser's earlier result. */

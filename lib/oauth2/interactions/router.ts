@@ -5,7 +5,7 @@ import { formBody } from '../../http/body.js';
 import { bindCsrf, RELAYED_FORM_BINDING, requireCsrf } from '../../http/csrf.js';
 import { sameOrigin } from '../../http/same-origin.js';
 import { schedulePeriodic } from '../../periodic.js';
-import type { Runtime } from '../../runtime.js';
+import type { Runtime, SurfaceBuilder } from '../../runtime.js';
 import { OAUTH2_PATHS } from '../protocol.js';
 import { runChallengeStep } from './challenge-steps.js';
 import { showChoice } from './choose.js';
@@ -40,7 +40,7 @@ const csrfUnlessUpload: Middleware = (ctx, next) => {
  * choice, sign-in, challenge steps, result. Mount it before the provider. The operator's challenges are built here,
  * at start-up.
  */
-export async function interactionRouter(runtime: Runtime, provider: Provider): Promise<Router> {
+export const interactionsSurface: SurfaceBuilder = ({ runtime, provider }) => {
   const services: InteractionServices = {
     runtime,
     provider,
@@ -83,5 +83,5 @@ export async function interactionRouter(runtime: Runtime, provider: Provider): P
   const mounted = new Router();
   mounted.use(router.routes());
   for (const routes of services.registry.routes) mounted.use(routes.routes());
-  return mounted;
-}
+  return [mounted.routes() as Middleware];
+};

@@ -4,7 +4,7 @@ import { endWithError, handOverNew, locateVisitor } from './outcome.js';
 import type { Visit } from './visit.js';
 
 /**
- * A TEST client's `test_outcome` skips every page (ARCHITECTURE §6.1): `pass` records a sandbox verification with
+ * A TEST client's `test_outcome` skips every page: `pass` records a sandbox verification with
  * test_level, test_country and test_subdivision (else STANDARD and the geo location) and returns a code; `refuse`
  * returns access_denied. The authorization endpoint accepts these parameters from TEST clients only. A pass below the
  * minimum level the website's policy asks where the visitor is gets no code either (docs/policies.md), so integrators
@@ -22,5 +22,5 @@ export async function runTestOutcome(visit: Visit): Promise<void> {
   if (!reachesLevel(rule, assuranceLevel)) {
     return endWithError(visit, 'access_denied', `the sandbox's level ${assuranceLevel} is below ${rule.minimumAssuranceLevel}, the minimum assurance level the website's policy requires here (test_level)`);
   }
-  await handOverNew(visit, { method: 'sandbox', assuranceLevel, location, reused: false });
+  await handOverNew(visit, { challenge: 'sandbox', assuranceLevel, location, reused: false });
 }

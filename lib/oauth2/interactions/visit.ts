@@ -1,6 +1,6 @@
 import type { Context, DefaultState } from 'koa';
 import type Provider from 'oidc-provider';
-import { errors } from 'oidc-provider';
+import type { AdapterPayload } from 'oidc-provider';
 import { cspOf } from '../../http/security-headers.js';
 import type { Language } from '../../i18n/languages.js';
 import { ignoredLanguage, negotiateLanguage } from '../../i18n/negotiate.js';
@@ -16,8 +16,8 @@ import type { Flow } from '../protocol.js';
 import type { RequestParameterValues } from '../request-parameters.js';
 import type { InteractionLimits } from './limits.js';
 import { interactionPaths, type InteractionPaths } from './paths.js';
-import { withPrereadRow } from '../../../adapters/knex.js';
-import { NOTHING_YET, readVisitRows, type Progress } from './progress.js';
+import { modelPayload } from '../../store/oidc-payloads.js';
+import { NOTHING_YET, readVisitRows, type InteractionRow, type Progress } from './progress.js';
 import { setVisitorLanguage, VisitorError } from '../../http/visitor-errors.js';
 
 /** What the interaction pages share: built once when the router is mounted. */
@@ -69,8 +69,29 @@ export interface Visit {
   paths: InteractionPaths;
   /** the rule in force for this website where the geo resolver places the visitor (docs/policies.md) */
   rule: EffectiveRule;
-  /** the challenges this visitor may choose from (ARCHITECTURE §6.3), as that rule allows and orders them */
+  /** the challenges this visitor may choose from, as that rule allows and orders them */
   challenges: ChallengeName[];
+}
+
+/** oidc-provider's Interaction model, built from its stored payload as its own find does. */
+type InteractionModel = new (payload: AdapterPayload) => Interaction;
+
+/**
+ * What provider.interactionDetails checks, on the interaction row the page already read (so the page costs no
+ * statement of its own): the browser's interaction cookie (signed with the provider's keys, which are the app's)
+ * names this interaction, it has not expired, and the provider's session it started in, if any, still has the same
+ * visitor. Anything else is the visitor's expired page.
+ */
+async function interactionOfThisBrowser(ctx: Context, provider: Provider, uid: string, row: InteractionRow | undefined): Promise<Interaction> {
+  const payload = modelPayload('Interaction', uid, row);
+  if (!payload || ctx.cookies.get(provider.cookieName('interaction')) !== uid) throw new VisitorError('expired', 400);
+  const interaction = new (provider.Interaction as unknown as InteractionModel)(payload);
+  if (interaction.isExpired) throw new VisitorError('expired', 400);
+  if (interaction.session?.uid) {
+    const session = await provider.Session.findByUid(interaction.session.uid);
+    if (session?.accountId !== interaction.session.accountId) throw new VisitorError('expired', 400);
+  }
+  return interaction;
 }
 
 /**
@@ -83,14 +104,7 @@ export async function loadVisit(ctx: Context, services: InteractionServices): Pr
   // One statement: the interaction in the URL, its progress and its verification. oidc-provider still finds the
   // interaction by its cookie, and gets this row only when the two name the same one.
   const rows = await readVisitRows(runtime.db, runtime.clock, uid);
-  let interaction: Interaction;
-  try {
-    interaction = await withPrereadRow({ type: 'Interaction', id: uid, row: rows.interaction }, () => provider.interactionDetails(ctx.req, ctx.res));
-  } catch (error) {
-    if (error instanceof errors.SessionNotFound) throw new VisitorError('expired', 400);
-    throw error;
-  }
-  if (interaction.uid !== uid) throw new VisitorError('expired', 400);
+  const interaction = await interactionOfThisBrowser(ctx, provider, uid, rows.interaction);
   const params = interaction.params as VisitParams;
 
   const client = await findClientWebsite(runtime, params.client_id);

@@ -6,7 +6,7 @@ import { formatTimestamp, renderPage } from '../page.js';
 import { seeOther } from '../../http/see-other.js';
 import { holdTokenForDisplay, takeTokenForDisplay } from '../token-display.js';
 
-/** The Account page and its "Authorization Token" section (spec 5: Account, Authorization Token, Generate). */
+/** The Account page and its "Authorization Token" section (Account, Authorization Token, Generate). */
 export function accountRoutes(runtime: Runtime): Router {
   const router = new Router();
 

@@ -1,14 +1,12 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { pathValues } from '../../external/path-values.js';
+import { addSeconds } from '../../clock.js';
 import type { Runtime } from '../../runtime.js';
 import { describeApiToken } from '../../webmasters/api-tokens.js';
-import { getOAuth2Config, getWebsite } from '../../websites/index.js';
+import { CREDENTIAL_GRACE_SECONDS, getOAuth2Config, getWebsite } from '../../websites/index.js';
+import { websiteEnvironmentOf } from '../../websites/identifiers.js';
 import { PLATFORM_PATH, webmasterOf } from '../authentication.js';
 import { formatTimestamp, renderPage } from '../page.js';
-
-/** How long the previous OAuth2 credentials keep working after a regeneration (spec 7, Limits). */
-const CREDENTIALS_GRACE_MS = 24 * 60 * 60 * 1000;
 
 /** A catalogue key with its parameters: the page translates it. */
 interface Message {
@@ -35,7 +33,7 @@ const render = (ctx: Context, confirmation: Confirmation): void => renderPage(ct
 export function confirmationRoutes(runtime: Runtime): Router {
   const router = new Router();
   const ownerOf = (ctx: Context): number => webmasterOf(ctx)!.id;
-  const environmentOf = (ctx: Context) => pathValues('environment', { website_id: ctx.params.id, environment: ctx.params.environment });
+  const environmentOf = (ctx: Context) => websiteEnvironmentOf({ website_id: ctx.params.id, environment: ctx.params.environment });
   const websitePath = (id: number) => `${PLATFORM_PATH}/websites/${id}`;
 
   router.get('/websites/:id/keys/:environment/regenerate', async (ctx) => {
@@ -58,7 +56,7 @@ export function confirmationRoutes(runtime: Runtime): Router {
     const { websiteId, environment } = environmentOf(ctx);
     const website = await getWebsite(runtime, ownerOf(ctx), websiteId);
     const config = await getOAuth2Config(runtime, ownerOf(ctx), websiteId, environment);
-    const graceEnds = formatTimestamp(new Date(runtime.clock.now().getTime() + CREDENTIALS_GRACE_MS));
+    const graceEnds = formatTimestamp(addSeconds(runtime.clock.now(), CREDENTIAL_GRACE_SECONDS));
     render(ctx, {
       heading: { key: 'platform.confirm.credentials.heading', params: { environment, name: website.name } },
       consequences: [

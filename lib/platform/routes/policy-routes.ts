@@ -1,10 +1,10 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { pathValues } from '../../external/path-values.js';
-import { HttpError } from '../../http/errors.js';
 import { seeOther } from '../../http/see-other.js';
 import { browserLanguage } from '../../i18n/negotiate.js';
+import { Refusal } from '../../refusal.js';
 import type { Runtime } from '../../runtime.js';
+import { websiteIdOf } from '../../websites/identifiers.js';
 import { getWebsite, getWebsitePolicy, PolicyLoosening, updateWebsitePolicy, type WebsitePolicyInput } from '../../websites/index.js';
 import { PLATFORM_PATH, webmasterOf } from '../authentication.js';
 import { renderPage } from '../page.js';
@@ -14,7 +14,7 @@ import { policyRows } from '../policy-view.js';
  * What the editor shows after a refusal: the text as sent, and why, in the webmaster's language (a translation key
  * and its values); a schema refusal adds the validator's sentence, which names the field.
  */
-interface Refusal {
+interface EditorRefusal {
   text: string;
   key: string;
   params?: Record<string, string | number>;
@@ -28,9 +28,9 @@ interface Refusal {
 export function policyRoutes(runtime: Runtime): Router {
   const router = new Router();
   const ownerOf = (ctx: Context): number => webmasterOf(ctx)!.id;
-  const websiteIdOf = (ctx: Context): number => pathValues('website', { website_id: ctx.params.id }).websiteId;
+  const websiteOf = (ctx: Context): number => websiteIdOf({ website_id: ctx.params.id }).websiteId;
 
-  async function show(ctx: Context, websiteId: number, refusal?: Refusal, status = 200): Promise<void> {
+  async function show(ctx: Context, websiteId: number, refusal?: EditorRefusal, status = 200): Promise<void> {
     const website = await getWebsite(runtime, ownerOf(ctx), websiteId);
     const policy = await getWebsitePolicy(runtime, ownerOf(ctx), websiteId);
     renderPage(ctx, 'policy.njk', {
@@ -43,10 +43,10 @@ export function policyRoutes(runtime: Runtime): Router {
     }, status);
   }
 
-  router.get('/websites/:id/policy', (ctx) => show(ctx, websiteIdOf(ctx)));
+  router.get('/websites/:id/policy', (ctx) => show(ctx, websiteOf(ctx)));
 
   router.post('/websites/:id/policy', async (ctx) => {
-    const websiteId = websiteIdOf(ctx);
+    const websiteId = websiteOf(ctx);
     const text = String((ctx.request.body as Record<string, unknown> | undefined)?.rules ?? '');
     let rules: unknown;
     try {
@@ -60,7 +60,7 @@ export function policyRoutes(runtime: Runtime): Router {
       if (error instanceof PolicyLoosening) {
         return show(ctx, websiteId, { text, key: 'platform.policy.error.loosens', params: { rule: error.rule + 1, field: error.field, region: error.region } }, 400);
       }
-      if (!(error instanceof HttpError) || error.status !== 400) throw error;
+      if (!(error instanceof Refusal) || error.kind !== 'invalid') throw error;
       return show(ctx, websiteId, { text, key: 'platform.policy.error.invalid', detail: error.message }, 400);
     }
     seeOther(ctx, `${PLATFORM_PATH}/websites/${websiteId}/policy?saved=policy`, { noStore: true });

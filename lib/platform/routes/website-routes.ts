@@ -1,10 +1,10 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { pathValues } from '../../external/path-values.js';
-import { HttpError } from '../../http/errors.js';
+import { Refusal } from '../../refusal.js';
 import { LANGUAGE_CHOICES } from '../../i18n/languages.js';
 import type { Runtime } from '../../runtime.js';
 import { WEBSITE_CHALLENGES } from '../../verification/challenge.js';
+import { websiteEnvironmentOf, websiteIdOf } from '../../websites/identifiers.js';
 import {
   createOAuth2Config, createWebsite, ENVIRONMENTS, getDomainVerification, getWebsite, listWebsites, regenerateOAuth2Credentials,
   regenerateWebsiteKey, updateOAuth2Config, updateWebsite,
@@ -71,14 +71,14 @@ export function websiteRoutes(runtime: Runtime): Router {
     try {
       location = await change(parsed.input);
     } catch (error) {
-      if (!(error instanceof HttpError) || error.status !== 400) throw error;
+      if (!(error instanceof Refusal) || (error.kind !== 'invalid' && error.kind !== 'conflict')) throw error;
       return show({ form, values: parsed.input as object, fields: {}, message: error.message }, 400);
     }
     seeOther(ctx, location, { noStore: true });
   }
 
-  const websiteIdOf = (ctx: Context): number => pathValues('website', { website_id: ctx.params.id }).websiteId;
-  const environmentOf = (ctx: Context) => pathValues('environment', { website_id: ctx.params.id, environment: ctx.params.environment });
+  const websiteOf = (ctx: Context): number => websiteIdOf({ website_id: ctx.params.id }).websiteId;
+  const environmentOf = (ctx: Context) => websiteEnvironmentOf({ website_id: ctx.params.id, environment: ctx.params.environment });
 
   router.get('/websites', (ctx) => showList(ctx));
 
@@ -86,10 +86,10 @@ export function websiteRoutes(runtime: Runtime): Router {
     submit(ctx, 'create', websiteCreateForm(ctx.request.body), async (input) => websitePath((await createWebsite(runtime, ownerOf(ctx), input)).id, 'created'),
       (failed, status) => showList(ctx, failed, status)));
 
-  router.get('/websites/:id', (ctx) => showWebsite(ctx, websiteIdOf(ctx)));
+  router.get('/websites/:id', (ctx) => showWebsite(ctx, websiteOf(ctx)));
 
   router.post('/websites/:id', async (ctx) => {
-    const websiteId = websiteIdOf(ctx);
+    const websiteId = websiteOf(ctx);
     await submit(ctx, 'website', websiteUpdateForm(ctx.request.body),
       async (input) => {
         await updateWebsite(runtime, ownerOf(ctx), websiteId, input);

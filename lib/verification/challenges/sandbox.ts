@@ -33,7 +33,7 @@ const validateSandboxForm = compileSchema<SandboxForm>({
 });
 
 /**
- * The TEST environment's stand-in for `simulated` (ARCHITECTURE §6.1): no third party is called; the visitor
+ * The TEST environment's stand-in for `simulated`: no third party is called; the visitor
  * picks the outcome, the assurance level and where they are. The verification's method stays `simulated`.
  */
 export function sandboxChallenge(simulated: ChallengeName, proposedLevel: AssuranceLevel): Challenge {

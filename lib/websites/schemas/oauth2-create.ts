@@ -1,6 +1,6 @@
 import { redirectUrisField } from './fields.js';
 
-/** Body of POST /external/website/{website_id}/oauth2/{environment} (spec 4.2 #7). */
+/** Body of POST /external/website/{website_id}/oauth2/{environment}. */
 export const oauth2CreateSchema = {
   title: 'OAuth2Create',
   type: 'object',

@@ -1,6 +1,6 @@
 import { redirectUrisField, statusField } from './fields.js';
 
-/** Body of PATCH /external/website/{website_id}/oauth2/{environment} (spec 4.2 #8): at least one field. */
+/** Body of PATCH /external/website/{website_id}/oauth2/{environment}: at least one field. */
 export const oauth2UpdateSchema = {
   title: 'OAuth2Update',
   type: 'object',

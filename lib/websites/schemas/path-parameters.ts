@@ -1,6 +1,6 @@
 /**
  * Path parameters as they arrive (strings). website_id has at most 15 digits, so it is always a safe integer;
- * environment is lower case in paths (spec 4.2 rule 6).
+ * environment is lower case in paths.
  */
 export const websiteIdParameter = {
   type: 'string',

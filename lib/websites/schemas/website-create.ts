@@ -1,6 +1,6 @@
 import { challengesField, domainField, languageField, nameField, regionsField } from './fields.js';
 
-/** Body of POST /external/website (spec 4.2 #2). Omitted language, challenges and regions take the defaults of spec 2.4. */
+/** Body of POST /external/website. Omitted language, challenges and regions take the defaults docs/external-api.md states. */
 export const websiteCreateSchema = {
   title: 'WebsiteCreate',
   type: 'object',

@@ -1,6 +1,6 @@
 import { challengesField, languageField, nameField, regionsField } from './fields.js';
 
-/** Body of PATCH /external/website/{website_id} (spec 4.2 #3): no domain, at least one field. */
+/** Body of PATCH /external/website/{website_id}: no domain, at least one field. */
 export const websiteUpdateSchema = {
   title: 'WebsiteUpdate',
   type: 'object',

@@ -4,15 +4,15 @@ import { Socket } from 'node:net';
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../../helpers/fixtures.js';
-import { issueGrant } from '../../../lib/oauth2/grants.js';
-import { endInteractionTogether } from '../../../adapters/knex.js';
+import { newGrant } from '../../../lib/oauth2/grants.js';
+import { endInteraction } from '../../../lib/oauth2/flow-storage.js';
 import { verificationInsert, type NewVerification } from '../../../lib/verification/verifications.js';
 import { Browser, locationOf } from '../../helpers/browser.js';
 import { MovableClock } from './clock.js';
-import { readResources, requestToken } from '../../helpers/relying-party.js';
+import { authorizationUrl, readResources, requestToken } from '../../helpers/relying-party.js';
 
 // What a website's server does (the token request, Resources) is the relying party's: the tests here use it as is.
-export { readResources, requestToken, type TokenRequest } from '../../helpers/relying-party.js';
+export { authorizationUrl, readResources, requestToken, type TokenRequest } from '../../helpers/relying-party.js';
 
 export interface OAuth2TestApp {
   app: TestApp;
@@ -41,9 +41,6 @@ export async function startOAuth2AppWithCallers(): Promise<{ harness: OAuth2Test
   }
 }
 
-export const authorizationQuery = (client: ClientFixture, extra: Record<string, string> = {}): string =>
-  new URLSearchParams({ client_id: client.clientId, redirect_uri: client.redirectUri, response_type: 'code', scope: 'read', ...extra }).toString();
-
 /** The interaction uid from the provider's redirect to the interaction pages. */
 export function interactionUid(response: Response): string {
   expect(response.status, 'authorization redirects to the interaction').to.equal(303);
@@ -54,7 +51,7 @@ export function interactionUid(response: Response): string {
 
 /**
  * Test-only stand-in for the interaction pages: records a verification, links it to a fresh grant, and finishes the
- * interaction exactly the way the pages do (issueGrant (linked to the verification), interactionResult with login + consent),
+ * interaction exactly the way the pages do (a new grant linked to the verification, the result with login + consent),
  * reading the interaction from the browser's own signed cookie. Returns where the browser goes next.
  */
 export async function completeInteraction(
@@ -68,7 +65,7 @@ export async function completeInteraction(
   const [created] = (await verificationInsert(runtime.db, {
     websiteId: client.websiteId,
     environment: client.environment,
-    method: 'ticket',
+    challenge: 'ticket',
     assuranceLevel: 'STRICT',
     ageThreshold: 18,
     country: 'DE',
@@ -86,9 +83,10 @@ export async function completeInteraction(
   req.method = 'GET';
   req.headers = { cookie: browser.cookies.header(new URL(req.url, app.url)), host: new URL(app.url).host };
   // As the pages end an interaction: the grant, its link to the verification and the result in one statement.
-  return endInteractionTogether({ verification: { link: created!.uid } }, async () => {
-    const grantId = await issueGrant(provider, { accountId, clientId: client.clientId });
-    return provider.interactionResult(req, new ServerResponse(req), { login: { accountId }, consent: { grantId } }, { mergeWithLastSubmission: false });
+  return endInteraction(runtime.db, runtime.clock, {
+    interaction: await provider.interactionDetails(req, new ServerResponse(req)),
+    grant: { model: newGrant(provider, { accountId, clientId: client.clientId }), verification: { link: created!.uid } },
+    result: (grantId) => ({ login: { accountId }, consent: { grantId } }),
   });
 }
 
@@ -100,16 +98,16 @@ export interface Authorized {
 }
 
 export interface AuthorizeOptions {
-  /** authorization request parameters to add or override */
-  query?: Record<string, string>;
-  entry?: string;
+  /** authorization request parameters to add or override (undefined removes one) */
+  query?: Record<string, string | undefined>;
+  entry?: Parameters<typeof authorizationUrl>[2];
   verification?: Partial<NewVerification>;
 }
 
 /** A whole authorization: entry point, interaction (test completer), resume, back to the redirect_uri with a code. */
 export async function authorize(app: TestApp, client: ClientFixture, options: AuthorizeOptions = {}): Promise<Authorized> {
   const browser = new Browser(app.url);
-  const uid = interactionUid(await browser.request(`${options.entry ?? '/v1/oauth2/checker'}?${authorizationQuery(client, options.query)}`));
+  const uid = interactionUid(await browser.request(authorizationUrl('', client, options.entry ?? 'checker', options.query)));
   const returnTo = await completeInteraction(app, browser, uid, client, options.verification);
   const resumed = await browser.request(returnTo);
   expect(resumed.status, 'resume redirects to the website').to.equal(303);

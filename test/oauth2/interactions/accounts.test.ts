@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { useApp } from '../../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../../helpers/fixtures.js';
 import { Browser, formOf, linkWithText, type Page } from '../../helpers/browser.js';
-import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage, submitSandbox } from '../../helpers/visitor.js';
-import { redeem } from '../../helpers/relying-party.js';
+import { accept, callbackOf, continueWithoutSaving, expectPage, submitSandbox } from '../../helpers/visitor.js';
+import { authorizationUrl, redeem } from '../../helpers/relying-party.js';
 
 const newUsername = (): string => `visitor.${randomBytes(4).toString('hex')}`;
 const PASSWORD = 'correct horse battery';
@@ -24,7 +24,7 @@ describe('visitor accounts and reuse', () => {
 
   /** Checker flow in `browser` up to the result page after passing the selfie sandbox with `level`. */
   async function passSelfie(browser: Browser, level = 'ENHANCED'): Promise<Page> {
-    const choice = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));
+    const choice = expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client))));
     const sandbox = await browser.open(linkWithText(choice, 'Selfie'));
     const result = expectPage(await submitSandbox(browser, sandbox, { level, country: 'US', subdivision: 'US-NY' }));
     expect(result.url).to.match(/\/result$/);
@@ -42,7 +42,7 @@ describe('visitor accounts and reuse', () => {
   }
 
   async function signInPage(browser: Browser, target: ClientFixture = client): Promise<Page> {
-    return expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, target, 'login'))));
+    return expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, target, 'login'))));
   }
   const signIn = (browser: Browser, page: Page, username: string, password: string): Promise<Page> =>
     browser.submit(formOf(page, { action: '/sign-in' }), { username, password });
@@ -64,7 +64,7 @@ describe('visitor accounts and reuse', () => {
     const username = newUsername();
     await saveAccount(username);
     const browser = new Browser(app.url);
-    const choice = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));
+    const choice = expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client))));
     const page = await browser.open(linkWithText(choice, 'Sign in'));
     const resources = await redeem(app, client, callbackOf(await signIn(browser, page, username, PASSWORD), client).get('code')!);
     expect(resources).to.include({ reused: true });
@@ -120,7 +120,7 @@ describe('visitor accounts and reuse', () => {
     const first = await passSelfie(browser, 'STRICT');
     callbackOf(await continueWithoutSaving(browser, first), client);
 
-    const choice = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));
+    const choice = expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client))));
     expect(choice.html).to.contain('You already proved your age');
     const resources = await redeem(app, client, callbackOf(await browser.submit(formOf(choice, { action: '/reuse' })), client).get('code')!);
     expect(resources).to.include({ reused: true, assurance_level: 'STRICT' });
@@ -129,7 +129,7 @@ describe('visitor accounts and reuse', () => {
     expect((await signInPage(browser)).html).to.contain('Use my earlier result');
 
     const stranger = new Browser(app.url);
-    const other = expectPage(await accept(stranger, await stranger.open(authorizeUrl(app.url, client))));
+    const other = expectPage(await accept(stranger, await stranger.open(authorizationUrl(app.url, client))));
     expect(other.html).to.not.contain('You already proved your age');
   });
 

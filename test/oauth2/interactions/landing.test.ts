@@ -3,7 +3,8 @@ import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../../helpers/fixtures.js';
 import type { Environment } from '../../../lib/verification/challenge.js';
 import { Browser, linkWithText, type Page } from '../../helpers/browser.js';
-import { accept, authorizeUrl, callbackOf, expectPage, htmlLang } from '../../helpers/visitor.js';
+import { accept, callbackOf, expectPage, htmlLang } from '../../helpers/visitor.js';
+import { authorizationUrl } from '../../helpers/relying-party.js';
 
 /** The challenge links a choice page offers, in order. */
 const offered = (page: Page): string[] => [...page.html.matchAll(/href="[^"]*\/challenge\/([a-z_]+)\/start"/g)].map((match) => match[1]!);
@@ -22,7 +23,7 @@ describe('landing pages and the challenges a visitor may take', () => {
 
   async function landAfterAccept(client: ClientFixture, entry: 'checker' | 'login', extra: Record<string, string> = {}) {
     const browser = new Browser(app.url);
-    const prompt = await browser.open(authorizeUrl(app.url, client, entry, extra));
+    const prompt = await browser.open(authorizationUrl(app.url, client, entry, extra));
     return { browser, landing: await accept(browser, prompt) };
   }
 
@@ -53,13 +54,12 @@ describe('landing pages and the challenges a visitor may take', () => {
     it('the legacy entries behave the same', async () => {
       const client = await clientWith('TEST', ['selfie', 'ticket']);
       const browser = new Browser(app.url);
-      const params = new URLSearchParams({ client_id: client.clientId, redirect_uri: client.redirectUri, state: 'st-42' });
-      const prompt = await browser.open(`/api/oauth2/login?${params.toString()}`);
+      const prompt = await browser.open(authorizationUrl('', client, '/api/oauth2/login', { response_type: undefined, scope: undefined }));
       expect(expectPage(await accept(browser, prompt)).url).to.match(/\/sign-in$/);
     });
   });
 
-  describe('narrowing (ARCHITECTURE §6.3)', () => {
+  describe('narrowing', () => {
     it('offers the website challenges when the request names none', async () => {
       const client = await clientWith('TEST', ['selfie', 'email_age', 'ticket']);
       expect(offered(expectPage((await landAfterAccept(client, 'checker')).landing))).to.deep.equal(['selfie', 'email_age', 'ticket']);
@@ -105,7 +105,7 @@ describe('landing pages and the challenges a visitor may take', () => {
     it('a request naming only challenges the website does not list: error page, then temporarily_unavailable', async () => {
       const client = await clientWith('TEST', ['selfie']);
       const browser = new Browser(app.url);
-      const page = await browser.open(authorizeUrl(app.url, client, 'checker', { challenges: 'credit_card' }));
+      const page = await browser.open(authorizationUrl(app.url, client, 'checker', { challenges: 'credit_card' }));
       expect(page.status).to.equal(503);
       expect(page.html).to.contain('No verification method available');
       const website = callbackOf(await browser.navigate(linkWithText(page, 'Return to the website')), client);
@@ -115,7 +115,7 @@ describe('landing pages and the challenges a visitor may take', () => {
     it('a LIVE website whose challenges the operator did not configure, in the visitor language', async () => {
       const client = await clientWith('LIVE', ['selfie', 'email_age']);
       const browser = new Browser(app.url);
-      const page = await browser.open(authorizeUrl(app.url, client, 'checker', { language: 'fr' }));
+      const page = await browser.open(authorizationUrl(app.url, client, 'checker', { language: 'fr' }));
       expect(page.status).to.equal(503);
       expect(htmlLang(page)).to.equal('fr');
       expect(page.html).to.contain('Aucune méthode de vérification disponible');

@@ -4,7 +4,8 @@ import { createVisitorAccount } from '../../../lib/visitors/visitor-accounts.js'
 import type { TestApp } from '../../helpers/app.js';
 import { Browser, formOf, type Page } from '../../helpers/browser.js';
 import { startAppWithClient, type ClientFixture } from '../../helpers/fixtures.js';
-import { accept, authorizeUrl, callbackOf, expectPage, submitSandbox } from '../../helpers/visitor.js';
+import { accept, callbackOf, expectPage, submitSandbox } from '../../helpers/visitor.js';
+import { authorizationUrl } from '../../helpers/relying-party.js';
 
 const newUsername = (): string => `visitor.${randomBytes(4).toString('hex')}`;
 const PASSWORD = 'correct horse battery';
@@ -23,7 +24,7 @@ describe('interaction limits per IP address', function () {
   const browserFrom = (ip: string): Browser => new Browser(app.url, { headers: { 'x-forwarded-for': ip } });
 
   async function signInPage(browser: Browser): Promise<Page> {
-    return expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client, 'login'))));
+    return expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client, 'login'))));
   }
   const signIn = (browser: Browser, page: Page, username: string, password: string): Promise<Page> =>
     browser.submit(formOf(page, { action: '/sign-in' }), { username, password });
@@ -44,7 +45,7 @@ describe('interaction limits per IP address', function () {
 
   /** The result page after passing the selfie sandbox (the only challenge, so accepting leads straight to it). */
   async function passSelfie(browser: Browser): Promise<Page> {
-    const sandbox = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));
+    const sandbox = expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client))));
     const result = expectPage(await submitSandbox(browser, sandbox, { level: 'STANDARD' }));
     expect(result.url).to.match(/\/result$/);
     return result;

@@ -10,7 +10,7 @@ import { generateTicketCode, normalizeTicketCode } from '../../../lib/verificati
 const everything = (): boolean => true;
 
 describe('challenge availability and the registry', () => {
-  describe('availableChallenges (ARCHITECTURE §6.3)', () => {
+  describe('availableChallenges', () => {
     it('is the website list when the request names none', () => {
       expect(availableChallenges(['selfie', 'ticket'], undefined, everything)).to.deep.equal(['selfie', 'ticket']);
     });

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { useApp } from '../../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../../helpers/fixtures.js';
 import { Browser, formsOf, formOf, linkWithText } from '../../helpers/browser.js';
-import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage, htmlLang, submitSandbox } from '../../helpers/visitor.js';
-import { redeem } from '../../helpers/relying-party.js';
+import { accept, callbackOf, continueWithoutSaving, expectPage, htmlLang, submitSandbox } from '../../helpers/visitor.js';
+import { authorizationUrl, redeem } from '../../helpers/relying-party.js';
 
 describe('visitor flow in the TEST sandbox', () => {
   const app = useApp();
@@ -18,7 +18,7 @@ describe('visitor flow in the TEST sandbox', () => {
 
   it('goes from the prompt through a simulated challenge to a code, a token and the chosen result', async () => {
     const browser = new Browser(app.url);
-    const prompt = await browser.open(authorizeUrl(app.url, client));
+    const prompt = await browser.open(authorizationUrl(app.url, client));
     expect(prompt.status).to.equal(200);
     expect(prompt.html).to.contain('Club Sandbox').and.contain('club.example').and.contain('Test mode.');
     expect(prompt.html).to.contain('whether your age is verified').and.contain('your country and region')
@@ -49,7 +49,7 @@ describe('visitor flow in the TEST sandbox', () => {
 
   it('returns access_denied with the state when the visitor declines', async () => {
     const browser = new Browser(app.url);
-    const prompt = await browser.open(authorizeUrl(app.url, client));
+    const prompt = await browser.open(authorizationUrl(app.url, client));
     const callback = callbackOf(await browser.submit(formOf(prompt, { action: '/consent' }), {}, { name: 'decision', value: 'decline' }), client);
     expect(callback.get('error')).to.equal('access_denied');
     expect(callback.get('code')).to.equal(null);
@@ -57,14 +57,14 @@ describe('visitor flow in the TEST sandbox', () => {
 
   it('returns access_denied when the visitor cancels on the choice page', async () => {
     const browser = new Browser(app.url);
-    const choice = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));
+    const choice = expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client))));
     const callback = callbackOf(await browser.submit(formOf(choice, { action: '/cancel' })), client);
     expect(callback.get('error')).to.equal('access_denied');
   });
 
   it('brings a refused sandbox check back to the choice with a message, and limits repeated failures', async () => {
     const browser = new Browser(app.url);
-    const choice = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));
+    const choice = expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client))));
     const start = linkWithText(choice, 'Ticket code');
     let back = expectPage(await submitSandbox(browser, await browser.open(start), { outcome: 'refuse' }));
     expect(back.url).to.match(/\/choose\?notice=refused$/);
@@ -79,7 +79,7 @@ describe('visitor flow in the TEST sandbox', () => {
 
   it("answers an unknown step 404 and a step's wrong method 405 with Allow, on the visitor's page", async () => {
     const browser = new Browser(app.url);
-    const choice = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));
+    const choice = expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client))));
     const start = await browser.open(linkWithText(choice, 'Selfie'));
     const submitUrl = new URL(start.url.href.replace(/\/start$/, '/submit'));
     const wrongMethod = await browser.open(submitUrl);
@@ -92,7 +92,7 @@ describe('visitor flow in the TEST sandbox', () => {
 
   it('rejects an invalid sandbox location with a message and keeps the visitor on the page', async () => {
     const browser = new Browser(app.url);
-    const choice = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));
+    const choice = expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client))));
     const sandbox = await browser.open(linkWithText(choice, 'Selfie'));
     const again = expectPage(await submitSandbox(browser, sandbox, { country: 'US', subdivision: 'FR-75' }));
     expect(again.status).to.equal(422);
@@ -105,7 +105,7 @@ describe('visitor flow in the TEST sandbox', () => {
   describe('test_outcome lets a TEST client skip every page', () => {
     it('pass: straight to the redirect with a code, recording the requested level and location', async () => {
       const browser = new Browser(app.url);
-      const landing = await browser.navigate(authorizeUrl(app.url, client, 'checker', {
+      const landing = await browser.navigate(authorizationUrl(app.url, client, 'checker', {
         test_outcome: 'pass', test_level: 'STRICT', test_country: 'DE', test_subdivision: 'DE-BY',
       }));
       const resources = await redeem(app, client, callbackOf(landing, client).get('code')!);
@@ -114,20 +114,20 @@ describe('visitor flow in the TEST sandbox', () => {
     });
 
     it('pass without the optional parameters: STANDARD and the geo location (unknown: ZZ)', async () => {
-      const landing = await new Browser(app.url).navigate(authorizeUrl(app.url, client, 'login', { test_outcome: 'pass' }));
+      const landing = await new Browser(app.url).navigate(authorizationUrl(app.url, client, 'login', { test_outcome: 'pass' }));
       const resources = await redeem(app, client, callbackOf(landing, client).get('code')!);
       expect(resources).to.include({ country: 'ZZ', country_subdivision: null, assurance_level: 'STANDARD' });
     });
 
     it('refuse: straight back with access_denied', async () => {
-      const landing = await new Browser(app.url).navigate(authorizeUrl(app.url, client, 'checker', { test_outcome: 'refuse' }));
+      const landing = await new Browser(app.url).navigate(authorizationUrl(app.url, client, 'checker', { test_outcome: 'refuse' }));
       expect(callbackOf(landing, client).get('error')).to.equal('access_denied');
     });
   });
 
   it('speaks the negotiated language on every page, <html lang> included', async () => {
     const browser = new Browser(app.url, { headers: { 'accept-language': 'fr-FR,fr;q=0.9' } });
-    const prompt = await browser.open(authorizeUrl(app.url, client, 'checker', { language: 'de' }));
+    const prompt = await browser.open(authorizationUrl(app.url, client, 'checker', { language: 'de' }));
     expect(htmlLang(prompt)).to.equal('de');
     expect(prompt.html).to.contain('Anfrage zur Altersverifikation');
     const choice = expectPage(await accept(browser, prompt));
@@ -140,7 +140,7 @@ describe('visitor flow in the TEST sandbox', () => {
     expect(result.html).to.contain('Ihr Alter ist verifiziert');
 
     // Without a language in the request, the browser's Accept-Language decides (the website says auto).
-    const french = await browser.open(authorizeUrl(app.url, client));
+    const french = await browser.open(authorizationUrl(app.url, client));
     expect(htmlLang(french)).to.equal('fr');
     expect(french.html).to.contain('Demande de vérification d’âge');
   });
@@ -148,14 +148,14 @@ describe('visitor flow in the TEST sandbox', () => {
   it('follows the website language over the browser when the request says nothing', async () => {
     const webmaster = await createWebmasterFixture(app.provider.runtime);
     const italian = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'TEST', language: 'it', challenges: ['ticket'] });
-    const prompt = await new Browser(app.url, { headers: { 'accept-language': 'es' } }).open(authorizeUrl(app.url, italian));
+    const prompt = await new Browser(app.url, { headers: { 'accept-language': 'es' } }).open(authorizationUrl(app.url, italian));
     expect(htmlLang(prompt)).to.equal('it');
     expect(prompt.html).to.contain('Richiesta di verifica dell’età');
   });
 
   it('refuses a form without its CSRF cookie with a 403 page in the visitor language', async () => {
     const browser = new Browser(app.url);
-    const prompt = await browser.open(authorizeUrl(app.url, client, 'checker', { language: 'es' }));
+    const prompt = await browser.open(authorizationUrl(app.url, client, 'checker', { language: 'es' }));
     browser.cookies.delete('ap_csrf');
     const refused = expectPage(await browser.submit(formOf(prompt, { action: '/consent' }), {}, { name: 'decision', value: 'accept' }));
     expect(refused.status).to.equal(403);
@@ -166,7 +166,7 @@ describe('visitor flow in the TEST sandbox', () => {
 
   it('refuses a form whose _csrf field is missing', async () => {
     const browser = new Browser(app.url);
-    const prompt = await browser.open(authorizeUrl(app.url, client));
+    const prompt = await browser.open(authorizationUrl(app.url, client));
     const form = formOf(prompt, { action: '/consent' });
     const { _csrf: _dropped, ...fields } = form.fields;
     const refused = expectPage(await browser.post(form.action, { ...fields, decision: 'accept' }, { csrf: null }));
@@ -182,7 +182,7 @@ describe('visitor flow in the TEST sandbox', () => {
     expect(unknown.html).to.contain('Esta página expirou');
 
     const owner = new Browser(app.url);
-    const prompt = await owner.open(authorizeUrl(app.url, client));
+    const prompt = await owner.open(authorizationUrl(app.url, client));
     const stranger = await new Browser(app.url).open(prompt.url);
     expect(stranger.status).to.equal(400);
     expect(stranger.html).to.contain('This page has expired');
@@ -191,7 +191,7 @@ describe('visitor flow in the TEST sandbox', () => {
 
   it('shows the expired page once the interaction is finished', async () => {
     const browser = new Browser(app.url);
-    const prompt = await browser.open(authorizeUrl(app.url, client));
+    const prompt = await browser.open(authorizationUrl(app.url, client));
     callbackOf(await browser.submit(formOf(prompt, { action: '/consent' }), {}, { name: 'decision', value: 'decline' }), client);
     const after = await browser.open(prompt.url);
     expect(after.status).to.equal(400);

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { knexAdapter } from '../../../adapters/knex.js';
 import { main } from '../../../lib/cli/main.js';
 import type { CliIo } from '../../../lib/cli/command.js';
 import { sha256 } from '../../../lib/security/hashing.js';
@@ -11,8 +12,8 @@ import { redeemTicket } from '../../../lib/verification/challenges/ticket/codes.
 import { startTestApp, testSecrets, type TestApp } from '../../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../../helpers/fixtures.js';
 import { Browser, formOf, type Page } from '../../helpers/browser.js';
-import { accept, authorizeUrl, callbackOf, continueWithoutSaving, expectPage } from '../../helpers/visitor.js';
-import { redeem } from '../../helpers/relying-party.js';
+import { accept, callbackOf, continueWithoutSaving, expectPage } from '../../helpers/visitor.js';
+import { authorizationUrl, redeem } from '../../helpers/relying-party.js';
 
 interface Run {
   code: number;
@@ -23,14 +24,16 @@ interface Run {
 async function cli(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
   let stdout = '';
   let stderr = '';
-  const io: CliIo = { stdout: (text) => { stdout += text; }, stderr: (text) => { stderr += text; }, readStdin: async () => '', env };
+  const io: CliIo = { stdout: (text) => { stdout += text; }, stderr: (text) => { stderr += text; }, readStdin: async () => '', env, oidcAdapter: knexAdapter };
   const code = await main(args, io);
   return { code, stdout, stderr };
 }
 
 /** The CLI in a child process (`age-provider <args>` from the sources). */
 async function cliProcess(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
-  const script = `import { main } from ${JSON.stringify(fileURLToPath(new URL('../../../lib/cli/main.ts', import.meta.url)))}; process.exitCode = await main(process.argv.slice(1));`;
+  const script = `import { main, processIo } from ${JSON.stringify(fileURLToPath(new URL('../../../lib/cli/main.ts', import.meta.url)))};
+    import { knexAdapter } from ${JSON.stringify(fileURLToPath(new URL('../../../adapters/knex.ts', import.meta.url)))};
+    process.exitCode = await main(process.argv.slice(1), { ...processIo, oidcAdapter: knexAdapter });`;
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, ...args], { env: { PATH: process.env.PATH, ...env } });
   let stdout = '';
   let stderr = '';
@@ -138,7 +141,7 @@ describe('ticket challenge and `age-provider tickets`', () => {
 
   describe('redemption', () => {
     async function ticketPage(browser: Browser): Promise<Page> {
-      const page = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));
+      const page = expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client))));
       expect(page.url).to.match(/\/challenge\/ticket\/start$/);
       return page;
     }

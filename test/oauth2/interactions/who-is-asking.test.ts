@@ -7,7 +7,8 @@ import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { Browser, decodeHtml, formOf, type Page } from '../../helpers/browser.js';
 import { createClientFixture, createWebmasterFixture, startAppWithClient, type ClientFixture, type WebmasterFixture } from '../../helpers/fixtures.js';
 import { apiClient, expectError, type ApiClient } from '../../external/api.js';
-import { accept, authorizeUrl, expectPage } from '../../helpers/visitor.js';
+import { accept, expectPage } from '../../helpers/visitor.js';
+import { authorizationUrl } from '../../helpers/relying-party.js';
 
 interface DomainVerificationBody {
   domain: string;
@@ -80,7 +81,7 @@ describe('who is asking: return host, domain verification, developer details', f
     await world.stop();
   });
 
-  const prompt = async (): Promise<Page> => expectPage(await new Browser(app.url).open(authorizeUrl(app.url, client)));
+  const prompt = async (): Promise<Page> => expectPage(await new Browser(app.url).open(authorizationUrl(app.url, client)));
   const asking = (page: Page): string => decodeHtml(/<section class="asking"[\s\S]*?<\/section>/.exec(page.html)?.[0]?.replace(/<[^>]+>/g, ' ') ?? '').replace(/\s+/g, ' ');
 
   it('the consent page names the host the visitor returns to, from the registered redirect URI, and an unverified domain as such', async () => {
@@ -126,7 +127,7 @@ describe('who is asking: return host, domain verification, developer details', f
 
   it("an unknown client's error page shows the developer the code and the value, escaped, and logs it at info with the client id", async () => {
     const clientId = '<b>not-a-client</b>';
-    const page = await new Browser(app.url).open(`${app.url}/v1/oauth2/checker?${new URLSearchParams({ client_id: clientId, redirect_uri: 'https://x.example/cb', state: 's' }).toString()}`);
+    const page = await new Browser(app.url).open(authorizationUrl(app.url, { clientId, redirectUri: 'https://x.example/cb' }, 'checker', { response_type: undefined, scope: undefined, state: 's' }));
     expect(page.status).to.equal(400);
     expect(page.html).to.contain('For the website&#39;s developer').and.contain('invalid_client').and.contain('&lt;b&gt;not-a-client&lt;/b&gt;');
     expect(page.html).not.to.contain(clientId);
@@ -134,14 +135,14 @@ describe('who is asking: return host, domain verification, developer details', f
   });
 
   it('an unregistered redirect URI is shown to the developer with the value it carried', async () => {
-    const page = await new Browser(app.url).open(authorizeUrl(app.url, { ...client, redirectUri: 'https://elsewhere.example/cb' }));
+    const page = await new Browser(app.url).open(authorizationUrl(app.url, { ...client, redirectUri: 'https://elsewhere.example/cb' }));
     expect(page.html).to.contain('invalid_redirect_uri').and.contain('https://elsewhere.example/cb').and.contain(client.clientId);
   });
 
   it('a mis-cased or unknown language is negotiated instead, with the reason logged', async () => {
     for (const [language, reason] of [['FR', 'mis-cased'], ['nl', 'unknown']] as const) {
       const browser = new Browser(app.url, { headers: { 'accept-language': 'de-DE' } });
-      const page = expectPage(await browser.open(authorizeUrl(app.url, client, 'checker', { language })));
+      const page = expectPage(await browser.open(authorizationUrl(app.url, client, 'checker', { language })));
       expect(page.html, language).to.contain('<html lang="de">');
       expect(log.lines.find((line) => line['message'] === 'language parameter ignored' && line['language'] === language)).to.include({ reason, negotiated: 'de' });
     }
@@ -160,7 +161,7 @@ describe('forms on the visitor pages', function () {
 
   it('a wrong ticket code stays in the field, its error is summarised at the top linked to the field, and with one method there is no "choose another"', async () => {
     const browser = new Browser(app.url);
-    const ticket = await accept(browser, await browser.open(authorizeUrl(app.url, client)));
+    const ticket = await accept(browser, await browser.open(authorizationUrl(app.url, client)));
     expect(ticket.html).to.contain('id="code"');
     const answer = await browser.submit(formOf(ticket, { action: '/redeem' }), { code: 'ABCD-EFGH-WRONG' });
     expect(answer.status).to.equal(422);

@@ -1,4 +1,4 @@
-import { HttpError } from '../../../http/errors.js';
+import { isRateLimited } from '../../../http/rate-limit.js';
 import type { Runtime } from '../../../runtime.js';
 import { sha256 } from '../../../security/hashing.js';
 import { CHANNELS, type PendingPresentation } from './request.js';
@@ -22,7 +22,7 @@ export function answerLimits(runtime: Runtime) {
         for (const channel of CHANNELS) await perRequest.check(requestKey(pending.requests[channel].state));
         return false;
       } catch (error) {
-        if (error instanceof HttpError && error.status === 429) return true;
+        if (isRateLimited(error)) return true;
         throw error;
       }
     },

@@ -84,8 +84,8 @@ export async function judgePresentation(encoded: Uint8Array, anchors: TrustAncho
   if (!path.trusted) return { verdict: path.expired ? 'expired' : 'untrusted', problem: path.problem };
   if (!issuerSignatureValid(issuerAuth, path.signer)) return { verdict: 'untrusted', problem: 'the issuer signature does not verify with the signer certificate' };
 
-  // Loaded on the first presentation: the library and its dependencies weigh about 13 MB an instance without a
-  // configured eu_av never needs.
+  // Loaded on the first presentation: the library and its dependencies weigh megabytes an instance without a
+  // configured eu_av never needs (docs/performance.md "Measurements behind code choices").
   const { DeviceSignedDocument, Verifier } = await import('@auth0/mdl');
   const failures: FailedCheck[] = [];
   let documents;

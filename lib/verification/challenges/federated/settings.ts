@@ -70,7 +70,7 @@ interface Raw {
   TIMEOUT?: number;
 }
 
-/** https, or http on a loopback host (ARCHITECTURE §6.10): a provider's endpoints. */
+/** https, or http on a loopback host: a provider's endpoints. */
 const ENDPOINT = {
   schema: { type: 'string', pattern: '^(https://[^/?#\\s]+|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]+)?)(/[^?#\\s]*)?(\\?[^#\\s]*)?$' },
   expected: 'must be an https URL (http only on a loopback host)',

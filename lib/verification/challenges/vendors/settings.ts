@@ -2,7 +2,7 @@ import type { SettingsSpec } from '../../../config/settings.js';
 import { defaultLevelOf, isFreeByDefault, type ChallengeName } from '../../catalogue.js';
 import { ASSURANCE_LEVELS, type AssuranceLevel } from '../../challenge.js';
 
-/** The settings every vendor challenge shares: whether it is free and the level it records (ARCHITECTURE §6.6). */
+/** The settings every vendor challenge shares: whether it is free and the level it records. */
 export interface ChallengeBasics {
   free: boolean;
   assuranceLevel: AssuranceLevel;

@@ -5,8 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../../../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../../../helpers/fixtures.js';
-import { authorizeUrl } from '../../../helpers/visitor.js';
-import { redeem } from '../../../helpers/relying-party.js';
+import { authorizationUrl, redeem } from '../../../helpers/relying-party.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
@@ -85,7 +84,7 @@ describe('passkeys in a browser (Chromium virtual authenticator)', function () {
 
   /** Opens an authorization and accepts the prompt. */
   async function start(device: Device, entry: 'checker' | 'login'): Promise<void> {
-    await device.page.goto(authorizeUrl(app.url, client, entry));
+    await device.page.goto(authorizationUrl(app.url, client, entry));
     await device.page.getByRole('button', { name: 'Accept and continue' }).click();
   }
 

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import type { TestApp } from '../../../helpers/app.js';
 import { startAppWithClient, type ClientFixture } from '../../../helpers/fixtures.js';
 import { Browser, linkWithText, type Page } from '../../../helpers/browser.js';
-import { accept, authorizeUrl, callbackOf, expectPage, submitSandbox } from '../../../helpers/visitor.js';
-import { redeem } from '../../../helpers/relying-party.js';
+import { accept, callbackOf, expectPage, submitSandbox } from '../../../helpers/visitor.js';
+import { authorizationUrl, redeem } from '../../../helpers/relying-party.js';
 import { SoftAuthenticator } from './soft-authenticator.js';
 import { keptLogger } from '../../../helpers/log.js';
 
@@ -41,7 +41,7 @@ describe('passkey endpoints: what a script or a stranger gets', function () {
 
   /** Accepted login entry: the sign-in page, where the passkey section lives. */
   async function signInPage(browser: Browser): Promise<Page> {
-    return expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client, 'login'))));
+    return expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client, 'login'))));
   }
 
   const postJson = async (browser: Browser, address: string, fields: Record<string, string> = {}, csrf?: string | null): Promise<{ status: number; body: Record<string, unknown> }> => {
@@ -129,7 +129,7 @@ describe('passkey endpoints: what a script or a stranger gets', function () {
 
   it('after a verification: options for a discoverable, user-verified passkey; a forged attestation saves nothing', async () => {
     const browser = visitor();
-    const choice = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));
+    const choice = expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client))));
     const result = expectPage(await submitSandbox(browser, await browser.open(linkWithText(choice, 'Selfie'))));
     expect(result.html).to.contain('data-passkey="register"');
     const paths = pathsOf(result);
@@ -150,7 +150,7 @@ describe('passkey endpoints: what a script or a stranger gets', function () {
     /** A verification on a new browser, saved to `authenticator` (unless `answer` says otherwise): the registration's answer. */
     async function saveWith(authenticator: SoftAuthenticator, answer = (options: Options) => authenticator.create(options, { origin: app.url })) {
       const browser = visitor();
-      const choice = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));
+      const choice = expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client))));
       const result = expectPage(await submitSandbox(browser, await browser.open(linkWithText(choice, 'Selfie'))));
       const paths = pathsOf(result);
       const options = (await postJson(browser, paths.registerOptions)).body as unknown as Options;
@@ -239,12 +239,12 @@ describe('passkeys at an issuer they cannot work at (an IP address)', function (
 
   it('offers none, says why on the result page, and tells the operator once at start-up', async () => {
     const browser = new Browser(app.url, { headers: { 'accept-language': 'en' } });
-    const choice = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client))));
+    const choice = expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client))));
     expect(choice.html).not.to.contain('data-passkey');
     const result = expectPage(await submitSandbox(browser, await browser.open(linkWithText(choice, 'Selfie'))));
     expect(result.html).not.to.contain('data-passkey').and.not.to.contain('/static/passkeys.js');
     expect(result.html).to.contain('Saving this result to a passkey is not offered here');
-    const signIn = expectPage(await accept(browser, await browser.open(authorizeUrl(app.url, client, 'login'))));
+    const signIn = expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client, 'login'))));
     expect(signIn.html).not.to.contain('data-passkey');
     expect(logger.lines.filter((line) => line.includes('passkeys are not offered'))).to.have.length(1);
   });

@@ -13,6 +13,7 @@ import { answerRequest, answerWith, createTestIssuer, issueAttestation, PID_DOCT
 import { issueByHand, makeCertificate, makeIntermediate, makeRoot, makeSigner, presentByHand, TLS_SERVER_EKU, type Issued } from './hand-made.js';
 import { startListServer, type ListServer } from './list-server.js';
 import { signedTrustedList, type ListShape } from './trusted-list-maker.js';
+import { authorizationUrl } from '../../../helpers/relying-party.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -83,8 +84,7 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     fixture: ClientFixture, country = 'FR', language = 'en', sameDevice = 'Open my app on this device',
   ): Promise<{ browser: Browser; page: Page; walletUrl: string; linkUrl: string; links: string[] }> {
     const browser = new Browser(undefined, { headers: { 'accept-language': language, 'cf-ipcountry': country } });
-    const query = new URLSearchParams({ client_id: fixture.clientId, redirect_uri: fixture.redirectUri, response_type: 'code', scope: 'read', state: 'rp-state', challenges: 'eu_av' });
-    const prompt = await browser.open(new URL(`/v1/oauth2/checker?${query.toString()}`, app.url), { stopAt: fixture.redirectUri });
+    const prompt = await browser.open(new URL(authorizationUrl(app.url, fixture, 'checker', { state: 'rp-state', challenges: 'eu_av' })), { stopAt: fixture.redirectUri });
     const page = await browser.submit(formOf(prompt, { action: '/consent' }), {}, { name: 'decision', value: 'accept' }, { stopAt: fixture.redirectUri });
     expect(page.url.pathname).to.match(/\/challenge\/eu_av\/start$/);
     const svg = /class="eu-av-qr"[\s\S]*?(<svg[\s\S]*?<\/svg>)/.exec(page.html)?.[1] ?? '';
@@ -699,8 +699,7 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
   it('is offered by default once configured, beside the website\'s challenges; a website record cannot list it', async () => {
     const fixture = await client('LIVE', ['ticket']);
     const browser = new Browser(undefined, { headers: { 'accept-language': 'en' } });
-    const query = new URLSearchParams({ client_id: fixture.clientId, redirect_uri: fixture.redirectUri, response_type: 'code', scope: 'read', state: 's' });
-    const prompt = await browser.open(new URL(`/v1/oauth2/checker?${query.toString()}`, app.url), { stopAt: fixture.redirectUri });
+    const prompt = await browser.open(new URL(authorizationUrl(app.url, fixture, 'checker', { state: 's' })), { stopAt: fixture.redirectUri });
     const choice = await browser.submit(formOf(prompt, { action: '/consent' }), {}, { name: 'decision', value: 'accept' }, { stopAt: fixture.redirectUri });
     expect(choice.html).to.include('EU age-verification app');
     expect(choice.html).to.include('/challenge/eu_av/start');
@@ -709,8 +708,7 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
   it('a TEST client gets the sandbox, like every other challenge', async () => {
     const fixture = await client('TEST');
     const browser = new Browser(undefined, { headers: { 'accept-language': 'en' } });
-    const query = new URLSearchParams({ client_id: fixture.clientId, redirect_uri: fixture.redirectUri, response_type: 'code', scope: 'read', state: 's', challenges: 'eu_av' });
-    const prompt = await browser.open(new URL(`/v1/oauth2/checker?${query.toString()}`, app.url), { stopAt: fixture.redirectUri });
+    const prompt = await browser.open(new URL(authorizationUrl(app.url, fixture, 'checker', { state: 's', challenges: 'eu_av' })), { stopAt: fixture.redirectUri });
     const page = await browser.submit(formOf(prompt, { action: '/consent' }), {}, { name: 'decision', value: 'accept' }, { stopAt: fixture.redirectUri });
     expect(page.url.pathname).to.match(/\/challenge\/eu_av\/start$/);
     expect(formOf(page, { action: /\/challenge\/eu_av\/submit$/ })).to.have.property('action');

@@ -6,6 +6,7 @@ import { createClientFixture, createWebmasterFixture } from '../../../helpers/fi
 import { readResources, requestToken } from '../../../oauth2/helpers/oauth2.js';
 import { operatorEnv, upstreamClients } from './operator.js';
 import { UpstreamProvider } from './upstream.js';
+import { authorizationUrl } from '../../../helpers/relying-party.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
@@ -43,8 +44,7 @@ describe('AgeKey in a real browser (Debian chromium): the fragment answer comes 
     // The website itself is not served here: its callback page answers from the test.
     await page.route(`${client.redirectUri}**`, (route) => route.fulfill({ status: 200, contentType: 'text/plain', body: 'website' }));
 
-    const query = new URLSearchParams({ client_id: client.clientId, redirect_uri: client.redirectUri, response_type: 'code', state: 'rp', challenges: 'agekey' });
-    await page.goto(`${app.url}/v1/oauth2/checker?${query.toString()}`);
+    await page.goto(authorizationUrl(app.url, client, 'checker', { scope: undefined, state: 'rp', challenges: 'agekey' }));
     await page.getByRole('button', { name: 'Accept' }).click();
     await page.getByRole('link', { name: 'Continue to AgeKey' }).click();
     await page.waitForURL(/\/result$/);

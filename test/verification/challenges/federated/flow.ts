@@ -3,17 +3,15 @@ import type { TestApp } from '../../../helpers/app.js';
 import { Browser, formOf, linkWithText, locationOf, type Page } from '../../../helpers/browser.js';
 import type { ClientFixture } from '../../../helpers/fixtures.js';
 import { accept } from '../../../helpers/visitor.js';
+import { authorizationUrl } from '../../../helpers/relying-party.js';
 
 /** A visitor's browser reading English pages; it crosses to the upstream provider whenever a test does not stop it. */
 export const visitorBrowser = (): Browser => new Browser(undefined, { headers: { 'accept-language': 'en' } });
 
 /** An authorization for one federated challenge: entry point, prompt accepted, on to the first page toward the provider (or the website). */
 export async function startVisit(app: TestApp, client: ClientFixture, challenge: string, upstreamOrigin: string, browser = visitorBrowser()): Promise<{ browser: Browser; hop: Page }> {
-  const query = new URLSearchParams({
-    client_id: client.clientId, redirect_uri: client.redirectUri, response_type: 'code', scope: 'read', state: 'rp-state', challenges: challenge,
-  });
   const stopAt = [upstreamOrigin, client.redirectUri];
-  const prompt = await browser.open(new URL(`/v1/oauth2/checker?${query.toString()}`, app.url), { stopAt });
+  const prompt = await browser.open(new URL(authorizationUrl(app.url, client, 'checker', { state: 'rp-state', challenges: challenge })), { stopAt });
   if (prompt.status !== 200 || !prompt.url.pathname.match(/\/interaction\/[^/]+$/)) return { browser, hop: prompt };
   const hop = await accept(browser, prompt, { stopAt });
   return { browser, hop };

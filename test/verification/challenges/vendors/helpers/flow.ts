@@ -4,12 +4,12 @@ import type { ClientFixture } from '../../../../helpers/fixtures.js';
 import { Browser, formOf, locationOf, type Page } from '../../../../helpers/browser.js';
 import { redeem } from '../../../../helpers/relying-party.js';
 import { accept } from '../../../../helpers/visitor.js';
+import { authorizationUrl } from '../../../../helpers/relying-party.js';
 
 /** Starts a checker authorization, accepts the prompt and lands on the challenge named in `challenges`. */
 export async function startChallenge(app: TestApp, client: ClientFixture, challenge: string): Promise<{ visitor: Browser; uid: string; page: Page }> {
   const visitor = new Browser(app.url, { headers: { 'accept-language': 'en' } });
-  const query = new URLSearchParams({ client_id: client.clientId, redirect_uri: client.redirectUri, response_type: 'code', scope: 'read', state: 'st-1', challenges: challenge });
-  const prompt = await visitor.open(`/v1/oauth2/checker?${query.toString()}`);
+  const prompt = await visitor.open(authorizationUrl('', client, 'checker', { state: 'st-1', challenges: challenge }));
   expect(prompt.status, 'the prompt page').to.equal(200);
   const consent = formOf(prompt, { action: '/consent' });
   const uid = /\/v1\/oauth2\/interaction\/([^/]+)\/consent$/.exec(consent.action.pathname)?.[1];

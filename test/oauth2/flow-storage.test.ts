@@ -2,13 +2,13 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { expect } from 'chai';
-import { endInteractionTogether } from '../../adapters/knex.js';
-import { issueGrant } from '../../lib/oauth2/grants.js';
+import { endInteraction, InteractionAlreadyEnded } from '../../lib/oauth2/flow-storage.js';
+import { newGrant } from '../../lib/oauth2/grants.js';
 import { Browser, locationOf } from '../helpers/browser.js';
-import { authorizationQuery, authorize, completeInteraction, interactionUid, useOAuth2App } from './helpers/oauth2.js';
+import { authorizationUrl, authorize, completeInteraction, interactionUid, useOAuth2App } from './helpers/oauth2.js';
 
 /**
- * How an interaction ends and resumes (adapters/knex.ts): the grant, its verification's link and the result are
+ * How an interaction ends and resumes (lib/oauth2/flow-storage.ts): the grant, its verification's link and the result are
  * written by one statement, all or none of them; the resume takes the interaction, so it resumes once.
  */
 describe('oauth2: the end and the resume of an interaction', () => {
@@ -20,18 +20,21 @@ describe('oauth2: the end and the resume of an interaction', () => {
     await authorize(harness.app, client);
     const linked = await db('verifications').where({ website_id: client.websiteId }).whereNotNull('grant_id').first<{ uid: string }>();
     const browser = new Browser(harness.app.url);
-    const uid = interactionUid(await browser.request(`/v1/oauth2/checker?${authorizationQuery(client)}`));
+    const uid = interactionUid(await browser.request(authorizationUrl('', client)));
     const grantsBefore = await db('oidc_payloads').where({ type: 'Grant' }).count<{ count: number }[]>({ count: '*' });
 
     const req = new IncomingMessage(new Socket());
     req.url = `/v1/oauth2/interaction/${uid}`;
     req.headers = { cookie: browser.cookies.header(new URL(req.url, harness.app.url)), host: new URL(harness.app.url).host };
-    const { provider } = harness.app.provider;
-    const failure = await endInteractionTogether({ verification: { link: linked!.uid } }, async () => {
-      const grantId = await issueGrant(provider, { accountId: 'visitor_replay', clientId: client.clientId });
-      return provider.interactionResult(req, new ServerResponse(req), { login: { accountId: 'visitor_replay' }, consent: { grantId } }, { mergeWithLastSubmission: false });
+    const { provider, runtime } = harness.app.provider;
+    const failure = await endInteraction(runtime.db, runtime.clock, {
+      interaction: await provider.interactionDetails(req, new ServerResponse(req)),
+      grant: { model: newGrant(provider, { accountId: 'visitor_replay', clientId: client.clientId }), verification: { link: linked!.uid } },
+      result: (grantId) => ({ login: { accountId: 'visitor_replay' }, consent: { grantId } }),
     }).then(() => undefined, (error: unknown) => error);
 
+    // The refusal the pages answer by sending a repeated submit where the first one went (outcome.ts).
+    expect(failure).to.be.instanceOf(InteractionAlreadyEnded);
     expect(String(failure)).to.match(/missing or already linked/);
     const grantsAfter = await db('oidc_payloads').where({ type: 'Grant' }).count<{ count: number }[]>({ count: '*' });
     expect(grantsAfter[0]!.count, 'grants').to.equal(grantsBefore[0]!.count);
@@ -42,7 +45,7 @@ describe('oauth2: the end and the resume of an interaction', () => {
   it('resumes an interaction once: of 10 simultaneous resumes exactly one reaches the website with a code', async () => {
     const client = await harness.client();
     const browser = new Browser(harness.app.url);
-    const uid = interactionUid(await browser.request(`/v1/oauth2/checker?${authorizationQuery(client)}`));
+    const uid = interactionUid(await browser.request(authorizationUrl('', client)));
     const returnTo = await completeInteraction(harness.app, browser, uid, client);
 
     // Every resume waits after its read of the interaction: a read that did not take it would let all ten through.

@@ -4,7 +4,7 @@ import { knexAdapter } from '../../adapters/knex.js';
 import { createLogger } from '../../lib/log.js';
 import { sha256 } from '../../lib/security/hashing.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { MovableClock } from './helpers/clock.js';
+import { MovableClock } from '../oauth2/helpers/clock.js';
 
 describe('adapters/knex: oidc-provider storage', () => {
   let database: TestDatabase;

@@ -1,0 +1,18 @@
+import type { Environment } from './models.js';
+import { environmentPathSchema, websitePathSchema } from './schemas/path-parameters.js';
+import { validator } from './validation.js';
+
+const validateWebsitePath = validator<{ website_id: string }>(websitePathSchema, 'path');
+const validateEnvironmentPath = validator<{ website_id: string; environment: 'live' | 'test' }>(environmentPathSchema, 'path');
+
+/** Path parameters as a router hands them over. */
+type Params = Record<string, string | undefined>;
+
+/** The website a path's `website_id` names; a malformed one is refused as invalid (both surfaces use it). */
+export const websiteIdOf = (params: Params): { websiteId: number } => ({ websiteId: Number(validateWebsitePath(params).website_id) });
+
+/** The website and the environment (`live`, `test`) a path names; malformed values are refused as invalid. */
+export function websiteEnvironmentOf(params: Params): { websiteId: number; environment: Environment } {
+  const path = validateEnvironmentPath(params);
+  return { websiteId: Number(path.website_id), environment: path.environment === 'live' ? 'LIVE' : 'TEST' };
+}
