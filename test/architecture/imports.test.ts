@@ -12,7 +12,7 @@ const LAYERS = {
   /** facts with no dependency: time, paths, the domain's refusal */
   kernel: ['clock.ts', 'paths.ts', 'refusal.ts', 'time-limit.ts'],
   /** what every surface and domain runs on */
-  infrastructure: ['store', 'config', 'security', 'i18n', 'http', 'mail', 'log.ts', 'periodic.ts'],
+  infrastructure: ['store', 'config', 'security', 'i18n', 'http', 'mail', 'log.ts', 'log-repeats.ts', 'periodic.ts'],
   /** the rules of the service, whoever calls them */
   domain: ['websites', 'policy', 'webmasters', 'visitors', 'verification', 'geo', 'branding'],
   /** what answers a caller: each has its error shape (lib/surfaces.ts) */
