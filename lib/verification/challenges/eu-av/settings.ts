@@ -25,6 +25,7 @@ interface Raw {
   TRUSTED_LIST_SIGNER?: string;
   TRUSTED_LIST_REFRESH_SECONDS: number;
   TRUSTED_LIST_ALLOW_PRIVATE: boolean;
+  TRUSTED_LIST_CA?: string;
   TIMEOUT_MS: number;
   ASSURANCE_LEVEL: AssuranceLevel;
   WALLET_SCHEMES: string[];
@@ -45,6 +46,7 @@ export const euAvSettings: SettingsSection<EuAvSettings | undefined, Raw> = {
     TRUSTED_LIST_SIGNER: { env: 'EU_AV_TRUSTED_LIST_SIGNER', schema: { type: 'string', minLength: 1, maxLength: 2000 }, optional: true },
     TRUSTED_LIST_REFRESH_SECONDS: { env: 'EU_AV_TRUSTED_LIST_REFRESH_SECONDS', schema: { type: 'integer', minimum: 1, maximum: 604800 }, default: 3600 },
     TRUSTED_LIST_ALLOW_PRIVATE: { env: 'EU_AV_TRUSTED_LIST_ALLOW_PRIVATE', schema: { type: 'boolean' }, default: false },
+    TRUSTED_LIST_CA: { env: 'EU_AV_TRUSTED_LIST_CA', schema: { type: 'string', minLength: 1, maxLength: 2000 }, optional: true },
     TIMEOUT_MS: outboundTimeoutSetting,
     ASSURANCE_LEVEL: { env: 'EU_AV_ASSURANCE_LEVEL', schema: { type: 'string', enum: [...ASSURANCE_LEVELS] }, default: defaultLevelOf('eu_av') },
     // The AV profile's own scheme first (the EU age-verification app registers it), then OpenID4VP's generic one.
@@ -74,7 +76,11 @@ function trustedListSettings(raw: Raw, location: string): TrustedListSettings {
     location,
     signers: readCertificateFiles('EU_AV_TRUSTED_LIST_SIGNER', raw.TRUSTED_LIST_SIGNER).map((der) => new X509Certificate(der)),
     refreshMs: raw.TRUSTED_LIST_REFRESH_SECONDS * 1000,
-    fetch: { timeoutMs: raw.TIMEOUT_MS, allowPrivate: raw.TRUSTED_LIST_ALLOW_PRIVATE },
+    fetch: {
+      timeoutMs: raw.TIMEOUT_MS,
+      allowPrivate: raw.TRUSTED_LIST_ALLOW_PRIVATE,
+      ...(raw.TRUSTED_LIST_CA ? { ca: readCertificateFiles('EU_AV_TRUSTED_LIST_CA', raw.TRUSTED_LIST_CA) } : {}),
+    },
   };
 }
 

@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { readFile, stat } from 'node:fs/promises';
 import { get } from 'node:https';
@@ -12,6 +13,8 @@ export interface ListFetchOptions {
   timeoutMs: number;
   /** the operator pointed the list at their own network (a mirror): private addresses are allowed */
   allowPrivate: boolean;
+  /** certificates (DER) the list server's TLS certificate must chain to, instead of the system's: a mirror under a private CA */
+  ca?: readonly Buffer[];
 }
 
 /**
@@ -38,6 +41,7 @@ function fetchHttps(url: string, options: ListFetchOptions): Promise<string> {
       headers: { accept: 'application/xml, text/xml' },
       signal: AbortSignal.timeout(options.timeoutMs),
       ...(options.allowPrivate ? {} : { lookup: publicOnly }),
+      ...(options.ca ? { ca: options.ca.map((der) => new X509Certificate(der).toString()) } : {}),
     }, (response) => {
       // Redirects are not followed: the operator names the list's address.
       if (response.statusCode !== 200) {

@@ -52,6 +52,7 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     listServer = await startListServer();
     listSigner = await makeCertificate({ subject: 'CN=Trusted list operator, C=EU' });
     await writeFile(`${trustDir}-list-signer.pem`, listSigner.pem);
+    await writeFile(`${trustDir}-list-server-ca.pem`, listServer.certificate);
     onFirstList = await makeSigner('On the first list', await makeRoot('Listed'));
     firstList = { signer: listSigner, services: [{ certificate: onFirstList.der }], issued: new Date(Date.now() - 2 * DAY) };
     listServer.serve(signedTrustedList(firstList));
@@ -61,7 +62,7 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
       env: {
         EU_AV_TRUSTED_ISSUERS: trustDir, TRUST_PROXY: 'true', GEO_COUNTRY_HEADER: 'CF-IPCountry', AGE_THRESHOLDS: '{"IT":21}',
         EU_AV_TRUSTED_LIST: listServer.url, EU_AV_TRUSTED_LIST_SIGNER: `${trustDir}-list-signer.pem`,
-        EU_AV_TRUSTED_LIST_REFRESH_SECONDS: '1', EU_AV_TRUSTED_LIST_ALLOW_PRIVATE: 'true',
+        EU_AV_TRUSTED_LIST_REFRESH_SECONDS: '1', EU_AV_TRUSTED_LIST_ALLOW_PRIVATE: 'true', EU_AV_TRUSTED_LIST_CA: `${trustDir}-list-server-ca.pem`,
       },
     });
     webmasterId = (await createWebmasterFixture(app.provider.runtime)).id;

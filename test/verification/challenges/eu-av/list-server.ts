@@ -1,22 +1,21 @@
 import { webcrypto } from 'node:crypto';
-import { createServer, globalAgent } from 'node:https';
+import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import * as x509 from '@peculiar/x509';
 
 /** An https server on loopback that serves whatever trusted list the test sets, under a throwaway certificate. */
 export interface ListServer {
   url: string;
-  /** what the next request gets: the list's text, or a status with no list */
-  serve(answer: string | number): void;
+  /** the server's self-signed certificate (PEM): the CA a client must be told to trust (EU_AV_TRUSTED_LIST_CA) */
+  certificate: string;
+  /** what the next request gets: the list's text, a status with no list, or (null) no answer at all */
+  serve(answer: string | number | null): void;
   close(): Promise<void>;
 }
 
 const ES256 = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
 
-/**
- * Starts the server and makes this process's https client trust its certificate (the default agent's CA list, put
- * back on close), as an operator's NODE_EXTRA_CA_CERTS would for a mirror under a private CA.
- */
+/** Starts the server; clients trust its certificate as an operator's mirror under a private CA, through EU_AV_TRUSTED_LIST_CA. */
 export async function startListServer(): Promise<ListServer> {
   const keys = await webcrypto.subtle.generateKey(ES256, true, ['sign', 'verify']) as webcrypto.CryptoKeyPair;
   const certificate = await x509.X509CertificateGenerator.createSelfSigned({
@@ -24,8 +23,9 @@ export async function startListServer(): Promise<ListServer> {
     extensions: [new x509.SubjectAlternativeNameExtension([{ type: 'ip', value: '127.0.0.1' }])],
   });
   const key = x509.PemConverter.encode(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey), 'PRIVATE KEY');
-  let answer: string | number = 404;
+  let answer: string | number | null = 404;
   const server = createServer({ key, cert: certificate.toString('pem') }, (request, response) => {
+    if (answer === null) return; // the connection stays open, the request unanswered
     if (typeof answer === 'number') {
       response.writeHead(answer).end();
     } else {
@@ -33,15 +33,13 @@ export async function startListServer(): Promise<ListServer> {
     }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const previousCa = globalAgent.options.ca;
-  globalAgent.options.ca = certificate.toString('pem');
   return {
     url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/trusted-list.xml`,
+    certificate: certificate.toString('pem'),
     serve: (next) => {
       answer = next;
     },
     close: async () => {
-      globalAgent.options.ca = previousCa;
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

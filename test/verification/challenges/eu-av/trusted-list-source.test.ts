@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { X509Certificate } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock } from '../../../../lib/clock.js';
@@ -24,7 +23,7 @@ describe('eu_av: following the trusted list', function () {
   const runtime = () => ({ clock: systemClock, log: createLogger('debug', (line) => lines.push(line)), onClose: (task: () => Promise<void> | void) => closers.push(async () => task()) });
   const noFiles = fixedTrust({ authorities: [], signers: [] });
   const settings = (location: string, allowPrivate = false, timeoutMs = 2000): TrustedListSettings =>
-    ({ location, signers: [new X509Certificate(listSigner.der)], refreshMs: 3_600_000, fetch: { timeoutMs, allowPrivate } });
+    ({ location, signers: [new X509Certificate(listSigner.der)], refreshMs: 3_600_000, fetch: { timeoutMs, allowPrivate, ca: [new X509Certificate(server.certificate).raw] } });
 
   before(async () => {
     folder = await mkdtemp(join(tmpdir(), 'eu-av-list-'));
@@ -64,14 +63,12 @@ describe('eu_av: following the trusted list', function () {
   });
 
   it('gives up on an address that does not answer in time, and on a file that is missing', async () => {
-    // Accepts the connection and never says a word: not even the TLS handshake completes.
-    const silent: Server = createServer(() => undefined);
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    server.serve(null); // the request is taken and never answered
     try {
-      const list = await followTrustedList(runtime(), settings(`https://127.0.0.1:${(silent.address() as AddressInfo).port}/list.xml`, true, 300), noFiles);
+      const list = await followTrustedList(runtime(), settings(server.url, true, 300), noFiles);
       expect(list.report().problem).to.match(/did not answer in time/);
     } finally {
-      silent.close();
+      server.serve(signedTrustedList({ signer: listSigner, services: [{ certificate: listed.der }], issued: new Date() }));
     }
     expect((await followTrustedList(runtime(), settings(join(folder, 'missing.xml')), noFiles)).report().problem).to.match(/cannot be read/);
   });
