@@ -23,6 +23,7 @@ import { openConfiguredDatabase, type Database } from './store/database.js';
 import { migrate } from './store/migrate.js';
 import { scheduleRetention } from './store/retention.js';
 import { mountSurfaces } from './surfaces.js';
+import { scheduleWebhookDelivery } from './webhooks/delivery.js';
 import { createProvider } from './oauth2/provider.js';
 import type Provider from 'oidc-provider';
 
@@ -137,6 +138,7 @@ async function assemble({ config, db, clock, log, domainProbe, closers }: Assemb
   // Surfaces (lib/surfaces.ts): each request is handed to the one surface that claims it.
   app.use(await mountSurfaces({ runtime, provider, health }));
   scheduleRetention(runtime);
+  scheduleWebhookDelivery(runtime);
 
   return {
     app,

@@ -2,6 +2,7 @@ import { brandingSettings } from '../branding/settings.js';
 import { geoSettings } from '../geo/settings.js';
 import { limitSettings } from '../http/rate-limit.js';
 import { CHALLENGE_MODULES } from '../verification/registry.js';
+import { webhookSettings } from '../webhooks/settings.js';
 import { coreSettings } from './core.js';
 import { variablesOf, type SettingsSection } from './settings.js';
 
@@ -15,6 +16,7 @@ export const SECTIONS = {
   branding: brandingSettings,
   geo: geoSettings,
   limits: limitSettings,
+  webhooks: webhookSettings,
 } as const;
 
 /** The challenges' sections, by challenge name. */

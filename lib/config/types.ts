@@ -2,6 +2,7 @@ import type { JWKS } from 'oidc-provider';
 import type { Branding } from '../branding/settings.js';
 import type { GeoSettings } from '../geo/settings.js';
 import type { LimitPoints } from '../http/rate-limit.js';
+import type { WebhookSettings } from '../webhooks/settings.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
@@ -56,6 +57,7 @@ export type Config = Omit<Settings, 'cookieKeys' | 'jwks' | 'sealingKey'> & Secr
   branding: Branding;
   geo: GeoSettings;
   limits: LimitPoints;
+  webhooks: WebhookSettings;
   /** each configured challenge's own settings (ChallengeModule.settings), handed to its configure */
   challenges: ReadonlyMap<string, unknown>;
 };

@@ -11,15 +11,18 @@ import { oauth2UpdateSchema } from '../websites/schemas/oauth2-update.js';
 import { oauth2ConfigurationSchema, websiteKeySchema, websiteListSchema, websiteSchema } from './schemas/responses.js';
 import { websiteCreateSchema } from '../websites/schemas/website-create.js';
 import { websiteUpdateSchema } from '../websites/schemas/website-update.js';
+import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, testWebhook, type WebhookInput } from '../webhooks/endpoints.js';
+import { createdWebhookSchema, deliveryListSchema, webhookCreateSchema, webhookListSchema, webhookTestSchema } from '../webhooks/schemas.js';
 
 /** Which path parameters an operation takes. */
-export type Scope = 'account' | 'website' | 'environment';
+export type Scope = 'account' | 'website' | 'environment' | 'webhook';
 
 /** The typed path values of each scope. */
 export interface ScopeValues {
   account: object;
   website: { websiteId: number };
   environment: { websiteId: number; environment: Environment };
+  webhook: { websiteId: number; webhookId: number };
 }
 
 /** One call of an operation; the body is validated by the service it reaches (one schema, shared with the platform). */
@@ -27,14 +30,17 @@ export type Call<S extends Scope> = { runtime: Runtime; webmasterId: number; bod
 
 export interface Operation<S extends Scope = Scope> {
   operationId: string;
-  method: 'get' | 'post' | 'patch';
+  method: 'get' | 'post' | 'patch' | 'delete';
   /** koa-router path below /external */
   path: string;
   summary: string;
   scope: S;
   /** the JSON body schema, when the operation takes one */
   body?: SchemaObject;
-  response: SchemaObject;
+  /** the success status: 200 unless said (201 for a creation, 204 for an answer without body) */
+  status?: 201 | 204;
+  /** the success body's schema (none with 204) */
+  response?: SchemaObject;
   run(call: Call<S>): Promise<unknown>;
 }
 
@@ -42,8 +48,8 @@ export interface Operation<S extends Scope = Scope> {
 const define = <S extends Scope>(operation: Operation<S>): Operation => operation as unknown as Operation;
 
 /**
- * The ten operations of spec 4.2, in its order, then the domain verification pair (issue 12); the router and
- * openapi.json are both built from this list.
+ * The ten operations of spec 4.2, in its order, then domain verification and webhooks (docs/webhooks.md); the
+ * router and openapi.json are both built from this list.
  */
 export const OPERATIONS: readonly Operation[] = [
   define({
@@ -107,5 +113,32 @@ export const OPERATIONS: readonly Operation[] = [
     operationId: 'checkDomainVerification', method: 'post', path: '/website/:website_id/domain-verification/check', scope: 'website',
     summary: 'Check domain verification now (DNS TXT record or /.well-known/age-provider.txt)', response: domainVerificationSchema,
     run: ({ runtime, webmasterId, websiteId }) => checkDomainVerification(runtime, webmasterId, websiteId),
+  }),
+  define({
+    operationId: 'createWebhook', method: 'post', path: '/website/:website_id/webhooks', scope: 'website', status: 201,
+    summary: 'Create webhook (the answer carries its signing secret, shown this once)', body: webhookCreateSchema, response: createdWebhookSchema,
+    run: ({ runtime, webmasterId, websiteId, body }) => createWebhook(runtime, webmasterId, websiteId, body as WebhookInput),
+  }),
+  define({
+    operationId: 'listWebhooks', method: 'get', path: '/website/:website_id/webhooks', scope: 'website',
+    summary: 'Retrieve webhooks (without their secrets)', response: webhookListSchema,
+    run: ({ runtime, webmasterId, websiteId }) => listWebhooks(runtime, webmasterId, websiteId),
+  }),
+  define({
+    operationId: 'deleteWebhook', method: 'delete', path: '/website/:website_id/webhooks/:webhook_id', scope: 'webhook', status: 204,
+    summary: 'Delete webhook (its undelivered messages too)',
+    run: async ({ runtime, webmasterId, websiteId, webhookId }) => {
+      await deleteWebhook(runtime, webmasterId, websiteId, webhookId);
+    },
+  }),
+  define({
+    operationId: 'listWebhookDeliveries', method: 'get', path: '/website/:website_id/webhooks/:webhook_id/deliveries', scope: 'webhook',
+    summary: 'Retrieve the newest delivery attempts (time, status, duration, next retry)', response: deliveryListSchema,
+    run: ({ runtime, webmasterId, websiteId, webhookId }) => listDeliveries(runtime, webmasterId, websiteId, webhookId),
+  }),
+  define({
+    operationId: 'testWebhook', method: 'post', path: '/website/:website_id/webhooks/:webhook_id/test', scope: 'webhook',
+    summary: 'Send a webhook.test message (delivered in the background)', response: webhookTestSchema,
+    run: ({ runtime, webmasterId, websiteId, webhookId }) => testWebhook(runtime, webmasterId, websiteId, webhookId),
   }),
 ];

@@ -56,7 +56,9 @@ export function externalApi(runtime: Runtime): Middleware {
       await next();
     }, ...(operation.body ? [requireJson, parseJson] : []), async (ctx) => {
       const call = { runtime, webmasterId: ctx.state.webmasterId, body: ctx.request.body, ...ctx.state.path } as Call<typeof operation.scope>;
-      ctx.body = await operation.run(call);
+      const answer = await operation.run(call);
+      ctx.status = operation.status ?? 200;
+      if (operation.status !== 204) ctx.body = answer;
     });
   }
   const routes = router.routes() as Middleware;

@@ -41,6 +41,17 @@ export const RETENTION_RULES: readonly RetentionRule[] = [
       .pluck('id'),
   },
   {
+    table: 'webhook_messages',
+    documented: 'delivered or given up + `VERIFICATION_RETENTION`',
+    key: 'id',
+    // A message carries a verification's result: it is kept no longer than the verification, once it needs no attempt.
+    expired: (db, now, limits) => db('webhook_messages')
+      .whereNull('next_attempt_at')
+      .where((finished) => finished.where('delivered_at', '<=', ago(now, limits.verificationRetention)).orWhere('given_up_at', '<=', ago(now, limits.verificationRetention)))
+      .limit(BATCH)
+      .pluck('id'),
+  },
+  {
     table: 'rate_limits',
     documented: 'end of its window',
     key: 'key',
@@ -67,7 +78,7 @@ export async function sweepRetention(db: Database, now: Date, limits: Limits): P
 /** Sweeps every SWEEP_EVERY_MS, like the oidc_payloads and interaction sweepers. */
 export function scheduleRetention(runtime: { db: Database; clock: Clock; config: Config; log: Logger; onClose(stop: () => Promise<void>): void }): void {
   schedulePeriodic(runtime, {
-    name: 'sweeping verifications, age proofs and rate limits past their retention',
+    name: 'sweeping verifications, age proofs, webhook messages and rate limits past their retention',
     everyMs: SWEEP_EVERY_MS,
     run: async () => {
       const deleted = await sweepRetention(runtime.db, runtime.clock.now(), runtime.config);

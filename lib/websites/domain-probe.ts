@@ -1,5 +1,5 @@
 import { lookup, Resolver } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isPrivateAddress } from '../security/private-addresses.js';
 
 /**
  * How a website's domain is looked at from outside: its TXT records and its /.well-known file. Injected (an option of
@@ -15,16 +15,9 @@ export interface DomainProbe {
 /** More than a token file ever holds: a bigger answer is not one. */
 const MAX_FILE_BYTES = 4096;
 
-/** Addresses the default probe never fetches from: a webmaster types the domain, and it must not reach our own network. */
-const PRIVATE = new BlockList();
-for (const [network, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.168.0.0', 16], ['224.0.0.0', 3]] as const) {
-  PRIVATE.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [['::', 127], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['::ffff:0:0', 96]] as const) PRIVATE.addSubnet(network, prefix, 'ipv6');
-
 async function publicHost(host: string): Promise<boolean> {
   const addresses = await lookup(host, { all: true, verbatim: true }).catch(() => []);
-  return addresses.length > 0 && addresses.every(({ address }) => !PRIVATE.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4'));
+  return addresses.length > 0 && addresses.every(({ address }) => !isPrivateAddress(address));
 }
 
 /** Reads at most `limit` bytes of a response body; more is refused (undefined). */

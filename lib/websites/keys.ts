@@ -3,6 +3,7 @@ import type { Database } from '../store/database.js';
 import { newPublicKey } from './credentials.js';
 import type { Environment, WebsiteKey } from './models.js';
 import { checkWebsiteId, deniedAccess, type Queryable } from './ownership.js';
+import { enqueueEvent } from '../webhooks/events.js';
 
 /** The owner's websites with this id: the tenancy filter of every key query. */
 const ownedWebsiteIds = (q: Queryable, webmasterId: number, websiteId: number) =>
@@ -22,13 +23,15 @@ export async function getWebsiteKey(runtime: Runtime, webmasterId: number, websi
 /** Spec 4.2 #5: a new public key replaces the old one at once (ARCHITECTURE §6.8). */
 export async function regenerateWebsiteKey(runtime: Runtime, webmasterId: number, websiteId: number, environment: Environment): Promise<WebsiteKey> {
   checkWebsiteId(websiteId);
+  const now = runtime.clock.now();
   return runtime.db.transaction(async (trx) => {
     const [row] = await trx('website_keys')
       .whereIn('website_id', ownedWebsiteIds(trx, webmasterId, websiteId))
       .where('environment', environment)
-      .update({ public_key: newPublicKey(environment), created_at: runtime.clock.now() })
+      .update({ public_key: newPublicKey(environment), created_at: now })
       .returning<Array<{ public_key: string }>>('public_key');
     if (!row) return deniedAccess(trx, webmasterId, websiteId);
+    await enqueueEvent(trx, websiteId, 'key.regenerated', { environment, publicKey: row.public_key }, now);
     return { environment, publicKey: row.public_key };
   });
 }

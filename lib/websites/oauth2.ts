@@ -7,6 +7,7 @@ import type { Runtime } from '../runtime.js';
 import { newClientId, newClientSecret } from './credentials.js';
 import type { Environment, OAuth2Configuration, OAuth2CreateInput, OAuth2Status, OAuth2UpdateInput } from './models.js';
 import { checkWebsiteId, websiteAccess, type Queryable } from './ownership.js';
+import { enqueueEvent } from '../webhooks/events.js';
 
 /** How long the previous credentials stay valid after a regeneration (spec 8). */
 export const CREDENTIAL_GRACE_SECONDS = 24 * 3600;
@@ -85,9 +86,14 @@ export async function createOAuth2Config(
       throw new HttpError(400, `This website already has an OAuth2 configuration for the ${environment} environment; update it instead.`);
     }
     await insertCredentials(trx, runtime, config, now);
+    await announceUpdate(trx, websiteId, config, now);
     return present(trx, runtime, config);
   });
 }
+
+/** The `oauth2.updated` event: the configuration as it now is, without its credentials. */
+const announceUpdate = (q: Queryable, websiteId: number, config: ConfigRow, now: Date): Promise<void> =>
+  enqueueEvent(q, websiteId, 'oauth2.updated', { environment: config.environment, status: config.status, redirectUris: config.redirect_uris }, now);
 
 /** Spec 4.2 #10. */
 export async function getOAuth2Config(runtime: Runtime, webmasterId: number, websiteId: number, environment: Environment): Promise<OAuth2Configuration> {
@@ -127,14 +133,17 @@ export async function updateOAuth2Config(
   runtime: Runtime, webmasterId: number, websiteId: number, environment: Environment, input: OAuth2UpdateInput,
 ): Promise<OAuth2Configuration> {
   const body = validateUpdate(input);
+  const now = runtime.clock.now();
   return runtime.db.transaction(async (trx) => {
     const config = await ownedConfig(trx, webmasterId, websiteId, environment, true);
     const status = body.status ?? config.status;
     const redirectUris = body.redirectUris && body.status !== 'DISABLED' ? body.redirectUris : config.redirect_uris;
     await trx('oauth2_configs')
       .where('id', config.id)
-      .update({ status, redirect_uris: JSON.stringify(redirectUris), updated_at: runtime.clock.now() });
-    return present(trx, runtime, { ...config, status, redirect_uris: redirectUris });
+      .update({ status, redirect_uris: JSON.stringify(redirectUris), updated_at: now });
+    const updated = { ...config, status, redirect_uris: redirectUris };
+    await announceUpdate(trx, websiteId, updated, now);
+    return present(trx, runtime, updated);
   });
 }
 
@@ -157,6 +166,9 @@ export async function regenerateOAuth2Credentials(
     await trx('oauth2_credentials').where('config_id', config.id).whereNull('superseded_at')
       .update({ superseded_at: now, valid_until: addSeconds(now, CREDENTIAL_GRACE_SECONDS) });
     await insertCredentials(trx, runtime, config, now);
-    return present(trx, runtime, config);
+    const configuration = await present(trx, runtime, config);
+    // The new client id only: a secret never travels in a webhook.
+    await enqueueEvent(trx, websiteId, 'oauth2.credentials.regenerated', { environment, clientId: configuration.clientId }, now);
+    return configuration;
   });
 }

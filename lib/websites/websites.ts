@@ -5,6 +5,7 @@ import type { Runtime } from '../runtime.js';
 import { newPublicKey } from './credentials.js';
 import { ENVIRONMENTS, type Website, type WebsiteCreateInput, type WebsiteKey, type WebsiteUpdateInput } from './models.js';
 import { checkWebsiteId, deniedAccess, type Queryable } from './ownership.js';
+import { enqueueEvent } from '../webhooks/events.js';
 
 type WebsiteRow = Omit<Website, 'keys'>;
 
@@ -76,6 +77,7 @@ export async function createWebsite(runtime: Runtime, webmasterId: number, input
 export async function updateWebsite(runtime: Runtime, webmasterId: number, websiteId: number, input: WebsiteUpdateInput): Promise<Website> {
   const body = validateUpdate(input);
   checkWebsiteId(websiteId);
+  const now = runtime.clock.now();
   return runtime.db.transaction(async (trx) => {
     const [row] = await trx('websites')
       .where({ id: websiteId, webmaster_id: webmasterId })
@@ -84,11 +86,13 @@ export async function updateWebsite(runtime: Runtime, webmasterId: number, websi
         ...(body.language !== undefined ? { language: body.language } : {}),
         ...(body.challenges !== undefined ? { challenges: JSON.stringify(body.challenges) } : {}),
         ...(body.regions !== undefined ? { regions: JSON.stringify(body.regions) } : {}),
-        updated_at: runtime.clock.now(),
+        updated_at: now,
       })
       .returning<WebsiteRow[]>(WEBSITE_COLUMNS);
     if (!row) return deniedAccess(trx, webmasterId, websiteId);
     const [website] = await withKeys(trx, [row]);
+    const { id: _id, ...fields } = website!;
+    await enqueueEvent(trx, websiteId, 'website.updated', { website: fields }, now);
     return website!;
   });
 }

@@ -9,7 +9,7 @@ import { packageRoot } from '../../lib/paths.js';
  */
 
 const SURFACES = ['external', 'platform', 'requirement', 'checker', 'oauth2'];
-const DOMAINS = ['websites', 'webmasters', 'visitors', 'verification', 'geo', 'i18n', 'security', 'store', 'config', 'mail', 'branding'];
+const DOMAINS = ['websites', 'webmasters', 'visitors', 'verification', 'geo', 'i18n', 'security', 'store', 'config', 'mail', 'branding', 'webhooks'];
 /**
  * The plugin contract's two seams into the interaction pages, and nothing else: a challenge names its step URLs
  * (paths.ts) and an endpoint of its own reads or swaps its stored state (progress.ts).
@@ -38,6 +38,9 @@ const SQL_OWNERS = new Set([
   'lib/websites/keys.ts',
   'lib/websites/oauth2.ts',
   'lib/websites/websites.ts',
+  'lib/webhooks/endpoints.ts',
+  'lib/webhooks/events.ts',
+  'lib/webhooks/outbox.ts',
 ]);
 
 const files = (folder: string): string[] =>

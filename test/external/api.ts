@@ -40,6 +40,7 @@ export function apiClient(baseUrl: string, token: string | undefined) {
     get: <T = unknown>(path: string) => call<T>('GET', path),
     post: <T = unknown>(path: string, json: unknown) => call<T>('POST', path, json),
     patch: <T = unknown>(path: string, json?: unknown) => call<T>('PATCH', path, json),
+    delete: <T = unknown>(path: string) => call<T>('DELETE', path),
   };
 }
 export type ApiClient = ReturnType<typeof apiClient>;
