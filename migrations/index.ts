@@ -5,6 +5,7 @@ import * as domainVerification from './003_domain_verification.js';
 import * as visitorPasskeys from './004_visitor_passkeys.js';
 import * as clientChangeFeed from './005_client_change_feed.js';
 import * as webhooks from './008_webhooks.js';
+import * as auditTrail from './009_audit_trail.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -19,4 +20,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['004_visitor_passkeys', visitorPasskeys],
   ['005_client_change_feed', clientChangeFeed],
   ['008_webhooks', webhooks],
+  ['009_audit_trail', auditTrail],
 ];

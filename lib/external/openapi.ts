@@ -18,7 +18,16 @@ const reference = (schema: SchemaObject): { $ref: string } => ({ $ref: `#/compon
 
 const toOpenApiPath = (path: string): string => `${EXTERNAL_PREFIX}${path.replace(/:(\w+)/g, '{$1}')}`;
 
+/** The query's parameters, from its schema (every one optional). */
+const queryParameters = (operation: Operation): object[] =>
+  Object.entries((operation.query?.properties ?? {}) as Record<string, { description?: string }>)
+    .map(([name, schema]) => ({ name, in: 'query', required: false, schema, description: schema.description }));
+
 function parameters(operation: Operation): object[] {
+  return [...pathParameters(operation), ...queryParameters(operation)];
+}
+
+function pathParameters(operation: Operation): object[] {
   const websiteId = { name: 'website_id', in: 'path', required: true, schema: websiteIdParameter, description: websiteIdParameter.description };
   const environment = { name: 'environment', in: 'path', required: true, schema: environmentParameter, description: environmentParameter.description };
   const webhookId = { name: 'webhook_id', in: 'path', required: true, schema: webhookIdParameter, description: webhookIdParameter.description };

@@ -5,6 +5,7 @@ import { sameOrigin } from '../http/same-origin.js';
 import type { Runtime } from '../runtime.js';
 import { loadSession, PLATFORM_PATH, requireWebmaster } from './authentication.js';
 import { accountRoutes } from './routes/account-routes.js';
+import { activityRoutes } from './routes/activity-routes.js';
 import { authRoutes } from './routes/auth-routes.js';
 import { confirmationRoutes } from './routes/confirmation-routes.js';
 import { domainRoutes } from './routes/domain-routes.js';
@@ -20,7 +21,8 @@ export function platformRouter(runtime: Runtime): Router {
   router.use(authRoutes(runtime).routes());
   const signedIn = new Router();
   signedIn.use(requireWebmaster);
-  signedIn.use(accountRoutes(runtime).routes(), websiteRoutes(runtime).routes(), confirmationRoutes(runtime).routes(), domainRoutes(runtime).routes());
+  signedIn.use(accountRoutes(runtime).routes(), websiteRoutes(runtime).routes(), confirmationRoutes(runtime).routes(), domainRoutes(runtime).routes(),
+    activityRoutes(runtime).routes());
   router.use(signedIn.routes());
   return router;
 }

@@ -1,3 +1,4 @@
+import { record, SECRET_CHANGED, type ChangeOrigin } from '../audit/trail.js';
 import { HttpError } from '../http/errors.js';
 import type { Runtime } from '../runtime.js';
 import { validator } from '../websites/validation.js';
@@ -56,12 +57,15 @@ const present = (row: WebhookRow): Webhook => ({
 const notFound = (): HttpError => new HttpError(404, 'Webhook not found.');
 
 /** Registers an endpoint; the answer carries its signing secret, never shown again (it is kept sealed, to sign with). */
-export async function createWebhook(runtime: Runtime, webmasterId: number, websiteId: number, input: WebhookInput): Promise<Webhook & { secret: string }> {
+export async function createWebhook(
+  runtime: Runtime, webmasterId: number, websiteId: number, input: WebhookInput, origin: ChangeOrigin,
+): Promise<Webhook & { secret: string }> {
   const body = validateCreate(input);
   checkWebsiteId(websiteId);
   const problem = webhookUrlProblem(body.url, runtime.config.webhooks.allowPrivateAddresses);
   if (problem) throw new HttpError(400, `Invalid url. ${problem}`);
   const secret = newSigningSecret();
+  const now = runtime.clock.now();
   return runtime.db.transaction(async (trx) => {
     await websiteAccess(trx, webmasterId, websiteId);
     // The website row is locked so that two registrations racing cannot pass the limit together.
@@ -69,9 +73,14 @@ export async function createWebhook(runtime: Runtime, webmasterId: number, websi
     const [counted] = await trx('webhooks').where('website_id', websiteId).count<Array<{ count: string | number }>>({ count: '*' });
     if (Number(counted?.count) >= WEBHOOKS_PER_WEBSITE) throw new HttpError(400, `A website has at most ${WEBHOOKS_PER_WEBSITE} webhooks; delete one first.`);
     const [row] = await trx('webhooks')
-      .insert({ website_id: websiteId, url: body.url, events: body.events, secret_sealed: runtime.sealer.seal(secret), created_at: runtime.clock.now() })
+      .insert({ website_id: websiteId, url: body.url, events: body.events, secret_sealed: runtime.sealer.seal(secret), created_at: now })
       .returning<WebhookRow[]>(COLUMNS);
-    return { ...present(row!), secret };
+    const webhook = present(row!);
+    await record(trx, {
+      origin, webmasterId, websiteId, at: now, action: 'webhook.created', before: null,
+      after: { id: webhook.id, url: webhook.url, events: webhook.events, secret: SECRET_CHANGED },
+    });
+    return { ...webhook, secret };
   });
 }
 
@@ -84,13 +93,18 @@ export async function listWebhooks(runtime: Runtime, webmasterId: number, websit
 }
 
 /** Deletes the endpoint with its undelivered messages and its delivery log. */
-export async function deleteWebhook(runtime: Runtime, webmasterId: number, websiteId: number, webhookId: number): Promise<{ deleted: true }> {
+export async function deleteWebhook(
+  runtime: Runtime, webmasterId: number, websiteId: number, webhookId: number, origin: ChangeOrigin,
+): Promise<void> {
   checkWebsiteId(websiteId);
   return runtime.db.transaction(async (trx) => {
     await websiteAccess(trx, webmasterId, websiteId);
-    const deleted = await trx('webhooks').where({ id: webhookId, website_id: websiteId }).delete().returning('id');
-    if (deleted.length === 0) throw notFound();
-    return { deleted: true };
+    const [deleted] = await trx('webhooks').where({ id: webhookId, website_id: websiteId }).delete().returning<WebhookRow[]>(COLUMNS);
+    if (!deleted) throw notFound();
+    await record(trx, {
+      origin, webmasterId, websiteId, at: runtime.clock.now(), action: 'webhook.deleted',
+      before: { id: webhookId, url: deleted.url, events: deleted.events }, after: null,
+    });
   });
 }
 

@@ -9,7 +9,7 @@ import { packageRoot } from '../../lib/paths.js';
  */
 
 const SURFACES = ['external', 'platform', 'requirement', 'checker', 'oauth2'];
-const DOMAINS = ['websites', 'webmasters', 'visitors', 'verification', 'geo', 'i18n', 'security', 'store', 'config', 'mail', 'branding', 'webhooks'];
+const DOMAINS = ['websites', 'webmasters', 'visitors', 'verification', 'geo', 'i18n', 'security', 'store', 'config', 'mail', 'branding', 'webhooks', 'audit'];
 /**
  * The plugin contract's two seams into the interaction pages, and nothing else: a challenge names its step URLs
  * (paths.ts) and an endpoint of its own reads or swaps its stored state (progress.ts).
@@ -19,6 +19,7 @@ const ALLOWED_DOMAIN_TO_SURFACE = new Set(['oauth2/interactions/paths.ts', 'oaut
 /** The modules that issue SQL: each owns its tables; everything else asks them. */
 const SQL_OWNERS = new Set([
   'adapters/knex.ts',
+  'lib/audit/trail.ts',
   'lib/http/health.ts',
   'lib/oauth2/interactions/progress.ts',
   'lib/platform/sessions.ts',

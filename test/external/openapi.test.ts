@@ -32,6 +32,8 @@ const WEBHOOK_OPERATIONS = [
   'delete /external/website/{website_id}/webhooks/{webhook_id}', 'get /external/website/{website_id}/webhooks/{webhook_id}/deliveries',
   'post /external/website/{website_id}/webhooks/{webhook_id}/test',
 ];
+/** Beyond spec 4.2: the audit trail (docs/audit.md). */
+const AUDIT_OPERATIONS = ['get /external/website/{website_id}/audit'];
 const METHODS = ['get', 'post', 'patch', 'put', 'delete'];
 
 describe('External API: openapi.json', () => {
@@ -53,11 +55,11 @@ describe('External API: openapi.json', () => {
     };
   });
 
-  it('describes exactly the ten operations of spec 4.2, the two of domain verification and the five of webhooks, all behind the bearer token', () => {
+  it('describes exactly the ten operations of spec 4.2, the two of domain verification, the five of webhooks and the audit trail, all behind the bearer token', () => {
     expect(document.openapi).to.equal('3.1.0');
     const described = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method} ${path}`));
-    expect(described).to.have.members([...SPEC_OPERATIONS, ...DOMAIN_OPERATIONS, ...WEBHOOK_OPERATIONS]);
-    expect(described).to.have.length(17);
+    expect(described).to.have.members([...SPEC_OPERATIONS, ...DOMAIN_OPERATIONS, ...WEBHOOK_OPERATIONS, ...AUDIT_OPERATIONS]);
+    expect(described).to.have.length(18);
     expect(document.components.securitySchemes.apiToken).to.include({ type: 'http', scheme: 'bearer' });
   });
 
@@ -65,8 +67,10 @@ describe('External API: openapi.json', () => {
     for (const [path, operations] of Object.entries(document.paths)) {
       const names = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
       for (const operation of Object.values(operations)) {
-        expect(operation.parameters.map((parameter) => parameter.name), `${operation.operationId}`).to.deep.equal(names);
-        expect(operation.parameters.every((parameter) => parameter.in === 'path' && parameter.required)).to.equal(true);
+        const inPath = operation.parameters.filter((parameter) => parameter.in === 'path');
+        expect(inPath.map((parameter) => parameter.name), `${operation.operationId}`).to.deep.equal(names);
+        expect(inPath.every((parameter) => parameter.required)).to.equal(true);
+        expect(operation.parameters.every((parameter) => parameter.in === 'path' || (parameter.in === 'query' && !parameter.required))).to.equal(true);
       }
     }
   });

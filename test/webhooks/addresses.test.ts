@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { createWebmasterFixture } from '../helpers/fixtures.js';
+import { createWebmasterFixture, TEST_ORIGIN } from '../helpers/fixtures.js';
 import { apiClient, snapshot } from '../external/api.js';
 import { issueApiToken } from '../../lib/webmasters/api-tokens.js';
 import { resolveDestination, RefusedDestination } from '../../lib/webhooks/destination.js';
@@ -75,7 +75,7 @@ describe('webhooks: where deliveries may go', () => {
     }
     // The strict instance (no WEBHOOK_ALLOW_PRIVATE_ADDRESSES) works the same outbox.
     const owner = await database.db('websites').where('id', websiteId).first<{ webmaster_id: number }>('webmaster_id');
-    const token = await issueApiToken(database.db, strict.provider.runtime.clock, owner!.webmaster_id);
+    const token = await issueApiToken(database.db, strict.provider.runtime.clock, owner!.webmaster_id, TEST_ORIGIN);
     const [attempt] = await recorded(apiClient(strict.url, token), websiteId, hookId, 1);
     expect(attempt!.status).to.equal(null);
     expect(attempt!.error).to.match(/https/);

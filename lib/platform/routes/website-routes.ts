@@ -9,7 +9,7 @@ import {
   createOAuth2Config, createWebsite, ENVIRONMENTS, getDomainVerification, getWebsite, listWebsites, regenerateOAuth2Credentials,
   regenerateWebsiteKey, updateOAuth2Config, updateWebsite,
 } from '../../websites/index.js';
-import { PLATFORM_PATH, webmasterOf } from '../authentication.js';
+import { originOf, PLATFORM_PATH, webmasterOf } from '../authentication.js';
 import { renderPage } from '../page.js';
 import { seeOther } from '../../http/see-other.js';
 import {
@@ -83,7 +83,7 @@ export function websiteRoutes(runtime: Runtime): Router {
   router.get('/websites', (ctx) => showList(ctx));
 
   router.post('/websites', (ctx) =>
-    submit(ctx, 'create', websiteCreateForm(ctx.request.body), async (input) => websitePath((await createWebsite(runtime, ownerOf(ctx), input)).id, 'created'),
+    submit(ctx, 'create', websiteCreateForm(ctx.request.body), async (input) => websitePath((await createWebsite(runtime, ownerOf(ctx), input, originOf(ctx))).id, 'created'),
       (failed, status) => showList(ctx, failed, status)));
 
   router.get('/websites/:id', (ctx) => showWebsite(ctx, websiteIdOf(ctx)));
@@ -92,7 +92,7 @@ export function websiteRoutes(runtime: Runtime): Router {
     const websiteId = websiteIdOf(ctx);
     await submit(ctx, 'website', websiteUpdateForm(ctx.request.body),
       async (input) => {
-        await updateWebsite(runtime, ownerOf(ctx), websiteId, input);
+        await updateWebsite(runtime, ownerOf(ctx), websiteId, input, originOf(ctx));
         return websitePath(websiteId, 'website');
       },
       (failed, status) => showWebsite(ctx, websiteId, failed, status));
@@ -100,14 +100,14 @@ export function websiteRoutes(runtime: Runtime): Router {
 
   router.post('/websites/:id/keys/:environment/regenerate', async (ctx) => {
     const { websiteId, environment } = environmentOf(ctx);
-    await regenerateWebsiteKey(runtime, ownerOf(ctx), websiteId, environment);
+    await regenerateWebsiteKey(runtime, ownerOf(ctx), websiteId, environment, originOf(ctx));
     seeOther(ctx, websitePath(websiteId, 'key'), { noStore: true });
   });
 
   router.post('/websites/:id/oauth2/:environment', async (ctx) => {
     const { websiteId, environment } = environmentOf(ctx);
     await submit(ctx, `oauth2-${environment}`, oauth2CreateForm(ctx.request.body), async (input) => {
-      await createOAuth2Config(runtime, ownerOf(ctx), websiteId, environment, input);
+      await createOAuth2Config(runtime, ownerOf(ctx), websiteId, environment, input, originOf(ctx));
       return websitePath(websiteId, 'oauth2');
     }, (failed, status) => showWebsite(ctx, websiteId, failed, status));
   });
@@ -115,7 +115,7 @@ export function websiteRoutes(runtime: Runtime): Router {
   router.post('/websites/:id/oauth2/:environment/update', async (ctx) => {
     const { websiteId, environment } = environmentOf(ctx);
     await submit(ctx, `oauth2-${environment}`, oauth2UpdateForm(ctx.request.body), async (input) => {
-      await updateOAuth2Config(runtime, ownerOf(ctx), websiteId, environment, input);
+      await updateOAuth2Config(runtime, ownerOf(ctx), websiteId, environment, input, originOf(ctx));
       return websitePath(websiteId, 'oauth2');
     }, (failed, status) => showWebsite(ctx, websiteId, failed, status));
   });
@@ -123,7 +123,7 @@ export function websiteRoutes(runtime: Runtime): Router {
   router.post('/websites/:id/oauth2/:environment/regenerate', async (ctx) => {
     const { websiteId, environment } = environmentOf(ctx);
     await submit(ctx, `credentials-${environment}`, { input: {}, errors: {} }, async () => {
-      await regenerateOAuth2Credentials(runtime, ownerOf(ctx), websiteId, environment);
+      await regenerateOAuth2Credentials(runtime, ownerOf(ctx), websiteId, environment, originOf(ctx));
       return websitePath(websiteId, 'credentials');
     }, (failed, status) => showWebsite(ctx, websiteId, failed, status));
   });
