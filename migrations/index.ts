@@ -4,6 +4,7 @@ import * as interactionProgress from './002_interaction_progress.js';
 import * as domainVerification from './003_domain_verification.js';
 import * as visitorPasskeys from './004_visitor_passkeys.js';
 import * as clientChangeFeed from './005_client_change_feed.js';
+import * as statistics from './007_statistics.js';
 import * as webhooks from './008_webhooks.js';
 import * as auditTrail from './009_audit_trail.js';
 
@@ -19,6 +20,7 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['003_domain_verification', domainVerification],
   ['004_visitor_passkeys', visitorPasskeys],
   ['005_client_change_feed', clientChangeFeed],
+  ['007_statistics', statistics],
   ['008_webhooks', webhooks],
   ['009_audit_trail', auditTrail],
 ];

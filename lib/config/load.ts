@@ -30,9 +30,10 @@ export async function loadConfig(options: ConfigOptions = {}, env: NodeJS.Proces
     geo: read(SECTIONS.geo, geo),
     limits: read(SECTIONS.limits),
     webhooks: read(SECTIONS.webhooks),
+    statistics: read(SECTIONS.statistics),
   };
   const challenges = new Map(challengeSections().map(([name, section]) => [name, read(section)]));
-  if (!core || !sections.branding || !sections.geo || !sections.limits || !sections.webhooks || problems.length > 0) throw new ConfigError(problems);
+  if (!core || !sections.branding || !sections.geo || !sections.limits || !sections.webhooks || !sections.statistics || problems.length > 0) throw new ConfigError(problems);
   let secrets;
   try {
     secrets = await resolveSecrets(core);
@@ -40,5 +41,5 @@ export async function loadConfig(options: ConfigOptions = {}, env: NodeJS.Proces
     throw new ConfigError((error as Error).message);
   }
   const { cookieKeys: _c, jwks: _j, sealingKey: _s, ...rest } = core;
-  return { config: { ...rest, ...secrets, branding: sections.branding, geo: sections.geo, limits: sections.limits, webhooks: sections.webhooks, challenges }, warnings: [] };
+  return { config: { ...rest, ...secrets, branding: sections.branding, geo: sections.geo, limits: sections.limits, webhooks: sections.webhooks, statistics: sections.statistics, challenges }, warnings: [] };
 }

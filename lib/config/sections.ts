@@ -2,6 +2,7 @@ import { brandingSettings } from '../branding/settings.js';
 import { geoSettings } from '../geo/settings.js';
 import { limitSettings } from '../http/rate-limit.js';
 import { CHALLENGE_MODULES } from '../verification/registry.js';
+import { statisticsSettings } from '../statistics/settings.js';
 import { webhookSettings } from '../webhooks/settings.js';
 import { coreSettings } from './core.js';
 import { variablesOf, type SettingsSection } from './settings.js';
@@ -17,6 +18,7 @@ export const SECTIONS = {
   geo: geoSettings,
   limits: limitSettings,
   webhooks: webhookSettings,
+  statistics: statisticsSettings,
 } as const;
 
 /** The challenges' sections, by challenge name. */

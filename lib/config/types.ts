@@ -2,6 +2,7 @@ import type { JWKS } from 'oidc-provider';
 import type { Branding } from '../branding/settings.js';
 import type { GeoSettings } from '../geo/settings.js';
 import type { LimitPoints } from '../http/rate-limit.js';
+import type { StatisticsSettings } from '../statistics/settings.js';
 import type { WebhookSettings } from '../webhooks/settings.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -58,6 +59,7 @@ export type Config = Omit<Settings, 'cookieKeys' | 'jwks' | 'sealingKey'> & Secr
   geo: GeoSettings;
   limits: LimitPoints;
   webhooks: WebhookSettings;
+  statistics: StatisticsSettings;
   /** each configured challenge's own settings (ChallengeModule.settings), handed to its configure */
   challenges: ReadonlyMap<string, unknown>;
 };

@@ -2,6 +2,8 @@ import type { SchemaObject } from 'ajv';
 import type { ChangeOrigin } from '../audit/trail.js';
 import { websiteActivity } from '../audit/activity.js';
 import { auditPageSchema, auditQuerySchema } from '../audit/schemas.js';
+import { statisticsQuerySchema, statisticsSchema } from '../statistics/schemas.js';
+import { websiteStatistics } from '../statistics/statistics.js';
 import type { Runtime } from '../runtime.js';
 import {
   checkDomainVerification, createOAuth2Config, createWebsite, getDomainVerification, getOAuth2Config, getWebsite, getWebsiteKey, listWebsites, regenerateOAuth2Credentials,
@@ -148,5 +150,11 @@ export const OPERATIONS: readonly Operation[] = [
     operationId: 'listAudit', method: 'get', path: '/website/:website_id/audit', scope: 'website',
     summary: 'Retrieve the website\'s audit trail, newest first, by pages (who changed what, when, from where)', query: auditQuerySchema, response: auditPageSchema,
     run: ({ runtime, webmasterId, websiteId, query }) => websiteActivity(runtime, webmasterId, websiteId, query),
+  }),
+  define({
+    operationId: 'getStatistics', method: 'get', path: '/website/:website_id/statistics', scope: 'website',
+    summary: 'Retrieve the website\'s daily statistics per environment (started, passed, refused, abandoned, reused, by challenge, by country, median seconds to result)',
+    query: statisticsQuerySchema, response: statisticsSchema,
+    run: ({ runtime, webmasterId, websiteId, query }) => websiteStatistics(runtime, webmasterId, websiteId, query),
   }),
 ];

@@ -75,12 +75,18 @@ export async function sweepRetention(db: Database, now: Date, limits: Limits): P
   return deleted;
 }
 
-/** Sweeps every SWEEP_EVERY_MS, like the oidc_payloads and interaction sweepers. */
-export function scheduleRetention(runtime: { db: Database; clock: Clock; config: Config; log: Logger; onClose(stop: () => Promise<void>): void }): void {
+/**
+ * Sweeps every SWEEP_EVERY_MS, like the oidc_payloads and interaction sweepers, each time after `beforeSweep` (what
+ * must read the rows first: the statistics rollup); when it fails, nothing is swept this time.
+ */
+export function scheduleRetention(
+  runtime: { db: Database; clock: Clock; config: Config; log: Logger; onClose(stop: () => Promise<void>): void }, beforeSweep: () => Promise<void>,
+): void {
   schedulePeriodic(runtime, {
     name: 'sweeping verifications, age proofs, webhook messages and rate limits past their retention',
     everyMs: SWEEP_EVERY_MS,
     run: async () => {
+      await beforeSweep();
       const deleted = await sweepRetention(runtime.db, runtime.clock.now(), runtime.config);
       if (Object.values(deleted).some((count) => count > 0)) runtime.log.debug('swept rows past their retention', { deleted });
     },

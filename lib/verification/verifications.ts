@@ -38,7 +38,8 @@ export function verificationResult(verification: Verification, now: number) {
   };
 }
 
-export type NewVerification = Omit<Verification, 'uid' | 'expiresAt'> & { ttlSeconds: number };
+/** `startedAt`: when the flow that produced it began (the statistics' time to result); absent when not known. */
+export type NewVerification = Omit<Verification, 'uid' | 'expiresAt'> & { ttlSeconds: number; startedAt?: Date };
 
 export interface VerificationRow {
   uid: string;
@@ -93,6 +94,7 @@ export function verificationInsert(db: Database, input: NewVerification, grantId
       reused: input.reused,
       verified_at: input.verifiedAt,
       expires_at: addSeconds(input.verifiedAt, input.ttlSeconds),
+      started_at: input.startedAt ?? null,
       grant_id: grantId,
     })
     .returning('*');

@@ -9,7 +9,7 @@ import { packageRoot } from '../../lib/paths.js';
  */
 
 const SURFACES = ['external', 'platform', 'requirement', 'checker', 'oauth2'];
-const DOMAINS = ['websites', 'webmasters', 'visitors', 'verification', 'geo', 'i18n', 'security', 'store', 'config', 'mail', 'branding', 'webhooks', 'audit'];
+const DOMAINS = ['websites', 'webmasters', 'visitors', 'verification', 'geo', 'i18n', 'security', 'store', 'config', 'mail', 'branding', 'webhooks', 'audit', 'statistics'];
 /**
  * The plugin contract's two seams into the interaction pages, and nothing else: a challenge names its step URLs
  * (paths.ts) and an endpoint of its own reads or swaps its stored state (progress.ts).
@@ -20,6 +20,7 @@ const ALLOWED_DOMAIN_TO_SURFACE = new Set(['oauth2/interactions/paths.ts', 'oaut
 const SQL_OWNERS = new Set([
   'adapters/knex.ts',
   'lib/audit/trail.ts',
+  'lib/statistics/store.ts',
   'lib/http/health.ts',
   'lib/oauth2/interactions/progress.ts',
   'lib/platform/sessions.ts',

@@ -33,7 +33,7 @@ const WEBHOOK_OPERATIONS = [
   'post /external/website/{website_id}/webhooks/{webhook_id}/test',
 ];
 /** Beyond spec 4.2: the audit trail (docs/audit.md). */
-const AUDIT_OPERATIONS = ['get /external/website/{website_id}/audit'];
+const AUDIT_OPERATIONS = ['get /external/website/{website_id}/audit', 'get /external/website/{website_id}/statistics'];
 const METHODS = ['get', 'post', 'patch', 'put', 'delete'];
 
 describe('External API: openapi.json', () => {
@@ -55,11 +55,11 @@ describe('External API: openapi.json', () => {
     };
   });
 
-  it('describes exactly the ten operations of spec 4.2, the two of domain verification, the five of webhooks and the audit trail, all behind the bearer token', () => {
+  it('describes exactly the ten operations of spec 4.2, the two of domain verification, the five of webhooks, the audit trail and the statistics, all behind the bearer token', () => {
     expect(document.openapi).to.equal('3.1.0');
     const described = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method} ${path}`));
     expect(described).to.have.members([...SPEC_OPERATIONS, ...DOMAIN_OPERATIONS, ...WEBHOOK_OPERATIONS, ...AUDIT_OPERATIONS]);
-    expect(described).to.have.length(18);
+    expect(described).to.have.length(19);
     expect(document.components.securitySchemes.apiToken).to.include({ type: 'http', scheme: 'bearer' });
   });
 

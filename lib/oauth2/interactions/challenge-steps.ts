@@ -4,7 +4,7 @@ import { translator } from '../../i18n/catalogue.js';
 import type { Challenge, ChallengeName, ChallengeOutcome, StepContext, StepMethod } from '../../verification/challenge.js';
 import { HttpError } from '../../http/errors.js';
 import { seeOther } from '../../http/see-other.js';
-import { completeChallenge, locateVisitor } from './outcome.js';
+import { completeChallenge, countFlow, locateVisitor } from './outcome.js';
 import { readyToVerify, renderPage } from './page.js';
 import { challengeState } from './progress.js';
 import type { Visit } from './visit.js';
@@ -54,6 +54,7 @@ async function stepContext(visit: Visit, challenge: Challenge): Promise<StepCont
         return completeChallenge(visit, { method: name, assuranceLevel: outcome.assuranceLevel, location: outcome.location });
       }
       await state.clear();
+      if (outcome.reason === 'refused') countFlow(visit, 'refused', name);
       if (FAILURES.has(outcome.reason)) {
         await limits.challengeFailuresPerInteraction.consume(visit.uid);
         await limits.challengeFailuresPerIp.consume(ctx.ip);
