@@ -36,10 +36,6 @@ describe('webmasters platform in a real browser (Debian chromium)', function () 
     await page.getByLabel('Password', { exact: true }).fill('a browser passphrase');
     await page.getByLabel('Confirm password').fill('a browser passphrase');
     await page.keyboard.press('Enter');
-    await page.waitForURL((url) => url.pathname === '/platform/signin' && url.search === '?registered=1');
-    await page.getByLabel('Email').fill('browser@example.test');
-    await page.getByLabel('Password').fill('a browser passphrase');
-    await page.keyboard.press('Enter');
     await page.waitForURL((url) => url.pathname === '/platform/websites');
     await page.getByRole('link', { name: 'Account' }).click();
     await page.getByRole('heading', { name: 'Authorization Token' }).waitFor();
