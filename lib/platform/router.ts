@@ -9,6 +9,7 @@ import { activityRoutes } from './routes/activity-routes.js';
 import { authRoutes } from './routes/auth-routes.js';
 import { confirmationRoutes } from './routes/confirmation-routes.js';
 import { domainRoutes } from './routes/domain-routes.js';
+import { webhookRoutes } from './routes/webhook-routes.js';
 import { websiteRoutes } from './routes/website-routes.js';
 
 /**
@@ -22,7 +23,7 @@ export function platformRouter(runtime: Runtime): Router {
   const signedIn = new Router();
   signedIn.use(requireWebmaster);
   signedIn.use(accountRoutes(runtime).routes(), websiteRoutes(runtime).routes(), confirmationRoutes(runtime).routes(), domainRoutes(runtime).routes(),
-    activityRoutes(runtime).routes());
+    activityRoutes(runtime).routes(), webhookRoutes(runtime).routes());
   router.use(signedIn.routes());
   return router;
 }

@@ -2,10 +2,9 @@ import Router from '@koa/router';
 import { websiteActivity, websiteActivityExport } from '../../audit/activity.js';
 import { pathValues } from '../../external/path-values.js';
 import type { Runtime } from '../../runtime.js';
-import { getWebsite } from '../../websites/index.js';
 import { activityRows } from '../activity-view.js';
 import { webmasterOf } from '../authentication.js';
-import { renderPage } from '../page.js';
+import { renderWebsiteTab } from './website-routes.js';
 
 /** A website's Activity: its audit trail, newest first by pages, and the whole trail as a JSON lines download. */
 export function activityRoutes(runtime: Runtime): Router {
@@ -13,11 +12,9 @@ export function activityRoutes(runtime: Runtime): Router {
 
   router.get('/websites/:id/activity', async (ctx) => {
     const { websiteId } = pathValues('website', { website_id: ctx.params.id });
-    const webmasterId = webmasterOf(ctx)!.id;
-    const website = await getWebsite(runtime, webmasterId, websiteId);
     const before = typeof ctx.query.before === 'string' ? { before: ctx.query.before } : {};
-    const page = await websiteActivity(runtime, webmasterId, websiteId, before);
-    renderPage(ctx, 'activity.njk', { website, rows: activityRows(page.entries), next: page.next, older: 'before' in before });
+    const page = await websiteActivity(runtime, webmasterOf(ctx)!.id, websiteId, before);
+    await renderWebsiteTab(ctx, runtime, websiteId, 'activity', { rows: activityRows(page.entries), next: page.next, older: 'before' in before });
   });
 
   router.get('/websites/:id/activity.jsonl', async (ctx) => {

@@ -11,7 +11,7 @@ export function domainRoutes(runtime: Runtime): Router {
   router.post('/websites/:id/domain/check', async (ctx) => {
     const { websiteId } = pathValues('website', { website_id: ctx.params.id });
     await checkDomainVerification(runtime, webmasterOf(ctx)!.id, websiteId, originOf(ctx));
-    seeOther(ctx, `${PLATFORM_PATH}/websites/${websiteId}#domain`, { noStore: true });
+    seeOther(ctx, `${PLATFORM_PATH}/websites/${websiteId}/settings#domain`, { noStore: true });
   });
   return router;
 }
