@@ -27,9 +27,9 @@ export function lastDays(today: string, count = OVERVIEW_DAYS): string[] {
 
 /** One environment's chart: a stacked bar per day, an outlined square per outcome in the legend, a title per bar. */
 function chartOf(environment: Environment, days: string[], byDay: Map<string, StatisticsDay>, t: Translate): string {
-  const width = 640;
-  const height = 200;
-  const left = 36;
+  const width = 480;
+  const height = 180;
+  const left = 34;
   const bottom = 22;
   const top = 8;
   const plot = height - bottom - top;
@@ -51,11 +51,12 @@ function chartOf(environment: Environment, days: string[], byDay: Map<string, St
     const summary = OUTCOMES.map((outcome) => `${t(`platform.statistics.${outcome}`)} ${counts?.[outcome] ?? 0}`).join(', ');
     return `<g><title>${escapeXml(`${day}: ${summary}`)}</title>${segments}</g>`;
   }).join('');
-  const labels = days.map((day, index) => (index % 7 === 0 || index === days.length - 1
-    ? `<text x="${(left + index * slot + slot / 2).toFixed(1)}" y="${height - 6}" text-anchor="middle" font-size="11">${day.slice(5)}</text>` : '')).join('');
+  // Every seventh day, counted back from today, so the newest day is always named.
+  const labels = days.map((day, index) => ((days.length - 1 - index) % 7 === 0
+    ? `<text x="${(left + index * slot + slot / 2).toFixed(1)}" y="${height - 6}" text-anchor="middle" font-size="13">${day.slice(5)}</text>` : '')).join('');
   const axis = `<line x1="${left}" y1="${top + plot}" x2="${width - 4}" y2="${top + plot}" stroke="#0b0c0c"/>`
-    + `<text x="${left - 6}" y="${top + 10}" text-anchor="end" font-size="11">${max}</text>`
-    + `<text x="${left - 6}" y="${top + plot}" text-anchor="end" font-size="11">0</text>`;
+    + `<text x="${left - 6}" y="${top + 10}" text-anchor="end" font-size="13">${max}</text>`
+    + `<text x="${left - 6}" y="${top + plot}" text-anchor="end" font-size="13">0</text>`;
   const title = t('platform.statistics.chartTitle', { environment, days: days.length });
   const id = `chart-${environment.toLowerCase()}`;
   return `<svg class="chart" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="${id}-title" xmlns="http://www.w3.org/2000/svg">`

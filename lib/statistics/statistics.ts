@@ -3,21 +3,10 @@ import type { Runtime } from '../runtime.js';
 import { validator } from '../websites/validation.js';
 import { checkWebsiteId, websiteAccess } from '../websites/ownership.js';
 import { STATISTICS_MAX_DAYS, statisticsQuerySchema } from './schemas.js';
-import { dailyAggregates, type ChallengeCounts, type DailyAggregate } from './store.js';
+import { dailyAggregates, type DailyAggregate } from './store.js';
 
 /** One day of one environment, as the API, the Overview and the CSV show it. */
-export interface StatisticsDay {
-  date: string;
-  environment: DailyAggregate['environment'];
-  started: number;
-  passed: number;
-  refused: number;
-  abandoned: number;
-  reused: number;
-  byChallenge: Record<string, ChallengeCounts>;
-  byCountry: Record<string, number>;
-  medianSecondsToResult: number | null;
-}
+export type StatisticsDay = Omit<DailyAggregate, 'websiteId' | 'day' | 'secondsToResult'> & { date: string; medianSecondsToResult: number | null };
 
 const validateQuery = validator<{ from: string; to: string }>(statisticsQuerySchema, 'query');
 

@@ -194,7 +194,7 @@ describe('webmasters platform: languages', () => {
       await client.open('/platform/websites');
       const website = await client.post('/platform/websites', { name: 'Site', domain: 'site.example.com', language: 'auto', challenges: 'selfie', regions: '' });
       expect(website.status, language).to.equal(200);
-      const invalid = await client.post(`${website.url.pathname}/oauth2/live`, { redirectUris: 'ftp://x' });
+      const invalid = await client.post(`${website.url.pathname.replace(/\/integrate$/, '')}/oauth2/live`, { redirectUris: 'ftp://x' });
       expect(invalid.status, language).to.equal(400);
       expect(invalid.html).to.contain(`<html lang="${language}">`);
     }

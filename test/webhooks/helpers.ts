@@ -14,16 +14,8 @@ export interface CreatedWebhook {
   disabledAt: string | null;
   secret: string;
 }
-export interface Delivery {
-  messageId: string;
-  event: string;
-  attempt: number;
-  attemptedAt: string;
-  status: number | null;
-  durationMs: number;
-  error: string | null;
-  nextRetryAt: string | null;
-}
+import type { WebhookDelivery as Delivery } from '../../lib/webhooks/endpoints.js';
+export type { Delivery };
 export interface Payload {
   type: string;
   timestamp: string;
