@@ -14,7 +14,7 @@ const LAYERS = {
   /** what every surface and domain runs on */
   infrastructure: ['store', 'config', 'security', 'i18n', 'http', 'mail', 'log.ts', 'log-repeats.ts', 'periodic.ts'],
   /** the rules of the service, whoever calls them */
-  domain: ['websites', 'policy', 'webmasters', 'visitors', 'verification', 'geo', 'branding'],
+  domain: ['websites', 'policy', 'webmasters', 'visitors', 'verification', 'geo', 'branding', 'webhooks', 'audit', 'statistics'],
   /** what answers a caller: each has its error shape (lib/surfaces.ts) */
   surfaces: ['external', 'platform', 'requirement', 'checker', 'oauth2'],
   /** where the service is assembled and started */
@@ -41,6 +41,8 @@ const CHALLENGE_ENDPOINTS = new Set([
 /** The modules that issue SQL: each owns its tables; everything else asks them. */
 const SQL_OWNERS = new Set([
   'adapters/knex.ts',
+  'lib/audit/trail.ts',
+  'lib/statistics/store.ts',
   'lib/http/health.ts',
   'lib/oauth2/flow-storage.ts',
   'lib/oauth2/interactions/progress.ts',
@@ -66,6 +68,9 @@ const SQL_OWNERS = new Set([
   'lib/websites/oauth2.ts',
   'lib/websites/policy.ts',
   'lib/websites/websites.ts',
+  'lib/webhooks/endpoints.ts',
+  'lib/webhooks/events.ts',
+  'lib/webhooks/outbox.ts',
 ]);
 
 const files = (folder: string): string[] =>

@@ -54,14 +54,19 @@ export function authRoutes(runtime: Runtime): Router {
     for (const field of checkNewCredentials({ email, password })) errors[field] = `platform.register.error.${field}`;
     if (!errors.password && password !== textField(ctx.request.body, 'confirm')) errors.confirm = 'platform.register.error.confirm';
     if (Object.keys(errors).length > 0) return renderPage(ctx, 'register.njk', { ...PASSWORD_LIMITS, email, errors }, 400);
-    // The same answer whether or not the email already has an account, so registering tells nobody which emails do
-    // (the scrypt work is done in both cases): the sign-in page says what happened in either case.
+    // A new account is signed in and lands on its websites. A taken email changes nothing: its owner, who typed the
+    // account's password, is signed in as at the sign-in form; anyone else gets the sign-in page, which says that the
+    // account exists (docs/decisions.md "Registering signs in").
+    let webmaster;
     try {
-      await createWebmaster(runtime.db, { email, password });
+      webmaster = await createWebmaster(runtime.db, { email, password });
     } catch (error) {
       if (!(error instanceof EmailTakenError)) throw error;
+      webmaster = await authenticateWebmaster(runtime.db, email, password);
     }
-    seeOther(ctx, `${PLATFORM_PATH}/signin?registered=1`, { noStore: true });
+    if (!webmaster) return seeOther(ctx, `${PLATFORM_PATH}/signin?registered=1`, { noStore: true });
+    await startSession(ctx, runtime, webmaster.id);
+    seeOther(ctx, LANDING, { noStore: true });
   });
 
   router.get('/signin', (ctx) => signInPage(ctx, { registered: ctx.query['registered'] === '1' }));
