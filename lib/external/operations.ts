@@ -169,6 +169,6 @@ export const OPERATIONS: readonly Operation[] = [
   define({
     operationId: 'updateWebsitePolicy', method: 'put', path: '/website/:website_id/policy', scope: 'website',
     summary: 'Replace the website\'s own rules (they may only tighten the operator\'s presets)', body: policyUpdateSchema, response: websitePolicySchema,
-    run: ({ runtime, webmasterId, websiteId, body }) => updateWebsitePolicy(runtime, webmasterId, websiteId, body as WebsitePolicyInput),
+    run: ({ runtime, webmasterId, websiteId, body, origin }) => updateWebsitePolicy(runtime, webmasterId, websiteId, body as WebsitePolicyInput, origin),
   }),
 ];
