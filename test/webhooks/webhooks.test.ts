@@ -68,6 +68,20 @@ describe('webhooks: signed deliveries to a real receiver', () => {
     await setup.api.delete(`/website/${setup.client.websiteId}/webhooks/${hook.id}`);
   });
 
+  it('announces a policy change made through the API as website.updated with the website\'s new rules', async () => {
+    const hook = await register(setup.api, setup.client.websiteId, receiver.url, ['website.updated']);
+    const rules = [{ regions: ['FR'], ageThreshold: 21 }];
+    expect((await setup.api.put(`/website/${setup.client.websiteId}/policy`, { rules })).status).to.equal(200);
+    const [received] = await receiver.waitFor(1);
+    const payload = verified(hook.secret, received!);
+    expect(payload.type).to.equal('website.updated');
+    expect(payload.data).to.deep.equal({ websiteId: setup.client.websiteId, policy: { rules } });
+    // A refused change announces nothing.
+    expect((await setup.api.put(`/website/${setup.client.websiteId}/policy`, { rules: [{ regions: ['FR'], ageThreshold: 'old' }] })).status).to.equal(400);
+    expect(await app.provider.db('webhook_messages').where('webhook_id', hook.id).pluck('type')).to.deep.equal(['website.updated']);
+    await setup.api.delete(`/website/${setup.client.websiteId}/webhooks/${hook.id}`);
+  });
+
   it('retries a receiver that fails five times with growing delays, then delivers the same message once it answers', async () => {
     const hook = await register(setup.api, setup.client.websiteId, receiver.url);
     receiver.answer = (index) => (index < 5 ? 500 : 204);
