@@ -42,12 +42,12 @@ const CHALLENGE_ENDPOINTS = new Set([
 const SQL_OWNERS = new Set([
   'adapters/knex.ts',
   'lib/audit/trail.ts',
-  'lib/statistics/store.ts',
   'lib/http/health.ts',
   'lib/oauth2/flow-storage.ts',
   'lib/oauth2/interactions/progress.ts',
   'lib/platform/once.ts',
   'lib/platform/sessions.ts',
+  'lib/statistics/store.ts',
   'lib/store/database.ts',
   'lib/store/insert-where.ts',
   'lib/store/migrate.ts',
@@ -59,6 +59,9 @@ const SQL_OWNERS = new Set([
   'lib/visitors/passkey-ceremonies.ts',
   'lib/visitors/passkeys.ts',
   'lib/visitors/visitor-accounts.ts',
+  'lib/webhooks/endpoints.ts',
+  'lib/webhooks/events.ts',
+  'lib/webhooks/outbox.ts',
   'lib/webmasters/accounts.ts',
   'lib/webmasters/api-tokens.ts',
   'lib/webmasters/sign-in-codes.ts',
@@ -68,9 +71,6 @@ const SQL_OWNERS = new Set([
   'lib/websites/oauth2.ts',
   'lib/websites/policy.ts',
   'lib/websites/websites.ts',
-  'lib/webhooks/endpoints.ts',
-  'lib/webhooks/events.ts',
-  'lib/webhooks/outbox.ts',
 ]);
 
 const files = (folder: string): string[] =>
