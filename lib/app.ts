@@ -26,6 +26,9 @@ import { migrate } from './store/migrate.js';
 import type { OidcAdapterFactory } from './store/oidc-payloads.js';
 import { scheduleRetention } from './store/retention.js';
 import { mountSurfaces } from './surfaces.js';
+import { scheduleWebhookDelivery } from './webhooks/delivery.js';
+import { rollUpStatistics, scheduleStatistics } from './statistics/schedule.js';
+import { Tally } from './statistics/tally.js';
 import { createProvider } from './oauth2/provider.js';
 import type Provider from 'oidc-provider';
 
@@ -127,6 +130,7 @@ async function assemble({ config, db, clock, log, repeats, domainProbe, oidcAdap
       return registry;
     },
     geo: createGeoResolver({ config, log }),
+    tally: new Tally(),
     domainProbe: domainProbe ?? publicDomainProbe(DOMAIN_PROBE_TIMEOUT_MS),
     onClose: (task: () => Promise<void> | void) => {
       closers.push(task);
@@ -150,7 +154,10 @@ async function assemble({ config, db, clock, log, repeats, domainProbe, oidcAdap
   const provider = createProvider(runtime, oidcAdapter);
   // Surfaces (lib/surfaces.ts): each request is handed to the one surface that claims it.
   app.use(mountSurfaces({ runtime, provider, health }));
-  scheduleRetention(runtime);
+  scheduleStatistics(runtime, metrics.countVerifications);
+  // The statistics count the verifications before the sweep removes them.
+  scheduleRetention(runtime, () => rollUpStatistics(runtime, metrics.countVerifications));
+  scheduleWebhookDelivery(runtime);
 
   return {
     app,

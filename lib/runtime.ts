@@ -8,6 +8,7 @@ import type { RateLimits } from './http/rate-limit.js';
 import type { Logger } from './log.js';
 import type { CookieKeys } from './security/cookie-keys.js';
 import type { Sealer } from './security/sealing.js';
+import type { Tally } from './statistics/tally.js';
 import type { Database } from './store/database.js';
 import type { ChallengeRegistry } from './verification/registry.js';
 import type { ClientCache } from './websites/client-cache.js';
@@ -28,6 +29,8 @@ export interface Runtime {
   /** client lookups remembered per instance, forgotten on every announced client change */
   clients: ClientCache;
   geo: GeoResolver;
+  /** flow events counted in memory for the statistics (started, refused, abandoned), rolled up every minute */
+  tally: Tally;
   /** how website domains are verified from outside (DNS TXT, /.well-known file) */
   domainProbe: DomainProbe;
   /** Registers work for close(): timers to clear, connections to end. Runs in reverse order. */

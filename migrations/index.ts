@@ -5,6 +5,9 @@ import * as domainVerification from './003_domain_verification.js';
 import * as visitorPasskeys from './004_visitor_passkeys.js';
 import * as clientChangeFeed from './005_client_change_feed.js';
 import * as websitePolicies from './006_website_policies.js';
+import * as statistics from './007_statistics.js';
+import * as webhooks from './008_webhooks.js';
+import * as auditTrail from './009_audit_trail.js';
 import * as signInCodes from './010_sign_in_codes.js';
 import * as formEffects from './011_form_effects.js';
 
@@ -21,6 +24,9 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['004_visitor_passkeys', visitorPasskeys],
   ['005_client_change_feed', clientChangeFeed],
   ['006_website_policies', websitePolicies],
+  ['007_statistics', statistics],
+  ['008_webhooks', webhooks],
+  ['009_audit_trail', auditTrail],
   ['010_sign_in_codes', signInCodes],
   ['011_form_effects', formEffects],
 ];

@@ -66,7 +66,7 @@ async function main(): Promise<void> {
     await platform.getByLabel(label('platform.field.password')).fill(webmaster.password);
     await platform.getByLabel(label('platform.field.password')).press('Enter');
     await platform.waitForURL(`${demo.providerUrl}/platform/websites`);
-    await platform.goto(`${demo.providerUrl}/platform/websites/${website.id}`);
+    await platform.goto(`${demo.providerUrl}/platform/websites/${website.id}/integrate`);
     await shoot(platform, 'platform-website');
   } finally {
     await browser.close();

@@ -7,6 +7,7 @@ import { createWebmaster, findWebmasterByEmail } from '../../lib/webmasters/acco
 import {
   createOAuth2Config, createWebsite, getOAuth2Config, getWebsite, listWebsites, regenerateOAuth2Credentials, updateOAuth2Config, type OAuth2Configuration, type Website,
 } from '../../lib/websites/index.js';
+import type { ChangeOrigin } from '../../lib/audit/trail.js';
 
 export const DEMO_EMAIL = 'demo@example.com';
 export const DEMO_WEBSITE = { name: 'Demo shop', domain: 'demo-shop.example.com' };
@@ -52,6 +53,9 @@ async function unlessAbsent<T>(lookup: Promise<T>): Promise<T | undefined> {
  * the "Demo shop" website, and its TEST OAuth2 configuration with `redirectUri` registered and ACTIVE.
  * Running it again changes nothing but a missing redirect URI or a disabled status.
  */
+/** The audit trail's name for what the demo sets up: the operator, running `npm start`. */
+const DEMO_ORIGIN: ChangeOrigin = { actor: { type: 'operator', id: 'npm start (demo)' }, address: null };
+
 export async function seedDemo(runtime: Runtime, redirectUri: string): Promise<DemoSeed> {
   const file = join(runtime.config.dataDir, 'demo.json');
   const remembered = await readDemoFile(file);
@@ -68,18 +72,18 @@ export async function seedDemo(runtime: Runtime, redirectUri: string): Promise<D
 
   const website = (remembered.websiteId ? await unlessAbsent(getWebsite(runtime, webmaster.id, remembered.websiteId)) : undefined)
     ?? (await listWebsites(runtime, webmaster.id)).find((candidate) => candidate.name === DEMO_WEBSITE.name)
-    ?? (await createWebsite(runtime, webmaster.id, DEMO_WEBSITE));
+    ?? (await createWebsite(runtime, webmaster.id, DEMO_WEBSITE, DEMO_ORIGIN));
 
   const existing = await unlessAbsent(getOAuth2Config(runtime, webmaster.id, website.id, 'TEST')).catch((error: unknown) => {
     if (error instanceof Refusal) throw error;
     // The secret was sealed with another SEALING_KEY (a new DATA_DIR on a kept database): new credentials, sealed with ours.
     runtime.log.warn('the demo client secret cannot be unsealed with this SEALING_KEY; regenerating the demo TEST credentials');
-    return regenerateOAuth2Credentials(runtime, webmaster.id, website.id, 'TEST');
+    return regenerateOAuth2Credentials(runtime, webmaster.id, website.id, 'TEST', DEMO_ORIGIN);
   });
-  let oauth2 = existing ?? (await createOAuth2Config(runtime, webmaster.id, website.id, 'TEST', { redirectUris: [redirectUri] }));
+  let oauth2 = existing ?? (await createOAuth2Config(runtime, webmaster.id, website.id, 'TEST', { redirectUris: [redirectUri] }, DEMO_ORIGIN));
   if (oauth2.status !== 'ACTIVE' || !oauth2.redirectUris.includes(redirectUri)) {
     const redirectUris = oauth2.redirectUris.includes(redirectUri) ? oauth2.redirectUris : [...oauth2.redirectUris, redirectUri];
-    oauth2 = await updateOAuth2Config(runtime, webmaster.id, website.id, 'TEST', { status: 'ACTIVE', redirectUris });
+    oauth2 = await updateOAuth2Config(runtime, webmaster.id, website.id, 'TEST', { status: 'ACTIVE', redirectUris }, DEMO_ORIGIN);
   }
 
   const demoFile: DemoFile = { email, ...(password ? { password } : {}), websiteId: website.id };

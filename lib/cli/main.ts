@@ -6,13 +6,14 @@ import { packageRoot } from '../paths.js';
 import { DatabaseInUseError } from '../store/embedded-lock.js';
 import { parseCommandLine } from './arguments.js';
 import { CliError, EXIT, UsageError, type CliIo, type Command } from './command.js';
+import { auditCommand } from './commands/audit.js';
 import { migrateCommand } from './commands/migrate.js';
 import { secretsCommand } from './commands/secrets.js';
 import { serveCommand } from './commands/serve.js';
 import { ticketsCommand } from './commands/tickets.js';
 import { webmasterCommand } from './commands/webmaster.js';
 
-const COMMANDS: Command[] = [serveCommand, migrateCommand, secretsCommand, webmasterCommand, ticketsCommand];
+const COMMANDS: Command[] = [serveCommand, migrateCommand, secretsCommand, webmasterCommand, ticketsCommand, auditCommand];
 
 const overview = (): string => `Usage: age-provider <command> [options]
        age-provider --version

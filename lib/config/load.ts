@@ -35,9 +35,11 @@ export async function loadConfig(options: ConfigOptions = {}, env: NodeJS.Proces
     // Off (undefined) unless REDIS_URL is set.
     redis: read(SECTIONS.redis),
     mail: read(SECTIONS.mail),
+    webhooks: read(SECTIONS.webhooks),
+    statistics: read(SECTIONS.statistics),
   };
   const challenges = new Map(challengeSections().map(([name, section]) => [name, read(section)]));
-  if (!core || !sections.branding || !sections.geo || !sections.limits || !sections.clientCache || !sections.policies || problems.length > 0) throw new ConfigError(problems);
+  if (!core || !sections.branding || !sections.geo || !sections.limits || !sections.clientCache || !sections.policies || !sections.webhooks || !sections.statistics || problems.length > 0) throw new ConfigError(problems);
   let secrets;
   try {
     secrets = await resolveSecrets(core);
@@ -45,5 +47,5 @@ export async function loadConfig(options: ConfigOptions = {}, env: NodeJS.Proces
     throw new ConfigError((error as Error).message);
   }
   const { cookieKeys: _c, jwks: _j, sealingKey: _s, ...rest } = core;
-  return { config: { ...rest, ...secrets, branding: sections.branding, geo: sections.geo, limits: sections.limits, clientCache: sections.clientCache, policies: sections.policies, redis: sections.redis, mail: sections.mail, challenges }, warnings: [] };
+  return { config: { ...rest, ...secrets, branding: sections.branding, geo: sections.geo, limits: sections.limits, clientCache: sections.clientCache, policies: sections.policies, redis: sections.redis, mail: sections.mail, webhooks: sections.webhooks, statistics: sections.statistics, challenges }, warnings: [] };
 }

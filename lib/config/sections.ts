@@ -6,6 +6,8 @@ import { policySettings } from '../policy/settings.js';
 import { mailSettings } from '../mail/settings.js';
 import { CHALLENGE_MODULES } from '../verification/registry.js';
 import { clientCacheSettings } from '../websites/client-cache.js';
+import { statisticsSettings } from '../statistics/settings.js';
+import { webhookSettings } from '../webhooks/settings.js';
 import { coreSettings } from './core.js';
 import { variablesOf, type SettingsSection } from './settings.js';
 
@@ -23,6 +25,8 @@ export const SECTIONS = {
   policies: policySettings,
   redis: redisSettings,
   mail: mailSettings,
+  webhooks: webhookSettings,
+  statistics: statisticsSettings,
 } as const;
 
 /** The challenges' sections, by challenge name. */

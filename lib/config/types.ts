@@ -6,6 +6,8 @@ import type { ClientCacheSettings } from '../websites/client-cache.js';
 import type { PolicySettings } from '../policy/settings.js';
 import type { RedisSettings } from '../http/shared-limits.js';
 import type { MailSettings } from '../mail/mailer.js';
+import type { StatisticsSettings } from '../statistics/settings.js';
+import type { WebhookSettings } from '../webhooks/settings.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
@@ -72,6 +74,8 @@ export type Config = Omit<Settings, 'cookieKeys' | 'jwks' | 'sealingKey'> & Secr
   redis: RedisSettings | undefined;
   /** the mail server the service sends its own mail through (SMTP_URL), when configured */
   mail: MailSettings | undefined;
+  webhooks: WebhookSettings;
+  statistics: StatisticsSettings;
   /** each configured challenge's own settings (ChallengeModule.settings), handed to its configure */
   challenges: ReadonlyMap<string, unknown>;
 };

@@ -6,6 +6,8 @@ import { authenticateApiToken } from '../webmasters/api-tokens.js';
 /** What the authentication leaves on ctx.state for the handlers. */
 export interface ExternalState {
   webmasterId: number;
+  /** the token's id: the audit trail names the token that made a change */
+  tokenId: number;
 }
 
 const unauthorized = (message: string): HttpError => new HttpError(401, message, { 'WWW-Authenticate': 'Bearer' });
@@ -17,9 +19,10 @@ export function authenticate(runtime: Runtime): Middleware<ExternalState> {
     if (!header) throw unauthorized('Missing API token: send the header "Authorization: Bearer <API token>".');
     const token = /^Bearer +([^ ]+) *$/i.exec(header)?.[1];
     if (!token) throw unauthorized('Malformed Authorization header: expected "Bearer <API token>".');
-    const webmasterId = await authenticateApiToken(runtime.db, runtime.clock, token);
-    if (webmasterId === undefined) throw unauthorized('Invalid or revoked API token.');
-    ctx.state.webmasterId = webmasterId;
+    const authenticated = await authenticateApiToken(runtime.db, runtime.clock, token);
+    if (authenticated === undefined) throw unauthorized('Invalid or revoked API token.');
+    ctx.state.webmasterId = authenticated.webmasterId;
+    ctx.state.tokenId = authenticated.tokenId;
     await next();
   };
 }

@@ -1,13 +1,13 @@
 import type { SchemaObject } from 'ajv';
 import { OPERATIONS, type Operation } from './operations.js';
 import { errorSchema } from './schemas/responses.js';
-import { environmentParameter, websiteIdParameter } from '../websites/schemas/path-parameters.js';
+import { environmentParameter, webhookIdParameter, websiteIdParameter } from '../websites/schemas/path-parameters.js';
 import { BODY_LIMIT_KIB, EXTERNAL_PREFIX } from './surface.js';
 
 const ERROR_RESPONSES: Record<string, string> = {
   400: 'Invalid path parameter or body, or the request cannot be served (e.g. regenerate while DISABLED).',
   401: 'Missing, malformed, invalid or revoked API token, or the website belongs to another webmaster.',
-  404: 'No such website or OAuth2 configuration.',
+  404: 'No such website, OAuth2 configuration or webhook.',
   413: `Body larger than ${BODY_LIMIT_KIB} KiB.`,
   415: 'Body sent with a content type other than application/json.',
   429: 'Rate limit reached; retry after the seconds in Retry-After.',
@@ -18,10 +18,21 @@ const reference = (schema: SchemaObject): { $ref: string } => ({ $ref: `#/compon
 
 const toOpenApiPath = (path: string): string => `${EXTERNAL_PREFIX}${path.replace(/:(\w+)/g, '{$1}')}`;
 
+/** The query's parameters, from its schema (every one optional). */
+const queryParameters = (operation: Operation): object[] =>
+  Object.entries((operation.query?.properties ?? {}) as Record<string, { description?: string }>)
+    .map(([name, schema]) => ({ name, in: 'query', required: false, schema, description: schema.description }));
+
 function parameters(operation: Operation): object[] {
+  return [...pathParameters(operation), ...queryParameters(operation)];
+}
+
+function pathParameters(operation: Operation): object[] {
   const websiteId = { name: 'website_id', in: 'path', required: true, schema: websiteIdParameter, description: websiteIdParameter.description };
   const environment = { name: 'environment', in: 'path', required: true, schema: environmentParameter, description: environmentParameter.description };
+  const webhookId = { name: 'webhook_id', in: 'path', required: true, schema: webhookIdParameter, description: webhookIdParameter.description };
   if (operation.scope === 'account') return [];
+  if (operation.scope === 'webhook') return [websiteId, webhookId];
   return operation.scope === 'website' ? [websiteId] : [websiteId, environment];
 }
 
@@ -35,7 +46,9 @@ function describe(operation: Operation): object {
       ? { requestBody: { required: true, content: { 'application/json': { schema: reference(operation.body) } } } }
       : {}),
     responses: {
-      200: { description: 'Request successful.', content: { 'application/json': { schema: reference(operation.response) } } },
+      [operation.status ?? 200]: operation.response
+        ? { description: 'Request successful.', content: { 'application/json': { schema: reference(operation.response) } } }
+        : { description: 'Request successful; no body.' },
       ...Object.fromEntries(errors.map((status) => [status, {
         description: ERROR_RESPONSES[status], content: { 'application/json': { schema: reference(errorSchema) } },
       }])),
@@ -45,7 +58,7 @@ function describe(operation: Operation): object {
 
 /** OpenAPI 3.1 generated from the operation list and the very schemas that validate requests. */
 export function openApiDocument(): object {
-  const schemas = [errorSchema, ...OPERATIONS.flatMap((operation) => [operation.response, ...(operation.body ? [operation.body] : [])])];
+  const schemas = [errorSchema, ...OPERATIONS.flatMap((operation) => [...(operation.response ? [operation.response] : []), ...(operation.body ? [operation.body] : [])])];
   const paths: Record<string, Record<string, object>> = {};
   for (const operation of OPERATIONS) {
     (paths[toOpenApiPath(operation.path)] ??= {})[operation.method] = describe(operation);
@@ -55,7 +68,7 @@ export function openApiDocument(): object {
     info: {
       title: 'age-provider Webmaster External API',
       version: '1',
-      description: 'Manage websites, their public keys and their OAuth2 configurations. See docs/external-api.md.',
+      description: 'Manage websites, their public keys, their OAuth2 configurations and their webhooks. See docs/external-api.md and docs/webhooks.md.',
     },
     security: [{ apiToken: [] }],
     paths,

@@ -1,4 +1,9 @@
 import type { SchemaObject } from 'ajv';
+import type { ChangeOrigin } from '../audit/trail.js';
+import { websiteActivity } from '../audit/activity.js';
+import { auditPageSchema, auditQuerySchema } from '../audit/schemas.js';
+import { statisticsQuerySchema, statisticsSchema } from '../statistics/schemas.js';
+import { websiteStatistics } from '../statistics/statistics.js';
 import type { Runtime } from '../runtime.js';
 import {
   checkDomainVerification, createOAuth2Config, createWebsite, getDomainVerification, getOAuth2Config, getWebsite, getWebsiteKey, getWebsitePolicy, listWebsites,
@@ -13,30 +18,38 @@ import { oauth2UpdateSchema } from '../websites/schemas/oauth2-update.js';
 import { oauth2ConfigurationSchema, websiteKeySchema, websiteListSchema, websiteSchema } from './schemas/responses.js';
 import { websiteCreateSchema } from '../websites/schemas/website-create.js';
 import { websiteUpdateSchema } from '../websites/schemas/website-update.js';
+import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, testWebhook, type WebhookInput } from '../webhooks/endpoints.js';
+import { createdWebhookSchema, deliveryListSchema, webhookCreateSchema, webhookListSchema, webhookTestSchema } from '../webhooks/schemas.js';
 
 /** Which path parameters an operation takes. */
-export type Scope = 'account' | 'website' | 'environment';
+export type Scope = 'account' | 'website' | 'environment' | 'webhook';
 
 /** The typed path values of each scope. */
 export interface ScopeValues {
   account: object;
   website: { websiteId: number };
   environment: { websiteId: number; environment: Environment };
+  webhook: { websiteId: number; webhookId: number };
 }
 
 /** One call of an operation; the body is validated by the service it reaches (one schema, shared with the platform). */
-export type Call<S extends Scope> = { runtime: Runtime; webmasterId: number; body: unknown } & ScopeValues[S];
+export type Call<S extends Scope> = { runtime: Runtime; webmasterId: number; origin: ChangeOrigin; body: unknown; query: unknown } & ScopeValues[S];
 
 export interface Operation<S extends Scope = Scope> {
   operationId: string;
-  method: 'get' | 'post' | 'patch' | 'put';
+  method: 'get' | 'post' | 'patch' | 'put' | 'delete';
   /** koa-router path below /external */
   path: string;
   summary: string;
   scope: S;
   /** the JSON body schema, when the operation takes one */
   body?: SchemaObject;
-  response: SchemaObject;
+  /** the query's schema, when the operation reads one (validated by its service) */
+  query?: SchemaObject;
+  /** the success status: 200 unless said (201 for a creation, 204 for an answer without body) */
+  status?: 201 | 204;
+  /** the success body's schema (none with 204) */
+  response?: SchemaObject;
   run(call: Call<S>): Promise<unknown>;
 }
 
@@ -44,8 +57,9 @@ export interface Operation<S extends Scope = Scope> {
 const define = <S extends Scope>(operation: Operation<S>): Operation => operation as unknown as Operation;
 
 /**
- * The ten operations of the specification, in its order, then the domain verification pair and the website's policy
- * pair (docs/policies.md); the router and openapi.json are both built from this list.
+ * The ten operations of the specification, in its order, then domain verification, webhooks (docs/webhooks.md), the
+ * audit trail (docs/audit.md), statistics (docs/statistics.md) and the website's policy (docs/policies.md); the router
+ * and openapi.json are both built from this list.
  */
 export const OPERATIONS: readonly Operation[] = [
   define({
@@ -56,12 +70,12 @@ export const OPERATIONS: readonly Operation[] = [
   define({
     operationId: 'createWebsite', method: 'post', path: '/website', scope: 'account', summary: 'Create website',
     body: websiteCreateSchema, response: websiteSchema,
-    run: ({ runtime, webmasterId, body }) => createWebsite(runtime, webmasterId, body as WebsiteCreateInput),
+    run: ({ runtime, webmasterId, body, origin }) => createWebsite(runtime, webmasterId, body as WebsiteCreateInput, origin),
   }),
   define({
     operationId: 'updateWebsite', method: 'patch', path: '/website/:website_id', scope: 'website', summary: 'Update website',
     body: websiteUpdateSchema, response: websiteSchema,
-    run: ({ runtime, webmasterId, websiteId, body }) => updateWebsite(runtime, webmasterId, websiteId, body as WebsiteUpdateInput),
+    run: ({ runtime, webmasterId, websiteId, body, origin }) => updateWebsite(runtime, webmasterId, websiteId, body as WebsiteUpdateInput, origin),
   }),
   define({
     operationId: 'getWebsite', method: 'get', path: '/website/:website_id', scope: 'website', summary: 'Retrieve website',
@@ -71,7 +85,7 @@ export const OPERATIONS: readonly Operation[] = [
   define({
     operationId: 'regenerateWebsiteKey', method: 'patch', path: '/website/:website_id/key/:environment/regenerate', scope: 'environment',
     summary: 'Regenerate website keys', response: websiteKeySchema,
-    run: ({ runtime, webmasterId, websiteId, environment }) => regenerateWebsiteKey(runtime, webmasterId, websiteId, environment),
+    run: ({ runtime, webmasterId, websiteId, environment, origin }) => regenerateWebsiteKey(runtime, webmasterId, websiteId, environment, origin),
   }),
   define({
     operationId: 'getWebsiteKey', method: 'get', path: '/website/:website_id/key/:environment', scope: 'environment',
@@ -81,19 +95,19 @@ export const OPERATIONS: readonly Operation[] = [
   define({
     operationId: 'createOAuth2', method: 'post', path: '/website/:website_id/oauth2/:environment', scope: 'environment',
     summary: 'Create OAuth2', body: oauth2CreateSchema, response: oauth2ConfigurationSchema,
-    run: ({ runtime, webmasterId, websiteId, environment, body }) =>
-      createOAuth2Config(runtime, webmasterId, websiteId, environment, body as OAuth2CreateInput),
+    run: ({ runtime, webmasterId, websiteId, environment, body, origin }) =>
+      createOAuth2Config(runtime, webmasterId, websiteId, environment, body as OAuth2CreateInput, origin),
   }),
   define({
     operationId: 'updateOAuth2', method: 'patch', path: '/website/:website_id/oauth2/:environment', scope: 'environment',
     summary: 'Update OAuth2', body: oauth2UpdateSchema, response: oauth2ConfigurationSchema,
-    run: ({ runtime, webmasterId, websiteId, environment, body }) =>
-      updateOAuth2Config(runtime, webmasterId, websiteId, environment, body as OAuth2UpdateInput),
+    run: ({ runtime, webmasterId, websiteId, environment, body, origin }) =>
+      updateOAuth2Config(runtime, webmasterId, websiteId, environment, body as OAuth2UpdateInput, origin),
   }),
   define({
     operationId: 'regenerateOAuth2', method: 'patch', path: '/website/:website_id/oauth2/:environment/regenerate', scope: 'environment',
     summary: 'Regenerate OAuth2 client id/secret', response: oauth2ConfigurationSchema,
-    run: ({ runtime, webmasterId, websiteId, environment }) => regenerateOAuth2Credentials(runtime, webmasterId, websiteId, environment),
+    run: ({ runtime, webmasterId, websiteId, environment, origin }) => regenerateOAuth2Credentials(runtime, webmasterId, websiteId, environment, origin),
   }),
   define({
     operationId: 'getOAuth2', method: 'get', path: '/website/:website_id/oauth2/:environment', scope: 'environment',
@@ -108,7 +122,43 @@ export const OPERATIONS: readonly Operation[] = [
   define({
     operationId: 'checkDomainVerification', method: 'post', path: '/website/:website_id/domain-verification/check', scope: 'website',
     summary: 'Check domain verification now (DNS TXT record or /.well-known/age-provider.txt)', response: domainVerificationSchema,
-    run: ({ runtime, webmasterId, websiteId }) => checkDomainVerification(runtime, webmasterId, websiteId),
+    run: ({ runtime, webmasterId, websiteId, origin }) => checkDomainVerification(runtime, webmasterId, websiteId, origin),
+  }),
+  define({
+    operationId: 'createWebhook', method: 'post', path: '/website/:website_id/webhooks', scope: 'website', status: 201,
+    summary: 'Create webhook (the answer carries its signing secret, shown this once)', body: webhookCreateSchema, response: createdWebhookSchema,
+    run: ({ runtime, webmasterId, websiteId, body, origin }) => createWebhook(runtime, webmasterId, websiteId, body as WebhookInput, origin),
+  }),
+  define({
+    operationId: 'listWebhooks', method: 'get', path: '/website/:website_id/webhooks', scope: 'website',
+    summary: 'Retrieve webhooks (without their secrets)', response: webhookListSchema,
+    run: ({ runtime, webmasterId, websiteId }) => listWebhooks(runtime, webmasterId, websiteId),
+  }),
+  define({
+    operationId: 'deleteWebhook', method: 'delete', path: '/website/:website_id/webhooks/:webhook_id', scope: 'webhook', status: 204,
+    summary: 'Delete webhook (its undelivered messages too)',
+    run: ({ runtime, webmasterId, websiteId, webhookId, origin }) => deleteWebhook(runtime, webmasterId, websiteId, webhookId, origin),
+  }),
+  define({
+    operationId: 'listWebhookDeliveries', method: 'get', path: '/website/:website_id/webhooks/:webhook_id/deliveries', scope: 'webhook',
+    summary: 'Retrieve the newest delivery attempts (time, status, duration, next retry)', response: deliveryListSchema,
+    run: ({ runtime, webmasterId, websiteId, webhookId }) => listDeliveries(runtime, webmasterId, websiteId, webhookId),
+  }),
+  define({
+    operationId: 'testWebhook', method: 'post', path: '/website/:website_id/webhooks/:webhook_id/test', scope: 'webhook',
+    summary: 'Send a webhook.test message (delivered in the background)', response: webhookTestSchema,
+    run: ({ runtime, webmasterId, websiteId, webhookId }) => testWebhook(runtime, webmasterId, websiteId, webhookId),
+  }),
+  define({
+    operationId: 'listAudit', method: 'get', path: '/website/:website_id/audit', scope: 'website',
+    summary: 'Retrieve the website\'s audit trail, newest first, by pages (who changed what, when, from where)', query: auditQuerySchema, response: auditPageSchema,
+    run: ({ runtime, webmasterId, websiteId, query }) => websiteActivity(runtime, webmasterId, websiteId, query),
+  }),
+  define({
+    operationId: 'getStatistics', method: 'get', path: '/website/:website_id/statistics', scope: 'website',
+    summary: 'Retrieve the website\'s daily statistics per environment (started, passed, refused, abandoned, reused, by challenge, by country, median seconds to result)',
+    query: statisticsQuerySchema, response: statisticsSchema,
+    run: ({ runtime, webmasterId, websiteId, query }) => websiteStatistics(runtime, webmasterId, websiteId, query),
   }),
   define({
     operationId: 'getWebsitePolicy', method: 'get', path: '/website/:website_id/policy', scope: 'website',
@@ -119,6 +169,6 @@ export const OPERATIONS: readonly Operation[] = [
   define({
     operationId: 'updateWebsitePolicy', method: 'put', path: '/website/:website_id/policy', scope: 'website',
     summary: 'Replace the website\'s own rules (they may only tighten the operator\'s presets)', body: policyUpdateSchema, response: websitePolicySchema,
-    run: ({ runtime, webmasterId, websiteId, body }) => updateWebsitePolicy(runtime, webmasterId, websiteId, body as WebsitePolicyInput),
+    run: ({ runtime, webmasterId, websiteId, body, origin }) => updateWebsitePolicy(runtime, webmasterId, websiteId, body as WebsitePolicyInput, origin),
   }),
 ];

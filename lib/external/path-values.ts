@@ -1,12 +1,13 @@
 import type { Scope, ScopeValues } from './operations.js';
-import { websiteEnvironmentOf, websiteIdOf } from '../websites/identifiers.js';
+import { websiteEnvironmentOf, websiteIdOf, websiteWebhookOf } from '../websites/identifiers.js';
 
-/** The typed path values of an operation's scope; a malformed website_id or environment is 400. */
+/** The typed path values of an operation's scope; a malformed website_id, webhook_id or environment is 400. */
 export function pathValues<S extends Scope>(scope: S, params: Record<string, string | undefined>): ScopeValues[S] {
   return valuesOf(scope, params) as ScopeValues[S];
 }
 
 function valuesOf(scope: Scope, params: Record<string, string | undefined>): ScopeValues[Scope] {
   if (scope === 'account') return {};
-  return scope === 'website' ? websiteIdOf(params) : websiteEnvironmentOf(params);
+  if (scope === 'website') return websiteIdOf(params);
+  return scope === 'webhook' ? websiteWebhookOf(params) : websiteEnvironmentOf(params);
 }

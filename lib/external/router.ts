@@ -55,8 +55,11 @@ export const externalSurface: SurfaceBuilder = ({ runtime }) => {
       ctx.state.path = pathValues(operation.scope, ctx.params);
       await next();
     }, ...(operation.body ? [requireJson, parseJson] : []), async (ctx) => {
-      const call = { runtime, webmasterId: ctx.state.webmasterId, body: ctx.request.body, ...ctx.state.path } as Call<typeof operation.scope>;
-      ctx.body = await operation.run(call);
+      const origin = { actor: { type: 'api_token', id: ctx.state.tokenId }, address: ctx.ip } as const;
+      const call = { runtime, webmasterId: ctx.state.webmasterId, origin, body: ctx.request.body, query: { ...ctx.query }, ...ctx.state.path } as Call<typeof operation.scope>;
+      const answer = await operation.run(call);
+      ctx.status = operation.status ?? 200;
+      if (operation.status !== 204) ctx.body = answer;
     });
   }
   const routes = router.routes() as Middleware;

@@ -1,12 +1,15 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import type { Counted } from '../statistics/store.js';
 
 export interface Metrics {
   /** Records one request's duration by surface, method and status class (lib/http/envelope.ts calls it once it is answered). */
   observe(ctx: Context, seconds: number): void;
   /** GET /metrics in the Prometheus text format. */
   routes: Router;
+  /** Adds what a statistics rollup counted to age_provider_verifications_total. */
+  countVerifications: Counted;
 }
 
 /** Prometheus metrics for operators: request latency per surface plus the process defaults (memory, event loop, GC). */
@@ -20,6 +23,13 @@ export function createMetrics(): Metrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   });
+  // Counted by the statistics rollup (lib/statistics), once across instances: sum the instances' series.
+  const verifications = new Counter({
+    name: 'age_provider_verifications_total',
+    help: 'Verification outcomes by challenge, outcome (passed, reused, refused, abandoned) and environment, as the statistics rollup counts them',
+    labelNames: ['challenge', 'outcome', 'environment'] as const,
+    registers: [registry],
+  });
   const routes = new Router();
   routes.get('/metrics', async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
@@ -28,6 +38,7 @@ export function createMetrics(): Metrics {
   });
   return {
     routes,
+    countVerifications: (challenge, outcome, environment, count) => verifications.inc({ challenge, outcome, environment }, count),
     observe(ctx, seconds) {
       // The surface that claimed the request (lib/surfaces.ts): a bounded label set, never raw paths.
       const surface = ctx.state.surface?.name ?? 'none';

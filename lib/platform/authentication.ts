@@ -1,4 +1,5 @@
 import type { Context, Middleware } from 'koa';
+import type { ChangeOrigin } from '../audit/trail.js';
 import type { Runtime } from '../runtime.js';
 import { bindCsrf } from '../http/csrf.js';
 import { seeOther } from '../http/see-other.js';
@@ -22,6 +23,9 @@ declare module 'koa' {
 }
 
 export const webmasterOf = (ctx: Context): SignedInWebmaster | undefined => ctx.state.webmaster;
+
+/** Who changes something through the platform, for the audit trail: the signed-in webmaster, from the request's address. */
+export const originOf = (ctx: Context): ChangeOrigin => ({ actor: { type: 'webmaster', id: webmasterOf(ctx)!.id }, address: ctx.ip });
 
 /** Loads the signed-in webmaster (if any) from the session cookie into ctx.state; the session's forms are bound to it. */
 export const loadSession = (runtime: Runtime): Middleware => async (ctx, next) => {

@@ -8,11 +8,13 @@ import type { SurfaceBuilder } from '../runtime.js';
 import { loadSession, PLATFORM_PATH, requireWebmaster, webmasterOf } from './authentication.js';
 import { onceForms } from './once.js';
 import { accountRoutes } from './routes/account-routes.js';
+import { activityRoutes } from './routes/activity-routes.js';
 import { authRoutes } from './routes/auth-routes.js';
 import { confirmationRoutes } from './routes/confirmation-routes.js';
 import { domainRoutes } from './routes/domain-routes.js';
 import { policyRoutes } from './routes/policy-routes.js';
 import { signInCodeRoutes } from './routes/sign-in-code-routes.js';
+import { webhookRoutes } from './routes/webhook-routes.js';
 import { websiteRoutes } from './routes/website-routes.js';
 
 const SIGN_OUT = `${PLATFORM_PATH}/signout`;
@@ -42,7 +44,7 @@ export const platformSurface: SurfaceBuilder = ({ runtime }) => {
   const signedIn = new Router();
   signedIn.use(requireWebmaster, onceForms(runtime));
   signedIn.use(accountRoutes(runtime).routes(), websiteRoutes(runtime).routes(), confirmationRoutes(runtime).routes(), domainRoutes(runtime).routes(),
-    policyRoutes(runtime).routes());
+    policyRoutes(runtime).routes(), activityRoutes(runtime).routes(), webhookRoutes(runtime).routes());
   router.use(signedIn.routes());
   return [router.routes() as Middleware];
 };

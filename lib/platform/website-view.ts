@@ -12,7 +12,3 @@ export async function overviewsOf(runtime: Runtime, webmasterId: number, website
   const configs = await listOAuth2Configs(runtime, webmasterId, websites.map((website) => website.id));
   return websites.map((website) => ({ website, oauth2: configs.get(website.id) ?? {} }));
 }
-
-/** Whether any of these configurations has a client secret to show (the page offers "Show client secrets" only then). */
-export const hasSecrets = (overviews: WebsiteOverview[]): boolean =>
-  overviews.some((overview) => Object.values(overview.oauth2).some((config) => config.status === 'ACTIVE'));

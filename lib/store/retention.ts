@@ -41,6 +41,17 @@ export const RETENTION_RULES: readonly RetentionRule[] = [
       .pluck('id'),
   },
   {
+    table: 'webhook_messages',
+    documented: 'delivered or given up + `VERIFICATION_RETENTION`',
+    key: 'id',
+    // A message carries a verification's result: it is kept no longer than the verification, once it needs no attempt.
+    expired: (db, now, limits) => db('webhook_messages')
+      .whereNull('next_attempt_at')
+      .where((finished) => finished.where('delivered_at', '<=', ago(now, limits.verificationRetention)).orWhere('given_up_at', '<=', ago(now, limits.verificationRetention)))
+      .limit(BATCH)
+      .pluck('id'),
+  },
+  {
     table: 'rate_limits',
     documented: 'end of its window',
     key: 'key',
@@ -64,12 +75,18 @@ export async function sweepRetention(db: Database, now: Date, limits: Limits): P
   return deleted;
 }
 
-/** Sweeps every SWEEP_EVERY_MS, like the oidc_payloads and interaction sweepers. */
-export function scheduleRetention(runtime: { db: Database; clock: Clock; config: Config; log: Logger; onClose(stop: () => Promise<void>): void }): void {
+/**
+ * Sweeps every SWEEP_EVERY_MS, like the oidc_payloads and interaction sweepers, each time after `beforeSweep` (what
+ * must read the rows first: the statistics rollup); when it fails, nothing is swept this time.
+ */
+export function scheduleRetention(
+  runtime: { db: Database; clock: Clock; config: Config; log: Logger; onClose(stop: () => Promise<void>): void }, beforeSweep: () => Promise<void>,
+): void {
   schedulePeriodic(runtime, {
-    name: 'sweeping verifications, age proofs and rate limits past their retention',
+    name: 'sweeping verifications, age proofs, webhook messages and rate limits past their retention',
     everyMs: SWEEP_EVERY_MS,
     run: async () => {
+      await beforeSweep();
       const deleted = await sweepRetention(runtime.db, runtime.clock.now(), runtime.config);
       if (Object.values(deleted).some((count) => count > 0)) runtime.log.debug('swept rows past their retention', { deleted });
     },

@@ -43,7 +43,8 @@ export function verificationResult(verification: Verification, now: number) {
   };
 }
 
-export type NewVerification = Omit<Verification, 'uid' | 'expiresAt'> & { ttlSeconds: number };
+/** `startedAt`: when the flow that produced it began (the statistics' time to result); absent when not known. */
+export type NewVerification = Omit<Verification, 'uid' | 'expiresAt'> & { ttlSeconds: number; startedAt?: Date };
 
 export interface VerificationRow {
   uid: string;
@@ -113,6 +114,7 @@ export const verificationRow = (input: NewVerification, grantId: string | null =
   verified_at: input.verifiedAt,
   expires_at: addSeconds(input.verifiedAt, input.ttlSeconds),
   policy: JSON.stringify(input.policy),
+  started_at: input.startedAt ?? null,
   grant_id: grantId,
 });
 

@@ -1,3 +1,4 @@
+import { record, type ChangeOrigin } from '../audit/trail.js';
 import { randomBytes } from 'node:crypto';
 import type { Runtime } from '../runtime.js';
 import { checkWebsiteId, deniedAccess } from './ownership.js';
@@ -68,12 +69,21 @@ async function published(runtime: Runtime, verification: DomainVerification): Pr
  * Looks for the token now. Found: the domain is verified (from now). Not found: it is not, even if it was before
  * (a domain that changed hands stops vouching for the website at the next check).
  */
-export async function checkDomainVerification(runtime: Runtime, webmasterId: number, websiteId: number): Promise<DomainVerification> {
+export async function checkDomainVerification(runtime: Runtime, webmasterId: number, websiteId: number, origin: ChangeOrigin): Promise<DomainVerification> {
   const current = viewOf(await ownRow(runtime, webmasterId, websiteId));
   const found = await published(runtime, current);
   const now = runtime.clock.now();
   const changes = { domain_checked_at: now, domain_verified_at: found ? (current.verifiedAt ? new Date(current.verifiedAt) : now) : null };
-  await runtime.db('websites').where({ id: websiteId, webmaster_id: webmasterId }).update(changes);
+  await runtime.db.transaction(async (trx) => {
+    await trx('websites').where({ id: websiteId, webmaster_id: webmasterId }).update(changes);
+    // A check that confirms what was known changes nothing worth recording; one that flips the state does.
+    if (found !== current.verified) {
+      await record(trx, {
+        origin, webmasterId, websiteId, at: now, action: 'domain.verification',
+        before: { domain: current.domain, verified: current.verified }, after: { domain: current.domain, verified: found },
+      });
+    }
+  });
   runtime.log.info('domain verification checked', { website_id: websiteId, domain: current.domain, verified: found });
   return { ...current, verified: found, verifiedAt: iso(changes.domain_verified_at), checkedAt: now.toISOString() };
 }

@@ -1,8 +1,9 @@
 import type { Environment } from './models.js';
-import { environmentPathSchema, websitePathSchema } from './schemas/path-parameters.js';
+import { environmentPathSchema, webhookPathSchema, websitePathSchema } from './schemas/path-parameters.js';
 import { validator } from './validation.js';
 
 const validateWebsitePath = validator<{ website_id: string }>(websitePathSchema, 'path');
+const validateWebhookPath = validator<{ website_id: string; webhook_id: string }>(webhookPathSchema, 'path');
 const validateEnvironmentPath = validator<{ website_id: string; environment: 'live' | 'test' }>(environmentPathSchema, 'path');
 
 /** Path parameters as a router hands them over. */
@@ -15,4 +16,10 @@ export const websiteIdOf = (params: Params): { websiteId: number } => ({ website
 export function websiteEnvironmentOf(params: Params): { websiteId: number; environment: Environment } {
   const path = validateEnvironmentPath(params);
   return { websiteId: Number(path.website_id), environment: path.environment === 'live' ? 'LIVE' : 'TEST' };
+}
+
+/** The website and one of its webhooks a path names; malformed ids are refused as invalid. */
+export function websiteWebhookOf(params: Params): { websiteId: number; webhookId: number } {
+  const path = validateWebhookPath(params);
+  return { websiteId: Number(path.website_id), webhookId: Number(path.webhook_id) };
 }

@@ -4,6 +4,8 @@ import type { Database } from '../store/database.js';
 import { newPublicKey } from './credentials.js';
 import type { Environment, WebsiteKey } from './models.js';
 import { checkWebsiteId, deniedAccess, type Queryable } from './ownership.js';
+import { enqueueEvent } from '../webhooks/events.js';
+import { record, type ChangeOrigin } from '../audit/trail.js';
 
 /** The owner's websites with this id: the tenancy filter of every key query. */
 const ownedWebsiteIds = (q: Queryable, webmasterId: number, websiteId: number) =>
@@ -21,15 +23,29 @@ export async function getWebsiteKey(runtime: Runtime, webmasterId: number, websi
 }
 
 /** Regenerate a website key: a new public key replaces the old one at once. */
-export async function regenerateWebsiteKey(runtime: Runtime, webmasterId: number, websiteId: number, environment: Environment): Promise<WebsiteKey> {
+export async function regenerateWebsiteKey(
+  runtime: Runtime, webmasterId: number, websiteId: number, environment: Environment, origin: ChangeOrigin,
+): Promise<WebsiteKey> {
   checkWebsiteId(websiteId);
+  const now = runtime.clock.now();
   return runtime.db.transaction(async (trx) => {
+    const previous = await trx('website_keys')
+      .whereIn('website_id', ownedWebsiteIds(trx, webmasterId, websiteId))
+      .where('environment', environment)
+      .forUpdate()
+      .first<{ public_key: string } | undefined>('public_key');
+    if (!previous) return deniedAccess(trx, webmasterId, websiteId);
     const [row] = await trx('website_keys')
       .whereIn('website_id', ownedWebsiteIds(trx, webmasterId, websiteId))
       .where('environment', environment)
-      .update({ public_key: newPublicKey(environment), created_at: runtime.clock.now() })
+      .update({ public_key: newPublicKey(environment), created_at: now })
       .returning<Array<{ public_key: string }>>('public_key');
     if (!row) return deniedAccess(trx, webmasterId, websiteId);
+    await record(trx, {
+      origin, webmasterId, websiteId, at: now, action: 'key.regenerated',
+      before: { environment, publicKey: previous.public_key }, after: { environment, publicKey: row.public_key },
+    });
+    await enqueueEvent(trx, websiteId, 'key.regenerated', { environment, publicKey: row.public_key }, now);
     return { environment, publicKey: row.public_key };
   });
 }

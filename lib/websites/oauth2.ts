@@ -7,6 +7,8 @@ import type { Runtime } from '../runtime.js';
 import { newClientId, newClientSecret } from './credentials.js';
 import type { Environment, OAuth2Configuration, OAuth2CreateInput, OAuth2Status, OAuth2UpdateInput } from './models.js';
 import { checkWebsiteId, websiteAccess, type Queryable } from './ownership.js';
+import { enqueueEvent } from '../webhooks/events.js';
+import { record, SECRET_CHANGED, type ChangeOrigin } from '../audit/trail.js';
 
 /** How long the previous credentials stay valid after a regeneration. */
 export const CREDENTIAL_GRACE_SECONDS = 24 * 3600;
@@ -67,7 +69,7 @@ async function insertCredentials(q: Queryable, runtime: Runtime, config: ConfigR
 
 /** Create an OAuth2 configuration: an ACTIVE configuration with credentials at once; a second one for the environment is 400. */
 export async function createOAuth2Config(
-  runtime: Runtime, webmasterId: number, websiteId: number, environment: Environment, input: OAuth2CreateInput,
+  runtime: Runtime, webmasterId: number, websiteId: number, environment: Environment, input: OAuth2CreateInput, origin: ChangeOrigin,
 ): Promise<OAuth2Configuration> {
   const body = validateCreate(input);
   checkWebsiteId(websiteId);
@@ -85,11 +87,22 @@ export async function createOAuth2Config(
       throw new Refusal('conflict', `This website already has an OAuth2 configuration for the ${environment} environment; update it instead.`);
     }
     await insertCredentials(trx, runtime, config, now);
-    return present(trx, runtime, config);
+    const configuration = await present(trx, runtime, config);
+    await record(trx, { origin, webmasterId, websiteId, at: now, action: 'oauth2.created', before: null, after: audited(configuration) });
+    await announceUpdate(trx, websiteId, config, now);
+    return configuration;
   });
 }
 
-/** List a website's OAuth2 configurations. */
+/** What the audit trail keeps of a configuration: the client secret only as having changed, when there is one. */
+const audited = ({ clientSecret, ...configuration }: OAuth2Configuration): Record<string, unknown> =>
+  ({ ...configuration, ...(clientSecret !== undefined ? { clientSecret: SECRET_CHANGED } : {}) });
+
+/** The `oauth2.updated` event: the configuration as it now is, without its credentials. */
+const announceUpdate = (q: Queryable, websiteId: number, config: ConfigRow, now: Date): Promise<void> =>
+  enqueueEvent(q, websiteId, 'oauth2.updated', { environment: config.environment, status: config.status, redirectUris: config.redirect_uris }, now);
+
+/** Read an environment's OAuth2 configuration. */
 export async function getOAuth2Config(runtime: Runtime, webmasterId: number, websiteId: number, environment: Environment): Promise<OAuth2Configuration> {
   const config = await ownedConfig(runtime.db, webmasterId, websiteId, environment, false);
   return present(runtime.db, runtime, config);
@@ -124,17 +137,24 @@ export async function listOAuth2Configs(
  * Credentials are kept while DISABLED (the provider ignores a disabled client), so re-activating restores them.
  */
 export async function updateOAuth2Config(
-  runtime: Runtime, webmasterId: number, websiteId: number, environment: Environment, input: OAuth2UpdateInput,
+  runtime: Runtime, webmasterId: number, websiteId: number, environment: Environment, input: OAuth2UpdateInput, origin: ChangeOrigin,
 ): Promise<OAuth2Configuration> {
   const body = validateUpdate(input);
+  const now = runtime.clock.now();
   return runtime.db.transaction(async (trx) => {
     const config = await ownedConfig(trx, webmasterId, websiteId, environment, true);
     const status = body.status ?? config.status;
     const redirectUris = body.redirectUris && body.status !== 'DISABLED' ? body.redirectUris : config.redirect_uris;
     await trx('oauth2_configs')
       .where('id', config.id)
-      .update({ status, redirect_uris: JSON.stringify(redirectUris), updated_at: runtime.clock.now() });
-    return present(trx, runtime, { ...config, status, redirect_uris: redirectUris });
+      .update({ status, redirect_uris: JSON.stringify(redirectUris), updated_at: now });
+    const updated = { ...config, status, redirect_uris: redirectUris };
+    await record(trx, {
+      origin, webmasterId, websiteId, at: now, action: 'oauth2.updated',
+      before: { environment, status: config.status, redirectUris: config.redirect_uris }, after: { environment, status, redirectUris },
+    });
+    await announceUpdate(trx, websiteId, updated, now);
+    return present(trx, runtime, updated);
   });
 }
 
@@ -144,7 +164,7 @@ export async function updateOAuth2Config(
  * run one after the other and leave one current pair and at most one in grace. Only while ACTIVE (rule 4).
  */
 export async function regenerateOAuth2Credentials(
-  runtime: Runtime, webmasterId: number, websiteId: number, environment: Environment,
+  runtime: Runtime, webmasterId: number, websiteId: number, environment: Environment, origin: ChangeOrigin,
 ): Promise<OAuth2Configuration> {
   return runtime.db.transaction(async (trx) => {
     const config = await ownedConfig(trx, webmasterId, websiteId, environment, true);
@@ -152,11 +172,19 @@ export async function regenerateOAuth2Credentials(
       throw new Refusal('conflict', 'Client credentials can only be regenerated while the OAuth2 configuration is ACTIVE.');
     }
     const now = runtime.clock.now();
+    const previous = await trx('oauth2_credentials').where('config_id', config.id).whereNull('superseded_at').first<{ client_id: string } | undefined>('client_id');
     await trx('oauth2_credentials').where('config_id', config.id).whereNotNull('superseded_at').where('valid_until', '>', now)
       .update({ valid_until: now });
     await trx('oauth2_credentials').where('config_id', config.id).whereNull('superseded_at')
       .update({ superseded_at: now, valid_until: addSeconds(now, CREDENTIAL_GRACE_SECONDS) });
     await insertCredentials(trx, runtime, config, now);
-    return present(trx, runtime, config);
+    const configuration = await present(trx, runtime, config);
+    await record(trx, {
+      origin, webmasterId, websiteId, at: now, action: 'oauth2.credentials.regenerated',
+      before: { environment, clientId: previous?.client_id ?? null }, after: { environment, clientId: configuration.clientId, clientSecret: SECRET_CHANGED },
+    });
+    // The new client id only: a secret never travels in a webhook.
+    await enqueueEvent(trx, websiteId, 'oauth2.credentials.regenerated', { environment, clientId: configuration.clientId }, now);
+    return configuration;
   });
 }

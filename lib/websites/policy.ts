@@ -6,6 +6,8 @@ import { Refusal } from '../refusal.js';
 import type { Runtime } from '../runtime.js';
 import { checkWebsiteId, deniedAccess } from './ownership.js';
 import { validator } from './validation.js';
+import { enqueueEvent } from '../webhooks/events.js';
+import { record, type ChangeOrigin } from '../audit/trail.js';
 
 /** A website's policy as the External API and the platform show it (docs/policies.md). */
 export interface WebsitePolicy {
@@ -85,17 +87,28 @@ export async function getWebsitePolicy(runtime: Runtime, webmasterId: number, we
 }
 
 /**
- * PUT /external/website/{website_id}/policy: replaces the website's own rules. Nothing is stored when the body is
- * invalid or a rule would loosen the operator's.
+ * PUT /external/website/{website_id}/policy: replaces the website's own rules, recorded in the audit trail and announced
+ * as `website.updated` in the same transaction. Nothing is stored when the body is invalid or a rule would loosen the
+ * operator's.
  */
-export async function updateWebsitePolicy(runtime: Runtime, webmasterId: number, websiteId: number, input: WebsitePolicyInput): Promise<WebsitePolicy> {
+export async function updateWebsitePolicy(
+  runtime: Runtime, webmasterId: number, websiteId: number, input: WebsitePolicyInput, origin: ChangeOrigin,
+): Promise<WebsitePolicy> {
   const body = validateUpdate(input);
   refuseLoosening(runtime, body.rules);
   checkWebsiteId(websiteId);
-  const [row] = await runtime.db('websites')
-    .where({ id: websiteId, webmaster_id: webmasterId })
-    .update({ policy_rules: JSON.stringify(body.rules), updated_at: runtime.clock.now() })
-    .returning<PolicyRow[]>(['regions', 'policy_rules']);
-  if (!row) return deniedAccess(runtime.db, webmasterId, websiteId);
-  return describePolicy(runtime, row);
+  const now = runtime.clock.now();
+  return runtime.db.transaction(async (trx) => {
+    const previous = await trx('websites').where({ id: websiteId, webmaster_id: webmasterId }).forUpdate().first<PolicyRow | undefined>('regions', 'policy_rules');
+    if (!previous) return deniedAccess(trx, webmasterId, websiteId);
+    const [row] = await trx('websites')
+      .where({ id: websiteId, webmaster_id: webmasterId })
+      .update({ policy_rules: JSON.stringify(body.rules), updated_at: now })
+      .returning<PolicyRow[]>(['regions', 'policy_rules']);
+    await record(trx, {
+      origin, webmasterId, websiteId, at: now, action: 'policy.updated', before: { rules: previous.policy_rules }, after: { rules: row!.policy_rules },
+    });
+    await enqueueEvent(trx, websiteId, 'website.updated', { policy: { rules: row!.policy_rules } }, now);
+    return describePolicy(runtime, row!);
+  });
 }

@@ -5,6 +5,8 @@ import type { Runtime } from '../runtime.js';
 import { newPublicKey } from './credentials.js';
 import { ENVIRONMENTS, type Website, type WebsiteCreateInput, type WebsiteKey, type WebsiteUpdateInput } from './models.js';
 import { checkWebsiteId, deniedAccess, type Queryable } from './ownership.js';
+import { enqueueEvent } from '../webhooks/events.js';
+import { record, type ChangeOrigin } from '../audit/trail.js';
 
 type WebsiteRow = Omit<Website, 'keys'>;
 
@@ -48,7 +50,7 @@ export async function getWebsite(runtime: Runtime, webmasterId: number, websiteI
 }
 
 /** Create a website: with its LIVE and TEST keys, in one transaction; omitted fields take their defaults. */
-export async function createWebsite(runtime: Runtime, webmasterId: number, input: WebsiteCreateInput): Promise<Website> {
+export async function createWebsite(runtime: Runtime, webmasterId: number, input: WebsiteCreateInput, origin: ChangeOrigin): Promise<Website> {
   const body = validateCreate(input);
   const now = runtime.clock.now();
   return runtime.db.transaction(async (trx) => {
@@ -68,15 +70,24 @@ export async function createWebsite(runtime: Runtime, webmasterId: number, input
       website_id: row!.id, environment, public_key: newPublicKey(environment), created_at: now,
     })));
     const [website] = await withKeys(trx, [row!]);
+    await record(trx, { origin, webmasterId, websiteId: row!.id, at: now, action: 'website.created', before: null, after: auditedFields(website!) });
     return website!;
   });
 }
 
+/** What the audit trail keeps of a website: its fields and public keys (no secret among them). */
+const auditedFields = ({ id: _id, ...fields }: Website): Record<string, unknown> => fields;
+
 /** Update a website: changes the fields sent (never the domain); an empty update is 400. */
-export async function updateWebsite(runtime: Runtime, webmasterId: number, websiteId: number, input: WebsiteUpdateInput): Promise<Website> {
+export async function updateWebsite(
+  runtime: Runtime, webmasterId: number, websiteId: number, input: WebsiteUpdateInput, origin: ChangeOrigin,
+): Promise<Website> {
   const body = validateUpdate(input);
   checkWebsiteId(websiteId);
+  const now = runtime.clock.now();
   return runtime.db.transaction(async (trx) => {
+    const previous = await trx('websites').where({ id: websiteId, webmaster_id: webmasterId }).forUpdate().first<WebsiteRow | undefined>(WEBSITE_COLUMNS);
+    if (!previous) return deniedAccess(trx, webmasterId, websiteId);
     const [row] = await trx('websites')
       .where({ id: websiteId, webmaster_id: webmasterId })
       .update({
@@ -84,11 +95,14 @@ export async function updateWebsite(runtime: Runtime, webmasterId: number, websi
         ...(body.language !== undefined ? { language: body.language } : {}),
         ...(body.challenges !== undefined ? { challenges: JSON.stringify(body.challenges) } : {}),
         ...(body.regions !== undefined ? { regions: JSON.stringify(body.regions) } : {}),
-        updated_at: runtime.clock.now(),
+        updated_at: now,
       })
       .returning<WebsiteRow[]>(WEBSITE_COLUMNS);
     if (!row) return deniedAccess(trx, webmasterId, websiteId);
     const [website] = await withKeys(trx, [row]);
+    const [before] = await withKeys(trx, [previous]);
+    await record(trx, { origin, webmasterId, websiteId, at: now, action: 'website.updated', before: auditedFields(before!), after: auditedFields(website!) });
+    await enqueueEvent(trx, websiteId, 'website.updated', { website: auditedFields(website!) }, now);
     return website!;
   });
 }

@@ -14,7 +14,7 @@ const LAYERS = {
   /** what every surface and domain runs on */
   infrastructure: ['store', 'config', 'security', 'i18n', 'http', 'mail', 'log.ts', 'log-repeats.ts', 'periodic.ts'],
   /** the rules of the service, whoever calls them */
-  domain: ['websites', 'policy', 'webmasters', 'visitors', 'verification', 'geo', 'branding'],
+  domain: ['websites', 'policy', 'webmasters', 'visitors', 'verification', 'geo', 'branding', 'webhooks', 'audit', 'statistics'],
   /** what answers a caller: each has its error shape (lib/surfaces.ts) */
   surfaces: ['external', 'platform', 'requirement', 'checker', 'oauth2'],
   /** where the service is assembled and started */
@@ -41,11 +41,13 @@ const CHALLENGE_ENDPOINTS = new Set([
 /** The modules that issue SQL: each owns its tables; everything else asks them. */
 const SQL_OWNERS = new Set([
   'adapters/knex.ts',
+  'lib/audit/trail.ts',
   'lib/http/health.ts',
   'lib/oauth2/flow-storage.ts',
   'lib/oauth2/interactions/progress.ts',
   'lib/platform/once.ts',
   'lib/platform/sessions.ts',
+  'lib/statistics/store.ts',
   'lib/store/database.ts',
   'lib/store/insert-where.ts',
   'lib/store/migrate.ts',
@@ -57,6 +59,9 @@ const SQL_OWNERS = new Set([
   'lib/visitors/passkey-ceremonies.ts',
   'lib/visitors/passkeys.ts',
   'lib/visitors/visitor-accounts.ts',
+  'lib/webhooks/endpoints.ts',
+  'lib/webhooks/events.ts',
+  'lib/webhooks/outbox.ts',
   'lib/webmasters/accounts.ts',
   'lib/webmasters/api-tokens.ts',
   'lib/webmasters/sign-in-codes.ts',

@@ -7,7 +7,7 @@ import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWK } from 'jose
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { regenerateWebsiteKey } from '../../lib/websites/index.js';
 import { startTestApp, testSecrets, type TestApp } from '../helpers/app.js';
-import { createClientFixture, createWebmasterFixture } from '../helpers/fixtures.js';
+import { createClientFixture, createWebmasterFixture, TEST_ORIGIN } from '../helpers/fixtures.js';
 
 // The checker script on a host page nobody of ours serves: another loopback origin, a CSP allowing scripts from
 // our origin only, and no script of its own (the test listens to the events from outside the page).
@@ -269,7 +269,7 @@ describe('the checker script in a browser (Debian chromium, headless)', function
     expect(await foreign.page.getByRole('dialog').count()).to.equal(0);
 
     const old = keys.test;
-    await regenerateWebsiteKey(app.provider.runtime, keys.webmasterId, keys.websiteId, 'TEST');
+    await regenerateWebsiteKey(app.provider.runtime, keys.webmasterId, keys.websiteId, 'TEST', TEST_ORIGIN);
     const replaced = await open(context, `key=${old}`);
     expect((await waitForEvent(replaced.page, 'error')).detail).to.include({ error: 'invalid_key' });
     expect(await replaced.page.getByRole('dialog').count()).to.equal(0);

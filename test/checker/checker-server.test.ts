@@ -5,7 +5,7 @@ import { regenerateWebsiteKey } from '../../lib/websites/index.js';
 import { walkSandbox } from '../helpers/visitor.js';
 import { startTestApp, useApp, type TestApp } from '../helpers/app.js';
 import { Browser, decodeHtml, locationOf } from '../helpers/browser.js';
-import { createClientFixture, createWebmasterFixture } from '../helpers/fixtures.js';
+import { createClientFixture, createWebmasterFixture, TEST_ORIGIN } from '../helpers/fixtures.js';
 import { issueToken, readResources, useOAuth2App } from '../oauth2/helpers/oauth2.js';
 
 // The checker script surface (docs/checker.md) over real HTTP: the script, its check, the verification window.
@@ -99,7 +99,7 @@ describe('the checker script surface', function () {
       expect((await check(app, 'key=%3Cscript%3E', PAGE)).answer).to.include({ error: 'invalid_key' });
       expect((await check(app, `key=${site.test}&key=${site.test}`, PAGE)).answer).to.include({ error: 'invalid_request' });
       expect((await check(app, '', PAGE)).answer).to.include({ error: 'invalid_request' });
-      await regenerateWebsiteKey(app.provider.runtime, site.webmasterId, site.websiteId, 'TEST');
+      await regenerateWebsiteKey(app.provider.runtime, site.webmasterId, site.websiteId, 'TEST', TEST_ORIGIN);
       const { response, answer } = await check(app, `key=${site.test}`, PAGE);
       expect(response.status).to.equal(200);
       expect(answer).to.include({ error: 'invalid_key' });
@@ -226,7 +226,7 @@ describe('the checker script surface', function () {
 
       const second = new Browser(app.url, { headers: { 'accept-language': 'en' }, stopAt: PAGE });
       const started = await second.open(`/v1/checker/start?${startQuery(site.test)}`);
-      await regenerateWebsiteKey(app.provider.runtime, site.webmasterId, site.websiteId, 'TEST');
+      await regenerateWebsiteKey(app.provider.runtime, site.webmasterId, site.websiteId, 'TEST', TEST_ORIGIN);
       await walkSandbox(second, started, PAGE).catch(() => undefined);
       // The interaction no longer finds the key's client, or the callback refuses the key: no token either way.
       expect(second.html).not.to.include('age_provider_token');

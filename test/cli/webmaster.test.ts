@@ -75,7 +75,7 @@ describe('age-provider webmaster (operator CLI)', function () {
     expect(token).to.be.a('string').and.not.equal(issued.token);
     await inspect(async (db) => {
       expect(await authenticateApiToken(db, systemClock, issued.token)).to.equal(undefined);
-      expect(await authenticateApiToken(db, systemClock, token!)).to.equal(issued.webmasterId);
+      expect((await authenticateApiToken(db, systemClock, token!))?.webmasterId).to.equal(issued.webmasterId);
     });
   });
 

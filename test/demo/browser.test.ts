@@ -4,6 +4,7 @@ import { chromium, type Browser } from 'playwright-core';
 import type { Demo } from '../../examples/demo/demo.js';
 import { updateWebsite } from '../../lib/websites/index.js';
 import { passSandbox, passSandboxToResult, startTestDemo, watchProblems, type TestDemo } from '../helpers/demo.js';
+import { TEST_ORIGIN } from '../helpers/fixtures.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -99,7 +100,7 @@ describe('the demo in a browser (Debian chromium, headless)', function () {
 
   it("where the website's regions do not require verification, the shop opens without its gate", async () => {
     const { webmaster, website } = demo!.seed;
-    await updateWebsite(demo!.provider.runtime, webmaster.id, website.id, { regions: ['US-TX'] });
+    await updateWebsite(demo!.provider.runtime, webmaster.id, website.id, { regions: ['US-TX'] }, TEST_ORIGIN);
     const page = await browser!.newPage();
     await page.route('**/v1/requirement?*', (route) => route.continue({ headers: { ...route.request().headers(), 'x-visitor-country': 'FR' } }));
     await page.goto(demo!.relyingPartyUrl);

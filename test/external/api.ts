@@ -41,6 +41,7 @@ export function apiClient(baseUrl: string, token: string | undefined) {
     post: <T = unknown>(path: string, json: unknown) => call<T>('POST', path, json),
     patch: <T = unknown>(path: string, json?: unknown) => call<T>('PATCH', path, json),
     put: <T = unknown>(path: string, json: unknown) => call<T>('PUT', path, json),
+    delete: <T = unknown>(path: string) => call<T>('DELETE', path),
   };
 }
 export type ApiClient = ReturnType<typeof apiClient>;

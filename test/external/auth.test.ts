@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomToken } from '../../lib/security/hashing.js';
 import { issueApiToken } from '../../lib/webmasters/api-tokens.js';
 import { useApp } from '../helpers/app.js';
-import { createClientFixture, createWebmasterFixture, type WebmasterFixture } from '../helpers/fixtures.js';
+import { createClientFixture, createWebmasterFixture, type WebmasterFixture, TEST_ORIGIN } from '../helpers/fixtures.js';
 import { everyOperation, expectError, send, snapshot } from './api.js';
 
 describe('External API: authentication', () => {
@@ -47,7 +47,7 @@ describe('External API: authentication', () => {
   it('answers 401 to a revoked token and accepts its replacement', async () => {
     const other = await createWebmasterFixture(app.provider.runtime);
     const { websiteId: otherWebsite } = await createClientFixture(app.provider.runtime, other.id);
-    const replacement = await issueApiToken(app.database.db, app.provider.runtime.clock, other.id);
+    const replacement = await issueApiToken(app.database.db, app.provider.runtime.clock, other.id, TEST_ORIGIN);
     const call = { name: 'retrieve website', method: 'GET' as const, path: `/website/${otherWebsite}` };
     expectError(await send(app.url, call, other.apiToken), 401);
     expect((await send(app.url, call, replacement)).status).to.equal(200);

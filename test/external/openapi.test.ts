@@ -28,6 +28,14 @@ const SPEC_OPERATIONS = [
 const DOMAIN_OPERATIONS = ['get /external/website/{website_id}/domain-verification', 'post /external/website/{website_id}/domain-verification/check'];
 /** Beyond the specification's ten: the website's policy (docs/policies.md). */
 const POLICY_OPERATIONS = ['get /external/website/{website_id}/policy', 'put /external/website/{website_id}/policy'];
+/** Beyond the specification's ten: webhooks (docs/webhooks.md). */
+const WEBHOOK_OPERATIONS = [
+  'post /external/website/{website_id}/webhooks', 'get /external/website/{website_id}/webhooks',
+  'delete /external/website/{website_id}/webhooks/{webhook_id}', 'get /external/website/{website_id}/webhooks/{webhook_id}/deliveries',
+  'post /external/website/{website_id}/webhooks/{webhook_id}/test',
+];
+/** Beyond the specification's ten: the audit trail (docs/audit.md) and the statistics (docs/statistics.md). */
+const AUDIT_OPERATIONS = ['get /external/website/{website_id}/audit', 'get /external/website/{website_id}/statistics'];
 const METHODS = ['get', 'post', 'patch', 'put', 'delete'];
 
 describe('External API: openapi.json', () => {
@@ -52,11 +60,11 @@ describe('External API: openapi.json', () => {
     };
   });
 
-  it('describes exactly the ten operations of the specification, the two of domain verification and the two of the policy, all behind the bearer token', () => {
+  it('describes exactly the ten operations of the specification, the two of domain verification, the two of the policy, the five of webhooks, the audit trail and the statistics, all behind the bearer token', () => {
     expect(document.openapi).to.equal('3.1.0');
     const described = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method} ${path}`));
-    expect(described).to.have.members([...SPEC_OPERATIONS, ...DOMAIN_OPERATIONS, ...POLICY_OPERATIONS]);
-    expect(described).to.have.length(14);
+    expect(described).to.have.members([...SPEC_OPERATIONS, ...DOMAIN_OPERATIONS, ...POLICY_OPERATIONS, ...WEBHOOK_OPERATIONS, ...AUDIT_OPERATIONS]);
+    expect(described).to.have.length(21);
     expect(document.components.securitySchemes.apiToken).to.include({ type: 'http', scheme: 'bearer' });
   });
 
@@ -64,8 +72,10 @@ describe('External API: openapi.json', () => {
     for (const [path, operations] of Object.entries(document.paths)) {
       const names = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
       for (const operation of Object.values(operations)) {
-        expect(operation.parameters.map((parameter) => parameter.name), `${operation.operationId}`).to.deep.equal(names);
-        expect(operation.parameters.every((parameter) => parameter.in === 'path' && parameter.required)).to.equal(true);
+        const inPath = operation.parameters.filter((parameter) => parameter.in === 'path');
+        expect(inPath.map((parameter) => parameter.name), `${operation.operationId}`).to.deep.equal(names);
+        expect(inPath.every((parameter) => parameter.required)).to.equal(true);
+        expect(operation.parameters.every((parameter) => parameter.in === 'path' || (parameter.in === 'query' && !parameter.required))).to.equal(true);
       }
     }
   });
@@ -81,6 +91,33 @@ describe('External API: openapi.json', () => {
       const unauthorized = await send(app.url, call, undefined);
       expect(schemaOf(operation!.responses['401']!.content['application/json']!.schema.$ref)(unauthorized.body)).to.equal(true);
     }
+  });
+
+  it('answers the webhook operations with their documented status and a body their schema accepts', async () => {
+    const { websiteId } = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'LIVE' });
+    const documented = (method: string, path: string) => document.paths[`/external/website/{website_id}/webhooks${path}`]![method]!;
+    const accepts = (operation: OpenApiOperation, status: number, body: unknown) =>
+      schemaOf(operation.responses[String(status)]!.content['application/json']!.schema.$ref)(body);
+    const base = `/external/website/${websiteId}/webhooks`;
+    const call = (method: string, path: string, json?: unknown) =>
+      request(app.url, method, `${base}${path}`, { token: webmaster.apiToken, ...(json !== undefined ? { json } : {}) });
+    const created = await call('POST', '', { url: 'https://hooks.example.com/in', events: ['verification.completed', 'website.updated'] });
+    expect(created.status).to.equal(201);
+    expect(accepts(documented('post', ''), 201, created.body)).to.equal(true);
+    const { id } = created.body as { id: number };
+    const listed = await call('GET', '');
+    expect(accepts(documented('get', ''), 200, listed.body)).to.equal(true);
+    const tested = await call('POST', `/${id}/test`, {});
+    expect(accepts(documented('post', '/{webhook_id}/test'), 200, tested.body)).to.equal(true);
+    const deliveries = await call('GET', `/${id}/deliveries`);
+    expect(accepts(documented('get', '/{webhook_id}/deliveries'), 200, deliveries.body)).to.equal(true);
+    const deleted = await call('DELETE', `/${id}`);
+    expect(deleted.status).to.equal(204);
+    expect(deleted.body).to.equal(undefined);
+    expect(documented('delete', '/{webhook_id}').responses['204']).to.not.equal(undefined);
+    const gone = await call('DELETE', `/${id}`);
+    expect(gone.status).to.equal(404);
+    expect(accepts(documented('delete', '/{webhook_id}'), 404, gone.body)).to.equal(true);
   });
 
   it('publishes request schemas that agree with the API on what is valid', async () => {
@@ -110,7 +147,7 @@ describe('External API: openapi.json', () => {
   it('answers 405 to every method a documented path does not list', async () => {
     const { websiteId } = await createClientFixture(app.provider.runtime, webmaster.id);
     for (const [path, operations] of Object.entries(document.paths)) {
-      const concrete = path.replace('{website_id}', String(websiteId)).replace('{environment}', 'test');
+      const concrete = path.replace('{website_id}', String(websiteId)).replace('{environment}', 'test').replace('{webhook_id}', '1');
       for (const method of METHODS.filter((candidate) => !(candidate in operations))) {
         const response = await request(app.url, method.toUpperCase(), concrete, { token: webmaster.apiToken });
         expect(response.status, `${method} ${path}`).to.equal(405);

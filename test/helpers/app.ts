@@ -30,18 +30,22 @@ export interface TestApp {
  * The real app on a real port with a database of its own. Options override the test defaults
  * (silent log, generated secrets, a temporary data folder, no environment variables read). `hostname` names the
  * issuer's host (e.g. localhost for WebAuthn, which refuses an IP address as relying-party id); the server listens on 127.0.0.1.
+ * `shared` runs the app on a database another instance uses too (instances sharing one database, a restart).
  */
-export async function startTestApp(options: AgeProviderOptions = {}, { hostname = '127.0.0.1' }: { hostname?: string } = {}): Promise<TestApp> {
+export async function startTestApp(
+  options: AgeProviderOptions = {}, { hostname = '127.0.0.1', shared }: { hostname?: string; shared?: TestDatabase } = {},
+): Promise<TestApp> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const url = `http://${hostname}:${port}`;
-  const database = await createTestDatabase();
+  // A database `shared` by several instances outlives each of them: its creator drops it.
+  const database = shared ?? (await createTestDatabase());
   const dataDir = await mkdtemp(join(tmpdir(), 'age-provider-test-'));
   const cleanUp = async () => {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    await database.drop();
+    if (!shared) await database.drop();
     await rm(dataDir, { recursive: true, force: true });
   };
   let provider: AgeProvider;

@@ -1,3 +1,4 @@
+import type { ChangeOrigin } from '../../lib/audit/trail.js';
 import { randomBytes } from 'node:crypto';
 import type { AgeProviderOptions } from '../../lib/app.js';
 import type { Runtime } from '../../lib/runtime.js';
@@ -6,6 +7,9 @@ import { createWebmaster } from '../../lib/webmasters/accounts.js';
 import type { Environment } from '../../lib/verification/challenge.js';
 import { createOAuth2Config, createWebsite } from '../../lib/websites/index.js';
 import { startTestApp, type TestApp } from './app.js';
+
+/** What the audit trail records for changes a test's setup makes through the services: the operator, named "test". */
+export const TEST_ORIGIN: ChangeOrigin = { actor: { type: 'operator', id: 'test' }, address: null };
 
 export interface WebmasterFixture {
   id: number;
@@ -17,7 +21,7 @@ export interface WebmasterFixture {
 export async function createWebmasterFixture(runtime: Runtime, email = `wm-${randomBytes(4).toString('hex')}@example.test`): Promise<WebmasterFixture> {
   const password = `pw-${randomBytes(8).toString('hex')}`;
   const webmaster = await createWebmaster(runtime.db, { email, password });
-  return { id: webmaster.id, email: webmaster.email, password, apiToken: await issueApiToken(runtime.db, runtime.clock, webmaster.id) };
+  return { id: webmaster.id, email: webmaster.email, password, apiToken: await issueApiToken(runtime.db, runtime.clock, webmaster.id, TEST_ORIGIN) };
 }
 
 export interface ClientFixture {
@@ -44,8 +48,8 @@ export async function createClientFixture(
     ...(options.language !== undefined ? { language: options.language } : {}),
     ...(options.challenges !== undefined ? { challenges: options.challenges } : {}),
     ...(options.regions !== undefined ? { regions: options.regions } : {}),
-  });
-  const config = await createOAuth2Config(runtime, webmasterId, website.id, environment, { redirectUris });
+  }, TEST_ORIGIN);
+  const config = await createOAuth2Config(runtime, webmasterId, website.id, environment, { redirectUris }, TEST_ORIGIN);
   const keys = Object.fromEntries(website.keys.map((key) => [key.environment, key.publicKey])) as Record<Environment, string>;
   return { websiteId: website.id, environment, clientId: config.clientId!, clientSecret: config.clientSecret!, redirectUri: redirectUris[0]!, keys };
 }

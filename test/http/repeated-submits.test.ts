@@ -89,7 +89,7 @@ describe('repeated submits of every form, in parallel: never a 5xx, one effect',
     await browser.open('/platform/signin');
     await browser.post('/platform/signin', { email: webmaster.email, password: webmaster.password });
     const created = await browser.post('/platform/websites', { name: 'Repeats', domain: 'repeats.example.com', language: 'auto', challenges: ['selfie'], regions: '' });
-    expect(created.url.pathname).to.match(/^\/platform\/websites\/\d+$/);
+    expect(created.url.pathname).to.match(/^\/platform\/websites\/\d+\/integrate$/);
     // the pages a webmaster reaches from the list, each once: every form on them, but signing out (done last)
     const seen = new Set<string>();
     const queue = ['/platform/websites'];
@@ -142,7 +142,7 @@ describe('repeated submits of every form, in parallel: never a 5xx, one effect',
     const website = /^\/platform\/websites\/(\d+)/.exec(created)![1]!;
 
     const [configs, credentials] = [await count('oauth2_configs'), await count('oauth2_credentials')];
-    await once(`/platform/websites/${website}`, '/oauth2/live', { redirectUris: 'https://once.example.com/callback' });
+    await once(`/platform/websites/${website}/settings`, '/oauth2/live', { redirectUris: 'https://once.example.com/callback' });
     expect(await count('oauth2_configs'), 'one OAuth2 configuration').to.equal(configs + 1);
     expect(await count('oauth2_credentials'), 'one pair of credentials').to.equal(credentials + 1);
 
@@ -151,6 +151,14 @@ describe('repeated submits of every form, in parallel: never a 5xx, one effect',
 
     await once(`/platform/websites/${website}/oauth2/live/regenerate`, '/oauth2/live/regenerate');
     expect(await count('oauth2_credentials'), 'one regeneration of the credentials').to.equal(credentials + 2);
+
+    const webhooks = await count('webhooks');
+    await once(`/platform/websites/${website}/webhooks`, `/platform/websites/${website}/webhooks`, { url: 'https://once.example.com/hooks', events: ['verification.completed'] });
+    expect(await count('webhooks'), 'one webhook').to.equal(webhooks + 1);
+    const hook = (await db('webhooks').where('website_id', website).first<{ id: string }>('id'))!.id;
+    const messages = await count('webhook_messages');
+    await once(`/platform/websites/${website}/webhooks`, `/platform/websites/${website}/webhooks/${hook}/test`);
+    expect(await count('webhook_messages'), 'one test message').to.equal(messages + 1);
 
     const tokens = await count('api_tokens');
     await once('/platform/account/token/regenerate', '/platform/account/token');

@@ -61,9 +61,22 @@ const confirmation = (heading: string, consequences: string[], button: string) =
   },
 });
 const integration = {
-  environment: 'LIVE', clientId: 'live_sample', redirectUri: 'https://shop.example/callback', authorizationUrl: 'https://age.example/v1/oauth2/checker?client_id=live_sample',
+  environment: 'LIVE', clientId: 'live_sample', redirectUri: 'https://shop.example/callback', serverSnippet: "app.get('/verify-age', ...)",
   tokenCommand: 'curl https://age.example/v1/oauth2/token', resourcesCommand: 'curl https://age.example/v1/oauth2/resources', buttonSnippet: '<a href="#">Verify</a>',
 };
+const checker = {
+  environment: 'LIVE', publicKey: 'pk_live_sample', scriptTag: '<script src="https://age.example/v1/checker.js?key=pk_live_sample" async></script>',
+  serverCheck: "import { jwtVerify } from 'jose';", csp: "Content-Security-Policy: script-src 'self' https://age.example",
+};
+/** A website's section (lib/platform/routes/website-routes.ts renderWebsiteTab): the tab, its navigation, a notice, a new secret. */
+const section = (tab: string, extra: Record<string, unknown> = {}): Array<Record<string, unknown>> => [
+  ...each({ ...platform, overview, tab, tabs: ['overview', 'integrate', 'settings', 'webhooks', 'activity'], path: '/platform/websites/1', ...extra }, 'notice', keyParts('platform.notice.')),
+  ...['client', 'webhook'].map((kind) => ({
+    ...platform, overview, tab, tabs: ['overview', 'integrate', 'settings', 'webhooks', 'activity'], path: '/platform/websites/1', ...extra,
+    newSecret: { websiteId: 1, kind, label: kind === 'client' ? 'TEST' : 'https://hooks.example/in', secret: 'whsec_sample' },
+  })),
+];
+const statisticsDay = (outcomes: Record<string, number>) => ({ started: 3, passed: 0, reused: 0, refused: 0, abandoned: 0, ...outcomes });
 
 export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
 
@@ -127,20 +140,50 @@ export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
     { ...platform, token: null },
   ],
   'platform/websites.njk': [
-    { ...platform, overviews: [overview], secrets: true, showSecrets: true, failed: failedForm('create') },
-    { ...platform, overviews: [], secrets: false, showSecrets: false },
+    { ...platform, overviews: [overview], failed: failedForm('create') },
+    { ...platform, overviews: [] },
   ],
-  'platform/website.njk': [
-    ...each({ ...platform, overview, secrets: true, showSecrets: true }, 'notice', keyParts('platform.notice.')),
+  'platform/website-base.njk': section('overview'),
+  'platform/website-overview.njk': [
+    ...section('overview', { statistics: { environments: [], split: [] }, legend: [], days: 30 }),
+    { ...section('overview')[0], days: 30, legend: [{ outcome: 'passed', swatch: '<svg></svg>', label: 'Passed' }], statistics: {
+      environments: [{ environment: 'TEST', chart: '<svg></svg>', totals: statisticsDay({ passed: 2, refused: 1 }) }],
+      split: [{ environment: 'TEST', challenge: 'sandbox', passed: 2, refused: 1, reused: 0 }],
+    } },
+  ],
+  'platform/website-integrate.njk': [
+    ...section('integrate', { checkers: [checker], integrations: [integration] }),
+    ...section('integrate', { checkers: [checker], integrations: [] }),
+  ],
+  'platform/website-webhooks.njk': [
+    ...section('webhooks', { events: ['verification.completed'], webhooks: [] }),
+    ...section('webhooks', {
+      events: ['verification.completed', 'key.regenerated'], failed: { values: { url: 'http://bad', events: ['key.regenerated'] }, message: 'The url must use https.' },
+      webhooks: [{ id: 1, url: 'https://hooks.example/in', events: ['verification.completed'], createdAt: '2026-01-01 10:00 UTC', disabledAt: '2026-01-02 10:00 UTC',
+        deliveries: [{ messageId: 'msg_1', event: 'webhook.test', attempt: 1, attemptedAt: '2026-01-01 10:00 UTC', status: null, error: 'refused', durationMs: 3, nextRetryAt: '2026-01-01 10:01 UTC' }] },
+      { id: 2, url: 'https://hooks.example/other', events: ['key.regenerated'], createdAt: '2026-01-01 10:00 UTC', disabledAt: null, deliveries: [] }],
+    }),
+  ],
+  'platform/website-activity.njk': [
+    ...section('activity', { rows: [], next: null, older: false }),
+    ...keyParts('platform.activity.actor.').map((type) => ({
+      ...section('activity')[0], next: 5, older: true,
+      rows: Object.keys(catalogues.en).filter((key) => key.startsWith('platform.activity.action.')).map((key, seq) => ({
+        seq, at: '2026-01-01 10:00 UTC', actor: { type, id: '3' }, address: '203.0.113.1', action: key.slice('platform.activity.action.'.length),
+        changes: [{ field: 'name', before: 'A', after: 'B' }],
+      })),
+    })),
+  ],
+  'platform/website-settings.njk': [
+    ...section('settings'),
     // the domain section (views/platform/domain.njk) not verified after a check, and verified
-    ...[false, true].map((verified) => ({ ...platform, overview, domainVerification: {
+    ...[false, true].map((verified) => ({ ...section('settings')[0], domainVerification: {
       domain: 'shop.example', verified, checkedAt: '2026-01-01T00:00:00.000Z', token: 'age-provider-verification=abc',
       dns: { name: '_age-provider.shop.example', type: 'TXT', value: 'age-provider-verification=abc' },
       file: { url: 'https://shop.example/.well-known/age-provider.txt', content: 'age-provider-verification=abc' },
     } })),
-    { ...platform, overview, secrets: true, showSecrets: false, failed: failedForm('website') },
-    { ...platform, overview: { website, oauth2: {} }, secrets: false, failed: failedForm('oauth2-LIVE'), integrations: [] },
-    { ...platform, overview, secrets: false, integrations: [integration] },
+    { ...section('settings')[0], failed: failedForm('website') },
+    { ...section('settings')[0], overview: { website, oauth2: {} }, failed: failedForm('oauth2-LIVE') },
   ],
   // as lib/platform/routes/confirmation-routes.ts fills them
   'platform/confirm.njk': [

@@ -8,7 +8,7 @@ import { knexAdapter } from '../../adapters/knex.js';
 import type { Database } from '../../lib/store/database.js';
 import { regenerateOAuth2Credentials, updateOAuth2Config } from '../../lib/websites/oauth2.js';
 import { startTestApp, testSecrets, type TestApp } from '../helpers/app.js';
-import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
+import { createClientFixture, createWebmasterFixture, type ClientFixture, TEST_ORIGIN } from '../helpers/fixtures.js';
 import { tokenEndpointAccepts } from './helpers/oauth2.js';
 
 /** Asks until `answer` comes (each instance caches clients; another's change reaches it by LISTEN/NOTIFY). */
@@ -54,20 +54,20 @@ describe('oauth2: two instances on one PostgreSQL database', function () {
   it('refuses a client on the other instance once one disables it, and serves it again once re-enabled', async () => {
     const client = await createClientFixture(first.provider.runtime, webmasterId);
     expect(await acceptsOnSecond(client, client)).to.equal(true);
-    await updateOAuth2Config(first.provider.runtime, webmasterId, client.websiteId, client.environment, { status: 'DISABLED' });
+    await updateOAuth2Config(first.provider.runtime, webmasterId, client.websiteId, client.environment, { status: 'DISABLED' }, TEST_ORIGIN);
     expect(await eventually(() => acceptsOnSecond(client, client), false), 'disabled on the first, refused by the second').to.equal(false);
-    await updateOAuth2Config(first.provider.runtime, webmasterId, client.websiteId, client.environment, { status: 'ACTIVE' });
+    await updateOAuth2Config(first.provider.runtime, webmasterId, client.websiteId, client.environment, { status: 'ACTIVE' }, TEST_ORIGIN);
     expect(await eventually(() => acceptsOnSecond(client, client), true), 're-enabled on the first, accepted by the second').to.equal(true);
   });
 
   it('accepts a rotated pair on the other instance at once, and keeps the old pair in its grace', async () => {
     const client = await createClientFixture(first.provider.runtime, webmasterId);
     expect(await acceptsOnSecond(client, client)).to.equal(true);
-    const rotated = await regenerateOAuth2Credentials(first.provider.runtime, webmasterId, client.websiteId, client.environment);
+    const rotated = await regenerateOAuth2Credentials(first.provider.runtime, webmasterId, client.websiteId, client.environment, TEST_ORIGIN);
     expect(await eventually(() => acceptsOnSecond(rotated, client), true), 'the new pair on the second').to.equal(true);
     expect(await acceptsOnSecond(client, client), 'the old pair, in its grace').to.equal(true);
     // A second rotation ends the first pair's grace at once: the other instance must see that too.
-    await regenerateOAuth2Credentials(first.provider.runtime, webmasterId, client.websiteId, client.environment);
+    await regenerateOAuth2Credentials(first.provider.runtime, webmasterId, client.websiteId, client.environment, TEST_ORIGIN);
     expect(await eventually(() => acceptsOnSecond(client, client), false), 'the first pair, its grace ended').to.equal(false);
   });
 
@@ -76,9 +76,9 @@ describe('oauth2: two instances on one PostgreSQL database', function () {
     expect(await acceptsOnSecond(client, client)).to.equal(true);
     // Both instances lose their LISTEN connection; the change happens before they are back.
     await second.db.raw(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'`);
-    await updateOAuth2Config(first.provider.runtime, webmasterId, client.websiteId, client.environment, { status: 'DISABLED' });
+    await updateOAuth2Config(first.provider.runtime, webmasterId, client.websiteId, client.environment, { status: 'DISABLED' }, TEST_ORIGIN);
     expect(await eventually(() => acceptsOnSecond(client, client), false), 'refused by the second').to.equal(false);
-    await updateOAuth2Config(first.provider.runtime, webmasterId, client.websiteId, client.environment, { status: 'ACTIVE' });
+    await updateOAuth2Config(first.provider.runtime, webmasterId, client.websiteId, client.environment, { status: 'ACTIVE' }, TEST_ORIGIN);
     expect(await eventually(() => acceptsOnSecond(client, client), true), 'and accepted again once re-enabled').to.equal(true);
   });
 });

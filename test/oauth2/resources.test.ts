@@ -3,6 +3,7 @@ import { epochSeconds } from '../../lib/clock.js';
 import { sha256 } from '../../lib/security/hashing.js';
 import { regenerateOAuth2Credentials, updateOAuth2Config } from '../../lib/websites/oauth2.js';
 import { authorize, issueToken, readResources, requestToken, type TokenBody, useOAuth2App } from './helpers/oauth2.js';
+import { TEST_ORIGIN } from '../helpers/fixtures.js';
 
 describe('oauth2: resources endpoint (RFC 6750)', () => {
   const harness = useOAuth2App();
@@ -95,9 +96,9 @@ describe('oauth2: resources endpoint (RFC 6750)', () => {
     const client = await harness.client();
     const token = await issueToken(harness.app, client);
     const { runtime } = harness.app.provider;
-    await updateOAuth2Config(runtime, harness.webmasterId, client.websiteId, client.environment, { status: 'DISABLED' });
+    await updateOAuth2Config(runtime, harness.webmasterId, client.websiteId, client.environment, { status: 'DISABLED' }, TEST_ORIGIN);
     await expectInvalidToken(await readResources(harness.app, token.access_token));
-    await updateOAuth2Config(runtime, harness.webmasterId, client.websiteId, client.environment, { status: 'ACTIVE' });
+    await updateOAuth2Config(runtime, harness.webmasterId, client.websiteId, client.environment, { status: 'ACTIVE' }, TEST_ORIGIN);
     expect((await readResources(harness.app, token.access_token)).status).to.equal(200);
   });
 
@@ -105,10 +106,10 @@ describe('oauth2: resources endpoint (RFC 6750)', () => {
     const client = await harness.client();
     const token = await issueToken(harness.app, client);
     const { runtime } = harness.app.provider;
-    await regenerateOAuth2Credentials(runtime, harness.webmasterId, client.websiteId, client.environment);
+    await regenerateOAuth2Credentials(runtime, harness.webmasterId, client.websiteId, client.environment, TEST_ORIGIN);
     expect((await readResources(harness.app, token.access_token)).status).to.equal(200);
     // A second regeneration ends the first pair's grace at once.
-    await regenerateOAuth2Credentials(runtime, harness.webmasterId, client.websiteId, client.environment);
+    await regenerateOAuth2Credentials(runtime, harness.webmasterId, client.websiteId, client.environment, TEST_ORIGIN);
     await expectInvalidToken(await readResources(harness.app, token.access_token));
   });
 });

@@ -9,7 +9,7 @@ import { createLogger } from '../../lib/log.js';
 import type { Database } from '../../lib/store/database.js';
 import { updateOAuth2Config } from '../../lib/websites/oauth2.js';
 import { startTestApp, testSecrets, type TestApp } from '../helpers/app.js';
-import { createClientFixture, createWebmasterFixture } from '../helpers/fixtures.js';
+import { createClientFixture, createWebmasterFixture, TEST_ORIGIN } from '../helpers/fixtures.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { tokenEndpointAccepts } from './helpers/oauth2.js';
 
@@ -87,7 +87,7 @@ describe('oauth2: an instance whose change feed went silent', function () {
     }, true), 'accepted from the cache').to.equal(true);
 
     expect(proxy.silence((connection) => connection.listens)).to.equal(1);
-    await updateOAuth2Config(first.provider.runtime, webmasterId, client.websiteId, client.environment, { status: 'DISABLED' });
+    await updateOAuth2Config(first.provider.runtime, webmasterId, client.websiteId, client.environment, { status: 'DISABLED' }, TEST_ORIGIN);
     expect(await within(2 * HEARTBEAT_MS + SLACK_MS, acceptsOnSecond, false), 'disabled on the first, refused by the second').to.equal(false);
     expect(logged.filter((line) => line.level === 'warn').map((line) => line.message)).to.include(
       'distrusting the database change feed: client lookups go to the database until it is back');
@@ -95,7 +95,7 @@ describe('oauth2: an instance whose change feed went silent', function () {
     // A new LISTEN connection is forwarded again: the feed recovers, and carries the next change.
     expect(await within(PATIENCE_MS, async () => feedsListening() === 1, true), 'listening again').to.equal(true);
     expect(await within(PATIENCE_MS, async () => logged.some((line) => line.message.startsWith('the database change feed is back')), true)).to.equal(true);
-    await updateOAuth2Config(first.provider.runtime, webmasterId, client.websiteId, client.environment, { status: 'ACTIVE' });
+    await updateOAuth2Config(first.provider.runtime, webmasterId, client.websiteId, client.environment, { status: 'ACTIVE' }, TEST_ORIGIN);
     expect(await within(PATIENCE_MS, acceptsOnSecond, true), 're-enabled on the first, accepted by the second').to.equal(true);
   });
 });

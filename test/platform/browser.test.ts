@@ -36,10 +36,6 @@ describe('webmasters platform in a real browser (Debian chromium)', function () 
     await page.getByLabel('Password', { exact: true }).fill('a browser passphrase');
     await page.getByLabel('Confirm password').fill('a browser passphrase');
     await page.keyboard.press('Enter');
-    await page.waitForURL((url) => url.pathname === '/platform/signin' && url.search === '?registered=1');
-    await page.getByLabel('Email').fill('browser@example.test');
-    await page.getByLabel('Password').fill('a browser passphrase');
-    await page.keyboard.press('Enter');
     await page.waitForURL((url) => url.pathname === '/platform/websites');
     await page.getByRole('link', { name: 'Account' }).click();
     await page.getByRole('heading', { name: 'Authorization Token' }).waitFor();
@@ -82,13 +78,14 @@ describe('webmasters platform in a real browser (Debian chromium)', function () 
     await domain.fill('second.example.com');
     await page.getByRole('button', { name: 'Add website' }).click();
     // The form posts to #form-errors (so a refused form scrolls to its summary); the redirect keeps that fragment.
-    await page.waitForURL(/\/platform\/websites\/\d+\?saved=created(#form-errors)?$/);
+    await page.waitForURL(/\/platform\/websites\/\d+\/integrate\?saved=created(#form-errors)?$/);
     await page.getByRole('heading', { name: 'Second site', level: 1 }).waitFor();
     expect(cspViolations).to.deep.equal([]);
   });
 
   it('copies the ready-to-paste token command with its copy button (our own script, under the CSP)', async () => {
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.url });
+    await page.getByRole('link', { name: 'Settings', exact: true }).click();
     await page.getByLabel('Redirect URIs').last().fill('https://second.example.com/callback');
     await page.getByRole('button', { name: 'Enable OAuth2 (TEST)' }).click();
     const command = page.locator('#integrate-test-token');
@@ -99,6 +96,10 @@ describe('webmasters platform in a real browser (Debian chromium)', function () 
     await page.getByRole('button', { name: 'Copied' }).waitFor();
     const copied = await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText());
     expect(copied).to.equal(await command.textContent()).and.contain('/v1/oauth2/token');
+    // The new client secret, shown once, copies the same way.
+    await page.locator('button[data-copy="new-secret"]').click();
+    const secret = await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText());
+    expect(secret).to.equal(await page.locator('#new-secret').textContent()).and.match(/^[A-Za-z0-9_-]{20,}$/);
     expect(cspViolations).to.deep.equal([]);
   });
 });

@@ -10,9 +10,8 @@ async function registered(app: TestApp): Promise<{ client: Browser; landing: Pag
   const client = new Browser(app.url);
   await client.open('/platform/register');
   const email = `onboarding-${Date.now()}-${counter++}@example.test`;
-  await client.post('/platform/register', { email, password: PASSWORD, confirm: PASSWORD });
-  // Registration answers alike for new and taken emails; signing in is what lands the webmaster.
-  const landing = await client.post('/platform/signin', { email, password: PASSWORD });
+  // Registering signs the new webmaster in and lands on their websites.
+  const landing = await client.post('/platform/register', { email, password: PASSWORD, confirm: PASSWORD });
   return { client, landing };
 }
 
@@ -65,32 +64,58 @@ describe('webmasters platform: onboarding, integration, confirmations and form e
     expect(formOf(refused, { action: '/platform/register' }).action.hash).to.equal('#form-errors');
   });
 
-  it('shows ready-to-paste integration with the real client id, and the authorization URL it shows works', async () => {
+  it('offers the checker script first, with the website\'s real key, the server check and the CSP the page needs', async () => {
+    const { client } = await registered(app);
+    const created = await client.post('/platform/websites', { name: 'Checked', domain: 'checked.example.com', language: 'en', challenges: ['selfie'], regions: '' });
+    expect(redirectPaths(created)[0]).to.match(/^\/platform\/websites\/\d+\/integrate$/);
+    const id = websiteIdOf(created);
+    const webmasterId = (await app.provider.db('websites').where({ id }).first('webmaster_id') as { webmaster_id: number }).webmaster_id;
+    const keys = (await getWebsite(app.provider.runtime, webmasterId, id)).keys;
+    const live = keys.find((key) => key.environment === 'LIVE')!.publicKey;
+    const script = snippet(created, 'checker-live-script');
+    expect(script).to.equal(`<script src="${app.provider.config.issuer}/v1/checker.js?key=${live}" async></script>`);
+    expect(created.html.indexOf('checker-live-script')).to.be.lessThan(created.html.indexOf('id="oauth2-heading"'));
+    const check = snippet(created, 'checker-live-serverCheck');
+    expect(check).to.contain("from 'jose'").and.contain(`audience: "${live}"`).and.contain(`issuer: "${app.provider.config.issuer}"`)
+      .and.contain(`/v1/oauth2/jwks`).and.contain('payload.environment !== "LIVE"');
+    expect(snippet(created, 'checker-live-csp')).to.equal(`Content-Security-Policy: script-src 'self' ${app.provider.config.issuer}`);
+    // The tag as shown loads the script for that key.
+    const loaded = await fetch(`${app.url}/v1/checker.js?key=${live}`);
+    expect(loaded.status).to.equal(200);
+    expect(loaded.headers.get('content-type')).to.match(/javascript/);
+  });
+
+  it('shows ready-to-paste OAuth2 code with the real client id, a state and PKCE verifier made per visitor, no inline style', async () => {
     const { client } = await registered(app);
     const created = await client.post('/platform/websites', { name: 'Boutique', domain: 'boutique.example.com', language: 'fr', challenges: ['selfie'], regions: '' });
     const id = websiteIdOf(created);
-    expect(text(created)).to.contain('Enable OAuth2 for an environment below');
+    expect(text(created)).to.contain('Enable OAuth2 for an environment in Settings');
     const page = await client.post(`/platform/websites/${id}/oauth2/test`, { redirectUris: 'https://boutique.example.com/callback' });
     const webmasterId = (await app.provider.db('websites').where({ id }).first('webmaster_id') as { webmaster_id: number }).webmaster_id;
     const { clientId, clientSecret } = await getOAuth2Config(app.provider.runtime, webmasterId, id, 'TEST');
 
-    const authorizationUrl = snippet(page, 'integrate-test-authorization');
-    const url = new URL(authorizationUrl);
-    expect(url.origin + url.pathname).to.equal(`${app.provider.config.issuer}/v1/oauth2/checker`);
-    expect(Object.fromEntries(url.searchParams)).to.deep.include({ client_id: clientId, redirect_uri: 'https://boutique.example.com/callback', response_type: 'code', scope: 'read' });
+    const server = snippet(page, 'integrate-test-server');
+    expect(server).to.contain(`const CLIENT_ID = "${clientId}";`).and.contain('const REDIRECT_URI = "https://boutique.example.com/callback";')
+      .and.contain("randomBytes(32).toString('base64url')").and.contain("code_challenge_method: 'S256'").and.contain('code_verifier: expected.verifier')
+      .and.contain('timingSafeEqual').and.contain("app.get(\"/callback\"").and.not.contain(clientSecret);
 
     const token = snippet(page, 'integrate-test-token');
     expect(token).to.contain(`'${app.provider.config.issuer}/v1/oauth2/token'`).and.contain(`-u '${clientId}:'"$CLIENT_SECRET"`)
       .and.contain("--data-urlencode 'redirect_uri=https://boutique.example.com/callback'").and.not.contain(clientSecret);
     expect(snippet(page, 'integrate-test-resources')).to.contain('/v1/oauth2/resources').and.contain('Authorization: Bearer $ACCESS_TOKEN');
     const button = snippet(page, 'integrate-test-button');
-    expect(button).to.contain('Vérifier mon âge avec').and.contain('background:#004db3').and.contain('/static/logo-on-dark.svg')
-      .and.contain(`href="${authorizationUrl.replaceAll('&', '&amp;')}"`);
+    expect(button).to.contain('Vérifier mon âge avec').and.contain('background: #004db3').and.contain('/static/logo-on-dark.svg')
+      .and.contain('<a class="age-provider-button" href="/verify-age"').and.not.contain('style=');
     expect(page.html).to.contain('data-copy="integrate-test-token"').and.contain('<script src="/static/copy.js" defer></script>');
     expect(page.html).to.contain('href="/.well-known/oauth-authorization-server"');
 
-    // The URL as shown starts a real authorization (the platform's own page is the documentation a webmaster follows).
-    const started = await fetch(authorizationUrl.replace(app.provider.config.issuer, app.url), { redirect: 'manual' });
+    // The authorization the server code builds starts a real flow (the platform's own page is the documentation a webmaster follows).
+    const authorization = new URL('/v1/oauth2/checker', app.url);
+    authorization.search = new URLSearchParams({
+      client_id: clientId!, redirect_uri: 'https://boutique.example.com/callback', response_type: 'code', scope: 'read', state: 'per-visitor',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256',
+    }).toString();
+    const started = await fetch(authorization, { redirect: 'manual' });
     expect(started.status).to.equal(303);
     expect(started.headers.get('location')).to.match(/\/v1\/oauth2\/interaction\//);
     expect((await fetch(`${app.url}/static/copy.js`)).headers.get('content-type')).to.match(/^text\/javascript/);
@@ -100,7 +125,8 @@ describe('webmasters platform: onboarding, integration, confirmations and form e
     const { client } = await registered(app);
     const created = await client.post('/platform/websites', { name: 'Shop', domain: 'confirm.example.com', language: 'en', challenges: ['selfie'], regions: '' });
     const id = websiteIdOf(created);
-    const withOAuth2 = await client.post(`/platform/websites/${id}/oauth2/live`, { redirectUris: 'https://confirm.example.com/cb' });
+    await client.post(`/platform/websites/${id}/oauth2/live`, { redirectUris: 'https://confirm.example.com/cb' });
+    const withOAuth2 = await client.open(`/platform/websites/${id}/settings`);
     expect(formsOf(withOAuth2).map((form) => form.action.pathname).filter((path) => path.endsWith('/regenerate'))).to.deep.equal([]);
     const webmasterId = (await app.provider.db('websites').where({ id }).first('webmaster_id') as { webmaster_id: number }).webmaster_id;
     const website = await getWebsite(app.provider.runtime, webmasterId, id);
@@ -108,7 +134,7 @@ describe('webmasters platform: onboarding, integration, confirmations and form e
 
     const keyPage = await client.open(linkWithText(withOAuth2, 'Regenerate the LIVE key'));
     expect(text(keyPage)).to.contain('Regenerate the LIVE key of Shop?').and.contain(`The LIVE public key ${liveKey} stops working at once`);
-    expect(linkWithText(keyPage, 'Cancel').pathname).to.equal(`/platform/websites/${id}`);
+    expect(linkWithText(keyPage, 'Cancel').pathname).to.equal(`/platform/websites/${id}/settings`);
     expect((await getWebsite(app.provider.runtime, webmasterId, id)).keys).to.deep.equal(website.keys);
     const replaced = await client.submit(formOf(keyPage, { button: 'Regenerate the LIVE key' }));
     expect(text(replaced)).to.contain('The public key was replaced.');

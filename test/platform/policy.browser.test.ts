@@ -36,7 +36,7 @@ describe('webmasters platform: the policy page in a browser (Debian chromium, he
       await page.getByLabel('Password').fill(webmaster.password);
       await page.keyboard.press('Enter');
       await page.waitForURL((url) => url.pathname === '/platform/websites');
-      await page.goto(`${base}/platform/websites/${websiteId}`);
+      await page.goto(`${base}/platform/websites/${websiteId}/settings`);
       await page.getByRole('link', { name: 'See and edit the policy' }).click();
       await page.getByRole('heading', { name: 'Policy of Shop with a policy' }).waitFor();
       expect(await axeViolations(page), `policy page at ${size}`).to.deep.equal([]);

@@ -27,11 +27,12 @@ const rowOf = (page: Page, region: string): string => {
 describe('webmasters platform: a website\'s policy', () => {
   const app = useApp({ env: { POLICY_PRESETS: 'fr,us-ms' } });
 
-  it('is linked from the website page and shows each region with what applies and why', async () => {
+  it('is linked from the Settings section, leads back there, and shows each region with what applies and why', async () => {
     const { client, websiteId } = await signedIn(app);
-    expect((await client.open(`/platform/websites/${websiteId}`)).html).to.contain(`href="/platform/websites/${websiteId}/policy"`);
+    expect((await client.open(`/platform/websites/${websiteId}/settings`)).html).to.contain(`href="/platform/websites/${websiteId}/policy"`);
     const page = await client.open(`/platform/websites/${websiteId}/policy`);
     expect(page.status).to.equal(200);
+    expect(page.html).to.contain(`href="/platform/websites/${websiteId}/settings#policy"`);
     expect(text(page)).to.contain('Policy of Policy Shop').and.contain('Presets in force:').and.contain('( fr v1)');
     expect(rowOf(page, 'FR')).to.contain('France').and.contain('A double-anonymity method, offered first').and.contain('At most 3600 seconds').and.contain('France: SREN law');
     expect(rowOf(page, 'US-MS')).to.contain('United States, Mississippi').and.contain(' 21 ').and.contain('Mississippi: SB 2346');
@@ -47,6 +48,11 @@ describe('webmasters platform: a website\'s policy', () => {
     expect(text(saved)).to.contain('The rules were saved.');
     expect(rowOf(saved, 'FR')).to.contain('Your rule 1').and.contain('EU age-verification app, Ticket code').and.contain('Enhanced');
     expect((await getWebsitePolicy(app.provider.runtime, webmasterId, websiteId)).rules).to.deep.equal(rules);
+    // The change is in the website's audit trail: who, and the rules before and after.
+    expect(text(await client.open(`/platform/websites/${websiteId}/activity`))).to.contain('Policy rules changed').and.contain('you, on the platform');
+    const trail = (await (await client.request(`/platform/websites/${websiteId}/activity.jsonl`)).text()).trimEnd().split('\n')
+      .map((line) => JSON.parse(line) as { action: string; actor: { type: string }; before: unknown; after: unknown });
+    expect(trail.find((entry) => entry.action === 'policy.updated')).to.deep.include({ actor: { type: 'webmaster', id: String(webmasterId) }, before: { rules: [] }, after: { rules } });
   });
 
   it('refuses a rule that loosens a preset, or text that is not JSON, as the API does, keeping what was typed and storing nothing', async () => {

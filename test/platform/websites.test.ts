@@ -28,7 +28,7 @@ describe('webmasters platform: websites, keys and OAuth2 through the website ser
       name: 'My Shop', domain: 'shop.example.com', language: 'fr', challenges: ['selfie', 'ticket'], regions: 'DE, US-TX',
     });
     expect(created.status).to.equal(200);
-    expect(redirectPaths(created)[0]).to.match(/^\/platform\/websites\/\d+$/);
+    expect(redirectPaths(created)[0]).to.match(/^\/platform\/websites\/\d+\/integrate$/);
     expect(created.html).to.contain('The website was added');
     const [website] = await listWebsites(app.provider.runtime, webmasterId);
     expect(website).to.deep.include({ name: 'My Shop', domain: 'shop.example.com', language: 'fr', challenges: ['selfie', 'ticket'], regions: ['DE', 'US-TX'] });
@@ -63,7 +63,7 @@ describe('webmasters platform: websites, keys and OAuth2 through the website ser
     const created = await client.post('/platform/websites', { name: 'Blog', domain: 'blog.example.com', language: 'auto', challenges: ['selfie'], regions: '' });
     const id = websiteIdOf(created);
     const edited = await client.post(`/platform/websites/${id}`, { name: 'Blog 2', language: 'de', challenges: ['email_age', 'credit_card'], regions: 'IT', domain: 'evil.example.com' });
-    expect(redirectPaths(edited)).to.deep.equal([`/platform/websites/${id}`]);
+    expect(redirectPaths(edited)).to.deep.equal([`/platform/websites/${id}/settings`]);
     expect(edited.html).to.contain('The settings were saved.');
     const saved = await getWebsite(app.provider.runtime, webmasterId, id);
     expect(saved).to.deep.include({ name: 'Blog 2', domain: 'blog.example.com', language: 'de', challenges: ['email_age', 'credit_card'], regions: ['IT'] });
@@ -74,7 +74,7 @@ describe('webmasters platform: websites, keys and OAuth2 through the website ser
     expect(await getWebsite(app.provider.runtime, webmasterId, id)).to.deep.equal(saved);
   });
 
-  it('creates and updates OAuth2 per environment, masks the secret until asked, regenerates credentials and keys', async () => {
+  it('creates and updates OAuth2 per environment, shows a new secret once, regenerates credentials and keys', async () => {
     const { client, webmasterId } = await signedIn(app);
     await client.open('/platform/websites');
     const id = websiteIdOf(await client.post('/platform/websites', { name: 'App', domain: 'app.example.com', language: 'auto', challenges: ['selfie'], regions: '' }));
@@ -88,11 +88,15 @@ describe('webmasters platform: websites, keys and OAuth2 through the website ser
     expect(created.html).to.contain('The OAuth2 configuration was saved.');
     const config = await getOAuth2Config(app.provider.runtime, webmasterId, id, 'TEST');
     expect(config).to.deep.include({ status: 'ACTIVE', redirectUris: ['https://app.example.com/callback', 'http://localhost:3000/cb'] });
-    expect(created.html).to.contain(config.clientId).and.not.contain(config.clientSecret);
-    const revealed = await client.open(`/platform/websites/${id}?secrets=shown`);
-    expect(revealed.html).to.contain(config.clientSecret);
-    expect((await client.open('/platform/websites')).html).to.contain(config.clientId).and.not.contain(config.clientSecret);
-    expect((await client.open('/platform/websites?secrets=shown')).html).to.contain(config.clientSecret);
+    // The new secret, in full, once: the page the creation lands on shows it; a reload, any other page, never again.
+    expect(redirectPaths(created)).to.deep.equal([`/platform/websites/${id}/integrate`]);
+    expect(created.html).to.contain(config.clientId).and.contain(`<code>${config.clientSecret}</code>`).and.contain('you will not see it again');
+    expect(created.html).to.contain('data-copy="new-secret"');
+    for (const path of [`/platform/websites/${id}/integrate?saved=oauth2`, `/platform/websites/${id}`, `/platform/websites/${id}/settings?secrets=shown`, '/platform/websites?secrets=shown']) {
+      const page = await client.open(path);
+      expect(page.html, path).to.not.contain(config.clientSecret);
+    }
+    expect((await client.open('/platform/websites')).html).to.contain(config.clientId);
 
     const again = await client.post(`/platform/websites/${id}/oauth2/test`, { redirectUris: 'https://app.example.com/other' });
     expect(again.status).to.equal(400);
@@ -102,6 +106,9 @@ describe('webmasters platform: websites, keys and OAuth2 through the website ser
     expect(regenerated.html).to.contain('New client credentials were generated.');
     const rotated = await getOAuth2Config(app.provider.runtime, webmasterId, id, 'TEST');
     expect(rotated.clientId).not.to.equal(config.clientId);
+    expect(regenerated.html).to.contain(`<code>${rotated.clientSecret}</code>`).and.contain('Your new TEST client secret');
+    // Another webmaster's browser never gets it, even with the cookie that carried it.
+    expect((await (await signedIn(app)).client.open(`/platform/websites/${id}/settings`)).html).to.not.contain(rotated.clientSecret);
 
     const badStatus = await client.post(`/platform/websites/${id}/oauth2/test/update`, { status: 'PAUSED', redirectUris: 'https://app.example.com/callback' });
     expect(badStatus.status).to.equal(400);

@@ -3,7 +3,7 @@ import { decodeJwt } from 'jose';
 import { updateWebsitePolicy } from '../../lib/websites/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { Browser, formOf, linksWithClass, locationOf, type Page } from '../helpers/browser.js';
-import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
+import { createClientFixture, createWebmasterFixture, TEST_ORIGIN, type ClientFixture } from '../helpers/fixtures.js';
 import { authorizationUrl, readResources, redeem, requestToken } from '../helpers/relying-party.js';
 import { accept, callbackOf, continueWithoutSaving, expectPage, submitSandbox } from '../helpers/visitor.js';
 
@@ -29,7 +29,7 @@ describe('policy: enforced in the flow', () => {
     client = await createClientFixture(runtime, webmaster.id, { environment: 'TEST', challenges: ['selfie', 'email_age', 'ticket'] });
     await updateWebsitePolicy(runtime, webmaster.id, client.websiteId, {
       rules: [{ regions: ['FR'], challenges: ['selfie', 'ticket'], minimumAssuranceLevel: 'ENHANCED', reuseMaxAgeSeconds: 600 }],
-    });
+    }, TEST_ORIGIN);
   });
   after(() => app.close());
 
@@ -55,7 +55,7 @@ describe('policy: enforced in the flow', () => {
       return offered(expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, other)))));
     };
     expect(await offeredTo()).to.deep.equal(['selfie', 'email_age', 'ticket']);
-    await updateWebsitePolicy(runtime, webmaster.id, other.websiteId, { rules: [{ regions: ['DE'], challenges: ['email_age', 'ticket'] }] });
+    await updateWebsitePolicy(runtime, webmaster.id, other.websiteId, { rules: [{ regions: ['DE'], challenges: ['email_age', 'ticket'] }] }, TEST_ORIGIN);
     expect(await offeredTo()).to.deep.equal(['email_age', 'ticket']);
   });
 

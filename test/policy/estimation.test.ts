@@ -5,7 +5,7 @@ import type { SelfieSettings } from '../../lib/verification/challenges/selfie/se
 import { updateWebsitePolicy } from '../../lib/websites/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { Browser, csrfOf, linksWithClass, locationOf, type Page } from '../helpers/browser.js';
-import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
+import { createClientFixture, createWebmasterFixture, TEST_ORIGIN, type ClientFixture } from '../helpers/fixtures.js';
 import { accept, expectPage } from '../helpers/visitor.js';
 import { authorizationUrl } from '../helpers/relying-party.js';
 import { fakeJpeg, onlyVendorsFaked, restoreNetwork, YOTI_SDK_ID, yotiKeyPair } from '../verification/challenges/vendors/helpers/vendors.js';
@@ -34,7 +34,7 @@ describe('policy: the estimation buffer', () => {
     const webmaster = await createWebmasterFixture(runtime);
     client = await createClientFixture(runtime, webmaster.id, { environment: 'LIVE', challenges: ['selfie', 'ticket'] });
     // The operator's SELFIE_AGE_BUFFER is 7 by default; the website asks 10 in GB.
-    await updateWebsitePolicy(runtime, webmaster.id, client.websiteId, { rules: [{ regions: ['GB'], estimationBuffer: 10 }] });
+    await updateWebsitePolicy(runtime, webmaster.id, client.websiteId, { rules: [{ regions: ['GB'], estimationBuffer: 10 }] }, TEST_ORIGIN);
   });
   afterEach(() => nock.cleanAll());
   after(async () => {

@@ -3,6 +3,7 @@ import { ConfigError } from '../../lib/config/settings.js';
 import { regenerateWebsiteKey } from '../../lib/websites/index.js';
 import { startTestApp, useApp } from '../helpers/app.js';
 import { createWebsiteWithKeys, fetchRequirement, type WebsiteKeys } from './website-keys.js';
+import { TEST_ORIGIN } from '../helpers/fixtures.js';
 
 // GET /v1/requirement?key=<public key>: whether a website must verify the caller.
 
@@ -113,7 +114,7 @@ describe('the public requirement endpoint', () => {
     it('forgets a regenerated key at once and knows the new one', async () => {
       const website = await createWebsiteWithKeys(app, ['FR']);
       expect((await fetchRequirement(app, website.live, at('FR'))).response.status).to.equal(200);
-      const { publicKey } = await regenerateWebsiteKey(app.provider.runtime, website.webmasterId, website.websiteId, 'LIVE');
+      const { publicKey } = await regenerateWebsiteKey(app.provider.runtime, website.webmasterId, website.websiteId, 'LIVE', TEST_ORIGIN);
       expect((await fetchRequirement(app, website.live, at('FR'))).response.status).to.equal(404);
       const fresh = await fetchRequirement(app, publicKey, at('FR'));
       expect(fresh.response.status).to.equal(200);

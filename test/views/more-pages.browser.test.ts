@@ -40,7 +40,7 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
     // Passkeys refuse an IP address as relying-party id: the issuer is http://localhost:<port>.
     // A mail server, for the sign-in code pages.
     smtp = await startSmtpSink();
-    app = await startTestApp({ env: { EU_AV_TRUSTED_ISSUERS: trustDir, SMTP_URL: smtp.url, MAIL_FROM: 'Age Provider <no-reply@age.test>' } }, { hostname: 'localhost' });
+    app = await startTestApp({ env: { EU_AV_TRUSTED_ISSUERS: trustDir, SMTP_URL: smtp.url, MAIL_FROM: 'Age Provider <no-reply@age.test>', STATISTICS_ROLLUP_INTERVAL_MS: '100', WEBHOOK_POLL_INTERVAL_MS: '3600000' } }, { hostname: 'localhost' });
     const webmaster = await createWebmasterFixture(app.provider.runtime);
     euAv = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'LIVE', challenges: ['ticket'] });
     selfie = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'TEST', challenges: ['selfie', 'ticket'] });
@@ -72,24 +72,41 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
       await page.getByLabel('Password', { exact: true }).fill('an accessible passphrase');
       await page.getByLabel('Confirm password').fill('an accessible passphrase');
       await page.getByRole('button').last().click();
-      await page.waitForURL((url) => url.pathname === '/platform/signin');
-      await check('platform sign-in');
-      await page.getByLabel('Email').fill(email);
-      await page.getByLabel('Password').fill('an accessible passphrase');
-      await page.keyboard.press('Enter');
       await page.waitForURL((url) => url.pathname === '/platform/websites');
-      expect(await page.locator('.empty-state').count(), 'a new webmaster has no website yet').to.equal(1);
+      expect(await page.locator('.empty-state').count(), 'a new webmaster, signed in by registering, has no website yet').to.equal(1);
       await check('platform websites, empty');
+      await page.goto(`${base}/platform/signin`);
+      await check('platform sign-in');
+      await page.goto(`${base}/platform/websites`);
 
       await page.getByLabel('Name').fill('Accessible shop');
       await page.getByLabel('Domain').fill('accessible.example.com');
       await page.getByRole('button', { name: 'Add website' }).click();
-      const manage = page.getByRole('link', { name: /Accessible shop/ });
-      if (!/\/platform\/websites\/\d+/.test(new URL(page.url()).pathname)) await manage.first().click();
-      await page.waitForURL((url) => /^\/platform\/websites\/\d+$/.test(url.pathname));
-      expect(await page.locator('#integrate-heading, [aria-labelledby="integrate-heading"]').count(), 'the Integrate section').to.be.above(0);
+      await page.waitForURL((url) => /^\/platform\/websites\/\d+\/integrate$/.test(url.pathname));
+      const website = new URL(page.url()).pathname.replace(/\/integrate$/, '');
+      expect(await page.locator('#checker-heading').count(), 'the checker script first').to.equal(1);
+      await check('platform website, Integrate');
+
+      await page.goto(`${base}${website}/settings`);
+      await page.getByLabel('Redirect URIs').last().fill('http://localhost:4000/callback');
+      await page.getByRole('button', { name: 'Enable OAuth2 (TEST)' }).click();
+      await page.locator('#new-secret').waitFor();
+      await check('platform website, Integrate with a new client secret shown once');
+      const clientId = await page.locator('#integrate-test-server').textContent().then((code) => /CLIENT_ID = "([^"]+)"/.exec(code ?? '')?.[1]);
+      // A TEST flow through the shortcut, so the Overview has a day to draw.
+      await page.request.get(authorizationUrl(base, { clientId: clientId!, redirectUri: 'http://localhost:4000/callback' }, 'checker', { state: 's', test_outcome: 'pass' })).catch(() => undefined); // ends at the website's callback, which nobody serves here
+      await page.goto(`${base}${website}`);
+      await check('platform website, Overview');
+      await page.goto(`${base}${website}/webhooks`);
+      await page.getByLabel('Endpoint URL').fill('https://hooks.example.com/in');
+      await page.getByRole('button', { name: 'Add webhook' }).click();
+      await page.locator('#new-secret').waitFor();
+      await check('platform website, Webhooks with a new signing secret');
+      await page.goto(`${base}${website}/activity`);
+      await check('platform website, Activity');
+      await page.goto(`${base}${website}/settings`);
       expect(await page.locator('[aria-labelledby="domain-heading"], #domain-heading').count(), 'the domain section').to.be.above(0);
-      await check('platform website with Integrate and domain');
+      await check('platform website, Settings with domain');
 
       await page.getByRole('link', { name: /TEST/ }).first().click();
       await page.getByRole('heading', { name: 'Regenerate the TEST key of Accessible shop?' }).waitFor();
@@ -127,7 +144,7 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
       await page.getByRole('button', { name: 'Save to a passkey' }).waitFor();
       await check('result with passkey save');
 
-      expect(checked).to.have.length(13);
+      expect(checked).to.have.length(18);
       expect(problems).to.deep.equal([]);
       await context.close();
     });

@@ -1,3 +1,4 @@
+import type { ChangeOrigin } from '../../audit/trail.js';
 import { systemClock } from '../../clock.js';
 import { checkNewCredentials, MAX_PASSWORD_LENGTH, WEBMASTER_MIN_PASSWORD_LENGTH } from '../../webmasters/credentials.js';
 import { randomToken } from '../../security/hashing.js';
@@ -63,13 +64,16 @@ async function create(values: Values, io: CliIo): Promise<number> {
   return 0;
 }
 
+/** The audit trail's name for a token issued here: the operator, at the command line. */
+const OPERATOR_TOKEN: ChangeOrigin = { actor: { type: 'operator', id: 'age-provider webmaster token' }, address: null };
+
 async function token(values: Values, io: CliIo): Promise<number> {
   if (values['password-stdin'] !== undefined) throw new UsageError('--password-stdin applies to "webmaster create" only');
   const email = emailOf(values);
   const issued = await withConfiguredDatabase(io, async ({ db }) => {
     const webmaster = await findWebmasterByEmail(db, email);
     if (!webmaster) throw new CliError(`no webmaster has the email ${email} (create one with "age-provider webmaster create")`);
-    return { webmasterId: webmaster.id, email: webmaster.email, token: await issueApiToken(db, systemClock, webmaster.id) };
+    return { webmasterId: webmaster.id, email: webmaster.email, token: await issueApiToken(db, systemClock, webmaster.id, OPERATOR_TOKEN) };
   });
   output(io, values.json === true, issued,
     `New API token for ${issued.email} (shown only this once; the previous token no longer works):\n${issued.token}`);

@@ -4,7 +4,7 @@ import { translator } from '../../i18n/catalogue.js';
 import type { Challenge, ChallengeName, ChallengeOutcome, StepContext, StepMethod } from '../../verification/challenge.js';
 import { HttpError } from '../../http/errors.js';
 import { seeOther } from '../../http/see-other.js';
-import { completeChallenge, locateVisitor } from './outcome.js';
+import { completeChallenge, countFlow, locateVisitor } from './outcome.js';
 import { reachesLevel } from '../../policy/offer.js';
 import { readyToVerify, renderPage } from './page.js';
 import { challengeState } from './progress.js';
@@ -59,6 +59,7 @@ async function stepContext(visit: Visit, challenge: Challenge): Promise<StepCont
       }
       await state.clear();
       if (outcome.passed) return seeOther(ctx, `${visit.paths.choose}?notice=level_too_low`);
+      if (outcome.reason === 'refused') countFlow(visit, 'refused', name);
       if (FAILURES.has(outcome.reason)) {
         await limits.challengeFailuresPerInteraction.consume(visit.uid);
         await limits.challengeFailuresPerIp.consume(ctx.ip);

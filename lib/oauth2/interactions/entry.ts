@@ -1,6 +1,6 @@
 import { compileSchema, CSRF_FIELD, readForm } from '../../http/form.js';
 import { seeOther } from '../../http/see-other.js';
-import { endWithError, failUnavailable } from './outcome.js';
+import { countFlow, endWithError, failUnavailable } from './outcome.js';
 import { landingOf, renderPage } from './page.js';
 import { updateProgress } from './progress.js';
 import { browserProof } from './reuse.js';
@@ -14,6 +14,7 @@ import { VisitorError } from '../../http/visitor-errors.js';
  */
 export async function showEntry(visit: Visit): Promise<void> {
   const { ctx } = visit;
+  countFlow(visit, 'started');
   if (visit.testOutcome) return runTestOutcome(visit);
   if (visit.progress.verificationUid) return seeOther(ctx, visit.paths.result);
   if (visit.progress.acceptedAt) return seeOther(ctx, landingOf(visit));
@@ -41,12 +42,16 @@ export async function answerPrompt(visit: Visit): Promise<void> {
   const { services, ctx } = visit;
   const form = readForm(ctx, validateConsent);
   if (!form) throw new VisitorError('bad_request', 400, { backUrl: visit.paths.root });
-  if (form.decision === 'decline') return endWithError(visit, 'access_denied', 'the visitor declined the authorization');
+  if (form.decision === 'decline') {
+    countFlow(visit, 'abandoned');
+    return endWithError(visit, 'access_denied', 'the visitor declined the authorization');
+  }
   await updateProgress(services.runtime.db, visit.uid, visit.expiresAt, { accepted_at: services.runtime.clock.now() });
   seeOther(ctx, landingOf(visit));
 }
 
 /** "Cancel" on the landing pages: the visitor gives up; the website gets access_denied. */
 export async function cancel(visit: Visit): Promise<void> {
+  countFlow(visit, 'abandoned');
   await endWithError(visit, 'access_denied', 'the visitor cancelled the verification');
 }

@@ -13,6 +13,18 @@ import { progressDeletion, recordPassedChallenge } from './progress.js';
 import { VisitorError } from '../../http/visitor-errors.js';
 import { seeOther } from '../../http/see-other.js';
 import type { Visit } from './visit.js';
+import type { FlowEvent } from '../../statistics/tally.js';
+
+/**
+ * Counts a flow event for the website's statistics, in memory (no statement): its start (once per interaction), a
+ * check's refusal (naming the challenge), or its end without a result.
+ */
+export function countFlow(visit: Visit, event: FlowEvent, challenge?: string): void {
+  const { tally, clock } = visit.services.runtime;
+  const websiteId = visit.client.website.id;
+  if (event === 'started') tally.countStart(visit.uid, websiteId, visit.environment, clock.now());
+  else tally.count(event, websiteId, visit.environment, clock.now(), challenge);
+}
 
 /** A browser session rarely outlives a day; the anonymous proof's cookie dies with the session anyway. */
 const BROWSER_PROOF_MAX_SECONDS = 86400;
@@ -49,6 +61,8 @@ async function describeVerification(visit: Visit, evidence: Evidence & { reused:
     verifiedAt: runtime.clock.now(),
     ttlSeconds: runtime.config.verificationTtl,
     policy: rule.origins,
+    // The interaction was created when the website sent the visitor here (oidc-provider's iat, epoch seconds).
+    startedAt: new Date(visit.interaction.iat * 1000),
   };
 }
 
@@ -125,6 +139,7 @@ export async function endWithError(visit: Visit, error: string, description: str
  * website `error=temporarily_unavailable`.
  */
 export async function failUnavailable(visit: Visit): Promise<never> {
+  countFlow(visit, 'abandoned');
   const returnTo = await finishInteraction(visit, () => ({
     error: 'temporarily_unavailable',
     error_description: 'no age verification method is available for this request',

@@ -1,6 +1,6 @@
 import { testLocation } from '../../geo/codes.js';
 import { reachesLevel } from '../../policy/offer.js';
-import { endWithError, handOverNew, locateVisitor } from './outcome.js';
+import { countFlow, endWithError, handOverNew, locateVisitor } from './outcome.js';
 import type { Visit } from './visit.js';
 
 /**
@@ -12,7 +12,10 @@ import type { Visit } from './visit.js';
  */
 export async function runTestOutcome(visit: Visit): Promise<void> {
   const { test_outcome: outcome, test_level: level, test_country: country, test_subdivision: subdivision } = visit.params;
-  if (outcome === 'refuse') return endWithError(visit, 'access_denied', 'the sandbox refused the verification (test_outcome=refuse)');
+  if (outcome === 'refuse') {
+    countFlow(visit, 'refused', 'sandbox');
+    return endWithError(visit, 'access_denied', 'the sandbox refused the verification (test_outcome=refuse)');
+  }
   const givenCountry = country ?? subdivision?.slice(0, 2);
   // The authorization endpoint already refused a location testLocation refuses (request-parameters.ts).
   const named = givenCountry ? testLocation(givenCountry, subdivision) : undefined;

@@ -1,10 +1,10 @@
 import Router from '@koa/router';
 import type { Runtime } from '../../runtime.js';
 import { describeApiToken, issueApiToken } from '../../webmasters/api-tokens.js';
-import { PLATFORM_PATH, webmasterOf } from '../authentication.js';
+import { originOf, PLATFORM_PATH, webmasterOf } from '../authentication.js';
 import { formatTimestamp, renderPage } from '../page.js';
 import { seeOther } from '../../http/see-other.js';
-import { holdTokenForDisplay, takeTokenForDisplay } from '../token-display.js';
+import { newApiToken } from '../one-time-display.js';
 
 /** The Account page and its "Authorization Token" section (Account, Authorization Token, Generate). */
 export function accountRoutes(runtime: Runtime): Router {
@@ -12,7 +12,7 @@ export function accountRoutes(runtime: Runtime): Router {
 
   router.get('/account', async (ctx) => {
     const webmasterId = webmasterOf(ctx)!.id;
-    const newToken = takeTokenForDisplay(ctx, runtime, webmasterId);
+    const newToken = newApiToken.take(ctx, runtime, webmasterId);
     const active = await describeApiToken(runtime.db, webmasterId);
     renderPage(ctx, 'account.njk', {
       newToken,
@@ -26,7 +26,7 @@ export function accountRoutes(runtime: Runtime): Router {
   // Generating revokes the previous token (issueApiToken); only its hash is stored, so this is the one chance to show it.
   router.post('/account/token', async (ctx) => {
     const webmasterId = webmasterOf(ctx)!.id;
-    holdTokenForDisplay(ctx, runtime, webmasterId, await issueApiToken(runtime.db, runtime.clock, webmasterId));
+    newApiToken.hold(ctx, runtime, webmasterId, await issueApiToken(runtime.db, runtime.clock, webmasterId, originOf(ctx)));
     seeOther(ctx, `${PLATFORM_PATH}/account`, { noStore: true });
   });
 

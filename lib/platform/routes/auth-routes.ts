@@ -42,6 +42,26 @@ export function authRoutes(runtime: Runtime): Router {
   const signInPage = (ctx: Context, variables: Record<string, unknown>, status?: number): void =>
     renderPage(ctx, 'signin.njk', { ...variables, codes: Boolean(runtime.config.mail) }, status);
 
+  /** A password checked behind the guard's counters; on success the browser is signed in. */
+  async function passwordSignIn(ctx: Context, email: string, password: string): Promise<'signed_in' | 'failed' | 'throttled'> {
+    let attempt;
+    try {
+      attempt = await guard.admit(ctx, normalizeIdentifier(email));
+    } catch (error) {
+      if (!(error instanceof HttpError) || error.status !== 429) throw error;
+      ctx.set(error.headers);
+      return 'throttled';
+    }
+    const webmaster = await authenticateWebmaster(runtime.db, email, password);
+    if (!webmaster) {
+      await guard.failed(attempt);
+      return 'failed';
+    }
+    await guard.succeeded(ctx, attempt);
+    await startSession(ctx, runtime, webmaster.id);
+    return 'signed_in';
+  }
+
   router.get('/', (ctx) => seeOther(ctx, webmasterOf(ctx) ? LANDING : `${PLATFORM_PATH}/signin`, { noStore: true }));
 
   router.get('/register', (ctx) => renderPage(ctx, 'register.njk', PASSWORD_LIMITS));
@@ -54,14 +74,21 @@ export function authRoutes(runtime: Runtime): Router {
     for (const field of checkNewCredentials({ email, password })) errors[field] = `platform.register.error.${field}`;
     if (!errors.password && password !== textField(ctx.request.body, 'confirm')) errors.confirm = 'platform.register.error.confirm';
     if (Object.keys(errors).length > 0) return renderPage(ctx, 'register.njk', { ...PASSWORD_LIMITS, email, errors }, 400);
-    // The same answer whether or not the email already has an account, so registering tells nobody which emails do
-    // (the scrypt work is done in both cases): the sign-in page says what happened in either case.
+    // A new account is signed in and lands on its websites. A taken email changes nothing: its owner, who typed the
+    // account's password, is signed in as at the sign-in form; anyone else gets the sign-in page, which says that the
+    // account exists (docs/decisions.md "Registering signs in").
     try {
-      await createWebmaster(runtime.db, { email, password });
+      const webmaster = await createWebmaster(runtime.db, { email, password });
+      await startSession(ctx, runtime, webmaster.id);
+      return seeOther(ctx, LANDING, { noStore: true });
     } catch (error) {
       if (!(error instanceof EmailTakenError)) throw error;
     }
-    seeOther(ctx, `${PLATFORM_PATH}/signin?registered=1`, { noStore: true });
+    // The password of a taken email is checked by the sign-in form's guard, so this is no second way to guess it.
+    const outcome = await passwordSignIn(ctx, email, password);
+    if (outcome === 'throttled') return signInPage(ctx, { email, throttled: true }, 429);
+    if (outcome === 'failed') return seeOther(ctx, `${PLATFORM_PATH}/signin?registered=1`, { noStore: true });
+    seeOther(ctx, LANDING, { noStore: true });
   });
 
   router.get('/signin', (ctx) => signInPage(ctx, { registered: ctx.query['registered'] === '1' }));
@@ -70,22 +97,10 @@ export function authRoutes(runtime: Runtime): Router {
     const email = form?.email.trim() ?? textField(ctx.request.body, 'email').trim();
     // One message for an unknown email, a wrong password and a malformed form: the form tells nobody which emails exist.
     if (!form) return signInPage(ctx, { email, failed: true }, 400);
-    let attempt;
-    try {
-      attempt = await guard.admit(ctx, normalizeIdentifier(email));
-    } catch (error) {
-      // Throttled: the same page says so and offers the code by mail, which these counters do not hold back.
-      if (!(error instanceof HttpError) || error.status !== 429) throw error;
-      ctx.set(error.headers);
-      return signInPage(ctx, { email, throttled: true }, 429);
-    }
-    const webmaster = await authenticateWebmaster(runtime.db, email, form.password);
-    if (!webmaster) {
-      await guard.failed(attempt);
-      return signInPage(ctx, { email, failed: true }, 400);
-    }
-    await guard.succeeded(ctx, attempt);
-    await startSession(ctx, runtime, webmaster.id);
+    const outcome = await passwordSignIn(ctx, email, form.password);
+    // Throttled: the same page says so and offers the code by mail, which these counters do not hold back.
+    if (outcome === 'throttled') return signInPage(ctx, { email, throttled: true }, 429);
+    if (outcome === 'failed') return signInPage(ctx, { email, failed: true }, 400);
     seeOther(ctx, LANDING, { noStore: true });
   });
 

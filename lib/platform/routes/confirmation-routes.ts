@@ -48,7 +48,7 @@ export function confirmationRoutes(runtime: Runtime): Router {
       ],
       button: { key: 'platform.keys.regenerate', params: { environment } },
       action: `${websitePath(websiteId)}/keys/${environment.toLowerCase()}/regenerate`,
-      back: websitePath(websiteId),
+      back: `${websitePath(websiteId)}/settings`,
     });
   });
 
@@ -66,7 +66,7 @@ export function confirmationRoutes(runtime: Runtime): Router {
       ],
       button: { key: 'platform.oauth2.regenerate', params: { environment } },
       action: `${websitePath(websiteId)}/oauth2/${environment.toLowerCase()}/regenerate`,
-      back: websitePath(websiteId),
+      back: `${websitePath(websiteId)}/settings`,
     });
   });
 

@@ -6,7 +6,7 @@ import { Refusal } from '../../refusal.js';
 import type { Runtime } from '../../runtime.js';
 import { websiteIdOf } from '../../websites/identifiers.js';
 import { getWebsite, getWebsitePolicy, PolicyLoosening, updateWebsitePolicy, type WebsitePolicyInput } from '../../websites/index.js';
-import { PLATFORM_PATH, webmasterOf } from '../authentication.js';
+import { originOf, PLATFORM_PATH, webmasterOf } from '../authentication.js';
 import { renderPage } from '../page.js';
 import { policyRows } from '../policy-view.js';
 
@@ -55,7 +55,7 @@ export function policyRoutes(runtime: Runtime): Router {
       return show(ctx, websiteId, { text, key: 'platform.policy.error.json' }, 400);
     }
     try {
-      await updateWebsitePolicy(runtime, ownerOf(ctx), websiteId, { rules } as WebsitePolicyInput);
+      await updateWebsitePolicy(runtime, ownerOf(ctx), websiteId, { rules } as WebsitePolicyInput, originOf(ctx));
     } catch (error) {
       if (error instanceof PolicyLoosening) {
         return show(ctx, websiteId, { text, key: 'platform.policy.error.loosens', params: { rule: error.rule + 1, field: error.field, region: error.region } }, 400);

@@ -9,53 +9,85 @@ import {
   createOAuth2Config, createWebsite, ENVIRONMENTS, getDomainVerification, getWebsite, listWebsites, regenerateOAuth2Credentials,
   regenerateWebsiteKey, updateOAuth2Config, updateWebsite,
 } from '../../websites/index.js';
-import { PLATFORM_PATH, webmasterOf } from '../authentication.js';
+import { originOf, PLATFORM_PATH, webmasterOf } from '../authentication.js';
 import { renderPage } from '../page.js';
 import { seeOther } from '../../http/see-other.js';
 import {
   oauth2CreateForm, oauth2UpdateForm, websiteCreateForm, websiteUpdateForm, type FieldErrors, type ParsedForm,
 } from '../website-forms.js';
-import { hasSecrets, overviewsOf } from '../website-view.js';
-import { integrationsOf } from '../integration-view.js';
+import { overviewsOf, type WebsiteOverview } from '../website-view.js';
+import { newWebsiteSecret } from '../one-time-display.js';
+import { OVERVIEW_DAYS, legend, lastDays, overviewStatistics, statisticsCsv } from '../statistics-view.js';
+import { websiteStatistics } from '../../statistics/statistics.js';
+import { translator } from '../../i18n/catalogue.js';
+import { checkerIntegrationsOf, integrationsOf } from '../integration-view.js';
 import { browserLanguage } from '../../i18n/negotiate.js';
 
 /** What the page says after a successful change (?saved=...), from a fixed list so the query cannot inject text. */
-const NOTICES = ['created', 'website', 'key', 'oauth2', 'credentials'] as const;
+const NOTICES = ['created', 'website', 'key', 'oauth2', 'credentials', 'webhook', 'webhookDeleted', 'webhookTest'] as const;
+export type Notice = (typeof NOTICES)[number];
+
+/** The sections of a website's page, each a page of its own behind the same tab navigation (no script needed). */
+export const TABS = ['overview', 'integrate', 'settings', 'webhooks', 'activity'] as const;
+export type Tab = (typeof TABS)[number];
+
+/** The path of a website's section, with the notice of what was just saved. */
+export const websitePath = (id: number, tab: Tab = 'overview', saved?: Notice): string =>
+  `${PLATFORM_PATH}/websites/${id}${tab === 'overview' ? '' : `/${tab}`}${saved ? `?saved=${saved}` : ''}`;
 
 /** A form that failed: which one, the values to show again, and the problems (per field, or one for the whole form). */
-interface FailedForm {
+export interface FailedForm {
   form: string;
   values: object;
   fields: FieldErrors;
   message?: string;
 }
 
-const OPTIONS = { languages: LANGUAGE_CHOICES, challenges: WEBSITE_CHALLENGES, environments: ENVIRONMENTS };
+const OPTIONS = { languages: LANGUAGE_CHOICES, challenges: WEBSITE_CHALLENGES, environments: ENVIRONMENTS, tabs: TABS };
 
-/** The websites overview and each website's page: keys, OAuth2 configurations, and the forms that change them. */
+/**
+ * Renders one section of a website's page: the website, its OAuth2 configurations, the notice of what was just saved
+ * and a secret made by the previous request, shown this once.
+ */
+export async function renderWebsiteTab(
+  ctx: Context, runtime: Runtime, websiteId: number, tab: Tab,
+  variables: Record<string, unknown> | ((overview: WebsiteOverview) => Record<string, unknown>) = {}, status = 200,
+): Promise<void> {
+  const webmasterId = webmasterOf(ctx)!.id;
+  const [overview] = await overviewsOf(runtime, webmasterId, [await getWebsite(runtime, webmasterId, websiteId)]);
+  const held = newWebsiteSecret.take(ctx, runtime, webmasterId);
+  renderPage(ctx, `website-${tab}.njk`, {
+    ...OPTIONS,
+    tab,
+    overview,
+    path: websitePath(websiteId),
+    notice: NOTICES.find((notice) => notice === ctx.query.saved),
+    newSecret: held?.websiteId === websiteId ? held : undefined,
+    ...(typeof variables === 'function' ? variables(overview!) : variables),
+  }, status);
+}
+
+/** The websites overview and each website's sections: overview, integrate, settings (the forms that change it). */
 export function websiteRoutes(runtime: Runtime): Router {
   const router = new Router();
   const ownerOf = (ctx: Context): number => webmasterOf(ctx)!.id;
-  const websitePath = (id: number, saved?: (typeof NOTICES)[number]) => `${PLATFORM_PATH}/websites/${id}${saved ? `?saved=${saved}` : ''}`;
-
-  const pageOptions = (ctx: Context) => ({
-    ...OPTIONS,
-    freeChallenges: runtime.challenges.freeChallenges(),
-    showSecrets: ctx.query.secrets === 'shown',
-    notice: NOTICES.find((notice) => notice === ctx.query.saved),
-  });
 
   async function showList(ctx: Context, failed?: FailedForm, status = 200): Promise<void> {
     const overviews = await overviewsOf(runtime, ownerOf(ctx), await listWebsites(runtime, ownerOf(ctx)));
-    renderPage(ctx, 'websites.njk', { ...pageOptions(ctx), overviews, secrets: hasSecrets(overviews), failed }, status);
+    renderPage(ctx, 'websites.njk', { ...OPTIONS, freeChallenges: runtime.challenges.freeChallenges(), overviews, failed }, status);
   }
 
-  async function showWebsite(ctx: Context, websiteId: number, failed?: FailedForm, status = 200): Promise<void> {
-    const overviews = await overviewsOf(runtime, ownerOf(ctx), [await getWebsite(runtime, ownerOf(ctx), websiteId)]);
+  async function showSettings(ctx: Context, websiteId: number, failed?: FailedForm, status = 200): Promise<void> {
     const domainVerification = await getDomainVerification(runtime, ownerOf(ctx), websiteId);
-    const integrations = integrationsOf(overviews[0]!, runtime.config.issuer, browserLanguage(ctx));
-    renderPage(ctx, 'website.njk', { ...pageOptions(ctx), overview: overviews[0], secrets: hasSecrets(overviews), failed, integrations, domainVerification }, status);
+    await renderWebsiteTab(ctx, runtime, websiteId, 'settings', { failed, domainVerification }, status);
   }
+
+  /** The statistics of the last days, ending today (UTC). */
+  const recentStatistics = async (ctx: Context, websiteId: number) => {
+    const days = lastDays(runtime.clock.now().toISOString().slice(0, 10));
+    const { days: counted } = await websiteStatistics(runtime, ownerOf(ctx), websiteId, { from: days[0], to: days.at(-1) });
+    return { days, counted };
+  };
 
   /**
    * Runs a form's change: field problems re-render the page with them (400); a refusal from the service (a rule the
@@ -79,53 +111,82 @@ export function websiteRoutes(runtime: Runtime): Router {
 
   const websiteOf = (ctx: Context): number => websiteIdOf({ website_id: ctx.params.id }).websiteId;
   const environmentOf = (ctx: Context) => websiteEnvironmentOf({ website_id: ctx.params.id, environment: ctx.params.environment });
+  /** A new client secret, held for the page the redirect opens. */
+  const holdClientSecret = (ctx: Context, websiteId: number, environment: string, secret: string | undefined): void => {
+    if (secret) newWebsiteSecret.hold(ctx, runtime, ownerOf(ctx), { websiteId, kind: 'client', label: environment, secret });
+  };
 
   router.get('/websites', (ctx) => showList(ctx));
 
   router.post('/websites', (ctx) =>
-    submit(ctx, 'create', websiteCreateForm(ctx.request.body), async (input) => websitePath((await createWebsite(runtime, ownerOf(ctx), input)).id, 'created'),
+    submit(ctx, 'create', websiteCreateForm(ctx.request.body), async (input) => websitePath((await createWebsite(runtime, ownerOf(ctx), input, originOf(ctx))).id, 'integrate', 'created'),
       (failed, status) => showList(ctx, failed, status)));
 
-  router.get('/websites/:id', (ctx) => showWebsite(ctx, websiteOf(ctx)));
+  router.get('/websites/:id', async (ctx) => {
+    const websiteId = websiteOf(ctx);
+    const { days, counted } = await recentStatistics(ctx, websiteId);
+    const t = translator(browserLanguage(ctx));
+    await renderWebsiteTab(ctx, runtime, websiteId, 'overview', { statistics: overviewStatistics(counted, days, t), legend: legend(t), days: OVERVIEW_DAYS });
+  });
+
+  router.get('/websites/:id/statistics.csv', async (ctx) => {
+    const websiteId = websiteOf(ctx);
+    const { counted } = await recentStatistics(ctx, websiteId);
+    ctx.body = statisticsCsv(counted);
+    ctx.type = 'text/csv; charset=utf-8';
+    ctx.set('Content-Disposition', `attachment; filename="website-${websiteId}-statistics.csv"`);
+    ctx.set('Cache-Control', 'no-store');
+  });
+
+  router.get('/websites/:id/integrate', async (ctx) => {
+    await renderWebsiteTab(ctx, runtime, websiteOf(ctx), 'integrate', (overview) => ({
+      checkers: checkerIntegrationsOf(overview, runtime.config.issuer),
+      integrations: integrationsOf(overview, runtime.config.issuer, browserLanguage(ctx)),
+    }));
+  });
+
+  router.get('/websites/:id/settings', (ctx) => showSettings(ctx, websiteOf(ctx)));
 
   router.post('/websites/:id', async (ctx) => {
     const websiteId = websiteOf(ctx);
     await submit(ctx, 'website', websiteUpdateForm(ctx.request.body),
       async (input) => {
-        await updateWebsite(runtime, ownerOf(ctx), websiteId, input);
-        return websitePath(websiteId, 'website');
+        await updateWebsite(runtime, ownerOf(ctx), websiteId, input, originOf(ctx));
+        return websitePath(websiteId, 'settings', 'website');
       },
-      (failed, status) => showWebsite(ctx, websiteId, failed, status));
+      (failed, status) => showSettings(ctx, websiteId, failed, status));
   });
 
   router.post('/websites/:id/keys/:environment/regenerate', async (ctx) => {
     const { websiteId, environment } = environmentOf(ctx);
-    await regenerateWebsiteKey(runtime, ownerOf(ctx), websiteId, environment);
-    seeOther(ctx, websitePath(websiteId, 'key'), { noStore: true });
+    await regenerateWebsiteKey(runtime, ownerOf(ctx), websiteId, environment, originOf(ctx));
+    seeOther(ctx, websitePath(websiteId, 'settings', 'key'), { noStore: true });
   });
 
   router.post('/websites/:id/oauth2/:environment', async (ctx) => {
     const { websiteId, environment } = environmentOf(ctx);
     await submit(ctx, `oauth2-${environment}`, oauth2CreateForm(ctx.request.body), async (input) => {
-      await createOAuth2Config(runtime, ownerOf(ctx), websiteId, environment, input);
-      return websitePath(websiteId, 'oauth2');
-    }, (failed, status) => showWebsite(ctx, websiteId, failed, status));
+      const created = await createOAuth2Config(runtime, ownerOf(ctx), websiteId, environment, input, originOf(ctx));
+      holdClientSecret(ctx, websiteId, environment, created.clientSecret);
+      return websitePath(websiteId, 'integrate', 'oauth2');
+    }, (failed, status) => showSettings(ctx, websiteId, failed, status));
   });
 
   router.post('/websites/:id/oauth2/:environment/update', async (ctx) => {
     const { websiteId, environment } = environmentOf(ctx);
     await submit(ctx, `oauth2-${environment}`, oauth2UpdateForm(ctx.request.body), async (input) => {
-      await updateOAuth2Config(runtime, ownerOf(ctx), websiteId, environment, input);
-      return websitePath(websiteId, 'oauth2');
-    }, (failed, status) => showWebsite(ctx, websiteId, failed, status));
+      await updateOAuth2Config(runtime, ownerOf(ctx), websiteId, environment, input, originOf(ctx));
+      return websitePath(websiteId, 'settings', 'oauth2');
+    }, (failed, status) => showSettings(ctx, websiteId, failed, status));
   });
 
   router.post('/websites/:id/oauth2/:environment/regenerate', async (ctx) => {
     const { websiteId, environment } = environmentOf(ctx);
     await submit(ctx, `credentials-${environment}`, { input: {}, errors: {} }, async () => {
-      await regenerateOAuth2Credentials(runtime, ownerOf(ctx), websiteId, environment);
-      return websitePath(websiteId, 'credentials');
-    }, (failed, status) => showWebsite(ctx, websiteId, failed, status));
+      const regenerated = await regenerateOAuth2Credentials(runtime, ownerOf(ctx), websiteId, environment, originOf(ctx));
+      holdClientSecret(ctx, websiteId, environment, regenerated.clientSecret);
+      return websitePath(websiteId, 'settings', 'credentials');
+    }, (failed, status) => showSettings(ctx, websiteId, failed, status));
   });
 
   return router;

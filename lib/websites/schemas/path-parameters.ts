@@ -31,3 +31,17 @@ export const environmentPathSchema = {
   required: ['website_id', 'environment'],
   properties: { website_id: websiteIdParameter, environment: environmentParameter },
 } as const;
+
+export const webhookIdParameter = {
+  type: 'string',
+  pattern: '^[1-9][0-9]{0,14}$',
+  description: 'A positive integer, the id of one of the website\'s webhooks.',
+} as const;
+
+export const webhookPathSchema = {
+  title: 'WebhookPath',
+  type: 'object',
+  additionalProperties: false,
+  required: ['website_id', 'webhook_id'],
+  properties: { website_id: websiteIdParameter, webhook_id: webhookIdParameter },
+} as const;

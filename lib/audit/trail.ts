@@ -1,0 +1,137 @@
+import type { Knex } from 'knex';
+import type { Database } from '../store/database.js';
+import { firstBreak, GENESIS, hashOf, type ChainBreak, type EntryContent } from './chain.js';
+
+/** Who made a change: a webmaster on the platform, an API token (its id), or the operator at the command line (its command). */
+export type Actor = { type: 'webmaster'; id: number } | { type: 'api_token'; id: number } | { type: 'operator'; id: string };
+
+/** Who made a change and from which address (none at the command line). */
+export interface ChangeOrigin {
+  actor: Actor;
+  address: string | null;
+}
+
+/** What an entry shows in place of a secret: that it changed, never its value. */
+export const SECRET_CHANGED = '(changed)';
+
+/** One change, as a service records it. */
+export interface Change {
+  origin: ChangeOrigin;
+  webmasterId: number;
+  /** the website changed; null for the webmaster's own (the API token) */
+  websiteId: number | null;
+  at: Date;
+  /** e.g. `website.updated`, `oauth2.credentials.regenerated` */
+  action: string;
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+}
+
+/** An entry as the API, the Activity page and the export show it. */
+export interface AuditEntry {
+  id: number;
+  chain: string;
+  seq: number;
+  websiteId: number | null;
+  at: string;
+  actor: { type: Actor['type']; id: string };
+  address: string | null;
+  action: string;
+  before: unknown;
+  after: unknown;
+  previousHash: string;
+  hash: string;
+}
+
+interface EntryRow {
+  id: number;
+  chain: string;
+  seq: number;
+  webmaster_id: number;
+  website_id: number | null;
+  at: Date;
+  actor_type: Actor['type'];
+  actor_id: string;
+  address: string | null;
+  action: string;
+  before: unknown;
+  after: unknown;
+  previous_hash: string;
+  hash: string;
+}
+
+/** A website's changes form one chain; a webmaster's own (the API token), another. */
+const chainOf = (change: Pick<Change, 'webmasterId' | 'websiteId'>): string =>
+  change.websiteId === null ? `webmaster:${change.webmasterId}` : `website:${change.websiteId}`;
+
+const contentOf = (row: EntryRow): EntryContent => ({
+  chain: row.chain, seq: row.seq, webmasterId: Number(row.webmaster_id), websiteId: row.website_id === null ? null : Number(row.website_id),
+  at: new Date(row.at).toISOString(), actor: { type: row.actor_type, id: row.actor_id }, address: row.address, action: row.action,
+  before: row.before, after: row.after, previousHash: row.previous_hash,
+});
+
+const present = (row: EntryRow): AuditEntry => {
+  const { webmasterId: _webmaster, ...content } = contentOf(row);
+  return { id: Number(row.id), ...content, actor: { type: row.actor_type, id: row.actor_id }, hash: row.hash };
+};
+
+/**
+ * Appends a change to its chain, in the caller's transaction (the entry exists exactly when the change committed).
+ * The chain's head row is taken first with an upsert that locks it: appends to one chain run one after the other, so
+ * each links to the one before; appends to different websites do not wait for each other.
+ */
+export async function record(q: Knex.Transaction, change: Change): Promise<void> {
+  const chain = chainOf(change);
+  const [head] = await q('audit_heads')
+    .insert({ chain, seq: 0, hash: GENESIS })
+    .onConflict('chain')
+    .merge({ chain })
+    .returning<Array<{ seq: number; hash: string }>>(['seq', 'hash']);
+  const content: EntryContent = {
+    chain, seq: head!.seq + 1, webmasterId: change.webmasterId, websiteId: change.websiteId, at: change.at.toISOString(),
+    actor: { type: change.origin.actor.type, id: String(change.origin.actor.id) }, address: change.origin.address,
+    action: change.action, before: change.before, after: change.after, previousHash: head!.hash,
+  };
+  const hash = hashOf(content);
+  await q('audit_entries').insert({
+    chain, seq: content.seq, webmaster_id: change.webmasterId, website_id: change.websiteId, at: change.at,
+    actor_type: content.actor.type, actor_id: content.actor.id, address: content.address, action: content.action,
+    before: content.before === null ? null : JSON.stringify(content.before), after: content.after === null ? null : JSON.stringify(content.after),
+    previous_hash: content.previousHash, hash,
+  });
+  await q('audit_heads').where('chain', chain).update({ seq: content.seq, hash });
+}
+
+/** A page of a website's entries, newest first, older than `before` (an entry id) when given. */
+export async function websiteEntries(db: Database, websiteId: number, page: { limit: number; before?: number }): Promise<AuditEntry[]> {
+  const rows = await db('audit_entries')
+    .where('chain', `website:${websiteId}`)
+    .modify((query) => {
+      if (page.before !== undefined) query.where('id', '<', page.before);
+    })
+    .orderBy('id', 'desc')
+    .limit(page.limit)
+    .select<EntryRow[]>();
+  return rows.map(present);
+}
+
+/** Every entry of a website's chain, oldest first: what an export holds, checkable on its own. */
+export async function websiteChain(db: Database, websiteId: number): Promise<AuditEntry[]> {
+  const rows = await db('audit_entries').where('chain', `website:${websiteId}`).orderBy('seq').select<EntryRow[]>();
+  return rows.map(present);
+}
+
+/** Checks every chain; the first break of each broken one (none: the trail is intact). */
+export async function verifyTrail(db: Database): Promise<{ chains: number; entries: number; breaks: ChainBreak[] }> {
+  const heads = new Map((await db('audit_heads').select<Array<{ chain: string; seq: number; hash: string }>>()).map((head) => [head.chain, head]));
+  const chains = new Set([...heads.keys(), ...(await db('audit_entries').distinct('chain').pluck<string[]>('chain'))]);
+  const breaks: ChainBreak[] = [];
+  let entries = 0;
+  for (const chain of [...chains].sort()) {
+    const rows = await db('audit_entries').where('chain', chain).orderBy('seq').select<EntryRow[]>();
+    entries += rows.length;
+    const broken = firstBreak(chain, rows.map((row) => ({ ...contentOf(row), id: Number(row.id), hash: row.hash })), heads.get(chain));
+    if (broken) breaks.push(broken);
+  }
+  return { chains: chains.size, entries, breaks };
+}

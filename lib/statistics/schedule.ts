@@ -1,0 +1,21 @@
+import { schedulePeriodic } from '../periodic.js';
+import type { Runtime } from '../runtime.js';
+import { rollUp, type Counted } from './store.js';
+
+/** Adds every verification not yet counted and the tallied events to the daily aggregates. */
+export async function rollUpStatistics(runtime: Runtime, counted: Counted): Promise<void> {
+  const tallied = runtime.tally.take(runtime.clock.now());
+  try {
+    let counting = await rollUp(runtime.db, tallied, counted);
+    while (counting > 0) counting = await rollUp(runtime.db, [], counted);
+  } catch (error) {
+    runtime.tally.restore(tallied);
+    throw error;
+  }
+}
+
+/** Rolls up every STATISTICS_ROLLUP_INTERVAL_MS, and once more at close so that the tallied events of a stopping instance are kept. */
+export function scheduleStatistics(runtime: Runtime, counted: Counted): void {
+  schedulePeriodic(runtime, { name: 'rolling up statistics', everyMs: runtime.config.statistics.rollupIntervalMs, run: () => rollUpStatistics(runtime, counted) });
+  runtime.onClose(() => rollUpStatistics(runtime, counted).catch((error: unknown) => runtime.log.warn('rolling up statistics at close failed', { error: String(error) })));
+}

@@ -1,0 +1,47 @@
+import { Refusal } from '../refusal.js';
+import type { Runtime } from '../runtime.js';
+import { validator } from '../websites/validation.js';
+import { checkWebsiteId, websiteAccess } from '../websites/ownership.js';
+import { STATISTICS_MAX_DAYS, statisticsQuerySchema } from './schemas.js';
+import { dailyAggregates, type DailyAggregate } from './store.js';
+
+/** One day of one environment, as the API, the Overview and the CSV show it. */
+export type StatisticsDay = Omit<DailyAggregate, 'websiteId' | 'day' | 'secondsToResult'> & { date: string; medianSecondsToResult: number | null };
+
+const validateQuery = validator<{ from: string; to: string }>(statisticsQuerySchema, 'query');
+
+/** The median of a histogram (value → how many), the mean of the two middle values when their number is even. */
+export function medianOf(histogram: Record<string, number>): number | null {
+  const values = Object.entries(histogram).map(([value, count]) => [Number(value), count] as const).sort(([a], [b]) => a - b);
+  const total = values.reduce((sum, [, count]) => sum + count, 0);
+  if (total === 0) return null;
+  const at = (rank: number): number => {
+    let seen = 0;
+    for (const [value, count] of values) {
+      seen += count;
+      if (seen > rank) return value;
+    }
+    return values.at(-1)![0];
+  };
+  return (at(Math.floor((total - 1) / 2)) + at(Math.floor(total / 2))) / 2;
+}
+
+const dayOf = (aggregate: DailyAggregate): StatisticsDay => ({
+  date: aggregate.day, environment: aggregate.environment, started: aggregate.started, passed: aggregate.passed, refused: aggregate.refused,
+  abandoned: aggregate.abandoned, reused: aggregate.reused, byChallenge: aggregate.byChallenge, byCountry: aggregate.byCountry,
+  medianSecondsToResult: medianOf(aggregate.secondsToResult),
+});
+
+const isDay = (value: string): boolean => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
+
+/** A website's statistics from `from` to `to` (inclusive), for its owner. */
+export async function websiteStatistics(runtime: Runtime, webmasterId: number, websiteId: number, query: unknown): Promise<{ days: StatisticsDay[] }> {
+  const { from, to } = validateQuery(query);
+  if (!isDay(from) || !isDay(to)) throw new Refusal('invalid', 'Invalid from or to: each must be a day of the calendar, YYYY-MM-DD.');
+  const span = (Date.parse(to) - Date.parse(from)) / 86_400_000;
+  if (span < 0) throw new Refusal('invalid', 'Invalid range: to must not be before from.');
+  if (span >= STATISTICS_MAX_DAYS) throw new Refusal('invalid', `Invalid range: at most ${STATISTICS_MAX_DAYS} days at once.`);
+  checkWebsiteId(websiteId);
+  await websiteAccess(runtime.db, webmasterId, websiteId);
+  return { days: (await dailyAggregates(runtime.db, websiteId, from, to)).map(dayOf) };
+}

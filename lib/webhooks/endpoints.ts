@@ -1,0 +1,141 @@
+import { record, SECRET_CHANGED, type ChangeOrigin } from '../audit/trail.js';
+import { Refusal } from '../refusal.js';
+import type { Runtime } from '../runtime.js';
+import { validator } from '../websites/validation.js';
+import { checkWebsiteId, websiteAccess } from '../websites/ownership.js';
+import { webhookUrlProblem } from './destination.js';
+import { enqueueTest, type WebhookEvent } from './events.js';
+import { webhookCreateSchema, WEBHOOKS_PER_WEBSITE } from './schemas.js';
+import { newSigningSecret } from './signature.js';
+
+export interface WebhookInput {
+  url: string;
+  events: string[];
+}
+
+/** An endpoint as its owner sees it: never its secret. */
+export interface Webhook {
+  id: number;
+  url: string;
+  events: WebhookEvent[];
+  createdAt: string;
+  disabledAt: string | null;
+}
+
+/** One delivery attempt, as the delivery log shows it. */
+export interface WebhookDelivery {
+  messageId: string;
+  event: WebhookEvent;
+  attempt: number;
+  attemptedAt: string;
+  status: number | null;
+  durationMs: number;
+  error: string | null;
+  nextRetryAt: string | null;
+}
+
+interface WebhookRow {
+  id: number;
+  url: string;
+  events: WebhookEvent[];
+  created_at: Date;
+  disabled_at: Date | null;
+}
+
+const COLUMNS = ['id', 'url', 'events', 'created_at', 'disabled_at'];
+/** Attempts listed per endpoint: the newest, enough to see a failing receiver's pattern. */
+const DELIVERIES_LISTED = 100;
+
+const validateCreate = validator<WebhookInput>(webhookCreateSchema, 'body');
+
+const iso = (date: Date | string | null): string | null => (date === null ? null : new Date(date).toISOString());
+
+const present = (row: WebhookRow): Webhook => ({
+  id: Number(row.id), url: row.url, events: row.events, createdAt: iso(row.created_at)!, disabledAt: iso(row.disabled_at),
+});
+
+const notFound = (): Refusal => new Refusal('not_found', 'Webhook not found.');
+
+/** Registers an endpoint; the answer carries its signing secret, never shown again (it is kept sealed, to sign with). */
+export async function createWebhook(
+  runtime: Runtime, webmasterId: number, websiteId: number, input: WebhookInput, origin: ChangeOrigin,
+): Promise<Webhook & { secret: string }> {
+  const body = validateCreate(input);
+  checkWebsiteId(websiteId);
+  const problem = webhookUrlProblem(body.url, runtime.config.webhooks.allowPrivateAddresses);
+  if (problem) throw new Refusal('invalid', `Invalid url. ${problem}`);
+  const secret = newSigningSecret();
+  const now = runtime.clock.now();
+  return runtime.db.transaction(async (trx) => {
+    await websiteAccess(trx, webmasterId, websiteId);
+    // The website row is locked so that two registrations racing cannot pass the limit together.
+    await trx('websites').where('id', websiteId).forUpdate().first('id');
+    const [counted] = await trx('webhooks').where('website_id', websiteId).count<Array<{ count: string | number }>>({ count: '*' });
+    if (Number(counted?.count) >= WEBHOOKS_PER_WEBSITE) throw new Refusal('conflict', `A website has at most ${WEBHOOKS_PER_WEBSITE} webhooks; delete one first.`);
+    const [row] = await trx('webhooks')
+      .insert({ website_id: websiteId, url: body.url, events: body.events, secret_sealed: runtime.sealer.seal(secret), created_at: now })
+      .returning<WebhookRow[]>(COLUMNS);
+    const webhook = present(row!);
+    await record(trx, {
+      origin, webmasterId, websiteId, at: now, action: 'webhook.created', before: null,
+      after: { id: webhook.id, url: webhook.url, events: webhook.events, secret: SECRET_CHANGED },
+    });
+    return { ...webhook, secret };
+  });
+}
+
+/** The website's endpoints, oldest first. */
+export async function listWebhooks(runtime: Runtime, webmasterId: number, websiteId: number): Promise<Webhook[]> {
+  checkWebsiteId(websiteId);
+  await websiteAccess(runtime.db, webmasterId, websiteId);
+  const rows = await runtime.db('webhooks').where('website_id', websiteId).orderBy('id').select<WebhookRow[]>(COLUMNS);
+  return rows.map(present);
+}
+
+/** Deletes the endpoint with its undelivered messages and its delivery log. */
+export async function deleteWebhook(
+  runtime: Runtime, webmasterId: number, websiteId: number, webhookId: number, origin: ChangeOrigin,
+): Promise<void> {
+  checkWebsiteId(websiteId);
+  return runtime.db.transaction(async (trx) => {
+    await websiteAccess(trx, webmasterId, websiteId);
+    const [deleted] = await trx('webhooks').where({ id: webhookId, website_id: websiteId }).delete().returning<WebhookRow[]>(COLUMNS);
+    if (!deleted) throw notFound();
+    await record(trx, {
+      origin, webmasterId, websiteId, at: runtime.clock.now(), action: 'webhook.deleted',
+      before: { id: webhookId, url: deleted.url, events: deleted.events }, after: null,
+    });
+  });
+}
+
+/** The newest attempts to deliver to the endpoint, newest first. */
+export async function listDeliveries(runtime: Runtime, webmasterId: number, websiteId: number, webhookId: number): Promise<WebhookDelivery[]> {
+  checkWebsiteId(websiteId);
+  await websiteAccess(runtime.db, webmasterId, websiteId);
+  const hook = await runtime.db('webhooks').where({ id: webhookId, website_id: websiteId }).first('id');
+  if (!hook) throw notFound();
+  const rows = await runtime.db('webhook_attempts as attempt')
+    .join('webhook_messages as message', 'message.id', 'attempt.message_id')
+    .where('message.webhook_id', webhookId)
+    .orderBy([{ column: 'attempt.attempted_at', order: 'desc' }, { column: 'attempt.id', order: 'desc' }])
+    .limit(DELIVERIES_LISTED)
+    .select<Array<{ message_id: string; type: WebhookEvent; attempt: number; attempted_at: Date; status: number | null; duration_ms: number; error: string | null; next_retry_at: Date | null }>>(
+      'message.message_id', 'message.type', 'attempt.attempt', 'attempt.attempted_at', 'attempt.status', 'attempt.duration_ms', 'attempt.error', 'attempt.next_retry_at',
+    );
+  return rows.map((row) => ({
+    messageId: row.message_id, event: row.type, attempt: row.attempt, attemptedAt: iso(row.attempted_at)!, status: row.status,
+    durationMs: row.duration_ms, error: row.error, nextRetryAt: iso(row.next_retry_at),
+  }));
+}
+
+/** Queues a `webhook.test` message for the endpoint; it is delivered in the background like any other. */
+export async function testWebhook(runtime: Runtime, webmasterId: number, websiteId: number, webhookId: number): Promise<{ queued: true }> {
+  checkWebsiteId(websiteId);
+  return runtime.db.transaction(async (trx) => {
+    await websiteAccess(trx, webmasterId, websiteId);
+    if (!(await enqueueTest(trx, websiteId, webhookId, runtime.clock.now()))) {
+      throw new Refusal('not_found', 'Webhook not found, or disabled after its receiver answered 410 Gone.');
+    }
+    return { queued: true };
+  });
+}

@@ -1,0 +1,42 @@
+import type { Queryable } from '../websites/ownership.js';
+
+/** Every event a webhook may subscribe to; `verification.completed` is written by the database (migrations/008_webhooks.ts). */
+export const WEBHOOK_EVENTS = [
+  'verification.completed', 'website.updated', 'key.regenerated', 'oauth2.updated', 'oauth2.credentials.regenerated', 'webhook.test',
+] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+/** The events a webmaster subscribes to; `webhook.test` is always sent to the endpoint it tests. */
+export const SUBSCRIBABLE_EVENTS = WEBHOOK_EVENTS.filter((event) => event !== 'webhook.test');
+
+/** The body every endpoint receives (Standard Webhooks: type, timestamp, data). */
+export interface WebhookPayload {
+  type: WebhookEvent;
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
+const payloadOf = (websiteId: number, type: WebhookEvent, data: Record<string, unknown>, now: Date): string =>
+  JSON.stringify({ type, timestamp: now.toISOString(), data: { websiteId, ...data } } satisfies WebhookPayload);
+
+// Message ids (`webhook-id`, the receiver's idempotency key) are made like the database trigger's.
+const INSERT_MESSAGES = `INSERT INTO webhook_messages (message_id, webhook_id, type, payload, created_at, next_attempt_at)
+  SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), id, ?, ?::jsonb, ?, ? FROM webhooks`;
+
+/**
+ * Puts `type` in the outbox of every enabled endpoint of the website subscribed to it, in the caller's transaction:
+ * the message exists exactly when the change it reports committed. One statement; nothing is sent on the caller's request.
+ */
+export async function enqueueEvent(q: Queryable, websiteId: number, type: WebhookEvent, data: Record<string, unknown>, now: Date): Promise<void> {
+  await q.raw(`${INSERT_MESSAGES} WHERE website_id = ? AND disabled_at IS NULL AND ? = ANY (events)`,
+    [type, payloadOf(websiteId, type, data, now), now, now, websiteId, type]);
+}
+
+/** A `webhook.test` message for one endpoint of the website (whatever it subscribes to); false when there is no such endpoint. */
+export async function enqueueTest(q: Queryable, websiteId: number, webhookId: number, now: Date): Promise<boolean> {
+  const result = await q.raw<{ rows: unknown[] }>(
+    `${INSERT_MESSAGES} WHERE website_id = ? AND id = ? AND disabled_at IS NULL RETURNING id`,
+    ['webhook.test', payloadOf(websiteId, 'webhook.test', { webhookId }, now), now, now, websiteId, webhookId],
+  );
+  return result.rows.length > 0;
+}

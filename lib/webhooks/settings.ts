@@ -1,0 +1,22 @@
+import type { SettingsSection } from '../config/settings.js';
+
+/** How webhooks are delivered (docs/webhooks.md). */
+export interface WebhookSettings {
+  /**
+   * Webhook URLs may use http and reach private, loopback and link-local addresses: for an operator whose receivers
+   * live on their own network (or a developer's machine). Off, only https to public addresses is ever contacted.
+   */
+  allowPrivateAddresses: boolean;
+  /** milliseconds one delivery may take, connecting and answering included */
+  timeoutMs: number;
+  /** milliseconds between two looks at the outbox for messages due */
+  pollIntervalMs: number;
+}
+
+export const webhookSettings: SettingsSection<WebhookSettings> = {
+  spec: {
+    allowPrivateAddresses: { env: 'WEBHOOK_ALLOW_PRIVATE_ADDRESSES', schema: { type: 'boolean' }, default: false },
+    timeoutMs: { env: 'WEBHOOK_TIMEOUT_MS', schema: { type: 'integer', minimum: 1000, maximum: 30000 }, default: 10000 },
+    pollIntervalMs: { env: 'WEBHOOK_POLL_INTERVAL_MS', schema: { type: 'integer', minimum: 50, maximum: 3600000 }, default: 2000 },
+  },
+};

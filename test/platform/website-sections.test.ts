@@ -1,0 +1,91 @@
+import { expect } from 'chai';
+import { useApp, type TestApp } from '../helpers/app.js';
+import { createWebmasterFixture } from '../helpers/fixtures.js';
+import { Browser, decodeHtml, formOf, linkWithText, redirectPaths, type Page } from '../helpers/browser.js';
+import { authorizationUrl } from '../helpers/relying-party.js';
+import { getOAuth2Config } from '../../lib/websites/index.js';
+
+async function signedIn(app: TestApp): Promise<{ client: Browser; id: number }> {
+  const webmaster = await createWebmasterFixture(app.provider.runtime);
+  const client = new Browser(app.url);
+  await client.open('/platform/signin');
+  await client.post('/platform/signin', { email: webmaster.email, password: webmaster.password });
+  const created = await client.post('/platform/websites', { name: 'Sections', domain: 'sections.example.com', language: 'en', challenges: ['selfie'], regions: '' });
+  return { client, id: Number(/\/platform\/websites\/(\d+)/.exec(created.url.pathname)![1]) };
+}
+
+const text = (page: Page): string => decodeHtml(page.html.replace(/<[^>]+>/g, ' ')).replace(/\s+/g, ' ');
+
+describe('webmasters platform: a website\'s sections (overview, integrate, settings, webhooks, activity)', () => {
+  const app = useApp({ env: { STATISTICS_ROLLUP_INTERVAL_MS: '100', WEBHOOK_POLL_INTERVAL_MS: '3600000' } });
+
+  it('links every section from every section, marking the current one, without script', async () => {
+    const { client, id } = await signedIn(app);
+    const sections: Array<[string, string]> = [['Overview', ''], ['Integrate', '/integrate'], ['Settings', '/settings'], ['Webhooks', '/webhooks'], ['Activity', '/activity']];
+    for (const [name, path] of sections) {
+      const page = await client.open(`/platform/websites/${id}${path}`);
+      expect(page.status, path).to.equal(200);
+      expect(page.html, path).to.contain(`<a href="/platform/websites/${id}${path}" aria-current="page">${name}</a>`);
+      for (const [other, otherPath] of sections) expect(linkWithText(page, other).pathname).to.equal(`/platform/websites/${id}${otherPath}`);
+    }
+  });
+
+  it('draws the last 30 days on the Overview as SVG with a legend and the split by challenge, and offers them as CSV', async () => {
+    const { client, id } = await signedIn(app);
+    await client.post(`/platform/websites/${id}/oauth2/test`, { redirectUris: 'https://sections.example.com/callback' });
+    const webmasterId = (await app.provider.db('websites').where({ id }).first<{ webmaster_id: number }>('webmaster_id'))!.webmaster_id;
+    const config = await getOAuth2Config(app.provider.runtime, webmasterId, id, 'TEST');
+    const visitor = new Browser(app.url);
+    const fixture = { clientId: config.clientId!, redirectUri: 'https://sections.example.com/callback' };
+    for (const outcome of ['pass', 'pass', 'refuse']) {
+      await visitor.request(authorizationUrl('', fixture as never, 'checker', { test_outcome: outcome, state: 's', test_country: 'DE' }))
+        .then((answer) => visitor.follow(answer, { stopAt: fixture.redirectUri }));
+    }
+    // The rollup runs every 100 ms here: the Overview shows every flow once it has counted the last one.
+    let overview: Page;
+    do {
+      overview = await client.open(`/platform/websites/${id}`);
+    } while (!text(overview).includes('1 refused'));
+    expect(overview.html).to.match(/<svg class="chart" viewBox="0 0 480 180" role="img" aria-labelledby="chart-test-title"/);
+    expect(overview.html).to.not.match(/<script(?! src="\/static\/copy\.js")/).and.not.contain('style=');
+    const words = text(overview);
+    expect(words).to.contain('Passed').and.contain('Reused').and.contain('Refused').and.contain('Abandoned');
+    expect(words).to.contain('Over these days: 3 started, 2 passed, 0 reused, 1 refused, 0 abandoned.');
+    expect(words).to.contain('TEST sandbox 2 0 1');
+    const csv = await client.request(`/platform/websites/${id}/statistics.csv`);
+    expect(csv.headers.get('content-type')).to.match(/^text\/csv/);
+    const [header, line] = (await csv.text()).trim().split('\r\n');
+    expect(header).to.equal('date,environment,started,passed,refused,abandoned,reused,median_seconds_to_result,sandbox_passed,sandbox_refused,sandbox_reused');
+    expect(line).to.match(/^\d{4}-\d\d-\d\d,TEST,3,2,1,0,0,\d+(\.5)?,2,1,0$/);
+  });
+
+  it('adds a webhook with its signing secret shown once, queues a test, lists it, deletes it; refuses a bad URL', async () => {
+    const { client, id } = await signedIn(app);
+    const page = await client.open(`/platform/websites/${id}/webhooks`);
+    const refused = await client.submit(formOf(page, { action: `/platform/websites/${id}/webhooks` }), { url: 'http://10.0.0.1/hook', events: ['verification.completed'] });
+    expect(refused.status).to.equal(400);
+    expect(text(refused)).to.contain('The url must use https.');
+    expect(refused.html).to.contain('value="http://10.0.0.1/hook"');
+
+    const added = await client.submit(formOf(page, { action: `/platform/websites/${id}/webhooks` }), { url: 'https://hooks.example.com/in', events: ['verification.completed', 'key.regenerated'] });
+    expect(redirectPaths(added)).to.deep.equal([`/platform/websites/${id}/webhooks`]);
+    const secret = /<code>(whsec_[A-Za-z0-9+/=]+)<\/code>/.exec(added.html)?.[1];
+    expect(secret).to.be.a('string');
+    expect(text(added)).to.contain('The webhook was added.').and.contain('you will not see it again').and.contain('https://hooks.example.com/in');
+    expect((await client.open(`/platform/websites/${id}/webhooks`)).html).to.not.contain(secret!);
+
+    const tested = await client.submit(formOf(added, { button: 'Send a test event' }));
+    expect(text(tested)).to.contain('A test event is on its way');
+    expect(await app.provider.db('webhook_messages').where({ type: 'webhook.test' }).count<Array<{ count: string | number }>>({ count: '*' }).then(([row]) => Number(row!.count))).to.equal(1);
+
+    const intruder = await signedIn(app);
+    expect((await intruder.client.open(`/platform/websites/${id}/webhooks`)).status).to.equal(401);
+    const hookId = (await app.provider.db('webhooks').where({ website_id: id }).first<{ id: number }>('id'))!.id;
+    expect((await intruder.client.post(`/platform/websites/${id}/webhooks/${hookId}/delete`)).status).to.equal(401);
+
+    const deleted = await client.submit(formOf(tested, { button: 'Delete this webhook' }));
+    expect(text(deleted)).to.contain('The webhook was deleted.').and.contain('No webhook yet.');
+    const activity = text(await client.open(`/platform/websites/${id}/activity`));
+    expect(activity).to.contain('Webhook deleted').and.contain('Webhook added').and.contain('secret — (changed)');
+  });
+});
