@@ -1,5 +1,6 @@
-import { schedulePeriodic } from '../periodic.js';
+import { CLOSE_WAIT_MS, schedulePeriodic } from '../periodic.js';
 import type { Runtime } from '../runtime.js';
+import { settlesWithin } from '../time-limit.js';
 import { rollUp, type Counted } from './store.js';
 
 /** Adds every verification not yet counted and the tallied events to the daily aggregates. */
@@ -14,8 +15,17 @@ export async function rollUpStatistics(runtime: Runtime, counted: Counted): Prom
   }
 }
 
-/** Rolls up every STATISTICS_ROLLUP_INTERVAL_MS, and once more at close so that the tallied events of a stopping instance are kept. */
+/**
+ * Rolls up every STATISTICS_ROLLUP_INTERVAL_MS, and once more at close so that the tallied events of a stopping
+ * instance are kept. The closing one gets CLOSE_WAIT_MS like any background run: past that, only the events tallied
+ * since the last rollup are lost, as the log says.
+ */
 export function scheduleStatistics(runtime: Runtime, counted: Counted): void {
   schedulePeriodic(runtime, { name: 'rolling up statistics', everyMs: runtime.config.statistics.rollupIntervalMs, run: () => rollUpStatistics(runtime, counted) });
-  runtime.onClose(() => rollUpStatistics(runtime, counted).catch((error: unknown) => runtime.log.warn('rolling up statistics at close failed', { error: String(error) })));
+  runtime.onClose(async () => {
+    const closing = rollUpStatistics(runtime, counted).catch((error: unknown) => runtime.log.warn('rolling up statistics at close failed', { error: String(error) }));
+    if (await settlesWithin(closing, CLOSE_WAIT_MS) === 'late') {
+      runtime.log.warn('rolling up statistics at close did not finish: the events tallied since the last rollup are not counted');
+    }
+  });
 }
