@@ -1,7 +1,10 @@
 /**
  * V8 heap settings for a long-running server process (`age-provider serve`, `npm start`), chosen at run time because
- * the CLI is started as `node bin/age-provider.js` and cannot put flags on its own command line. Where Node.js can
- * replace its own program (process.execve), the young generation's cap is put on the command line that way.
+ * the CLI is started as `node bin/age-provider.js` and cannot put flags on its own command line. The command lines we
+ * ship (`npm start`, the Dockerfile, the systemd unit) also carry the young generation's cap (SHIPPED_NODE_FLAG),
+ * where V8 reads it from the heap's set-up; this run-time cap is for every other way of starting the server. The
+ * process does not restart itself with the flag (process.execve): where that fails, Node.js aborts instead of
+ * throwing, and an unprivileged container stopped at start that way.
  *
  * Why (docs/performance.md "Start-up and memory" and "Measurements behind code choices"): with V8's defaults a server
  * whose live heap is small peaked at several times that in RSS under load. Two defaults made most of it:
@@ -18,6 +21,8 @@ import v8 from 'node:v8';
 
 /** MB per semi-space; the young generation is two of them */
 const MAX_SEMI_SPACE_MB = 8;
+/** The cap as a Node.js flag, for the command lines we ship (test/cli/heap.test.ts checks they carry it). */
+export const SHIPPED_NODE_FLAG = `--max-semi-space-size=${MAX_SEMI_SPACE_MB}`;
 /** the old generation may grow by this much over its live size before the next full collection */
 const HEAP_GROWING_PERCENT = 50;
 
@@ -55,34 +60,12 @@ export function serverHeapSettings(execArgv: readonly string[], nodeOptions: str
   };
 }
 
-/** `process.execve` (Node 23.11 and later): replaces this process's program, keeping its pid; absent on Node 20. */
-type Execve = (file: string, args: readonly string[], env: NodeJS.ProcessEnv) => never;
-
-/**
- * Starts this same process again with the young generation's cap on its command line, where V8 applies it from the
- * heap's set-up, when Node.js can (process.execve: same pid, nothing left running in between). The run-time cap
- * hears of a collection only after it, so on Node 24 a burst of collections grew the young generation past the cap
- * (docs/performance.md "Measurements behind code choices"). Returns only when it could not restart.
- */
-function restartWithYoungGenerationCap(): void {
-  const { execve } = process as { execve?: Execve };
-  if (!execve) return;
-  try {
-    execve(process.execPath, [process.execPath, `--max-semi-space-size=${MAX_SEMI_SPACE_MB}`, ...process.execArgv, ...process.argv.slice(1)], process.env);
-  } catch {
-    // not allowed here (e.g. in a worker thread): the run-time cap below does the job
-  }
-}
-
 /**
  * Applies the server's heap settings to this process. Call it before the server's modules are loaded: loading them
  * is what first grows the young generation.
  */
 export function useServerHeap(): void {
   const settings = serverHeapSettings(process.execArgv, process.env.NODE_OPTIONS ?? '');
-  if (settings.capYoungGeneration) {
-    restartWithYoungGenerationCap(); // returns only where it could not restart
-    capYoungGeneration();
-  }
+  if (settings.capYoungGeneration) capYoungGeneration();
   if (settings.heapGrowingPercent) v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }

@@ -43,6 +43,9 @@ function replaceOnce(text: string, from: string, to: string): string {
   return text.replace(from, to);
 }
 
+
+/** Still running: a child ended by a signal (an abort, say) has no exit code but a signal code, and emits 'exit' once. */
+const running = (child: ChildProcess): boolean => child.exitCode === null && child.signalCode === null;
 describe('the deployment recipe (examples/deploy)', function () {
   this.timeout(300_000);
 
@@ -61,7 +64,7 @@ describe('the deployment recipe (examples/deploy)', function () {
         expect(run.status, String(run.stderr)).to.equal(0);
         expect(String(run.stderr)).to.equal('');
         // The check can fail: the same unit with a relative ExecStart is refused.
-        await writeFile(join(folder, 'age-provider@.service'), unit.replace('ExecStart=/usr/bin/node /opt/age-provider/', 'ExecStart='));
+        await writeFile(join(folder, 'age-provider@.service'), unit.replace(/^ExecStart=.*\/opt\/age-provider\//m, 'ExecStart='));
         expect(verify().status).not.to.equal(0);
 
         const settings = parseEnv(await readFile(join(DEPLOY, 'age-provider.env'), 'utf8'));
@@ -147,12 +150,12 @@ describe('the deployment recipe (examples/deploy)', function () {
       expect(await listening(httpsPort), 'nginx listens').to.equal(true);
     });
     after(async () => {
-      if (nginx && nginx.exitCode === null) {
+      if (nginx && running(nginx)) {
         const exited = new Promise((resolve) => nginx!.once('exit', resolve));
         nginx.kill('SIGTERM');
         await exited;
       }
-      for (const instance of instances) if (instance.child.exitCode === null) instance.child.kill('SIGTERM');
+      for (const instance of instances) if (running(instance.child)) instance.child.kill('SIGTERM');
       await Promise.all(instances.map((instance) => instance.exited));
       await database?.drop();
       if (folder) await rm(folder, { recursive: true, force: true });
@@ -197,7 +200,7 @@ describe('the Dockerfile, step by step in a clean folder (no container runtime h
   let root: string | undefined;
   let image: ChildProcess | undefined;
   after(async () => {
-    if (image && image.exitCode === null) {
+    if (image && running(image)) {
       const exited = new Promise((resolve) => image!.once('exit', resolve));
       image.kill('SIGTERM');
       await exited;
@@ -236,7 +239,7 @@ describe('the Dockerfile, step by step in a clean folder (no container runtime h
     let stderr = '';
     image.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
     let ready = false;
-    for (let tries = 0; tries < 300 && !ready && image.exitCode === null; tries++) {
+    for (let tries = 0; tries < 300 && !ready && running(image); tries++) {
       ready = await fetch(`http://127.0.0.1:${port}/readyz`).then((response) => response.ok, () => false);
       if (!ready) await new Promise((resolve) => setTimeout(resolve, 100));
     }
