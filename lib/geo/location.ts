@@ -6,6 +6,13 @@ export interface Location {
   subdivision: string | null;
 }
 
+declare module 'koa' {
+  interface DefaultState {
+    /** where this request's visitor is, looked up once (GeoResolver.locate) */
+    location?: Promise<Location>;
+  }
+}
+
 export const UNKNOWN_LOCATION: Location = { country: 'ZZ', subdivision: null };
 
 /** A location whose country is known, else undefined (for sources that defer to the next one). */

@@ -25,18 +25,13 @@ export function createGeoResolver({ config, log }: Pick<Runtime, 'config' | 'log
     // A proxy that sends only the country: the database may add the subdivision, never contradict the country.
     return fromDatabase?.country === fromHeaders.country ? fromDatabase : fromHeaders;
   };
-  // Several steps of one request ask where the visitor is (challenge, threshold, record): one lookup answers them all.
-  const byRequest = new WeakMap<Context, Promise<Location>>();
 
   return {
     headers: trustHeaders ? [countryHeader, ...(subdivisionHeader ? [subdivisionHeader] : [])] : [],
     locate(ctx) {
-      let location = byRequest.get(ctx);
-      if (!location) {
-        location = Promise.resolve(resolve(ctx));
-        byRequest.set(ctx, location);
-      }
-      return location;
+      // Several steps of one request ask where the visitor is (challenge, threshold, record): one lookup answers them all.
+      ctx.state.location ??= Promise.resolve(resolve(ctx));
+      return ctx.state.location;
     },
     ageThresholdFor: ageThresholds(settings.ageThresholds, config.ageThreshold),
   };

@@ -3,15 +3,19 @@ import type { RepeatLog } from '../log-repeats.js';
 import { isDatabaseUnavailable } from '../store/unavailable.js';
 import { HttpError } from './errors.js';
 
-/** What each request was answered a 5xx for, by the surface that caught it. */
-const failures = new WeakMap<Context, unknown>();
+declare module 'koa' {
+  interface DefaultState {
+    /** what this request was answered a 5xx for, noted by the surface that caught it */
+    failure?: unknown;
+  }
+}
 
 /**
  * Remembers the error a surface answered with a 5xx; the surface writes no line of its own, the envelope writes the
  * request's one line once the answer is known (`logServerError`).
  */
 export function noteFailure(ctx: Context, error: unknown): void {
-  failures.set(ctx, error);
+  ctx.state.failure = error;
 }
 
 const firstLine = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n', 1)[0]!;
@@ -22,7 +26,7 @@ const firstLine = (error: unknown): string => (error instanceof Error ? error.me
  * stack, and its repeats collapse into a count: one outage, however many requests it fails, writes a few lines.
  */
 export function logServerError(repeats: RepeatLog, ctx: Context): void {
-  const error = failures.get(ctx);
+  const error = ctx.state.failure;
   const request = { status: ctx.status, method: ctx.method, path: ctx.path };
   if (isDatabaseUnavailable(error)) {
     repeats.write('error', 'database unavailable', 'request failed: the database is unreachable or too slow', { ...request, cause: firstLine(error) });

@@ -3,8 +3,12 @@ import type Provider from 'oidc-provider';
 import { noteFailure } from '../http/failure-log.js';
 import { isDatabaseUnavailable } from '../store/unavailable.js';
 
-/** The database failure oidc-provider turned into its own `server_error` answer on this request. */
-const outages = new WeakMap<Context, unknown>();
+declare module 'koa' {
+  interface DefaultState {
+    /** the database failure oidc-provider turned into its own `server_error` answer on this request */
+    databaseOutage?: unknown;
+  }
+}
 
 /**
  * oidc-provider catches failures inside its routes and answers `server_error` itself, without logging: note each one
@@ -13,7 +17,7 @@ const outages = new WeakMap<Context, unknown>();
 export function watchProviderFailures(provider: Provider): void {
   provider.on('server_error', (ctx: Context, error: unknown) => {
     noteFailure(ctx, error);
-    if (isDatabaseUnavailable(error)) outages.set(ctx, error);
+    if (isDatabaseUnavailable(error)) ctx.state.databaseOutage = error;
   });
 }
 
@@ -25,7 +29,7 @@ export function watchProviderFailures(provider: Provider): void {
 export function oauth2Outages(): Middleware {
   return async (ctx, next) => {
     await next();
-    const outage = outages.get(ctx);
+    const outage = ctx.state.databaseOutage;
     if (outage !== undefined && ctx.status === 500) throw outage;
   };
 }
