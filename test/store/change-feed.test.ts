@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
 import { expect } from 'chai';
 import { createLogger } from '../../lib/log.js';
@@ -34,6 +35,29 @@ describe('change feed: heartbeats on a healthy connection', function () {
       while (changes < atStart + 2) await delay(20);
     } finally {
       await Promise.all(feeds.map((feed) => feed.close()));
+    }
+  });
+
+  it('keeps its LISTEN connection under TCP keepalive, so the kernel probes a flow that went quiet', async function () {
+    if (spawnSync('ss', ['-V']).status !== 0) {
+      console.log('    skipped: ss (iproute2) is not installed');
+      this.skip();
+    }
+    const log = createLogger('warn', () => undefined);
+    const feed = await listenForChanges(database.db, 'keepalive_test', () => undefined, log, { heartbeatMs: 60_000 });
+    try {
+      while (!feed.trusted) await delay(20);
+      const { rows } = await database.db.raw<{ rows: Array<{ client_port: number }> }>(
+        "SELECT client_port FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %keepalive_test%'",
+      );
+      expect(rows, 'the feed\'s connection').to.have.length(1);
+      // Our end of that connection, as the kernel sees it: its timer is keepalive's, due within the 10 s idle delay.
+      const seen = spawnSync('ss', ['-tnoH', 'state', 'established', `( sport = :${rows[0]!.client_port} )`], { encoding: 'utf8' }).stdout;
+      const timer = /timer:\(keepalive,([\d.]+)(ms|sec)/.exec(seen);
+      expect(timer, seen).to.not.equal(null);
+      expect(Number(timer![1]) * (timer![2] === 'ms' ? 0.001 : 1)).to.be.at.most(10);
+    } finally {
+      await feed.close();
     }
   });
 });
