@@ -67,7 +67,8 @@ export async function sweepRetention(db: Database, now: Date, limits: Limits): P
     let count = 0;
     for (;;) {
       const keys = await rule.expired(db, now, limits);
-      if (keys.length > 0) count += await db(rule.table).whereIn(rule.key, keys as string[]).delete();
+      // The deleted keys, counted: a bare delete() answers a count on pg but a result object on the embedded database.
+      if (keys.length > 0) count += (await db(rule.table).whereIn(rule.key, keys as string[]).delete([rule.key])).length;
       if (keys.length < BATCH) break;
     }
     deleted[rule.table] = count;

@@ -64,11 +64,13 @@ describe('retention of every table (docs/privacy.md)', () => {
       { key: `${subject}-forever`, points: 3, expire: null },
     ]);
 
-    await sweepRetention(db, now, runtime.config);
+    const deleted = await sweepRetention(db, now, runtime.config);
 
     const uids = await db('verifications').whereIn('uid', [past.uid, withinRetention.uid, live.uid]).pluck('uid');
     expect(uids.sort()).to.deep.equal([withinRetention.uid, live.uid].sort());
     expect(await db('age_proofs').where('subject', 'like', `${subject}%`).pluck('subject')).to.deep.equal([`${subject}-live`]);
     expect((await db('rate_limits').where('key', 'like', `${subject}%`).pluck('key')).sort()).to.deep.equal([`${subject}-forever`, `${subject}-window-open`]);
+    // and says how many it swept, on either database
+    expect(deleted).to.include({ verifications: 1, age_proofs: 2, rate_limits: 1 });
   });
 });
