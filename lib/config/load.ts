@@ -2,6 +2,7 @@ import type { BrandingOptions } from '../branding/settings.js';
 import type { GeoOptions } from '../geo/settings.js';
 import type { PolicyOptions } from '../policy/settings.js';
 import { challengeSections, SECTIONS } from './sections.js';
+import { retiredSettingsIn } from './retired.js';
 import { resolveSecrets } from './secrets.js';
 import { ConfigError, readSection, type SettingsSection } from './settings.js';
 import type { Config, Settings } from './types.js';
@@ -47,5 +48,5 @@ export async function loadConfig(options: ConfigOptions = {}, env: NodeJS.Proces
     throw new ConfigError((error as Error).message);
   }
   const { cookieKeys: _c, jwks: _j, sealingKey: _s, ...rest } = core;
-  return { config: { ...rest, ...secrets, branding: sections.branding, geo: sections.geo, limits: sections.limits, clientCache: sections.clientCache, policies: sections.policies, redis: sections.redis, mail: sections.mail, webhooks: sections.webhooks, statistics: sections.statistics, challenges }, warnings: [] };
+  return { config: { ...rest, ...secrets, branding: sections.branding, geo: sections.geo, limits: sections.limits, clientCache: sections.clientCache, policies: sections.policies, redis: sections.redis, mail: sections.mail, webhooks: sections.webhooks, statistics: sections.statistics, challenges }, warnings: retiredSettingsIn(env) };
 }

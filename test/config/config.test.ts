@@ -24,6 +24,14 @@ describe('configuration', () => {
     expect(config).to.include({ port: 8080, trustProxy: true, host: '0.0.0.0', issuer: 'https://age.example' });
   });
 
+  it('names a retired setting still set, and what replaced it, instead of dropping it without a word', async () => {
+    const { config, warnings } = await loadConfig({}, { DATA_DIR: dataDir, EU_AV_WALLET_SCHEME: 'openid4vp' });
+    expect(warnings).to.have.length(1);
+    expect(warnings[0]).to.contain('EU_AV_WALLET_SCHEME is no longer read').and.contain('EU_AV_WALLET_SCHEMES');
+    expect(config.port).to.equal(3000);
+    expect((await loadConfig({}, { DATA_DIR: dataDir })).warnings).to.deep.equal([]);
+  });
+
   it('names the bad key and refuses to start', async () => {
     for (const [env, key] of [[{ PORT: 'eighty' }, 'PORT'], [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'], [{ JWKS: '{' }, 'JWKS'], [{ SEALING_KEY: 'short' }, 'SEALING_KEY']] as const) {
       try {

@@ -1,0 +1,12 @@
+/**
+ * Settings an earlier version read and this one does not, with what replaced them. A deployment upgraded with its old
+ * environment would otherwise lose the setting without a word; each one still set is named at start-up.
+ */
+const RETIRED_SETTINGS: ReadonlyArray<{ variable: string; replacedBy: string }> = [
+  { variable: 'EU_AV_WALLET_SCHEME', replacedBy: 'EU_AV_WALLET_SCHEMES (comma-separated, default av,openid4vp)' },
+];
+
+/** One warning per retired setting still present in `env`. */
+export const retiredSettingsIn = (env: NodeJS.ProcessEnv): string[] =>
+  RETIRED_SETTINGS.filter(({ variable }) => env[variable] !== undefined)
+    .map(({ variable, replacedBy }) => `${variable} is no longer read and has no effect: set ${replacedBy} instead`);
