@@ -6,6 +6,9 @@ const RETIRED_SETTINGS: ReadonlyArray<{ variable: string; replacedBy: string }> 
   { variable: 'EU_AV_WALLET_SCHEME', replacedBy: 'EU_AV_WALLET_SCHEMES (comma-separated, default av,openid4vp)' },
 ];
 
+/** The retired variables: read at start-up only to be named (test/config/documented.test.ts counts them as read). */
+export const retiredVariables = (): string[] => RETIRED_SETTINGS.map(({ variable }) => variable);
+
 /** One warning per retired setting still present in `env`. */
 export const retiredSettingsIn = (env: NodeJS.ProcessEnv): string[] =>
   RETIRED_SETTINGS.filter(({ variable }) => env[variable] !== undefined)
