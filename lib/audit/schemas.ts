@@ -16,11 +16,12 @@ export const auditQuerySchema = {
 const entrySchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'chain', 'seq', 'websiteId', 'at', 'actor', 'address', 'action', 'before', 'after', 'previousHash', 'hash'],
+  required: ['id', 'chain', 'seq', 'webmasterId', 'websiteId', 'at', 'actor', 'address', 'action', 'before', 'after', 'previousHash', 'hash'],
   properties: {
     id: { type: 'integer', minimum: 1 },
     chain: { type: 'string', description: 'website:<id>: every change to the website, hash-linked in seq order.' },
     seq: { type: 'integer', minimum: 1 },
+    webmasterId: { type: 'integer', minimum: 1, description: 'The account the website belongs to (part of what the hash covers).' },
     websiteId: { type: ['integer', 'null'] },
     at: { type: 'string', description: 'When the change was made (ISO 8601).' },
     actor: {

@@ -32,6 +32,8 @@ export interface AuditEntry {
   id: number;
   chain: string;
   seq: number;
+  /** the account the chain belongs to: hashed with the rest, so an export must carry it to be checked on its own */
+  webmasterId: number;
   websiteId: number | null;
   at: string;
   actor: { type: Actor['type']; id: string };
@@ -70,10 +72,8 @@ const contentOf = (row: EntryRow): EntryContent => ({
   before: row.before, after: row.after, previousHash: row.previous_hash,
 });
 
-const present = (row: EntryRow): AuditEntry => {
-  const { webmasterId: _webmaster, ...content } = contentOf(row);
-  return { id: Number(row.id), ...content, actor: { type: row.actor_type, id: row.actor_id }, hash: row.hash };
-};
+/** Everything the entry's hash covers, with its id and hash: whoever receives it can check the chain from it alone. */
+const present = (row: EntryRow): AuditEntry => ({ id: Number(row.id), ...contentOf(row), actor: { type: row.actor_type, id: row.actor_id }, hash: row.hash });
 
 /**
  * Appends a change to its chain, in the caller's transaction (the entry exists exactly when the change committed).

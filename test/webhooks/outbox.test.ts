@@ -75,6 +75,50 @@ describe('webhooks: the outbox', () => {
     expect(attempts.every((attempt: { attempt: number; status: number }) => attempt.attempt === 1 && attempt.status === 200)).to.equal(true);
   });
 
+  it('sends nothing for a change that rolled back after its message was written, and delivers the same change once it commits', async () => {
+    const app = await start(LOCAL_RECEIVERS);
+    const { client, api } = await setUp(app);
+    const hook = await register(api, client.websiteId, receiver.url, ['website.updated']);
+    // The platform's Settings form edits through the same service (updateWebsite), in the same transaction.
+    // Fails the website edit at COMMIT (a deferred trigger), and only once its outbox row is there: the transaction
+    // rolls back after everything in it, the message included, was written.
+    await database.db.raw(`CREATE FUNCTION fail_after_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.action = 'website.updated' AND EXISTS (SELECT 1 FROM webhook_messages
+             WHERE type = 'website.updated' AND payload -> 'data' -> 'website' ->> 'name' = NEW.after ->> 'name') THEN
+          RAISE EXCEPTION 'injected failure at commit, after the outbox row';
+        END IF;
+        RETURN NULL;
+      END $$`);
+    await database.db.raw(`CREATE CONSTRAINT TRIGGER fail_after_outbox AFTER INSERT ON audit_entries
+      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION fail_after_outbox()`);
+    const stored = async (): Promise<string> => JSON.stringify({
+      websites: await database.db('websites').orderBy('id').select(),
+      audit_entries: await database.db('audit_entries').orderBy('id').select(),
+      audit_heads: await database.db('audit_heads').orderBy('chain').select(),
+      webhook_messages: await database.db('webhook_messages').orderBy('id').select(),
+    });
+    const before = await stored();
+    const edit = { name: 'Edited shop', regions: ['FR'] };
+    const failed = await api.patch<{ statusCode: number; error: string }>(`/website/${client.websiteId}`, edit);
+    expect(failed.status).to.equal(500);
+    expect(failed.body).to.include({ statusCode: 500, error: 'Internal Server Error' });
+    expect(await stored(), 'nothing stored: no edit, no audit entry, no message').to.equal(before);
+    // Several looks at the outbox later, the receiver still has nothing.
+    await new Promise((resolve) => setTimeout(resolve, 10 * Number(LOCAL_RECEIVERS.WEBHOOK_POLL_INTERVAL_MS)));
+    expect(receiver.received).to.have.length(0);
+
+    await database.db.raw('DROP TRIGGER fail_after_outbox ON audit_entries');
+    await database.db.raw('DROP FUNCTION fail_after_outbox()');
+    expect((await api.patch(`/website/${client.websiteId}`, edit)).status).to.equal(200);
+    const [received] = await receiver.waitFor(1);
+    expect(verified(hook.secret, received!).data.website).to.deep.include(edit);
+    await app.close();
+    apps.splice(0);
+    expect(receiver.received, 'the committed change only').to.have.length(1);
+    expect(await database.db('webhook_messages').pluck('type')).to.deep.equal(['website.updated']);
+  });
+
   it('writes a verification\'s message in the statement of the verification: a flow issues as many statements with a webhook as without', async () => {
     const app = await start(NEVER_DELIVERS);
     const { client, api } = await setUp(app);

@@ -57,16 +57,97 @@ describe('webhooks: signed deliveries to a real receiver', () => {
     await setup.api.delete(`/website/${setup.client.websiteId}/webhooks/${hook.id}`);
   });
 
-  it('announces a credential regeneration made through the API with the new client id, never the secret', async () => {
-    const hook = await register(setup.api, setup.client.websiteId, receiver.url, ['oauth2.credentials.regenerated']);
-    const regenerated = await setup.api.patch<{ clientId: string; clientSecret: string }>(`/website/${setup.client.websiteId}/oauth2/test/regenerate`);
-    const [received] = await receiver.waitFor(1);
-    const payload = verified(hook.secret, received!);
-    expect(payload.type).to.equal('oauth2.credentials.regenerated');
-    expect(payload.data).to.deep.equal({ websiteId: setup.client.websiteId, environment: 'TEST', clientId: regenerated.body.clientId });
-    expect(received!.body).to.not.include(regenerated.body.clientSecret);
-    await setup.api.delete(`/website/${setup.client.websiteId}/webhooks/${hook.id}`);
-  });
+  /**
+   * A change made through the External API on a website of its own, and what the message announcing it must carry
+   * beside `websiteId` (docs/webhooks.md's table). `secrets` are what the change handed out and no message may show.
+   */
+  interface Announcement {
+    change: string;
+    event: string;
+    /** made before the endpoint exists: announces nothing to it */
+    prepare?: (websiteId: number) => Promise<void>;
+    make: (websiteId: number) => Promise<{ data: Record<string, unknown>; secrets: string[] }>;
+  }
+  const ok = <T>(answer: { status: number; body: T }): T => {
+    expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
+    return answer.body;
+  };
+  const announcements: Announcement[] = [
+    {
+      change: 'a public key regeneration',
+      event: 'key.regenerated',
+      async make(websiteId) {
+        const key = ok(await setup.api.patch<{ environment: string; publicKey: string }>(`/website/${websiteId}/key/live/regenerate`));
+        return { data: { environment: 'LIVE', publicKey: key.publicKey }, secrets: [] };
+      },
+    },
+    {
+      change: 'a new OAuth2 configuration',
+      event: 'oauth2.updated',
+      async make(websiteId) {
+        const created = ok(await setup.api.post<{ clientSecret: string }>(`/website/${websiteId}/oauth2/live`, { redirectUris: ['https://shop.example.com/cb'] }));
+        return { data: { environment: 'LIVE', status: 'ACTIVE', redirectUris: ['https://shop.example.com/cb'] }, secrets: [created.clientSecret] };
+      },
+    },
+    {
+      change: 'an OAuth2 configuration update',
+      event: 'oauth2.updated',
+      async prepare(websiteId) {
+        ok(await setup.api.post(`/website/${websiteId}/oauth2/test`, { redirectUris: ['https://shop.example.com/cb'] }));
+      },
+      async make(websiteId) {
+        const redirectUris = ['https://shop.example.com/cb', 'https://shop.example.com/other'];
+        const updated = ok(await setup.api.patch<{ clientSecret: string }>(`/website/${websiteId}/oauth2/test`, { redirectUris }));
+        return { data: { environment: 'TEST', status: 'ACTIVE', redirectUris }, secrets: [updated.clientSecret] };
+      },
+    },
+    {
+      change: 'a client credential regeneration',
+      event: 'oauth2.credentials.regenerated',
+      async prepare(websiteId) {
+        ok(await setup.api.post(`/website/${websiteId}/oauth2/test`, { redirectUris: ['https://shop.example.com/cb'] }));
+      },
+      async make(websiteId) {
+        const regenerated = ok(await setup.api.patch<{ clientId: string; clientSecret: string }>(`/website/${websiteId}/oauth2/test/regenerate`));
+        return { data: { environment: 'TEST', clientId: regenerated.clientId }, secrets: [regenerated.clientSecret] };
+      },
+    },
+    {
+      change: 'a website edit (name, language, challenges, regions)',
+      event: 'website.updated',
+      async make(websiteId) {
+        const before = ok(await setup.api.get<{ challenges: string[] }>(`/website/${websiteId}`));
+        const edit = { name: 'Renamed shop', language: 'fr', challenges: before.challenges.slice(-1), regions: ['FR', 'BE'] };
+        ok(await setup.api.patch(`/website/${websiteId}`, edit));
+        const { id: _id, ...website } = ok(await setup.api.get<Record<string, unknown>>(`/website/${websiteId}`));
+        expect(website).to.deep.include(edit);
+        return { data: { website }, secrets: [] };
+      },
+    },
+  ];
+
+  for (const { change, event, prepare, make } of announcements) {
+    it(`announces ${change} made through the API as ${event}, with the documented data and no secret`, async () => {
+      const websiteId = ok(await setup.api.post<{ id: number }>('/website', { name: 'Announced', domain: 'announced.example.com' })).id;
+      await prepare?.(websiteId);
+      const hook = await register(setup.api, websiteId, receiver.url, [event]);
+      const { data, secrets } = await make(websiteId);
+      const [received] = await receiver.waitFor(1);
+      const payload = verified(hook.secret, received!);
+      expect(payload).to.have.all.keys('type', 'timestamp', 'data');
+      expect(payload.type).to.equal(event);
+      // When the change happened: the time its audit entry records.
+      const audited = ok(await setup.api.get<{ entries: Array<{ at: string }> }>(`/website/${websiteId}/audit?limit=1`));
+      expect(payload.timestamp).to.equal(audited.entries[0]!.at);
+      expect(payload.data).to.deep.equal({ websiteId, ...data });
+      for (const secret of [...secrets, hook.secret.slice(6), setup.webmaster.apiToken, setup.client.clientSecret]) {
+        expect(secret).to.be.a('string').and.not.equal('');
+        expect(received!.body).to.not.include(secret);
+      }
+      expect(await app.provider.db('webhook_messages').where('webhook_id', hook.id).pluck('type'), 'one message for one change').to.deep.equal([event]);
+      await setup.api.delete(`/website/${websiteId}/webhooks/${hook.id}`);
+    });
+  }
 
   it('announces a policy change made through the API as website.updated with the website\'s new rules', async () => {
     const hook = await register(setup.api, setup.client.websiteId, receiver.url, ['website.updated']);
