@@ -188,6 +188,13 @@ describe('age-provider audit export (operator CLI)', function () {
     expect((await exported(other)).map((entry) => [entry.chain, entry.action])).to.deep.equal([[`website:${other}`, 'website.created']]);
   });
 
+  it('says there is nothing to export for a website with no entries, and exits 1 with nothing on stdout', async () => {
+    const run = await cli(target.env, ['audit', 'export', '--website', String(other + 1000)]);
+    expect(run.code).to.equal(1);
+    expect(run.stdout).to.equal('');
+    expect(run.stderr).to.contain(`no audit entries for website ${other + 1000}`);
+  });
+
   it('exports a chain its receiver checks from the lines alone, as docs/audit.md describes; an edited line shows', async () => {
     const entries = await exported(shop);
     expect(entries[0]!.previousHash).to.equal('');

@@ -1,5 +1,5 @@
 import { verifyTrail, websiteChain } from '../../audit/trail.js';
-import { EXIT, output, UsageError, type Command } from '../command.js';
+import { CliError, EXIT, output, UsageError, type Command } from '../command.js';
 import { withConfiguredDatabase } from '../configured-database.js';
 
 const USAGE = `Usage:
@@ -37,6 +37,8 @@ export const auditCommand: Command = {
     if (subcommand === 'export') {
       const websiteId = websiteIdOf(values.website);
       const entries = await withConfiguredDatabase(io, ({ db }) => websiteChain(db, websiteId));
+      // An empty export would read as "nothing changed": say instead that there is nothing to export, and why.
+      if (entries.length === 0) throw new CliError(`no audit entries for website ${websiteId}: no such website, or none of its changes came after the audit trail began`);
       for (const entry of entries) io.stdout(`${JSON.stringify(entry)}\n`);
       return EXIT.ok;
     }
