@@ -2,7 +2,7 @@ import type { Runtime } from '../runtime.js';
 import { validator } from '../websites/validation.js';
 import { checkWebsiteId, websiteAccess } from '../websites/ownership.js';
 import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX, auditQuerySchema } from './schemas.js';
-import { websiteChain, websiteEntries, type AuditEntry } from './trail.js';
+import { wholeChain, websiteEntries, type AuditEntry } from './trail.js';
 
 const validateQuery = validator<{ limit?: string; before?: string }>(auditQuerySchema, 'query');
 
@@ -24,5 +24,5 @@ export async function websiteActivity(
 export async function websiteActivityExport(runtime: Runtime, webmasterId: number, websiteId: number): Promise<string> {
   checkWebsiteId(websiteId);
   await websiteAccess(runtime.db, webmasterId, websiteId);
-  return (await websiteChain(runtime.db, websiteId)).map((entry) => `${JSON.stringify(entry)}\n`).join('');
+  return (await wholeChain(runtime.db, { website: websiteId })).map((entry) => `${JSON.stringify(entry)}\n`).join('');
 }

@@ -62,9 +62,11 @@ interface EntryRow {
   hash: string;
 }
 
-/** A website's changes form one chain; a webmaster's own (the API token), another. */
+/** Whose chain: a website's changes form one; a webmaster's own (the API token), another. */
+export type ChainOwner = { website: number } | { webmaster: number };
+const chainName = (owner: ChainOwner): string => ('website' in owner ? `website:${owner.website}` : `webmaster:${owner.webmaster}`);
 const chainOf = (change: Pick<Change, 'webmasterId' | 'websiteId'>): string =>
-  change.websiteId === null ? `webmaster:${change.webmasterId}` : `website:${change.websiteId}`;
+  chainName(change.websiteId === null ? { webmaster: change.webmasterId } : { website: change.websiteId });
 
 const contentOf = (row: EntryRow): EntryContent => ({
   chain: row.chain, seq: row.seq, webmasterId: Number(row.webmaster_id), websiteId: row.website_id === null ? null : Number(row.website_id),
@@ -105,7 +107,7 @@ export async function record(q: Knex.Transaction, change: Change): Promise<void>
 /** A page of a website's entries, newest first, older than `before` (an entry id) when given. */
 export async function websiteEntries(db: Database, websiteId: number, page: { limit: number; before?: number }): Promise<AuditEntry[]> {
   const rows = await db('audit_entries')
-    .where('chain', `website:${websiteId}`)
+    .where('chain', chainName({ website: websiteId }))
     .modify((query) => {
       if (page.before !== undefined) query.where('id', '<', page.before);
     })
@@ -115,9 +117,9 @@ export async function websiteEntries(db: Database, websiteId: number, page: { li
   return rows.map(present);
 }
 
-/** Every entry of a website's chain, oldest first: what an export holds, checkable on its own. */
-export async function websiteChain(db: Database, websiteId: number): Promise<AuditEntry[]> {
-  const rows = await db('audit_entries').where('chain', `website:${websiteId}`).orderBy('seq').select<EntryRow[]>();
+/** Every entry of a chain, oldest first: what an export holds, checkable on its own. */
+export async function wholeChain(db: Database, owner: ChainOwner): Promise<AuditEntry[]> {
+  const rows = await db('audit_entries').where('chain', chainName(owner)).orderBy('seq').select<EntryRow[]>();
   return rows.map(present);
 }
 

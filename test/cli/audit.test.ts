@@ -188,11 +188,30 @@ describe('age-provider audit export (operator CLI)', function () {
     expect((await exported(other)).map((entry) => [entry.chain, entry.action])).to.deep.equal([[`website:${other}`, 'website.created']]);
   });
 
-  it('says there is nothing to export for a website with no entries, and exits 1 with nothing on stdout', async () => {
-    const run = await cli(target.env, ['audit', 'export', '--website', String(other + 1000)]);
-    expect(run.code).to.equal(1);
-    expect(run.stdout).to.equal('');
-    expect(run.stderr).to.contain(`no audit entries for website ${other + 1000}`);
+  it('exports a webmaster account\'s own chain (its API tokens) with --webmaster, checkable the same way, never the token', async () => {
+    const run = await cli(target.env, ['audit', 'export', '--webmaster', String(webmasterId)]);
+    expect(run.code, run.stderr).to.equal(0);
+    const entries = run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as ExportedEntry);
+    expect(entries.map((entry) => [entry.chain, entry.action, entry.actor.type])).to.deep.equal([[`webmaster:${webmasterId}`, 'api_token.issued', 'operator']]);
+    expect(chainBreak(entries)).to.equal(undefined);
+    expect(run.stdout).to.not.include(token);
+  });
+
+  it('says there is nothing to export for a website or webmaster with no entries, and exits 1 with nothing on stdout', async () => {
+    for (const [option, id] of [['--website', other + 1000], ['--webmaster', webmasterId + 1000]] as const) {
+      const run = await cli(target.env, ['audit', 'export', option, String(id)]);
+      expect(run.code, option).to.equal(1);
+      expect(run.stdout).to.equal('');
+      expect(run.stderr).to.contain(`no audit entries for ${option.slice(2)} ${id}`);
+    }
+  });
+
+  it('needs exactly one of --website and --webmaster (exit 2)', async () => {
+    for (const args of [['audit', 'export'], ['audit', 'export', '--website', String(shop), '--webmaster', String(webmasterId)], ['audit', 'export', '--webmaster', 'me']]) {
+      const run = await cli(target.env, args);
+      expect(run.code, args.join(' ')).to.equal(2);
+      expect(run.stdout).to.equal('');
+    }
   });
 
   it('exports a chain its receiver checks from the lines alone, as docs/audit.md describes; an edited line shows', async () => {
