@@ -1,23 +1,11 @@
 import { expect } from 'chai';
+import type { AuditEntry } from '../../lib/audit/trail.js';
 import { useApp } from '../helpers/app.js';
 import { createWebmasterFixture, type WebmasterFixture } from '../helpers/fixtures.js';
 import { apiClient, type ApiClient } from '../external/api.js';
 import { verifyTrail } from '../../lib/audit/trail.js';
 
-interface Entry {
-  id: number;
-  chain: string;
-  seq: number;
-  websiteId: number | null;
-  at: string;
-  actor: { type: string; id: string };
-  address: string | null;
-  action: string;
-  before: Record<string, unknown> | null;
-  after: Record<string, unknown> | null;
-  previousHash: string;
-  hash: string;
-}
+type Entry = Omit<AuditEntry, 'before' | 'after'> & { before: Record<string, unknown> | null; after: Record<string, unknown> | null };
 interface Page {
   entries: Entry[];
   next: number | null;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
+import type { AuditEntry } from '../../lib/audit/trail.js';
 import type { Database } from '../../lib/store/database.js';
 import { apiClient } from '../external/api.js';
 import { cli, cliDatabase, serveProcess, type CliDatabase } from './run.js';
@@ -76,21 +77,7 @@ describe('age-provider audit verify (operator CLI)', function () {
 });
 
 /** An exported line, with the fields docs/audit.md lists. */
-interface ExportedEntry {
-  id: number;
-  chain: string;
-  seq: number;
-  webmasterId: number;
-  websiteId: number | null;
-  at: string;
-  actor: { type: string; id: string };
-  address: string | null;
-  action: string;
-  before: Record<string, unknown> | null;
-  after: Record<string, unknown> | null;
-  previousHash: string;
-  hash: string;
-}
+type ExportedEntry = Omit<AuditEntry, 'before' | 'after'> & { before: Record<string, unknown> | null; after: Record<string, unknown> | null };
 
 /**
  * docs/audit.md's hash, written from the doc rather than imported (whoever receives an export checks it with their
