@@ -47,6 +47,9 @@ describe('webmasters platform: a website\'s sections (overview, integrate, setti
       overview = await client.open(`/platform/websites/${id}`);
     } while (!text(overview).includes('1 refused'));
     expect(overview.html).to.match(/<svg class="chart" viewBox="0 0 480 180" role="img" aria-labelledby="chart-test-title"/);
+    // The newest day is named last, ending at the chart's right edge (centred under its bar, it was cut off).
+    const today = new Date().toISOString().slice(5, 10);
+    expect(overview.html).to.contain(`<text x="476.0" y="176" text-anchor="end" font-size="13">${today}</text></svg>`);
     expect(overview.html).to.not.match(/<script(?! src="\/static\/copy\.js")/).and.not.contain('style=');
     const words = text(overview);
     expect(words).to.contain('Passed').and.contain('Reused').and.contain('Refused').and.contain('Abandoned');
