@@ -16,6 +16,8 @@ export interface ActivityRow {
   address: string | null;
   action: string;
   changes: FieldChange[];
+  /** false for a creation (nothing before) or a deletion (nothing after): the page leaves out that empty column */
+  shows: { before: boolean; after: boolean };
 }
 
 const shown = (value: unknown): string => {
@@ -43,4 +45,5 @@ export const activityRows = (entries: AuditEntry[]): ActivityRow[] => entries.ma
   address: entry.address,
   action: entry.action,
   changes: changesOf(entry.before, entry.after),
+  shows: { before: entry.before !== null && entry.before !== undefined, after: entry.after !== null && entry.after !== undefined },
 }));

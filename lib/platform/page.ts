@@ -13,5 +13,9 @@ export function renderPage(ctx: Context, template: string, variables: Record<str
   render(ctx, `platform/${template}`, language, { once: onceValue(), ...variables, webmaster: webmasterOf(ctx) }, status);
 }
 
-/** A timestamp as the platform shows it: unambiguous in every language, e.g. "2026-05-01 14:03 UTC". */
-export const formatTimestamp = (date: Date): string => `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+/**
+ * A timestamp as the platform shows it: unambiguous in every language, e.g. "2026-05-01 14:03 UTC"; with seconds
+ * ("14:03:27 UTC") where events come seconds apart, as a webhook's deliveries and first retries do.
+ */
+export const formatTimestamp = (date: Date, { seconds = false } = {}): string =>
+  `${date.toISOString().slice(0, seconds ? 19 : 16).replace('T', ' ')} UTC`;

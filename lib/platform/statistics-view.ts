@@ -29,8 +29,8 @@ export function lastDays(today: string, count = OVERVIEW_DAYS): string[] {
 function chartOf(environment: Environment, days: string[], byDay: Map<string, StatisticsDay>, t: Translate): string {
   const width = 480;
   const height = 180;
-  const left = 34;
-  const bottom = 22;
+  const left = 40;
+  const bottom = 26;
   const top = 8;
   const plot = height - bottom - top;
   const slot = (width - left - 4) / days.length;
@@ -51,9 +51,13 @@ function chartOf(environment: Environment, days: string[], byDay: Map<string, St
     const summary = OUTCOMES.map((outcome) => `${t(`platform.statistics.${outcome}`)} ${counts?.[outcome] ?? 0}`).join(', ');
     return `<g><title>${escapeXml(`${day}: ${summary}`)}</title>${segments}</g>`;
   }).join('');
-  // Every seventh day, counted back from today, so the newest day is always named.
-  const labels = days.map((day, index) => ((days.length - 1 - index) % 7 === 0
-    ? `<text x="${(left + index * slot + slot / 2).toFixed(1)}" y="${height - 6}" text-anchor="middle" font-size="13">${day.slice(5)}</text>` : '')).join('');
+  // Every seventh day, counted back from today, so the newest day is always named: ending at the chart's right edge,
+  // as centring it under the last bar would cut it off.
+  const labels = days.map((day, index) => {
+    if ((days.length - 1 - index) % 7 !== 0) return '';
+    const [x, anchor] = index === days.length - 1 ? [width - 4, 'end'] : [left + index * slot + slot / 2, 'middle'];
+    return `<text x="${x.toFixed(1)}" y="${height - 4}" text-anchor="${anchor}" font-size="13">${day.slice(5)}</text>`;
+  }).join('');
   const axis = `<line x1="${left}" y1="${top + plot}" x2="${width - 4}" y2="${top + plot}" stroke="#0b0c0c"/>`
     + `<text x="${left - 6}" y="${top + 10}" text-anchor="end" font-size="13">${max}</text>`
     + `<text x="${left - 6}" y="${top + plot}" text-anchor="end" font-size="13">0</text>`;
@@ -71,9 +75,8 @@ export const legend = (t: Translate): Array<{ outcome: Outcome; swatch: string; 
   swatch: `<svg class="swatch" viewBox="0 0 14 14" width="14" height="14" aria-hidden="true" xmlns="http://www.w3.org/2000/svg"><defs>${PATTERNS[outcome]}</defs><rect x=".5" y=".5" width="13" height="13" fill="url(#fill-${outcome})" stroke="#0b0c0c"/></svg>`,
 }));
 
-/** Per environment and challenge over the days shown: the counts of each outcome. */
+/** Per challenge over the days shown: the counts of each outcome. */
 interface SplitRow {
-  environment: Environment;
   challenge: string;
   passed: number;
   refused: number;
@@ -81,33 +84,37 @@ interface SplitRow {
 }
 
 export interface OverviewStatistics {
-  /** per environment with any activity in the period: its chart (SVG markup) and its totals */
-  environments: Array<{ environment: Environment; chart: string; totals: Record<'started' | Outcome, number> }>;
-  split: SplitRow[];
+  /** per environment with any activity in the period: its chart (SVG markup), its totals and its split by challenge */
+  environments: Array<{ environment: Environment; chart: string; totals: Record<'started' | Outcome, number>; split: SplitRow[] }>;
 }
 
-/** The Overview's statistics: a chart per environment of the last days and the split by challenge and outcome. */
-export function overviewStatistics(days: StatisticsDay[], shown: string[], t: Translate): OverviewStatistics {
-  const environments = ENVIRONMENTS.flatMap((environment) => {
-    const ofEnvironment = days.filter((day) => day.environment === environment);
-    if (ofEnvironment.length === 0) return [];
-    const byDay = new Map(ofEnvironment.map((day) => [day.date, day]));
-    const totals = { started: 0, passed: 0, reused: 0, refused: 0, abandoned: 0 };
-    for (const day of ofEnvironment) for (const key of Object.keys(totals) as Array<keyof typeof totals>) totals[key] += day[key];
-    return [{ environment, chart: chartOf(environment, shown, byDay, t), totals }];
-  });
+/** One environment's days summed per challenge, by challenge name. */
+function splitOf(days: StatisticsDay[]): SplitRow[] {
   const split = new Map<string, SplitRow>();
   for (const day of days) {
     for (const [challenge, counts] of Object.entries(day.byChallenge)) {
-      const key = `${day.environment}|${challenge}`;
-      const row = split.get(key) ?? { environment: day.environment, challenge, passed: 0, refused: 0, reused: 0 };
+      const row = split.get(challenge) ?? { challenge, passed: 0, refused: 0, reused: 0 };
       row.passed += counts.passed;
       row.refused += counts.refused;
       row.reused += counts.reused;
-      split.set(key, row);
+      split.set(challenge, row);
     }
   }
-  return { environments, split: [...split.values()].sort((a, b) => a.environment.localeCompare(b.environment) || a.challenge.localeCompare(b.challenge)) };
+  return [...split.values()].sort((a, b) => a.challenge.localeCompare(b.challenge));
+}
+
+/** The Overview's statistics: per environment, a chart of the last days and the split by challenge and outcome. */
+export function overviewStatistics(days: StatisticsDay[], shown: string[], t: Translate): OverviewStatistics {
+  return {
+    environments: ENVIRONMENTS.flatMap((environment) => {
+      const ofEnvironment = days.filter((day) => day.environment === environment);
+      if (ofEnvironment.length === 0) return [];
+      const byDay = new Map(ofEnvironment.map((day) => [day.date, day]));
+      const totals = { started: 0, passed: 0, reused: 0, refused: 0, abandoned: 0 };
+      for (const day of ofEnvironment) for (const key of Object.keys(totals) as Array<keyof typeof totals>) totals[key] += day[key];
+      return [{ environment, chart: chartOf(environment, shown, byDay, t), totals, split: splitOf(ofEnvironment) }];
+    }),
+  };
 }
 
 /** A CSV cell: quoted when it holds a comma, a quote or a line break. */

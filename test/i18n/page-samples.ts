@@ -145,10 +145,9 @@ export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
   ],
   'platform/website-base.njk': section('overview'),
   'platform/website-overview.njk': [
-    ...section('overview', { statistics: { environments: [], split: [] }, legend: [], days: 30 }),
+    ...section('overview', { statistics: { environments: [] }, legend: [], days: 30 }),
     { ...section('overview')[0], days: 30, legend: [{ outcome: 'passed', swatch: '<svg></svg>', label: 'Passed' }], statistics: {
-      environments: [{ environment: 'TEST', chart: '<svg></svg>', totals: statisticsDay({ passed: 2, refused: 1 }) }],
-      split: [{ environment: 'TEST', challenge: 'sandbox', passed: 2, refused: 1, reused: 0 }],
+      environments: [{ environment: 'TEST', chart: '<svg></svg>', totals: statisticsDay({ passed: 2, refused: 1 }), split: [{ challenge: 'sandbox', passed: 2, refused: 1, reused: 0 }] }],
     } },
   ],
   'platform/website-integrate.njk': [

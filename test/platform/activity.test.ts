@@ -30,8 +30,10 @@ describe('webmasters platform: a website\'s Activity', () => {
     expect(order.every((position) => position > 0)).to.equal(true);
     expect(order).to.deep.equal([...order].sort((a, b) => a - b));
     expect(text).to.contain('you, on the platform').and.match(/from (::ffff:)?127\.0\.0\.1/);
-    expect(text).to.contain('name Logged Logged shop').and.contain('language auto de').and.contain('clientSecret — (changed)')
-      .and.contain('keys — environment: LIVE; publicKey: pk_live_');
+    // A change shows before and after; a creation, having nothing before, only what it made.
+    expect(text).to.contain('Field Before After challenges selfie selfie, ticket').and.contain('name Logged Logged shop').and.contain('language auto de')
+      .and.contain('Field After clientId live_').and.contain('clientSecret (changed)').and.contain('keys environment: LIVE; publicKey: pk_live_');
+    expect(text).to.not.contain('Field Before After clientId');
     expect(page.html).to.not.match(/secret_[A-Za-z0-9]/);
 
     const download = await client.request(`/platform/websites/${id}/activity.jsonl`);

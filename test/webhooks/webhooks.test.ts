@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { Browser, decodeHtml } from '../helpers/browser.js';
 import { readResources, requestToken } from '../helpers/relying-party.js';
 import { MovableClock } from '../oauth2/helpers/clock.js';
 import { RETRY_DELAYS_SECONDS } from '../../lib/webhooks/delivery.js';
@@ -185,6 +186,21 @@ describe('webhooks: signed deliveries to a real receiver', () => {
     expect(attempts[5]!.nextRetryAt).to.equal(null);
     const listed = await setup.api.get<Delivery[]>(`/website/${setup.client.websiteId}/webhooks/${hook.id}/deliveries`);
     expect(listed.body).to.deep.equal(deliveries);
+    await setup.api.delete(`/website/${setup.client.websiteId}/webhooks/${hook.id}`);
+  });
+
+  it('shows each attempt on the platform\'s Webhooks section, the answer next to the time, to the second as the API records it', async () => {
+    const hook = await register(setup.api, setup.client.websiteId, receiver.url);
+    receiver.answer = () => 500;
+    expect((await setup.api.post(`/website/${setup.client.websiteId}/webhooks/${hook.id}/test`, {})).status).to.equal(200);
+    const [delivery] = await recorded(setup.api, setup.client.websiteId, hook.id, 1);
+    const webmaster = new Browser(app.url);
+    await webmaster.open('/platform/signin');
+    await webmaster.post('/platform/signin', { email: setup.webmaster.email, password: setup.webmaster.password });
+    const page = await webmaster.open(`/platform/websites/${setup.client.websiteId}/webhooks`);
+    const words = decodeHtml(page.html.replace(/<[^>]+>/g, ' ')).replace(/\s+/g, ' ');
+    const shown = (iso: string): string => `${iso.slice(0, 19).replace('T', ' ')} UTC`;
+    expect(words).to.contain(`When Answer Event Next attempt Duration ${shown(delivery!.attemptedAt)} 500 webhook.test #1 ${shown(delivery!.nextRetryAt!)} ${delivery!.durationMs} ms`);
     await setup.api.delete(`/website/${setup.client.websiteId}/webhooks/${hook.id}`);
   });
 

@@ -31,8 +31,8 @@ export function webhookRoutes(runtime: Runtime): Router {
       disabledAt: hook.disabledAt && formatTimestamp(new Date(hook.disabledAt)),
       deliveries: (await listDeliveries(runtime, ownerOf(ctx), websiteId, hook.id)).slice(0, DELIVERIES_SHOWN).map((delivery) => ({
         ...delivery,
-        attemptedAt: formatTimestamp(new Date(delivery.attemptedAt)),
-        nextRetryAt: delivery.nextRetryAt && formatTimestamp(new Date(delivery.nextRetryAt)),
+        attemptedAt: formatTimestamp(new Date(delivery.attemptedAt), { seconds: true }),
+        nextRetryAt: delivery.nextRetryAt && formatTimestamp(new Date(delivery.nextRetryAt), { seconds: true }),
       })),
     })));
     await renderWebsiteTab(ctx, runtime, websiteId, 'webhooks', { webhooks, events: SUBSCRIBABLE_EVENTS, failed }, status);
