@@ -1,4 +1,5 @@
 import { verifyTrail, websiteChain } from '../../audit/trail.js';
+import { websiteIdOf } from '../arguments.js';
 import { EXIT, output, UsageError, type Command } from '../command.js';
 import { withConfiguredDatabase } from '../configured-database.js';
 
@@ -19,12 +20,6 @@ Options:
 
 Works against DATABASE_URL while the server runs. The embedded database (no DATABASE_URL) belongs to the one
 process that opened it: stop the server first, or run both against PostgreSQL.`;
-
-function websiteIdOf(value: unknown): number {
-  const text = typeof value === 'string' ? value.trim() : '';
-  if (!/^[1-9][0-9]{0,14}$/.test(text)) throw new UsageError('--website must be a website id (a positive whole number)');
-  return Number(text);
-}
 
 export const auditCommand: Command = {
   name: 'audit',
