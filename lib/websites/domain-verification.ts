@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { Refusal } from '../refusal.js';
 import type { Runtime } from '../runtime.js';
 import { checkWebsiteId, deniedAccess } from './ownership.js';
+import { LOCAL_DEVELOPMENT_DOMAIN } from './validation.js';
 
 /** Where the token is published: a TXT record on this name below the domain, or this file on the domain's https origin. */
 export const DNS_LABEL = '_age-provider';
@@ -40,12 +41,6 @@ interface Row {
 const COLUMNS = ['domain', 'domain_verification_token', 'domain_verified_at', 'domain_verified_by', 'domain_checked_at'];
 const iso = (value: Date | null): string | null => (value ? new Date(value).toISOString() : null);
 
-/**
- * The one domain nobody can publish a token for: `localhost` names every developer's own machine, and the probe
- * never reaches it. Only the operator can vouch for it.
- */
-const UNPUBLISHABLE_DOMAIN = 'localhost';
-
 const viewOf = (row: Row & { domain_verification_token: string }): DomainVerification => ({
   domain: row.domain,
   verified: row.domain_verified_at !== null,
@@ -74,7 +69,8 @@ export async function getDomainVerification(runtime: Runtime, webmasterId: numbe
 
 /** Whether the token is published: one TXT record equal to it, or a line of the file equal to it. */
 async function published(runtime: Runtime, verification: DomainVerification): Promise<boolean> {
-  if (verification.domain === UNPUBLISHABLE_DOMAIN) return false;
+  // Nobody can publish for localhost (every developer's own machine, which the probe never reaches): only the operator can vouch for it.
+  if (verification.domain === LOCAL_DEVELOPMENT_DOMAIN) return false;
   const [records, file] = await Promise.all([
     runtime.domainProbe.txtRecords(verification.dns.name),
     runtime.domainProbe.fetchText(verification.file.url),

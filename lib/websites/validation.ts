@@ -22,7 +22,7 @@ function punycodeDecodes(value: string): boolean {
  * The one single-label name accepted as a website's domain: webmasters developing on their own machine. Nobody can
  * publish a proof for it, so only the operator can vouch for it (lib/websites/domain-verification.ts).
  */
-const LOCAL_DEVELOPMENT_DOMAIN = 'localhost';
+export const LOCAL_DEVELOPMENT_DOMAIN = 'localhost';
 
 /** A lower-case host name whose punycode labels, if any, are valid; or exactly `localhost`. */
 export function isWebsiteDomain(value: string): boolean {
