@@ -10,6 +10,7 @@ import * as webhooks from './008_webhooks.js';
 import * as auditTrail from './009_audit_trail.js';
 import * as signInCodes from './010_sign_in_codes.js';
 import * as formEffects from './011_form_effects.js';
+import * as domainVerifiedBy from './012_domain_verified_by.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -29,4 +30,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['009_audit_trail', auditTrail],
   ['010_sign_in_codes', signInCodes],
   ['011_form_effects', formEffects],
+  ['012_domain_verified_by', domainVerifiedBy],
 ];

@@ -5,12 +5,18 @@ import { Refusal } from '../../lib/refusal.js';
 import type { Runtime } from '../../lib/runtime.js';
 import { createWebmaster, findWebmasterByEmail } from '../../lib/webmasters/accounts.js';
 import {
-  createOAuth2Config, createWebsite, getOAuth2Config, getWebsite, listWebsites, regenerateOAuth2Credentials, updateOAuth2Config, type OAuth2Configuration, type Website,
+  createOAuth2Config, createWebsite, getOAuth2Config, getWebsite, listWebsites, regenerateOAuth2Credentials, updateOAuth2Config, vouchForDomain,
+  type OAuth2Configuration, type Website,
 } from '../../lib/websites/index.js';
 import type { ChangeOrigin } from '../../lib/audit/trail.js';
 
 export const DEMO_EMAIL = 'demo@example.com';
-export const DEMO_WEBSITE = { name: 'Demo shop', domain: 'demo-shop.example.com' };
+/**
+ * The shop runs on this machine, so its domain is `localhost`, the host its visitors return to; the demo's operator
+ * vouches for it (nobody can publish a token for localhost), so visitors see the domain verified.
+ */
+export const DEMO_WEBSITE = { name: 'Demo shop', domain: 'localhost' };
+const isDemoWebsite = (website: Website): boolean => website.name === DEMO_WEBSITE.name && website.domain === DEMO_WEBSITE.domain;
 
 /** What the demo remembers between runs, in DATA_DIR/demo.json (mode 600: it holds the webmaster's password). */
 interface DemoFile {
@@ -48,14 +54,16 @@ async function unlessAbsent<T>(lookup: Promise<T>): Promise<T | undefined> {
   }
 }
 
-/**
- * Creates, or finds again, what the demo needs, through the same services the External API uses: a webmaster,
- * the "Demo shop" website, and its TEST OAuth2 configuration with `redirectUri` registered and ACTIVE.
- * Running it again changes nothing but a missing redirect URI or a disabled status.
- */
 /** The audit trail's name for what the demo sets up: the operator, running `npm start`. */
 const DEMO_ORIGIN: ChangeOrigin = { actor: { type: 'operator', id: 'npm start (demo)' }, address: null };
 
+/**
+ * Creates, or finds again, what the demo needs, through the same services the External API and the operator's CLI
+ * use: a webmaster, the "Demo shop" website on localhost with its domain vouched for by the operator, and its TEST
+ * OAuth2 configuration with `redirectUri` registered and ACTIVE. Running it again changes nothing but a missing
+ * redirect URI or a disabled status. A DATA_DIR from before the demo's website was on localhost remembers a website on
+ * demo-shop.example.com: a domain cannot change, so the demo makes its localhost website and leaves that one as it was.
+ */
 export async function seedDemo(runtime: Runtime, redirectUri: string): Promise<DemoSeed> {
   const file = join(runtime.config.dataDir, 'demo.json');
   const remembered = await readDemoFile(file);
@@ -70,9 +78,16 @@ export async function seedDemo(runtime: Runtime, redirectUri: string): Promise<D
     created = true;
   }
 
-  const website = (remembered.websiteId ? await unlessAbsent(getWebsite(runtime, webmaster.id, remembered.websiteId)) : undefined)
-    ?? (await listWebsites(runtime, webmaster.id)).find((candidate) => candidate.name === DEMO_WEBSITE.name)
+  const rememberedWebsite = remembered.websiteId ? await unlessAbsent(getWebsite(runtime, webmaster.id, remembered.websiteId)) : undefined;
+  const website = (rememberedWebsite && isDemoWebsite(rememberedWebsite) ? rememberedWebsite : undefined)
+    ?? (await listWebsites(runtime, webmaster.id)).find(isDemoWebsite)
     ?? (await createWebsite(runtime, webmaster.id, DEMO_WEBSITE, DEMO_ORIGIN));
+  if (rememberedWebsite && rememberedWebsite.id !== website.id) {
+    runtime.log.info('the demo website is now on localhost; the one an earlier demo made is left as it was',
+      { website_id: website.id, earlier_website_id: rememberedWebsite.id, earlier_domain: rememberedWebsite.domain });
+  }
+  // Every start, as the operator would with `age-provider website vouch-domain`; a domain already vouched for is left alone.
+  await vouchForDomain(runtime, website.id, DEMO_ORIGIN);
 
   const existing = await unlessAbsent(getOAuth2Config(runtime, webmaster.id, website.id, 'TEST')).catch((error: unknown) => {
     if (error instanceof Refusal) throw error;

@@ -30,3 +30,10 @@ export function parseCommandLine(command: Command, args: string[]): Parameters<C
     throw new UsageError(message);
   }
 }
+
+/** The value of an id option (--website, --webmaster): a positive whole number of at most 15 digits, as the External API takes. */
+export function idOf(option: 'website' | 'webmaster', value: unknown): number {
+  const text = typeof value === 'string' ? value.trim() : '';
+  if (!/^[1-9][0-9]{0,14}$/.test(text)) throw new UsageError(`--${option} must be a ${option} id (a positive whole number)`);
+  return Number(text);
+}

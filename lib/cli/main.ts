@@ -12,8 +12,9 @@ import { secretsCommand } from './commands/secrets.js';
 import { serveCommand } from './commands/serve.js';
 import { ticketsCommand } from './commands/tickets.js';
 import { webmasterCommand } from './commands/webmaster.js';
+import { websiteCommand } from './commands/website.js';
 
-const COMMANDS: Command[] = [serveCommand, migrateCommand, secretsCommand, webmasterCommand, ticketsCommand, auditCommand];
+const COMMANDS: Command[] = [serveCommand, migrateCommand, secretsCommand, webmasterCommand, websiteCommand, ticketsCommand, auditCommand];
 
 const overview = (): string => `Usage: age-provider <command> [options]
        age-provider --version

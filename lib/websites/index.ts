@@ -5,5 +5,7 @@ export {
   createOAuth2Config, CREDENTIAL_GRACE_SECONDS, getOAuth2Config, listOAuth2Configs, regenerateOAuth2Credentials, updateOAuth2Config,
 } from './oauth2.js';
 export * from './models.js';
-export { checkDomainVerification, getDomainVerification, type DomainVerification } from './domain-verification.js';
+export {
+  checkDomainVerification, getDomainVerification, revokeDomainVouching, vouchForDomain, type DomainVerification, type DomainVerifiedBy, type DomainVouching,
+} from './domain-verification.js';
 export { getWebsitePolicy, PolicyLoosening, updateWebsitePolicy, type WebsitePolicy, type WebsitePolicyInput } from './policy.js';

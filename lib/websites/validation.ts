@@ -18,9 +18,15 @@ function punycodeDecodes(value: string): boolean {
   return value.split('.').every((label, index) => !label.startsWith('xn--') || (decoded[index] !== undefined && !decoded[index].startsWith('xn--')));
 }
 
-/** A lower-case host name whose punycode labels, if any, are valid. */
+/**
+ * The one single-label name accepted as a website's domain: webmasters developing on their own machine. Nobody can
+ * publish a proof for it, so only the operator can vouch for it (lib/websites/domain-verification.ts).
+ */
+export const LOCAL_DEVELOPMENT_DOMAIN = 'localhost';
+
+/** A lower-case host name whose punycode labels, if any, are valid; or exactly `localhost`. */
 export function isWebsiteDomain(value: string): boolean {
-  return value.length <= 253 && HOST_NAME.test(value) && punycodeDecodes(value);
+  return value === LOCAL_DEVELOPMENT_DOMAIN || (value.length <= 253 && HOST_NAME.test(value) && punycodeDecodes(value));
 }
 
 /** A redirect URI (docs/external-api.md): absolute, https unless loopback, no fragment, no userinfo; printable ASCII only (compared exactly later). */

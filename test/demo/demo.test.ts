@@ -4,11 +4,12 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDemo, type Demo, type DemoOptions } from '../../examples/demo/demo.js';
-import { getOAuth2Config } from '../../lib/websites/index.js';
+import { wholeChain } from '../../lib/audit/trail.js';
+import { getDomainVerification, getOAuth2Config, getWebsite } from '../../lib/websites/index.js';
 import { authenticateWebmaster } from '../../lib/webmasters/accounts.js';
 import { testSecrets } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { walkSandbox } from '../helpers/visitor.js';
+import { expectPage, walkSandbox } from '../helpers/visitor.js';
 import { Browser } from '../helpers/browser.js';
 
 describe('the demo (npm start): age-provider, seeded records and the relying party', () => {
@@ -47,6 +48,26 @@ describe('the demo (npm start): age-provider, seeded records and the relying par
     expect(config.status).to.equal('ACTIVE');
     expect(config.redirectUris).to.deep.equal([`${demo.relyingPartyUrl}/callback`]);
     expect(config.clientId).to.equal(demo.seed.oauth2.clientId);
+  });
+
+  it("the website's domain is localhost, vouched for by the demo's operator, and the audit trail says so", async () => {
+    const { webmaster, website } = demo.seed;
+    expect(website.domain).to.equal('localhost');
+    expect(await getDomainVerification(demo.provider.runtime, webmaster.id, website.id)).to.include({ domain: 'localhost', verified: true, verifiedBy: 'operator' });
+    const vouching = (await wholeChain(demo.provider.db, { website: website.id })).filter((entry) => entry.action === 'domain.verification');
+    expect(vouching).to.have.length(1);
+    expect(vouching[0]).to.deep.include({
+      actor: { type: 'operator', id: 'npm start (demo)' }, address: null,
+      before: { domain: 'localhost', verified: false, verifiedBy: null }, after: { domain: 'localhost', verified: true, verifiedBy: 'operator' },
+    });
+  });
+
+  it('the prompt names the host the visitor returns to and its domain, both localhost, the domain verified', async () => {
+    const prompt = expectPage(await new Browser().open(`${demo.relyingPartyUrl}/verify`));
+    const asking = /<section class="asking"[\s\S]*?<\/section>/.exec(prompt.html)?.[0].replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
+    expect(asking).to.contain(`Afterwards you return to ${new URL(demo.relyingPartyUrl).host}`).and.contain('Domain localhost verified');
+    expect(asking).not.to.contain('not verified');
+    expect(new URL(demo.relyingPartyUrl).hostname).to.equal('localhost');
   });
 
   it('shows the "Verify my age" button: a link that starts the flow, labelled with the service name, with the logo', async () => {
@@ -129,6 +150,33 @@ describe('the demo (npm start): age-provider, seeded records and the relying par
     expect(demo.seed.webmaster).to.deep.include({ id: first.webmaster.id, email: first.webmaster.email, password: first.webmaster.password, created: false });
     expect(demo.seed.website.id).to.equal(first.website.id);
     expect(demo.seed.oauth2.clientId).to.equal(first.oauth2.clientId);
+  });
+
+  it('a DATA_DIR of an earlier demo, its website on demo-shop.example.com, still starts: a new localhost website, verified; the earlier one left as it was', async () => {
+    // The database as a demo before this change left it: the remembered website on demo-shop.example.com, never verified.
+    const earlier = demo.seed.website.id;
+    await demo.provider.db('websites').where({ id: earlier }).update({ domain: 'demo-shop.example.com', domain_verified_at: null, domain_verified_by: null });
+    await demo.close();
+    demo = await startDemo(options);
+
+    const { webmaster, website } = demo.seed;
+    expect(website.id).not.to.equal(earlier);
+    expect(website).to.include({ name: 'Demo shop', domain: 'localhost' });
+    expect(JSON.parse(await readFile(join(dataDir, 'demo.json'), 'utf8'))).to.include({ websiteId: website.id });
+    expect(await getDomainVerification(demo.provider.runtime, webmaster.id, website.id)).to.include({ verified: true, verifiedBy: 'operator' });
+    expect(await getWebsite(demo.provider.runtime, webmaster.id, earlier)).to.include({ domain: 'demo-shop.example.com' });
+    expect(await getDomainVerification(demo.provider.runtime, webmaster.id, earlier)).to.include({ verified: false, verifiedBy: null });
+
+    const visitor = new Browser();
+    const start = expectPage(await visitor.open(`${demo.relyingPartyUrl}/verify`));
+    expect(start.html).to.contain('Domain localhost verified');
+    const page = await walkSandbox(visitor, start, demo.relyingPartyUrl);
+    expect(page.html, visitor.trail()).to.contain('Your age is verified');
+
+    const again = demo.seed;
+    await demo.close();
+    demo = await startDemo(options);
+    expect(demo.seed.website.id, 'and the next start keeps the new one').to.equal(again.website.id);
   });
 
   it('started with another SEALING_KEY on the same database, the demo gets new TEST credentials that work', async () => {

@@ -47,7 +47,7 @@ const INVALID_WEBSITE_FIELDS: Array<[string, Record<string, unknown>]> = [
 
 const INVALID_DOMAINS: unknown[] = [
   '', 'https://example.com', 'example.com:8080', 'example.com/path', 'example.com?x', 'EXAMPLE.com', 'Example.com', 'münchen.de',
-  'xn--zz.de', 'localhost', '127.0.0.1', '[::1]', '-bad.com', 'bad-.com', 'exa mple.com', 'ex_ample.com', 'example.com.', '.example.com',
+  'xn--zz.de', 'localhost.', 'Localhost', 'localhost:3000', 'intranet', 'com', 'xn--mnchen-3ya', '127.0.0.1', '[::1]', '-bad.com', 'bad-.com', 'exa mple.com', 'ex_ample.com', 'example.com.', '.example.com',
   'a..b.com', `${long(64)}.com`, `${long(60)}.${long(60)}.${long(60)}.${long(60)}.${long(60)}.com`, 'user@example.com', 'example.com\n', 42, null, ['example.com'],
 ];
 
@@ -176,7 +176,7 @@ describe('External API: validation', () => {
     ]));
   });
 
-  it('accepts the boundaries: 100-character names, punycode domains, US subdivisions, loopback http, 20 URIs', async () => {
+  it('accepts the boundaries: 100-character names, punycode domains, localhost, US subdivisions, loopback http, 20 URIs', async () => {
     const created = await api.post<Website>('/website', {
       name: long(100), domain: 'xn--55qx5d.xn--fiqs8s', regions: ['US-PR', 'US-WY', 'AX', 'ZW'], challenges: ['selfie', 'email_age', 'credit_card', 'ticket', 'anonymage', 'pleenk'],
     });
@@ -184,6 +184,9 @@ describe('External API: validation', () => {
     const many = await api.post<{ redirectUris: string[] }>(`/website/${created.body.id}/oauth2/test`, { redirectUris: uris(20) });
     expect(many.status, JSON.stringify(many.body)).to.equal(200);
     expect(many.body.redirectUris).to.deep.equal(uris(20));
+    const local = await api.post<Website>('/website', { name: 'On my machine', domain: 'localhost' });
+    expect(local.status, 'localhost: the one single-label domain').to.equal(200);
+    expect(local.body.domain).to.equal('localhost');
     const loopback = ['http://localhost:8080/cb', 'http://127.0.0.1/cb', 'http://[::1]:3000/cb?x=1', 'https://app.example.com:8443/a/b?c=d'];
     const updated = await api.patch<{ redirectUris: string[] }>(`/website/${created.body.id}/oauth2/test`, { redirectUris: loopback });
     expect(updated.status, JSON.stringify(updated.body)).to.equal(200);

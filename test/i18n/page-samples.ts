@@ -175,12 +175,15 @@ export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
   ],
   'platform/website-settings.njk': [
     ...section('settings'),
-    // the domain section (views/platform/domain.njk) not verified after a check, and verified
-    ...[false, true].map((verified) => ({ ...section('settings')[0], domainVerification: {
-      domain: 'shop.example', verified, checkedAt: '2026-01-01T00:00:00.000Z', token: 'age-provider-verification=abc',
-      dns: { name: '_age-provider.shop.example', type: 'TXT', value: 'age-provider-verification=abc' },
-      file: { url: 'https://shop.example/.well-known/age-provider.txt', content: 'age-provider-verification=abc' },
-    } })),
+    // the domain section (views/platform/domain.njk) not verified after a check, verified by its published token, by
+    // the operator, and localhost (which only the operator can vouch for)
+    ...([['shop.example', null], ['shop.example', 'published'], ['shop.example', 'operator'], ['localhost', null]] as const).map(([domain, verifiedBy]) => ({
+      ...section('settings')[0], domainVerification: {
+        domain, verified: verifiedBy !== null, verifiedBy, checkedAt: '2026-01-01T00:00:00.000Z', token: 'age-provider-verification=abc',
+        dns: { name: `_age-provider.${domain}`, type: 'TXT', value: 'age-provider-verification=abc' },
+        file: { url: `https://${domain}/.well-known/age-provider.txt`, content: 'age-provider-verification=abc' },
+      },
+    })),
     { ...section('settings')[0], failed: failedForm('website') },
     { ...section('settings')[0], overview: { website, oauth2: {} }, failed: failedForm('oauth2-LIVE') },
   ],

@@ -71,7 +71,8 @@ describe('the visitor pages in a browser: axe, 390 px, keyboard only (Debian chr
       const header = page.getByRole('banner');
       expect(await header.innerText()).to.contain('Trustcheck');
       expect(await page.getByRole('contentinfo').innerText()).to.contain('Trustcheck GmbH').and.contain('Privacy policy').and.contain('Terms of use');
-      expect(await page.locator('.asking').innerText()).to.contain(demo!.seed.website.name).and.contain(new URL(demo!.relyingPartyUrl).host).and.contain('not verified');
+      expect(await page.locator('.asking').innerText()).to.contain(demo!.seed.website.name).and.contain(new URL(demo!.relyingPartyUrl).host)
+        .and.contain('Domain localhost verified').and.not.contain('not verified');
       expect(await page.locator('[aria-current="step"]').innerText()).to.contain('Request');
       expect(await page.locator('.sandbox').textContent()).to.contain('Test mode');
       await check('prompt');

@@ -1,4 +1,5 @@
 import { verifyTrail, wholeChain, type ChainOwner } from '../../audit/trail.js';
+import { idOf } from '../arguments.js';
 import { CliError, EXIT, output, UsageError, type Command } from '../command.js';
 import { withConfiguredDatabase } from '../configured-database.js';
 
@@ -22,12 +23,6 @@ Options:
 
 Works against DATABASE_URL while the server runs. The embedded database (no DATABASE_URL) belongs to the one
 process that opened it: stop the server first, or run both against PostgreSQL.`;
-
-function idOf(option: 'website' | 'webmaster', value: unknown): number {
-  const text = typeof value === 'string' ? value.trim() : '';
-  if (!/^[1-9][0-9]{0,14}$/.test(text)) throw new UsageError(`--${option} must be a ${option} id (a positive whole number)`);
-  return Number(text);
-}
 
 /** The one chain an export names: a website's or a webmaster account's, never both, never neither. */
 function ownerOf(values: Record<string, unknown>): ChainOwner {

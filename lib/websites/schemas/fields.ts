@@ -23,7 +23,7 @@ export const domainField = {
   minLength: 1,
   maxLength: 253,
   format: 'website-domain',
-  description: 'A lower-case host name such as "example.com", without scheme, port or path; internationalised names in punycode ("xn--...").',
+  description: 'A lower-case host name such as "example.com", without scheme, port or path; internationalised names in punycode ("xn--..."); or "localhost", for local development.',
   examples: ['example.com'],
 } as const;
 

@@ -9,10 +9,14 @@ import { createClientFixture, createWebmasterFixture, startAppWithClient, type C
 import { apiClient, expectError, type ApiClient } from '../../external/api.js';
 import { accept, expectPage } from '../../helpers/visitor.js';
 import { authorizationUrl } from '../../helpers/relying-party.js';
+import { wholeChain } from '../../../lib/audit/trail.js';
+import type { ChangeOrigin } from '../../../lib/audit/trail.js';
+import { revokeDomainVouching, vouchForDomain } from '../../../lib/websites/index.js';
 
 interface DomainVerificationBody {
   domain: string;
   verified: boolean;
+  verifiedBy: 'published' | 'operator' | null;
   verifiedAt: string | null;
   checkedAt: string | null;
   token: string;
@@ -123,6 +127,76 @@ describe('who is asking: return host, domain verification, developer details', f
     world.dns.delete('_age-provider.google.com');
     expect((await check()).verified, 'gone').to.equal(false);
     expect(asking(await prompt())).to.contain('not verified');
+  });
+
+  it("the operator vouches for a domain: visitors and the platform say so, its webmaster's checks keep it, nobody else can change it; only the operator's revoke drops it", async () => {
+    const operator: ChangeOrigin = { actor: { type: 'operator', id: 'age-provider website vouch-domain' }, address: null };
+    const { token } = (await api.get<DomainVerificationBody>(`/website/${client.websiteId}/domain-verification`)).body;
+    const check = async () => (await api.post<DomainVerificationBody>(`/website/${client.websiteId}/domain-verification/check`, undefined)).body;
+    const platform = new Browser(app.url);
+    await platform.open('/platform/signin');
+    await platform.post('/platform/signin', { email: webmaster.email, password: webmaster.password });
+    const settings = async () => decodeHtml((await platform.open(`/platform/websites/${client.websiteId}/settings`)).html);
+    expect(await check()).to.include({ verified: false, verifiedBy: null });
+    expect(await settings()).to.contain('google.com is not verified').and.contain('Check now');
+
+    expect(await vouchForDomain(app.provider.runtime, client.websiteId, operator)).to.include({ verified: true, verifiedBy: 'operator', changed: true });
+    expect(asking(await prompt())).to.contain('Domain google.com verified').and.not.contain('not verified');
+    expect((await api.get<DomainVerificationBody>(`/website/${client.websiteId}/domain-verification`)).body).to.include({ verified: true, verifiedBy: 'operator' });
+    const page = await settings();
+    expect(page).to.contain('google.com is verified by the operator of this service').and.not.contain('Check now');
+
+    // Nothing published: the webmaster's check keeps the operator's word; published later, still the operator's.
+    const kept = await check();
+    expect(kept).to.include({ verified: true, verifiedBy: 'operator' });
+    expect(kept.checkedAt).to.be.a('string');
+    world.dns.set('_age-provider.google.com', [token]);
+    expect(await check()).to.include({ verified: true, verifiedBy: 'operator' });
+
+    // Another webmaster: refused on every operation of the domain, and there is no vouching operation at all.
+    const stranger = await createWebmasterFixture(app.provider.runtime);
+    const strangerApi = apiClient(app.url, stranger.apiToken);
+    expectError(await strangerApi.post(`/website/${client.websiteId}/domain-verification/check`, undefined), 401);
+    for (const path of ['vouch', 'vouch-domain', 'revoke']) {
+      expectError(await strangerApi.post(`/website/${client.websiteId}/domain-verification/${path}`, undefined), 404);
+      expectError(await api.post(`/website/${client.websiteId}/domain-verification/${path}`, undefined), 404);
+    }
+    const strangerPlatform = new Browser(app.url);
+    await strangerPlatform.open('/platform/signin');
+    await strangerPlatform.post('/platform/signin', { email: stranger.email, password: stranger.password });
+    await strangerPlatform.open('/platform');
+    const strangerCheck = await strangerPlatform.post(`/platform/websites/${client.websiteId}/domain/check`);
+    expect(strangerCheck.status, 'another webmaster\'s website, with a valid form token').to.equal(401);
+    expect((await api.get<DomainVerificationBody>(`/website/${client.websiteId}/domain-verification`)).body).to.include({ verified: true, verifiedBy: 'operator' });
+
+    // The operator withdraws it: unverified until the next check, which finds the published token.
+    expect(await revokeDomainVouching(app.provider.runtime, client.websiteId, operator)).to.include({ verified: false, verifiedBy: null, changed: true });
+    expect(asking(await prompt())).to.contain('Domain google.com not verified');
+    expect(await check()).to.include({ verified: true, verifiedBy: 'published' });
+    expect(await settings()).to.contain('google.com is verified by the token you published');
+    world.dns.delete('_age-provider.google.com');
+    expect(await check()).to.include({ verified: false, verifiedBy: null });
+
+    const trail = (await wholeChain(app.provider.db, { website: client.websiteId })).filter((entry) => entry.action === 'domain.verification');
+    expect(trail.map((entry) => [entry.actor.type, (entry.after as { verifiedBy: string | null }).verifiedBy])).to.deep.equal([
+      ['api_token', 'published'], ['api_token', null], ['operator', 'operator'], ['operator', null], ['api_token', 'published'], ['api_token', null],
+    ]);
+  });
+
+  it("a website on localhost: nobody can publish a token for it, so a check never verifies it; the operator can vouch for it", async () => {
+    const local = await api.post<{ id: number; domain: string }>('/website', { name: 'On my machine', domain: 'localhost' });
+    expect(local.status).to.equal(200);
+    const { token } = (await api.get<DomainVerificationBody>(`/website/${local.body.id}/domain-verification`)).body;
+    world.dns.set('_age-provider.localhost', [token]);
+    world.files.set('localhost', token);
+    try {
+      expect((await api.post<DomainVerificationBody>(`/website/${local.body.id}/domain-verification/check`, undefined)).body).to.include({ verified: false, verifiedBy: null });
+    } finally {
+      world.dns.delete('_age-provider.localhost');
+      world.files.delete('localhost');
+    }
+    await vouchForDomain(app.provider.runtime, local.body.id, { actor: { type: 'operator', id: 'test' }, address: null });
+    expect((await api.get<DomainVerificationBody>(`/website/${local.body.id}/domain-verification`)).body).to.include({ domain: 'localhost', verified: true, verifiedBy: 'operator' });
   });
 
   it("an unknown client's error page shows the developer the code and the value, escaped, and logs it at info with the client id", async () => {
