@@ -229,7 +229,14 @@ describe('the Dockerfile, step by step in a clean folder (no container runtime h
     expect(built.user).to.equal('node');
 
     const asUser = ['--reuid', IMAGE_USER, '--regid', IMAGE_GROUP, '--clear-groups', '--'];
-    const path = `${join(process.execPath, '..')}:/usr/local/bin:/usr/bin:/bin`;
+    // The base image's Node.js, where node:24 images have it (/usr/local/bin): a copy of the one running this test.
+    // Its own folder may be closed to other users (CI installs Node 24 under a mode-0700 temporary folder), and a
+    // server that cannot run its own binary again cannot start the embedded database's process.
+    const imageBin = join(built.root, 'usr', 'local', 'bin');
+    await mkdir(imageBin, { recursive: true });
+    await copyFile(process.execPath, join(imageBin, 'node'));
+    await chmod(join(imageBin, 'node'), 0o755);
+    const path = `${imageBin}:/usr/bin:/bin`;
     // The tree is read-only to that user (the test fails if it is not, so the run below proves something).
     expect(spawnSync('setpriv', [...asUser, 'touch', join(app, 'written')]).status, 'the app folder is not writable').not.to.equal(0);
 

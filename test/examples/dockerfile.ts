@@ -67,7 +67,8 @@ const envPairs = (args: string): Array<[string, string]> =>
  * Runs a Dockerfile's build as docker would, without docker: each stage in a folder of its own under `root` standing for
  * its `/`; COPY from the build context (`context`, minus .dockerignore) or from an earlier stage; RUN by sh in the
  * WORKDIR with the stage's ENV, absolute paths of the image (`/app`, `/data`) mapped into the stage's folder and the
- * image's user to IMAGE_USER. The base image's own files (Node.js, the `node` user) are the machine's.
+ * image's user to IMAGE_USER. The base image's own files are the machine's (its `node` user is IMAGE_USER; the test puts
+ * the running Node.js where the image has it).
  */
 export async function buildLikeDocker(dockerfile: string, root: string, context = join(dockerfile, '..', '..', '..')): Promise<BuiltImage> {
   const filter = await contextFilter(context);
