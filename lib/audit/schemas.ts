@@ -1,3 +1,5 @@
+import { ID_PATTERN } from '../websites/schemas/path-parameters.js';
+
 /** Entries per page of a website's audit list: the default, and the most one request may ask for. */
 export const AUDIT_PAGE_DEFAULT = 50;
 export const AUDIT_PAGE_MAX = 200;
@@ -9,7 +11,7 @@ export const auditQuerySchema = {
   additionalProperties: false,
   properties: {
     limit: { type: 'string', pattern: '^[1-9][0-9]{0,2}$', description: `Entries per page, 1 to ${AUDIT_PAGE_MAX} (default ${AUDIT_PAGE_DEFAULT}).` },
-    before: { type: 'string', pattern: '^[1-9][0-9]{0,14}$', description: 'Only entries older than this entry id: the `next` of the previous page.' },
+    before: { type: 'string', pattern: ID_PATTERN, description: 'Only entries older than this entry id: the `next` of the previous page.' },
   },
 } as const;
 

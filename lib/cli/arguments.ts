@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { ID_PATTERN } from '../websites/schemas/path-parameters.js';
 import { UsageError, type Command } from './command.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -31,9 +32,11 @@ export function parseCommandLine(command: Command, args: string[]): Parameters<C
   }
 }
 
+const ID = new RegExp(ID_PATTERN);
+
 /** The value of an id option (--website, --webmaster): a positive whole number of at most 15 digits, as the External API takes. */
 export function idOf(option: 'website' | 'webmaster', value: unknown): number {
   const text = typeof value === 'string' ? value.trim() : '';
-  if (!/^[1-9][0-9]{0,14}$/.test(text)) throw new UsageError(`--${option} must be a ${option} id (a positive whole number)`);
+  if (!ID.test(text)) throw new UsageError(`--${option} must be a ${option} id (a positive whole number)`);
   return Number(text);
 }

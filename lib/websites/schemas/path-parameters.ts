@@ -2,9 +2,12 @@
  * Path parameters as they arrive (strings). website_id has at most 15 digits, so it is always a safe integer;
  * environment is lower case in paths.
  */
+/** A record id as text (a path, a query, a command line): a positive integer of at most 15 digits, a safe integer. */
+export const ID_PATTERN = '^[1-9][0-9]{0,14}$';
+
 export const websiteIdParameter = {
   type: 'string',
-  pattern: '^[1-9][0-9]{0,14}$',
+  pattern: ID_PATTERN,
   description: 'A positive integer, the id of one of your websites.',
 } as const;
 
@@ -34,7 +37,7 @@ export const environmentPathSchema = {
 
 export const webhookIdParameter = {
   type: 'string',
-  pattern: '^[1-9][0-9]{0,14}$',
+  pattern: ID_PATTERN,
   description: 'A positive integer, the id of one of the website\'s webhooks.',
 } as const;
 
