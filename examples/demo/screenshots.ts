@@ -1,6 +1,6 @@
 /**
  * `npm run screenshots`: drives the demo in headless chromium and writes docs/screenshots/*.png — the visitor flow
- * (prompt, method choice, result) and the platform's website page (Overview, Integrate, Webhooks, Activity) and policy
+ * (prompt, method choice, result) and the platform's website page (Overview, Integrate, Settings, Webhooks, Activity) and policy
  * editor, each at a desktop's width and a phone's — so the README's pictures are made, not drawn, and can be refreshed
  * after any change to the pages. Labels come from the English catalogue, not from this file.
  *
@@ -143,7 +143,7 @@ async function main(): Promise<void> {
       return (await platform.locator('figure.chart figcaption').allTextContents()).includes(totals);
     });
 
-    const pages = { overview: '', integrate: '/integrate', webhooks: '/webhooks', activity: '/activity', policy: '/policy' };
+    const pages = { overview: '', integrate: '/integrate', settings: '/settings', webhooks: '/webhooks', activity: '/activity', policy: '/policy' };
     for (const [width, viewport] of Object.entries(PLATFORM_VIEWPORTS)) {
       await platform.setViewportSize(viewport);
       for (const [name, path] of Object.entries(pages)) {
