@@ -40,3 +40,17 @@ export function idOf(option: 'website' | 'webmaster', value: unknown): number {
   if (!ID.test(text)) throw new UsageError(`--${option} must be a ${option} id (a positive whole number)`);
   return Number(text);
 }
+
+/**
+ * The one subcommand a command line names, among `names`: a missing, unknown or extra word is a usage error that
+ * says what to type instead (the same words for every command that has subcommands).
+ */
+export function subcommandOf<Name extends string>(command: Pick<Command, 'name'>, positionals: readonly string[], names: readonly Name[]): Name {
+  const [subcommand, ...extra] = positionals;
+  const help = `(run "age-provider ${command.name} --help")`;
+  const choices = names.map((name) => `"${name}"`).join(' or ');
+  if (subcommand === undefined) throw new UsageError(`a subcommand is required: ${choices} ${help}`);
+  if (!(names as readonly string[]).includes(subcommand)) throw new UsageError(`unknown subcommand "${subcommand}": use ${choices} ${help}`);
+  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}" ${help}`);
+  return subcommand as Name;
+}

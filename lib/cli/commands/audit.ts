@@ -1,5 +1,5 @@
 import { verifyTrail, wholeChain, type ChainOwner } from '../../audit/trail.js';
-import { idOf } from '../arguments.js';
+import { idOf, subcommandOf } from '../arguments.js';
 import { CliError, EXIT, output, UsageError, type Command } from '../command.js';
 import { withConfiguredDatabase } from '../configured-database.js';
 
@@ -38,18 +38,13 @@ export const auditCommand: Command = {
   usage: USAGE,
   options: { website: { type: 'string' }, webmaster: { type: 'string' }, json: { type: 'boolean' } },
   async run({ values, positionals }, io) {
-    const [subcommand, ...extra] = positionals;
-    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}" (run "age-provider audit --help")`);
-    if (subcommand === 'export') {
+    if (subcommandOf(auditCommand, positionals, ['verify', 'export']) === 'export') {
       const owner = ownerOf(values);
       const entries = await withConfiguredDatabase(io, ({ db }) => wholeChain(db, owner));
       // An empty export would read as "nothing changed": say instead that there is nothing to export, and why.
       if (entries.length === 0) throw new CliError(`no audit entries for ${ownerText(owner)}: it does not exist, or none of its changes came after the audit trail began`);
       for (const entry of entries) io.stdout(`${JSON.stringify(entry)}\n`);
       return EXIT.ok;
-    }
-    if (subcommand !== 'verify') {
-      throw new UsageError(subcommand ? `unknown subcommand "${subcommand}": use "verify" or "export"` : 'a subcommand is required: "verify" or "export"');
     }
     if (values.website !== undefined || values.webmaster !== undefined) throw new UsageError('--website and --webmaster apply to "audit export" only');
     const result = await withConfiguredDatabase(io, ({ db }) => verifyTrail(db));

@@ -2,6 +2,7 @@ import { systemClock } from '../../clock.js';
 import { ASSURANCE_LEVELS, type AssuranceLevel } from '../../verification/challenge.js';
 import { issueTickets, MAX_BATCH_SIZE } from '../../verification/challenges/ticket/codes.js';
 import { output, UsageError, type Command } from '../command.js';
+import { subcommandOf } from '../arguments.js';
 import { withConfiguredDatabase } from '../configured-database.js';
 
 const MAX_EXPIRY_DAYS = 3650;
@@ -44,11 +45,7 @@ export const ticketsCommand: Command = {
   usage: USAGE,
   options: { count: { type: 'string' }, level: { type: 'string' }, 'expires-days': { type: 'string' }, json: { type: 'boolean' } },
   async run({ values, positionals }, io) {
-    const [subcommand, ...extra] = positionals;
-    if (subcommand !== 'issue') {
-      throw new UsageError(subcommand ? `unknown subcommand "${subcommand}": use "issue"` : 'a subcommand is required: "issue" (run "age-provider tickets --help")');
-    }
-    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}" (run "age-provider tickets --help")`);
+    subcommandOf(ticketsCommand, positionals, ['issue']);
     if (values.count === undefined) throw new UsageError('--count is required (run "age-provider tickets --help")');
     const count = positiveInteger(values.count, '--count', MAX_BATCH_SIZE);
     const level = levelOf(values.level);

@@ -5,6 +5,7 @@ import { randomToken } from '../../security/hashing.js';
 import { issueApiToken } from '../../webmasters/api-tokens.js';
 import { createWebmaster, EmailTakenError, findWebmasterByEmail } from '../../webmasters/accounts.js';
 import { CliError, output, UsageError, type CliIo, type Command } from '../command.js';
+import { subcommandOf } from '../arguments.js';
 import { withConfiguredDatabase } from '../configured-database.js';
 
 const USAGE = `Usage:
@@ -86,12 +87,6 @@ export const webmasterCommand: Command = {
   usage: USAGE,
   options: { email: { type: 'string' }, 'password-stdin': { type: 'boolean' }, json: { type: 'boolean' } },
   async run({ values, positionals }, io) {
-    const [subcommand, ...extra] = positionals;
-    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}" (run "age-provider webmaster --help")`);
-    if (subcommand === 'create') return create(values, io);
-    if (subcommand === 'token') return token(values, io);
-    throw new UsageError(subcommand
-      ? `unknown subcommand "${subcommand}": use "create" or "token"`
-      : 'a subcommand is required: "create" or "token" (run "age-provider webmaster --help")');
+    return subcommandOf(webmasterCommand, positionals, ['create', 'token']) === 'create' ? create(values, io) : token(values, io);
   },
 };

@@ -2,7 +2,7 @@ import type { ChangeOrigin } from '../../audit/trail.js';
 import { systemClock } from '../../clock.js';
 import { Refusal } from '../../refusal.js';
 import { revokeDomainVouching, vouchForDomain, type DomainVouching } from '../../websites/index.js';
-import { idOf } from '../arguments.js';
+import { idOf, subcommandOf } from '../arguments.js';
 import { CliError, EXIT, output, UsageError, type Command } from '../command.js';
 import { withConfiguredDatabase } from '../configured-database.js';
 
@@ -43,13 +43,7 @@ export const websiteCommand: Command = {
   usage: USAGE,
   options: { website: { type: 'string' }, revoke: { type: 'boolean' }, json: { type: 'boolean' } },
   async run({ values, positionals }, io) {
-    const [subcommand, ...extra] = positionals;
-    if (subcommand !== 'vouch-domain') {
-      throw new UsageError(subcommand
-        ? `unknown subcommand "${subcommand}": use "vouch-domain"`
-        : 'a subcommand is required: "vouch-domain" (run "age-provider website --help")');
-    }
-    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}" (run "age-provider website --help")`);
+    subcommandOf(websiteCommand, positionals, ['vouch-domain']);
     if (values.website === undefined) throw new UsageError('--website is required (run "age-provider website --help")');
     const websiteId = idOf('website', values.website);
     const revoke = values.revoke === true;
