@@ -17,6 +17,11 @@ import { serviceRoutes, type Claimant, type ServiceRoute } from '../helpers/rout
 /** Bounded: the suite runs on both databases in CI; the sweep below already sends every kind to every route once. */
 const RUNS = 300;
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+/**
+ * Node's HTTP server hands CONNECT to a 'connect' listener (a proxy's tunnel) and, with none, closes the connection
+ * without an answer: it never reaches a route of ours, so it is no route's input to check.
+ */
+const TUNNEL = 'CONNECT';
 
 interface BadRequest {
   method: string;
@@ -74,7 +79,7 @@ const extraHeaders = fc.record({
 
 /** What is certainly bad about a request: each property run puts at least one of these in it. */
 const badRequest = (route: ServiceRoute) => fc.tuple(
-  fc.constantFrom(...METHODS, ...route.methods),
+  fc.constantFrom(...METHODS, ...route.methods.filter((method) => method !== TUNNEL)),
   fc.oneof(
     fc.tuple(queryName, badQueryValue).map(([name, value]) => ({ suffix: `?${name}=${value}` })),
     badBody.map(({ type, body }) => ({ suffix: '', type, body })),
