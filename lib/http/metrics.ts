@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Counted } from '../statistics/store.js';
 
 export interface Metrics {
@@ -12,8 +12,14 @@ export interface Metrics {
   countVerifications: Counted;
 }
 
+/** What the metrics read when scraped, from the modules that own each fact. */
+export interface MetricSources {
+  /** rate limits counting in memory because Redis did not answer (lib/http/shared-limits.ts) */
+  redisFallbackActive(): boolean;
+}
+
 /** Prometheus metrics for operators: request latency per surface plus the process defaults (memory, event loop, GC). */
-export function createMetrics(): Metrics {
+export function createMetrics(sources: MetricSources): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const duration = new Histogram({
@@ -29,6 +35,14 @@ export function createMetrics(): Metrics {
     help: 'Verification outcomes by challenge, outcome (passed, reused, refused, abandoned) and environment, as the statistics rollup counts them',
     labelNames: ['challenge', 'outcome', 'environment'] as const,
     registers: [registry],
+  });
+  new Gauge({
+    name: 'age_provider_redis_fallback_active',
+    help: '1 while the rate limits count in this instance\'s memory because Redis did not answer (the breaker is open), else 0',
+    registers: [registry],
+    collect() {
+      this.set(sources.redisFallbackActive() ? 1 : 0);
+    },
   });
   const routes = new Router();
   routes.get('/metrics', async (ctx) => {

@@ -22,6 +22,8 @@ export interface Limiter {
 export interface RateLimits {
   /** The limit of that row of lib/http/limits.ts (one limiter per name and instance). */
   limiter(name: LimitName): Limiter;
+  /** true while limits meant for Redis count in this instance's memory because Redis did not answer */
+  fallbackActive(): boolean;
 }
 
 /** Points per window of every limit: the table's, or the operator's requests per minute where a row has a setting. */
@@ -52,6 +54,7 @@ export function createRateLimits(db: Database, points: LimitPoints, redis?: Shar
   const shared = !isEmbedded(db);
   const cache = new Map<LimitName, Limiter>();
   return {
+    fallbackActive: () => redis?.fallbackActive() ?? false,
     limiter(name) {
       const existing = cache.get(name);
       if (existing) return existing;

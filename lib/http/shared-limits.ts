@@ -26,6 +26,8 @@ const FIRST_CONNECTION_MS = 2000;
 export interface SharedLimitStore {
   /** A limiter of these options counted in Redis, or in this instance's memory while Redis does not answer. */
   limiter(options: IRateLimiterOptions): RateLimiterAbstract;
+  /** true while the limits count in memory because Redis did not answer (the breaker is open) */
+  fallbackActive(): boolean;
   close(): Promise<void>;
 }
 
@@ -33,13 +35,16 @@ export interface SharedLimitStore {
 const PROBE_EVERY_MS = 5000;
 
 /**
- * Tells the log once when the limits stop being shared and once when they are shared again, however many requests
- * and reconnection attempts fall in between. While down it pings Redis: a connection can stay open while its commands
- * time out, and then no reconnection says that Redis is back.
+ * The breaker: once a command failed or timed out, every limit counts in memory without asking Redis (a Redis that
+ * accepts and never answers would otherwise cost every rate-limited request the whole command timeout), until a
+ * probe finds Redis answering again. Tells the log once when the limits stop being shared and once when they are
+ * shared again, however many requests and reconnection attempts fall in between. While down it pings Redis: a
+ * connection can stay open while its commands time out, and then no reconnection says that Redis is back.
  */
-function outageReporter(log: Logger, client: Redis): { down(reason: string): void; up(): void; stop(): void } {
+function outageReporter(log: Logger, client: Redis): { down(reason: string): void; up(): void; stop(): void; isDown(): boolean } {
   let probe: NodeJS.Timeout | undefined;
   const reporter = {
+    isDown: () => probe !== undefined,
     down(reason: string) {
       if (probe) return;
       probe = setInterval(() => void client.ping().then(() => reporter.up(), () => undefined), PROBE_EVERY_MS).unref();
@@ -95,14 +100,27 @@ export async function connectSharedLimitStore(settings: RedisSettings, log: Logg
       return super.penalty(...args);
     }
   }
+  /** Redis's limiter while the breaker is closed; its insurance, asked directly, while it is open. */
+  class Breaking extends RateLimiterRedis {
+    constructor(options: IRateLimiterOptions, private readonly memory: Insurance) {
+      super({ ...options, keyPrefix: `${settings.keyPrefix}${options.keyPrefix ?? ''}`, storeClient: client, rejectIfRedisNotReady: true, insuranceLimiter: memory });
+    }
+    override consume(...args: Parameters<RateLimiterRedis['consume']>): ReturnType<RateLimiterRedis['consume']> {
+      return outage.isDown() ? this.memory.consume(...args) : super.consume(...args);
+    }
+    override get(...args: Parameters<RateLimiterRedis['get']>): ReturnType<RateLimiterRedis['get']> {
+      return outage.isDown() ? this.memory.get(...args) : super.get(...args);
+    }
+    override penalty(...args: Parameters<RateLimiterRedis['penalty']>): ReturnType<RateLimiterRedis['penalty']> {
+      return outage.isDown() ? this.memory.penalty(...args) : super.penalty(...args);
+    }
+    override delete(...args: Parameters<RateLimiterRedis['delete']>): ReturnType<RateLimiterRedis['delete']> {
+      return outage.isDown() ? this.memory.delete(...args) : super.delete(...args);
+    }
+  }
   return {
-    limiter: (options) => new RateLimiterRedis({
-      ...options,
-      keyPrefix: `${settings.keyPrefix}${options.keyPrefix ?? ''}`,
-      storeClient: client,
-      rejectIfRedisNotReady: true,
-      insuranceLimiter: new Insurance(options),
-    }),
+    limiter: (options) => new Breaking(options, new Insurance(options)),
+    fallbackActive: () => outage.isDown(),
     async close() {
       outage.stop();
       client.removeAllListeners('close');

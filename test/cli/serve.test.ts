@@ -1,5 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { connect, type Socket } from 'node:net';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -86,7 +86,7 @@ describe('age-provider serve as a process', function () {
     expect(await server.exited).to.equal(0);
   });
 
-  it('on SIGTERM lets every in-flight request finish with Connection: close, closes idle connections and exits 0', async () => {
+  it('on SIGTERM lets every in-flight request finish with Connection: close, closes connections idle for the margin and exits 0', async () => {
     server = await serveProcess({ DATA_DIR: dataDir, LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT: '60', SHUTDOWN_DELAY_MS: '0' });
     const { listening } = server.started;
     const idle = await open(listening);
@@ -115,7 +115,7 @@ describe('age-provider serve as a process', function () {
     expect(await server.exited).to.equal(0);
   });
 
-  it('on SIGTERM keeps listening for SHUTDOWN_DELAY_MS: requests sent on keep-alive connections right after the signal are answered with Connection: close, /readyz with 503', async () => {
+  it('on SIGTERM keeps serving for SHUTDOWN_DELAY_MS with /readyz at 503, then answers the next request on each keep-alive connection with Connection: close', async () => {
     const database = await cliDatabase('age-provider-serve-delay-');
     try {
       server = await serveProcess({ ...database.env, LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT: '30', SHUTDOWN_DELAY_MS: '1500' });
@@ -137,25 +137,52 @@ describe('age-provider serve as a process', function () {
       const fresh = await open(listening);
       fresh.socket.write(get('/healthz'));
 
-      // every request answered, none reset; one the process read before it handled the signal may still say ready
+      // every request answered, none reset, the connections kept alive; one the process read before it handled the
+      // signal may still say ready
       for (const connection of [...early, ...late]) {
-        await connection.closed;
+        await connection.receives('"status"');
         const response = finalResponse(connection.received());
         expect(connection.received().match(/HTTP\/1\.1 /g), connection.received()).to.have.length(2);
+        expect(response.headers.connection, connection.received()).to.equal('keep-alive');
         if (late.includes(connection) || response.status === 503) {
           expect(response.status, connection.received()).to.equal(503);
-          expect(response.headers.connection, connection.received()).to.equal('close');
           expect(JSON.parse(response.body)).to.deep.equal({ status: 'draining' });
         } else expect(JSON.parse(response.body)).to.deep.equal({ status: 'ready' });
       }
-      await fresh.closed;
-      expect(finalResponse(fresh.received())).to.deep.include({ status: 200 });
-      expect(finalResponse(fresh.received()).headers.connection).to.equal('close');
+      await fresh.receives('{"status":"ok"}');
+      expect(finalResponse(fresh.received()).headers.connection).to.equal('keep-alive');
+
+      // Once the listener has closed, the next request on each connection is answered with Connection: close.
+      while (await open(listening).then((probe) => { probe.socket.destroy(); return true; }, () => false)) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      for (const connection of [...connections, fresh]) connection.socket.write(get('/healthz'));
+      for (const connection of [...connections, fresh]) {
+        await connection.closed;
+        expect(connection.received().match(/HTTP\/1\.1 /g), connection.received()).to.have.length(connection === fresh ? 2 : 3);
+        expect(finalResponse(connection.received())).to.deep.include({ status: 200 });
+        expect(finalResponse(connection.received()).headers.connection).to.equal('close');
+      }
       expect(await server.exited).to.equal(0);
     } finally {
       await database.close();
     }
   });
+
+  for (const setting of ['PORT', 'OPERATIONS_PORT'] as const) {
+    it(`names ${setting} in one line, no stack, when its port is in use`, async () => {
+      const taken = createServer().listen(0, '127.0.0.1');
+      await new Promise((resolve) => taken.once('listening', resolve));
+      const { port } = taken.address() as AddressInfo;
+      try {
+        const env = { DATA_DIR: dataDir, LOG_LEVEL: 'silent', OPERATIONS_PORT: '0', [setting]: String(port) };
+        const failed = await serveProcess(env).then(() => 'started', (error: Error) => error.message);
+        expect(failed).to.equal(`the server did not start: ${setting}=${port}: 127.0.0.1:${port} is already in use by another process; stop it or set another ${setting}`);
+      } finally {
+        taken.close();
+      }
+    });
+  }
 
   it('exits anyway after SHUTDOWN_TIMEOUT when a request does not finish, with exit code 1', async () => {
     server = await serveProcess({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', SHUTDOWN_TIMEOUT: '1' });

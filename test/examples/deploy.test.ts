@@ -87,6 +87,8 @@ describe('the deployment recipe (examples/deploy)', function () {
     let httpsPort: number;
     let httpPort: number;
     let apiToken: string;
+    /** each instance's environment, its port fixed: a restart comes back where nginx's upstream points */
+    const instanceEnvs: NodeJS.ProcessEnv[] = [];
 
     before(async function () {
       if (!existsSync(NGINX)) {
@@ -114,7 +116,10 @@ describe('the deployment recipe (examples/deploy)', function () {
         ...secrets, DATABASE_URL: database.url, ISSUER: `https://localhost:${httpsPort}`, TRUST_PROXY: 'true',
         GEO_COUNTRY_HEADER: 'X-Visitor-Country', GEO_SUBDIVISION_HEADER: 'X-Visitor-Subdivision', REQUIREMENT_RATE_LIMIT_PER_IP: '3', LOG_LEVEL: 'silent',
       };
-      for (const index of [1, 2]) instances.push(await serveProcess({ ...env, DATA_DIR: join(folder, `data-${index}`) }));
+      for (const index of [1, 2]) {
+        instanceEnvs.push({ ...env, DATA_DIR: join(folder, `data-${index}`), PORT: String(await freePort()) });
+        instances.push(await serveProcess(instanceEnvs.at(-1)!));
+      }
       const created = await cli(env, ['webmaster', 'create', '--email', 'deploy@example.test', '--json']);
       expect(created.code, created.stderr).to.equal(0);
       apiToken = (JSON.parse((await cli(env, ['webmaster', 'token', '--email', 'deploy@example.test', '--json'])).stdout) as { token: string }).token;
@@ -191,6 +196,53 @@ describe('the deployment recipe (examples/deploy)', function () {
       expect(seen.forged.map(({ status }) => status)).to.deep.equal([200, 200, 200, 429, 429]);
       // The request id is nginx's, not the client's.
       for (const [index, { requestId }] of seen.forged.entries()) expect(requestId).to.be.a('string').and.not.equal(`forged-${index}`);
+    });
+
+    it('restarts each instance in turn under whole flows on keep-alive connections, plainly and for a key rotation: no error, no reset, no POST replayed', async function () {
+      // Four restarts, each a drain and a start of its own.
+      this.timeout(900_000);
+      const load = spawn(process.execPath, ['--import', 'tsx', join(packageRoot, 'test', 'examples', 'https-load.ts')], {
+        cwd: packageRoot, stdio: ['pipe', 'pipe', 'pipe'],
+        env: { PATH: process.env.PATH, NODE_EXTRA_CA_CERTS: join(folder, 'tls', 'fullchain.pem'), BASE: `https://localhost:${httpsPort}`, API_TOKEN: apiToken, WORKERS: '6' },
+      });
+      let stdout = '';
+      let stderr = '';
+      load.stdout!.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+      const running = new Promise<void>((resolve) => load.stderr!.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes('running')) resolve();
+      }));
+      const ended = new Promise((resolve) => load.once('exit', resolve));
+      expect(await Promise.race([running.then(() => true), ended.then(() => false)]), `the load runs: ${stderr}`).to.equal(true);
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+
+      /** SIGTERM, a clean exit, start again on the same port, ready: then at once the next instance, as the docs say. */
+      const restart = async (index: number, env: NodeJS.ProcessEnv) => {
+        instances[index]!.child.kill('SIGTERM');
+        expect(await instances[index]!.exited, `instance ${index + 1} drained`).to.equal(0);
+        instances[index] = await serveProcess(env);
+        let ready = false;
+        while (!ready) ready = await fetch(`${instances[index]!.started.listening}/readyz`).then((response) => response.ok, () => false);
+      };
+      for (const index of [0, 1]) await restart(index, instanceEnvs[index]!);
+      // The key rotation's first step (docs/configuration.md "Rotating keys"): the next JWKS, then a rolling restart.
+      const rotated = await cli(instanceEnvs[0]!, ['secrets', 'rotate', 'jwks', 'add']);
+      expect(rotated.code, rotated.stderr).to.equal(0);
+      const { JWKS } = parseEnv(rotated.stdout);
+      expect(JWKS).to.be.a('string').and.not.equal(instanceEnvs[0]!.JWKS);
+      for (const index of [0, 1]) {
+        instanceEnvs[index] = { ...instanceEnvs[index], JWKS };
+        await restart(index, instanceEnvs[index]!);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+
+      load.stdin!.end();
+      await ended;
+      const seen = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { passed: number; failures: string[] };
+      const upstreamErrors = (await readFile(join(folder, 'error.log'), 'utf8')).split('\n').filter((line) => line.includes('upstream'));
+      expect(seen.failures, upstreamErrors.join('\n')).to.deep.equal([]);
+      expect(seen.passed).to.be.above(12);
+      expect(await readFile(join(folder, 'error.log'), 'utf8')).not.to.match(/no live upstreams/);
     });
   });
 });

@@ -18,10 +18,12 @@ export interface TcpProxy {
    * made afterwards are forwarded. Returns how many were silenced.
    */
   silence(which?: (connection: ProxiedConnection) => boolean): number;
+  /** Closes the silenced connections at both ends: the hang is over, and the client's reconnection is forwarded. */
+  cutSilenced(): void;
   close(): Promise<void>;
 }
 
-/** A TCP proxy on 127.0.0.1 in front of the PostgreSQL server of `databaseUrl`, that a test can silence. */
+/** A TCP proxy on 127.0.0.1 in front of the server of `databaseUrl` (PostgreSQL, Redis), that a test can silence. */
 export async function startTcpProxy(databaseUrl: string): Promise<TcpProxy> {
   const target = new URL(databaseUrl);
   const open = new Map<ProxiedConnection, Socket[]>();
@@ -59,6 +61,9 @@ export async function startTcpProxy(databaseUrl: string): Promise<TcpProxy> {
       const chosen = [...open.keys()].filter((connection) => !connection.silenced && which(connection));
       for (const connection of chosen) connection.silenced = true;
       return chosen.length;
+    },
+    cutSilenced() {
+      for (const [connection, sockets] of open) if (connection.silenced) for (const socket of sockets) socket.destroy();
     },
     async close() {
       for (const sockets of open.values()) for (const socket of sockets) socket.destroy();

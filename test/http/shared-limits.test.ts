@@ -1,8 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, connect } from 'node:net';
 import { expect } from 'chai';
 import { keptLogger } from '../helpers/log.js';
+import { startTcpProxy } from '../helpers/tcp-proxy.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
 /** The machine's Redis (.ci/run starts it when it is down). */
@@ -52,6 +54,16 @@ async function roundRobin(apps: TestApp[], count: number, request: (app: TestApp
     }))));
   }
   return statuses;
+}
+/** The operations listener's /metrics of an app, as Prometheus scrapes it. */
+async function scrape(app: TestApp): Promise<string> {
+  const server = createHttpServer(app.provider.operations.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    return await (await fetch(`http://127.0.0.1:${(server.address() as { port: number }).port}/metrics`)).text();
+  } finally {
+    server.close();
+  }
 }
 const allowed = (statuses: number[]): number => statuses.filter((status) => status !== 429).length;
 const requirement = (app: TestApp): Promise<Response> => fetch(`${app.url}/v1/requirement?key=pk_nobody`);
@@ -120,6 +132,34 @@ describe('rate limits shared across instances through Redis (REDIS_URL)', functi
       for (const log of logs) await waitFor(() => mentions(log, 'Redis answers again') === 1, 'the recovery is logged');
       expect(allowed(await roundRobin(apps, 8, requirement)), 'shared again: a fresh Redis, one limit for both').to.equal(3);
       for (const log of logs) expect(mentions(log, 'Redis does not answer'), 'still one outage').to.equal(1);
+    });
+
+    it('keeps requests at their usual latency while Redis accepts and never answers, and shares again once it answers', async () => {
+      const proxy = await startTcpProxy(`redis://127.0.0.1:${port}`);
+      const log = keptLogger();
+      const app = await startTestApp({ env: { REDIS_URL: proxy.url, REQUIREMENT_RATE_LIMIT_PER_IP: '1000' }, logger: log });
+      try {
+        expect(await roundRobin([app], 3, requirement)).to.deep.equal([404, 404, 404]);
+        expect(app.provider.runtime.rateLimits.fallbackActive()).to.equal(false);
+        expect(proxy.silence()).to.be.above(0);
+        // The first request waits for the command timeout (0.5 s) and is counted in memory; it opens the breaker.
+        expect(await roundRobin([app], 1, requirement)).to.deep.equal([404]);
+        expect(app.provider.runtime.rateLimits.fallbackActive(), 'the breaker is open').to.equal(true);
+        expect(await scrape(app)).to.match(/^age_provider_redis_fallback_active 1$/m);
+        // Then none asks Redis: 40 requests one after another, which would wait 20 s for Redis, take what they take.
+        const started = Date.now();
+        for (let index = 0; index < 40; index++) expect((await requirement(app)).status).to.equal(404);
+        expect(Date.now() - started, 'no request waited for Redis').to.be.below(8000);
+        expect(mentions(log, 'Redis does not answer')).to.equal(1);
+        // The hang ends (the connection resets, the reconnection is answered): a probe closes the breaker.
+        proxy.cutSilenced();
+        await waitFor(() => mentions(log, 'Redis answers again') === 1, 'the recovery is logged');
+        expect(app.provider.runtime.rateLimits.fallbackActive()).to.equal(false);
+        expect(await scrape(app)).to.match(/^age_provider_redis_fallback_active 0$/m);
+      } finally {
+        await app.close();
+        await proxy.close();
+      }
     });
 
     it('starts, and serves with per-instance limits, when Redis cannot be reached at all', async () => {

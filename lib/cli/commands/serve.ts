@@ -2,12 +2,18 @@ import { createServer, type Server } from 'node:http';
 import { createAgeProvider } from '../../app.js';
 import { graceful } from '../../http/shutdown.js';
 import { settlesWithin } from '../../time-limit.js';
-import { output, type Command } from '../command.js';
+import { CliError, output, type Command } from '../command.js';
 import { checkDatabaseReachable } from '../database-reachable.js';
 
-async function listen(server: Server, port: number, host: string): Promise<string> {
+/** Listens on host:port; a port taken or not allowed is the operator's to fix, named by its setting in one line. */
+async function listen(server: Server, port: number, host: string, setting: 'PORT' | 'OPERATIONS_PORT'): Promise<string> {
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') reject(new CliError(`${setting}=${port}: ${host}:${port} is already in use by another process; stop it or set another ${setting}`));
+      else if (error.code === 'EACCES') reject(new CliError(`${setting}=${port}: not allowed to listen on ${host}:${port} (ports below 1024 need privileges); set another ${setting}`));
+      else if (error.code === 'EADDRNOTAVAIL') reject(new CliError(`${setting}=${port}: ${host} is not an address of this machine`));
+      else reject(error);
+    });
     server.listen(port, host, resolve);
   });
   const address = server.address();
@@ -29,9 +35,9 @@ export const serveCommand: Command = {
 Applies pending migrations, then serves every surface (OAuth2, External API, platform, health) on HOST:PORT, and
 /metrics, /healthz and /readyz on OPERATIONS_HOST:OPERATIONS_PORT when OPERATIONS_PORT is set.
 Configuration comes from environment variables: see docs/configuration.md.
-Stops cleanly on SIGINT or SIGTERM. It drains first: /readyz answers 503 and every response closes its connection
-while it still listens for SHUTDOWN_DELAY_MS, then the listener closes, in-flight requests finish, and the
-process exits within SHUTDOWN_TIMEOUT seconds (exit code 1 when requests had to be cut).`,
+Stops cleanly on SIGINT or SIGTERM. It drains first: /readyz answers 503 while it still serves for
+SHUTDOWN_DELAY_MS, then the listener closes, every response closes its connection, in-flight requests finish, and
+the process exits within SHUTDOWN_TIMEOUT seconds (exit code 1 when requests had to be cut).`,
   options: { json: { type: 'boolean' } },
   async run({ values }, io) {
     const started = Date.now();
@@ -49,8 +55,8 @@ process exits within SHUTDOWN_TIMEOUT seconds (exit code 1 when requests had to 
     let listening: string;
     let operations: string | undefined;
     try {
-      listening = await listen(publicServer, config.port, config.host);
-      if (operationsServer) operations = await listen(operationsServer, config.operationsPort!, config.operationsHost);
+      listening = await listen(publicServer, config.port, config.host, 'PORT');
+      if (operationsServer) operations = await listen(operationsServer, config.operationsPort!, config.operationsHost, 'OPERATIONS_PORT');
     } catch (error) {
       for (const server of servers) server.close();
       await provider.close();
