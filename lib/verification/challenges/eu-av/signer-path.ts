@@ -31,7 +31,7 @@ function read(der: Uint8Array): Read | undefined {
  * The document-signer profile: an end entity (not a CA) whose key usage is digitalSignature (never keyCertSign) and
  * whose extended key usage is a document signer's, ISO/IEC 18013-5's or the EUDI PID rulebook's (what the EU's
  * reference issuers use), and only that: a certificate also good for TLS or anything else is not a document signer
- * (docs/decisions.md, "eu_av: the document signer").
+ * (docs/decisions/eu-av.md, "eu_av: the document signer").
  */
 function signerProblem({ extensions }: Read): string | undefined {
   if (extensions.ca) return 'the signer certificate is a CA';
