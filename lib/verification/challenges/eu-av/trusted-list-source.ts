@@ -2,7 +2,7 @@ import type { X509Certificate } from 'node:crypto';
 import { schedulePeriodic } from '../../../periodic.js';
 import type { Runtime } from '../../../app/runtime.js';
 import { fetchListText, type ListFetchOptions } from './trusted-list-fetch.js';
-import { readTrustedList, TrustedListError } from './trusted-list.js';
+import { readTrustedList, TrustedListError, type TrustedList } from './trusted-list.js';
 import { trustAnchors, type TrustAnchors, type TrustSource } from './trust-anchors.js';
 
 /** The operator's ETSI trusted list: where it is, whose signature it must carry, how often it is read again. */
@@ -34,6 +34,12 @@ interface InUse {
   issued: Date;
 }
 
+/**
+ * Why a genuine list yields no anchor: a list that trusts nobody (its services all left out, or a list of lists that
+ * points elsewhere) is a failure, never "ok" with 0 anchors.
+ */
+const noAnchor = (list: TrustedList): string => `the trusted list yields no anchor (${list.inactiveServices} service(s) left out)`;
+
 const EMPTY: TrustAnchors = { authorities: [], signers: [] };
 
 const merged = (a: TrustAnchors, b: TrustAnchors): TrustAnchors =>
@@ -56,6 +62,7 @@ export async function followTrustedList(
     try {
       const list = readTrustedList(await fetchListText(settings.location, settings.fetch), settings.signers, now);
       if (inUse && list.issued < inUse.issued) throw new TrustedListError('the trusted list is older than the one in use');
+      if (list.certificates.length === 0) throw new TrustedListError(noAnchor(list));
       inUse = { anchors: trustAnchors(list.certificates), issued: list.issued };
     } catch (error) {
       const problem = error instanceof TrustedListError ? error.message : `the trusted list cannot be read (${(error as Error).message.slice(0, 120)})`;

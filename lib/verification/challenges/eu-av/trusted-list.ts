@@ -5,12 +5,17 @@ import { parseXml, type XmlElement } from './xml.js';
 const TSL = 'http://uri.etsi.org/02231/v2#';
 const XMLDSIG = 'http://www.w3.org/2000/09/xmldsig#';
 
+const ETSI_STATUS = 'http://uri.etsi.org/TrstSvc/TrustedList/Svcstatus/';
+
 /**
- * A service's current status that makes its certificates anchors: "granted" (ETSI TS 119 612 v2) or
- * "recognised at national level" (lists outside the EU scheme), and the v1 statuses of the same meaning. Withdrawn,
- * ceased, revoked or deprecated services are left out.
+ * The current statuses of a service in good standing, whose certificates are anchors: ETSI TS 119 612 v2's "granted"
+ * and "recognised at national level" and the v1 statuses of the same meaning (national and EUDI lists), and the
+ * Commission's AV Trusted List's own "recognized". Withdrawn, ceased, revoked or deprecated services are left out.
  */
-const ACTIVE_STATUSES = new Set(['granted', 'recognisedatnationallevel', 'undersupervision', 'supervisionincessation', 'accredited', 'setbynationallaw']);
+const GOOD_STANDING = new Set([
+  ...['granted', 'recognisedatnationallevel', 'undersupervision', 'supervisionincessation', 'accredited', 'setbynationallaw'].map((status) => `${ETSI_STATUS}${status}`),
+  'http://ec.europa.eu/tools/lotl/av/TrstSvc/TrustedList/Svcstatus/recognized',
+]);
 
 export class TrustedListError extends Error {
   override name = 'TrustedListError';
@@ -128,8 +133,7 @@ export function readTrustedList(xml: string, signers: readonly X509Certificate[]
   for (const service of providers.flatMap((provider) => childrenNamed(pathOf(provider, 'TSPServices') ?? provider, 'TSPService'))) {
     const information = pathOf(service, 'ServiceInformation');
     if (!information) continue;
-    const status = textOf(pathOf(information, 'ServiceStatus')).split('/').at(-1) ?? '';
-    if (!ACTIVE_STATUSES.has(status)) {
+    if (!GOOD_STANDING.has(textOf(pathOf(information, 'ServiceStatus')))) {
       inactiveServices += 1;
       continue;
     }
