@@ -1,7 +1,7 @@
 import Koa from 'koa';
 import { systemClock, type Clock } from '../clock.js';
-import { loadConfig } from './config.js';
-import type { Config, Settings } from '../config/types.js';
+import { loadConfig, type Config } from './config.js';
+import type { Settings } from '../config/types.js';
 import { requestEnvelope } from '../http/envelope.js';
 import { healthRoutes, type Readiness } from '../http/health.js';
 import { pinOriginToIssuer, warnAboutUntrustedProxy } from '../http/issuer-origin.js';

@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import type { Clock } from '../clock.js';
-import type { Config } from '../config/types.js';
+import type { Config } from './config.js';
 import type { GeoResolver } from '../geo/location.js';
 import type { RateLimits } from '../http/rate-limit.js';
 import type { Logger } from '../log.js';
