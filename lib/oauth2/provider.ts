@@ -1,8 +1,9 @@
 import type { Next } from 'koa';
 import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import { checkerClientMetadata, isCheckerClientId } from '../checker/client.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import { findClientMetadata } from './clients.js';
+import { recordExpiredFlows } from '../verification/flow-endings.js';
 import { flowAdapter } from './flow-storage.js';
 import type { OidcAdapterFactory } from '../store/oidc-payloads.js';
 import { watchProviderFailures } from './failures.js';
@@ -39,7 +40,7 @@ function configuration(runtime: Runtime, oidcAdapter: OidcAdapterFactory): Confi
   const { db, clock, sealer, log, config } = runtime;
   return {
     adapter: flowAdapter(
-      oidcAdapter({ db, clock, log, onClose: runtime.onClose, findClient: (id) => (isCheckerClientId(id) ? checkerClientMetadata(runtime, id) : findClientMetadata(runtime, id)) }),
+      oidcAdapter({ db, clock, log, onClose: runtime.onClose, beforeSweep: (now) => recordExpiredFlows(db, now), findClient: (id) => (isCheckerClientId(id) ? checkerClientMetadata(runtime, id) : findClientMetadata(runtime, id)) }),
       db, clock,
     ),
     jwks: config.jwks,

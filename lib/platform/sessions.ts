@@ -1,5 +1,5 @@
 import { addSeconds } from '../clock.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import { randomToken, sha256 } from '../security/hashing.js';
 
 /** A session ends after this long without a request... */

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { HttpError } from '../../http/errors.js';
 import { compileSchema, CSRF_FIELD, readForm, textField } from '../../http/form.js';
-import type { Runtime } from '../../runtime.js';
+import type { Runtime } from '../../app/runtime.js';
 import { normalizeIdentifier } from '../../security/identifiers.js';
 import { signInGuard } from '../../security/sign-in-guard.js';
 import { authenticateWebmaster } from '../../webmasters/accounts.js';

@@ -5,7 +5,7 @@ import { seeOther } from '../../http/see-other.js';
 import { translator } from '../../i18n/catalogue.js';
 import { browserLanguage } from '../../i18n/negotiate.js';
 import { createMailer, type MailSettings } from '../../mail/mailer.js';
-import type { Runtime } from '../../runtime.js';
+import type { Runtime } from '../../app/runtime.js';
 import { sha256 } from '../../security/hashing.js';
 import { normalizeIdentifier } from '../../security/identifiers.js';
 import { findWebmasterByEmail } from '../../webmasters/accounts.js';
