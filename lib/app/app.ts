@@ -1,5 +1,6 @@
 import Koa from 'koa';
 import { systemClock, type Clock } from '../clock.js';
+import { recordChange } from './changes.js';
 import { loadConfig, type Config } from './config.js';
 import type { Settings } from '../config/types.js';
 import { requestEnvelope } from '../http/envelope.js';
@@ -131,6 +132,7 @@ async function assemble({ config, db, clock, log, repeats, domainProbe, oidcAdap
     },
     geo: createGeoResolver({ config, log }),
     tally: new Tally(),
+    recordChange,
     domainProbe: domainProbe ?? publicDomainProbe(DOMAIN_PROBE_TIMEOUT_MS),
     onClose: (task: () => Promise<void> | void) => {
       closers.push(task);

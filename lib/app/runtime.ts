@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import type { Clock } from '../clock.js';
+import type { RecordChange } from '../changes.js';
 import type { Config } from './config.js';
 import type { GeoResolver } from '../geo/location.js';
 import type { RateLimits } from '../http/rate-limit.js';
@@ -31,6 +32,8 @@ export interface Runtime {
   geo: GeoResolver;
   /** flow events counted in memory for the statistics (started, refused, abandoned), rolled up every minute */
   tally: Tally;
+  /** every change a service makes, recorded once: the audit trail and the webhooks hear of it (lib/app/changes.ts) */
+  recordChange: RecordChange;
   /** how website domains are verified from outside (DNS TXT, /.well-known file) */
   domainProbe: DomainProbe;
   /** Registers work for close(): timers to clear, connections to end. Runs in reverse order. */

@@ -1,5 +1,5 @@
 import type { SchemaObject } from 'ajv';
-import type { ChangeOrigin } from '../audit/trail.js';
+import type { ChangeOrigin } from '../changes.js';
 import { websiteActivity } from '../audit/activity.js';
 import { auditPageSchema, auditQuerySchema } from '../audit/schemas.js';
 import { statisticsQuerySchema, statisticsSchema } from '../statistics/schemas.js';

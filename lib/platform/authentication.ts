@@ -1,5 +1,5 @@
 import type { Context, Middleware } from 'koa';
-import type { ChangeOrigin } from '../audit/trail.js';
+import type { ChangeOrigin } from '../changes.js';
 import type { Runtime } from '../app/runtime.js';
 import { bindCsrf } from '../http/csrf.js';
 import { seeOther } from '../http/see-other.js';

@@ -1,4 +1,5 @@
-import { record, SECRET_CHANGED, type ChangeOrigin } from '../audit/trail.js';
+import { record } from '../audit/trail.js';
+import { SECRET_CHANGED, type ChangeOrigin } from '../changes.js';
 import { Refusal } from '../refusal.js';
 import type { Runtime } from '../app/runtime.js';
 import { validator } from '../websites/validation.js';
