@@ -4,7 +4,7 @@ import { websiteActivity } from '../audit/activity.js';
 import { auditPageSchema, auditQuerySchema } from '../audit/schemas.js';
 import { statisticsQuerySchema, statisticsSchema } from '../statistics/schemas.js';
 import { websiteStatistics } from '../statistics/statistics.js';
-import type { Runtime } from '../app/runtime.js';
+import type { ExternalServices } from './services.js';
 import {
   checkDomainVerification, createOAuth2Config, createWebsite, getDomainVerification, getOAuth2Config, getWebsite, getWebsiteKey, getWebsitePolicy, listWebsites,
   regenerateOAuth2Credentials, regenerateWebsiteKey, updateOAuth2Config, updateWebsite, updateWebsitePolicy,
@@ -33,7 +33,7 @@ export interface ScopeValues {
 }
 
 /** One call of an operation; the body is validated by the service it reaches (one schema, shared with the platform). */
-export type Call<S extends Scope> = { runtime: Runtime; webmasterId: number; origin: ChangeOrigin; body: unknown; query: unknown } & ScopeValues[S];
+export type Call<S extends Scope> = { runtime: ExternalServices; webmasterId: number; origin: ChangeOrigin; body: unknown; query: unknown } & ScopeValues[S];
 
 export interface Operation<S extends Scope = Scope> {
   operationId: string;

@@ -1,7 +1,7 @@
 import type { GeoResolver, Location } from '../geo/location.js';
 import type { Clock } from '../clock.js';
 import type { GeoSettings } from '../geo/settings.js';
-import type { ChallengeRegistry } from '../verification/registry.js';
+import type { ChallengeRegistry } from '../verification/challenge.js';
 import type { AssuranceLevel, ChallengeName, Environment } from '../verification/challenge.js';
 import { challengesUnder } from './offer.js';
 import { effectiveRule, locationOfRegion, operatorRule } from './effective.js';

@@ -4,7 +4,7 @@ import type { Logger } from '../log.js';
 import type { PolicyOperator } from '../policy/resolve.js';
 import type { Sealer } from '../security/sealing.js';
 import type { Database } from '../store/database.js';
-import type { ChallengeRegistry } from '../verification/registry.js';
+import type { ChallengeRegistry } from '../verification/challenge.js';
 import type { ClientCache } from './client-cache.js';
 import type { DomainProbe } from './domain-probe.js';
 
