@@ -12,6 +12,7 @@ import * as signInCodes from './010_sign_in_codes.js';
 import * as formEffects from './011_form_effects.js';
 import * as domainVerifiedBy from './012_domain_verified_by.js';
 import * as statisticsCounted from './019_statistics_counted.js';
+import * as verificationListing from './020_verification_listing.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -33,4 +34,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['011_form_effects', formEffects],
   ['012_domain_verified_by', domainVerifiedBy],
   ['019_statistics_counted', statisticsCounted],
+  ['020_verification_listing', verificationListing],
 ];

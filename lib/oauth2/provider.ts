@@ -3,6 +3,7 @@ import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-prov
 import { checkerClientMetadata, isCheckerClientId } from '../checker/client.js';
 import type { OAuth2Services } from './services.js';
 import { findClientMetadata } from './clients.js';
+import { recordExpiredFlows } from '../verification/flow-endings.js';
 import { flowAdapter } from './flow-storage.js';
 import type { OidcAdapterFactory } from '../store/oidc-payloads.js';
 import { watchProviderFailures } from './failures.js';
@@ -39,7 +40,7 @@ function configuration(runtime: OAuth2Services, oidcAdapter: OidcAdapterFactory)
   const { db, clock, sealer, log, config } = runtime;
   return {
     adapter: flowAdapter(
-      oidcAdapter({ db, clock, log, onClose: runtime.onClose, findClient: (id) => (isCheckerClientId(id) ? checkerClientMetadata(runtime, id) : findClientMetadata(runtime, id)) }),
+      oidcAdapter({ db, clock, log, onClose: runtime.onClose, beforeSweep: (now) => recordExpiredFlows(db, now), findClient: (id) => (isCheckerClientId(id) ? checkerClientMetadata(runtime, id) : findClientMetadata(runtime, id)) }),
       db, clock,
     ),
     jwks: config.jwks,

@@ -54,6 +54,8 @@ const SQL_OWNERS = new Set([
   'lib/store/oidc-payloads.ts',
   'lib/store/retention.ts',
   'lib/verification/challenges/ticket/codes.ts',
+  'lib/verification/flow-endings.ts',
+  'lib/verification/listing.ts',
   'lib/verification/proofs.ts',
   'lib/verification/verifications.ts',
   'lib/visitors/passkey-ceremonies.ts',
@@ -141,7 +143,7 @@ function documentedLayers(): Record<string, string[]> {
 }
 
 /** Calls that reach the database: a query builder on a table, a raw statement, a transaction. */
-const ISSUES_SQL = /\b(?:db|trx)(?:<[^>]*>)?\(|\.raw\(|\.transaction\(/;
+const ISSUES_SQL = /\b(?:db|trx)(?:<[^>]*>)?\(|\.raw(?:<[^>]*>)?\(|\.transaction\(/;
 
 describe('architecture: the import graph', () => {
   it('puts every folder and loose file of lib in exactly one layer', () => {

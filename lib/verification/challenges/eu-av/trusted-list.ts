@@ -17,6 +17,18 @@ const GOOD_STANDING = new Set([
   'http://ec.europa.eu/tools/lotl/av/TrstSvc/TrustedList/Svcstatus/recognized',
 ]);
 
+/**
+ * The service types whose certificates may vouch for an age attestation: the Commission's Proof of Age Attestation
+ * Provider (the AV Trusted List's), and the PID provider (the EUDI lists', ETSI TS 119 612 and TS 119 602 forms). A
+ * national list's qualified CAs (CA/QC: e-signature, e-seal and website certificates), time-stamping or any other
+ * service are not anchors for an attestation, whatever their status.
+ */
+export const ANCHOR_SERVICE_TYPES: ReadonlySet<string> = new Set([
+  'http://ec.europa.eu/tools/lotl/av/TrstSvc/Svctype/PAA',
+  'http://uri.etsi.org/Svc/Svctype/Provider/PID',
+  'http://uri.etsi.org/19602/SvcType/PID/Issuance',
+]);
+
 export class TrustedListError extends Error {
   override name = 'TrustedListError';
 }
@@ -27,6 +39,10 @@ export interface TrustedList {
   certificates: Buffer[];
   /** services left out for their status */
   inactiveServices: number;
+  /** services left out for their type: they issue neither age attestations nor PID */
+  otherServices: number;
+  /** the list's TSLType, for the log and /readyz */
+  type: string;
   issued: Date;
   nextUpdate?: Date;
 }
@@ -129,10 +145,15 @@ export function readTrustedList(xml: string, signers: readonly X509Certificate[]
   if (nextUpdate && nextUpdate < now) throw new TrustedListError('the trusted list is past its next update');
   const certificates: Buffer[] = [];
   let inactiveServices = 0;
+  let otherServices = 0;
   const providers = childrenNamed(pathOf(list, 'TrustServiceProviderList') ?? list, 'TrustServiceProvider');
   for (const service of providers.flatMap((provider) => childrenNamed(pathOf(provider, 'TSPServices') ?? provider, 'TSPService'))) {
     const information = pathOf(service, 'ServiceInformation');
     if (!information) continue;
+    if (!ANCHOR_SERVICE_TYPES.has(textOf(pathOf(information, 'ServiceTypeIdentifier')))) {
+      otherServices += 1;
+      continue;
+    }
     if (!GOOD_STANDING.has(textOf(pathOf(information, 'ServiceStatus')))) {
       inactiveServices += 1;
       continue;
@@ -143,5 +164,5 @@ export function readTrustedList(xml: string, signers: readonly X509Certificate[]
       }
     }
   }
-  return { certificates, inactiveServices, issued, ...(nextUpdate ? { nextUpdate } : {}) };
+  return { certificates, inactiveServices, otherServices, type: textOf(pathOf(scheme, 'TSLType')), issued, ...(nextUpdate ? { nextUpdate } : {}) };
 }

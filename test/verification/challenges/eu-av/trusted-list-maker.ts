@@ -34,6 +34,8 @@ export interface ListShape {
   nextUpdate?: Date;
   /** the SignatureMethod; the key signs with ECDSA unless this names HMAC (an attacker keying it with the public certificate) */
   signatureMethod?: 'ecdsa-sha256' | 'hmac-sha1';
+  /** the TSLType: the AV Trusted List's unless said */
+  type?: string;
   /** replaces the list's content after signing, as a tamperer would */
   tamper?: (list: string) => string;
 }
@@ -50,6 +52,7 @@ const isoSeconds = (date: Date): string => `${date.toISOString().split('.')[0]}Z
 const listText = (shape: ListShape, signature: string): string =>
   `<TrustServiceStatusList xmlns="${TSL}" Id="tsl" TSLTag="http://uri.etsi.org/19612/TSLTag">`
   + `<SchemeInformation><TSLVersionIdentifier>5</TSLVersionIdentifier><TSLSequenceNumber>1</TSLSequenceNumber>`
+  + `<TSLType>${shape.type ?? 'http://ec.europa.eu/tools/lotl/av/TrstSvc/TrustedList/TSLType/AVTL'}</TSLType>`
   + `<ListIssueDateTime>${isoSeconds(shape.issued)}</ListIssueDateTime>`
   + (shape.nextUpdate ? `<NextUpdate><dateTime>${isoSeconds(shape.nextUpdate)}</dateTime></NextUpdate>` : '')
   + `</SchemeInformation>`
