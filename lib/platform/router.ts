@@ -1,10 +1,11 @@
+import type { PlatformServices } from './services.js';
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { formBody } from '../http/body.js';
 import { requireCsrf } from '../http/csrf.js';
 import { sameOrigin } from '../http/same-origin.js';
 import { seeOther } from '../http/see-other.js';
-import type { SurfaceBuilder } from '../app/runtime.js';
+import type { SurfaceBuilder } from '../http/surface.js';
 import { loadSession, PLATFORM_PATH, requireWebmaster, webmasterOf } from './authentication.js';
 import { onceForms } from './once.js';
 import { accountRoutes } from './routes/account-routes.js';
@@ -36,7 +37,7 @@ const signedOutAlready: Middleware = async (ctx, next) => {
  * The webmasters platform at /platform: server-rendered pages, every post from the issuer's origin and behind a CSRF
  * token bound to the session (so the session is loaded first), sessions in platform_sessions.
  */
-export const platformSurface: SurfaceBuilder = ({ runtime }) => {
+export const platformSurface: SurfaceBuilder<PlatformServices> = ({ runtime }) => {
   const router = new Router({ prefix: PLATFORM_PATH });
   router.use(sameOrigin(runtime.config.issuer), formBody(), loadSession(runtime), signedOutAlready, requireCsrf);
   router.use(authRoutes(runtime).routes());

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { record, SECRET_CHANGED } from '../audit/trail.js';
+import { record } from '../audit/trail.js';
+import { SECRET_CHANGED } from '../changes.js';
 import { addSeconds, type Clock } from '../clock.js';
 import { randomToken, sha256 } from '../security/hashing.js';
 import { normalizeIdentifier } from '../security/identifiers.js';

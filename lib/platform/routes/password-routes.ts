@@ -5,7 +5,7 @@ import { seeOther } from '../../http/see-other.js';
 import { translator } from '../../i18n/catalogue.js';
 import { browserLanguage } from '../../i18n/negotiate.js';
 import { createMailer, type MailSettings } from '../../mail/mailer.js';
-import type { Runtime } from '../../app/runtime.js';
+import type { PlatformServices } from '../services.js';
 import { sha256 } from '../../security/hashing.js';
 import { normalizeIdentifier } from '../../security/identifiers.js';
 import { findWebmasterByEmail } from '../../webmasters/accounts.js';
@@ -37,7 +37,7 @@ const emailKey = (email: string): string => sha256(normalizeIdentifier(email));
  * the operator configured a mail server; the link's page itself (set-password routes) also serves the operator's
  * printed links and is always mounted.
  */
-export function mailedLinkRoutes(runtime: Runtime, mail: MailSettings): Router {
+export function mailedLinkRoutes(runtime: PlatformServices, mail: MailSettings): Router {
   const router = new Router();
   const mailer = createMailer(mail, runtime.log);
   const limits = {
@@ -99,7 +99,7 @@ const validPassword = compileSchema<{ password: string; confirm: string; _csrf: 
 });
 
 /** The page a set-password link opens (mailed, or printed by `age-provider webmaster create | reset-password`). */
-export function setPasswordRoutes(runtime: Runtime): Router {
+export function setPasswordRoutes(runtime: PlatformServices): Router {
   const router = new Router();
   const expired = (ctx: Context) => renderPage(ctx, 'password-set.njk', { expired: true, mail: Boolean(runtime.config.mail) }, 404);
 
