@@ -1,12 +1,12 @@
 import type { SchemaObject } from 'ajv';
-import type { ChangeOrigin } from '../audit/trail.js';
+import type { ChangeOrigin } from '../changes.js';
 import { websiteActivity } from '../audit/activity.js';
 import { auditPageSchema, auditQuerySchema } from '../audit/schemas.js';
 import { statisticsQuerySchema, statisticsSchema } from '../statistics/schemas.js';
 import { websiteStatistics } from '../statistics/statistics.js';
 import { getVerification, listVerifications } from '../verification/listing.js';
 import { verificationPageSchema, verificationQuerySchema, verificationSchema } from '../verification/listing-schemas.js';
-import type { Runtime } from '../app/runtime.js';
+import type { ExternalServices } from './services.js';
 import {
   checkDomainVerification, createOAuth2Config, createWebsite, getDomainVerification, getOAuth2Config, getWebsite, getWebsiteKey, getWebsitePolicy, listWebsites,
   regenerateOAuth2Credentials, regenerateWebsiteKey, updateOAuth2Config, updateWebsite, updateWebsitePolicy,
@@ -36,7 +36,7 @@ export interface ScopeValues {
 }
 
 /** One call of an operation; the body is validated by the service it reaches (one schema, shared with the platform). */
-export type Call<S extends Scope> = { runtime: Runtime; webmasterId: number; origin: ChangeOrigin; body: unknown; query: unknown } & ScopeValues[S];
+export type Call<S extends Scope> = { runtime: ExternalServices; webmasterId: number; origin: ChangeOrigin; body: unknown; query: unknown } & ScopeValues[S];
 
 export interface Operation<S extends Scope = Scope> {
   operationId: string;

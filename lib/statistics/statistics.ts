@@ -1,5 +1,5 @@
 import { dayRange } from './days.js';
-import type { Runtime } from '../app/runtime.js';
+import type { StatisticsServices } from './services.js';
 import { validator } from '../websites/validation.js';
 import { checkWebsiteId, websiteAccess } from '../websites/ownership.js';
 import { STATISTICS_MAX_DAYS, statisticsQuerySchema } from './schemas.js';
@@ -33,7 +33,7 @@ const dayOf = (aggregate: DailyAggregate): StatisticsDay => ({
 });
 
 /** A website's statistics from `from` to `to` (inclusive), for its owner. */
-export async function websiteStatistics(runtime: Runtime, webmasterId: number, websiteId: number, query: unknown): Promise<{ days: StatisticsDay[] }> {
+export async function websiteStatistics(runtime: StatisticsServices, webmasterId: number, websiteId: number, query: unknown): Promise<{ days: StatisticsDay[] }> {
   const { from, to } = validateQuery(query);
   dayRange(from, to, STATISTICS_MAX_DAYS);
   checkWebsiteId(websiteId);

@@ -1,4 +1,4 @@
-import type { Runtime } from '../app/runtime.js';
+import type { ChallengeServices } from './services.js';
 import { Refusal } from '../refusal.js';
 import type { Database } from '../store/database.js';
 import { dayRange } from '../statistics/days.js';
@@ -121,7 +121,7 @@ const validateQuery = validator<VerificationFilters & { limit?: string; cursor?:
 
 /** A page of a website's flows for its owner, newest first; `next` continues with older ones. */
 export async function listVerifications(
-  runtime: Runtime, webmasterId: number, websiteId: number, query: unknown,
+  runtime: Pick<ChallengeServices, 'db'>, webmasterId: number, websiteId: number, query: unknown,
 ): Promise<{ verifications: ListedVerification[]; next: string | null }> {
   const { limit, cursor, ...filters } = validateQuery(query);
   if (filters.from && filters.to) dayRange(filters.from, filters.to);
@@ -145,7 +145,7 @@ export async function allVerifications(runtime: Runtime, webmasterId: number, we
 }
 
 /** One flow of a website by its id; another website's, or one swept past its retention, is not found. */
-export async function getVerification(runtime: Runtime, webmasterId: number, websiteId: number, verificationId: string): Promise<ListedVerification> {
+export async function getVerification(runtime: Pick<ChallengeServices, 'db'>, webmasterId: number, websiteId: number, verificationId: string): Promise<ListedVerification> {
   checkWebsiteId(websiteId);
   await websiteAccess(runtime.db, webmasterId, websiteId);
   const notFound = new Refusal('not_found', 'Verification not found.');
