@@ -136,7 +136,7 @@ export async function listVerifications(
 }
 
 /** Every flow of a website matching `query`'s filters (validated as the API's), newest first, at most `cap` (the platform's CSV). */
-export async function allVerifications(runtime: Runtime, webmasterId: number, websiteId: number, query: unknown, cap: number): Promise<ListedVerification[]> {
+export async function allVerifications(runtime: Pick<ChallengeServices, 'db'>, webmasterId: number, websiteId: number, query: unknown, cap: number): Promise<ListedVerification[]> {
   const { limit: _limit, cursor: _cursor, ...filters } = validateQuery(query);
   if (filters.from && filters.to) dayRange(filters.from, filters.to);
   checkWebsiteId(websiteId);

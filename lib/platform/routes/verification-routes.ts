@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { Runtime } from '../../app/runtime.js';
+import type { PlatformServices } from '../services.js';
 import { Refusal } from '../../refusal.js';
 import { OUTCOMES, VERIFICATION_ID_PATTERN } from '../../verification/listing-schemas.js';
 import { allVerifications, getVerification, listVerifications } from '../../verification/listing.js';
@@ -11,13 +11,13 @@ import { renderWebsiteTab, websitePath } from './website-routes.js';
 import { seeOther } from '../../http/see-other.js';
 
 /** How long flows are listed, in whole hours: a verification's lifetime and its retention after expiry. */
-const keptHours = (runtime: Runtime): number => Math.round((runtime.config.verificationTtl + runtime.config.verificationRetention) / 3600);
+const keptHours = (runtime: PlatformServices): number => Math.round((runtime.config.verificationTtl + runtime.config.verificationRetention) / 3600);
 
 /**
  * A website's Verifications: the flows one by one with the API's filters (lib/verification/listing.ts), a search by
  * the id the website received, each flow's page, and a CSV of what the filters selected.
  */
-export function verificationRoutes(runtime: Runtime): Router {
+export function verificationRoutes(runtime: PlatformServices): Router {
   const router = new Router();
   const ownerOf = (ctx: Context): number => webmasterOf(ctx)!.id;
   const common = { outcomes: OUTCOMES, keptHours: keptHours(runtime), csvMax: CSV_MAX_ROWS };
