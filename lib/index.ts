@@ -1,4 +1,4 @@
-export { createAgeProvider, type AgeProvider, type AgeProviderOptions } from './app.js';
+export { createAgeProvider, type AgeProvider, type AgeProviderOptions } from './app/app.js';
 export type { Config, Settings } from './config/types.js';
 export { ConfigError } from './config/settings.js';
 /** The embedded database is held by another live process (its lock names it). */

@@ -1,4 +1,4 @@
-import { loadConfig } from '../config/load.js';
+import { loadConfig } from '../app/config.js';
 import type { Config } from '../config/types.js';
 import { createLogger } from '../log.js';
 import { openConfiguredDatabase, type Database } from '../store/database.js';

@@ -61,7 +61,7 @@ export interface Secrets {
   sealingKey: Buffer;
 }
 
-/** Everything configured, read and checked once at start-up (lib/config/load.ts): the core settings, then one field per section. */
+/** Everything configured, read and checked once at start-up (lib/app/config.ts): the core settings, then one field per section. */
 export type Config = Omit<Settings, 'cookieKeys' | 'jwks' | 'sealingKey'> & Secrets & {
   branding: Branding;
   geo: GeoSettings;

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import type { Runtime } from '../../runtime.js';
+import type { Runtime } from '../../app/runtime.js';
 import { describeApiToken, issueApiToken } from '../../webmasters/api-tokens.js';
 import { originOf, PLATFORM_PATH, webmasterOf } from '../authentication.js';
 import { formatTimestamp, renderPage } from '../page.js';

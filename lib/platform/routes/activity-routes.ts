@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { websiteActivity, websiteActivityExport } from '../../audit/activity.js';
 import { websiteIdOf } from '../../websites/identifiers.js';
-import type { Runtime } from '../../runtime.js';
+import type { Runtime } from '../../app/runtime.js';
 import { activityRows } from '../activity-view.js';
 import { webmasterOf } from '../authentication.js';
 import { renderWebsiteTab } from './website-routes.js';

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { addSeconds } from '../../clock.js';
-import type { Runtime } from '../../runtime.js';
+import type { Runtime } from '../../app/runtime.js';
 import { describeApiToken } from '../../webmasters/api-tokens.js';
 import { CREDENTIAL_GRACE_SECONDS, getOAuth2Config, getWebsite } from '../../websites/index.js';
 import { websiteEnvironmentOf } from '../../websites/identifiers.js';

@@ -1,6 +1,6 @@
 import type { X509Certificate } from 'node:crypto';
 import { schedulePeriodic } from '../../../periodic.js';
-import type { Runtime } from '../../../runtime.js';
+import type { Runtime } from '../../../app/runtime.js';
 import { fetchListText, type ListFetchOptions } from './trusted-list-fetch.js';
 import { readTrustedList, TrustedListError } from './trusted-list.js';
 import { trustAnchors, type TrustAnchors, type TrustSource } from './trust-anchors.js';

@@ -2,16 +2,16 @@ import type { BrandingOptions } from '../branding/settings.js';
 import type { GeoOptions } from '../geo/settings.js';
 import type { PolicyOptions } from '../policy/settings.js';
 import { challengeSections, SECTIONS } from './sections.js';
-import { retiredSettingsIn } from './retired.js';
-import { resolveSecrets } from './secrets.js';
-import { ConfigError, readSection, type SettingsSection } from './settings.js';
-import type { Config, Settings } from './types.js';
+import { retiredSettingsIn } from '../config/retired.js';
+import { resolveSecrets } from '../config/secrets.js';
+import { ConfigError, readSection, type SettingsSection } from '../config/settings.js';
+import type { Config, Settings } from '../config/types.js';
 
 /** What code may give instead of the environment (createAgeProvider's options): core settings by name, and three sections. */
 export type ConfigOptions = Partial<Settings> & { branding?: BrandingOptions; geo?: GeoOptions; policies?: PolicyOptions };
 
 /**
- * Reads every section (lib/config/sections.ts) from the environment, options winning, and resolves the shared secrets.
+ * Reads every section (lib/app/sections.ts) from the environment, options winning, and resolves the shared secrets.
  * Every problem of every section is reported at once, in one ConfigError naming each variable.
  */
 export async function loadConfig(options: ConfigOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<{ config: Config; warnings: string[] }> {

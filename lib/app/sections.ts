@@ -8,8 +8,8 @@ import { CHALLENGE_MODULES } from '../verification/registry.js';
 import { clientCacheSettings } from '../websites/client-cache.js';
 import { statisticsSettings } from '../statistics/settings.js';
 import { webhookSettings } from '../webhooks/settings.js';
-import { coreSettings } from './core.js';
-import { variablesOf, type SettingsSection } from './settings.js';
+import { coreSettings } from '../config/core.js';
+import { variablesOf, type SettingsSection } from '../config/settings.js';
 
 /**
  * Every section of the configuration, in the order they are read and documented: the service's own settings, then
