@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { currentSigningKey, type SigningKey } from '../checker/verification-token.js';
 import { epochSeconds } from '../clock.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 
 /** The JOSE `typ` of a signed requirement answer (docs/geolocation.md "Signed answer"). */
 export const REQUIREMENT_TOKEN_TYPE = 'age-requirement+jwt';

@@ -1,7 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,6 +66,25 @@ const EVAL = php(`${BOOT}
 require getenv('WP_TEST_ROOT') . '/wp-load.php';
 require_once ABSPATH . 'wp-admin/includes/plugin.php';
 eval(file_get_contents('php://stdin'));
+`);
+
+/**
+ * The test's WordPress is offline: its own update checks against wordpress.org (blocked by WP_HTTP_BLOCK_EXTERNAL)
+ * would log warnings of WordPress's own into the debug log the test reads, so they are answered as just done.
+ */
+const OFFLINE = php(`
+$checked = static fn() => (object) array('last_checked' => time(), 'version_checked' => get_bloginfo('version'), 'updates' => array(), 'response' => array(), 'translations' => array(), 'checked' => array());
+foreach (array('update_core', 'update_plugins', 'update_themes') as $transient) {
+	add_filter('pre_site_transient_' . $transient, $checked);
+}
+foreach (array('plugins', 'themes') as $kind) {
+	foreach (array('load-plugins.php', 'load-themes.php', 'load-update.php', 'load-update-core.php', 'wp_update_' . $kind) as $hook) {
+		remove_action($hook, 'wp_update_' . $kind);
+	}
+	remove_action('admin_init', '_maybe_update_' . $kind);
+}
+remove_action('admin_init', '_maybe_update_core');
+remove_action('wp_version_check', 'wp_version_check');
 `);
 
 const INSTALL = php(`${BOOT}
@@ -153,6 +172,8 @@ if (!defined('ABSPATH')) {
 }
 require_once ABSPATH . 'wp-settings.php';
 `));
+    await mkdir(join(root, 'wp-content', 'mu-plugins'), { recursive: true });
+    await writeFile(join(root, 'wp-content', 'mu-plugins', 'offline.php'), OFFLINE);
     await writeFile(join(work, 'router.php'), ROUTER);
     await writeFile(join(work, 'eval.php'), EVAL);
     await writeFile(join(work, 'install.php'), INSTALL);

@@ -19,6 +19,11 @@ import { debugLogLines, startWordPress, wordpressMissing, type WordPress } from 
 // WordPress itself, configured on its settings page, against a running age-provider; visitors in Debian's chromium.
 
 const run = promisify(execFile);
+/** A folder to save the pictures of docs/wordpress.md into (WORDPRESS_SCREENSHOTS=docs/screenshots); none by default. */
+const SCREENSHOTS = process.env.WORDPRESS_SCREENSHOTS;
+async function shot(page: Page, name: string): Promise<void> {
+  if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `wordpress-${name}.png`), fullPage: true });
+}
 const SHOP = 'Night Shop';
 /** Phrases only the protected parts contain: none may reach a visitor before the check. */
 const SECRET = { post: 'The 18-year-old single malt smells of smoke and honey.', category: 'Tonight only: the cellar tasting.', shortcode: 'Members price: 42 euros a bottle.', block: 'The rare cask list, for adults.' };
@@ -116,8 +121,12 @@ describe('the WordPress plugin in a real WordPress (Debian wordpress, PHP, Maria
   }
 
   /** The checker's dialog on the gate page, its popup, the TEST sandbox passed. */
-  async function passWithChecker(page: Page): Promise<void> {
+  async function passWithChecker(page: Page, picture?: string): Promise<void> {
     const button = page.getByRole('button', { name: 'Verify my age with Age Provider' });
+    if (picture) {
+      await button.waitFor();
+      await shot(page, picture);
+    }
     const [popup] = await Promise.all([page.waitForEvent('popup'), button.click()]);
     await passSandbox(popup, SHOP);
   }
@@ -126,10 +135,8 @@ describe('the WordPress plugin in a real WordPress (Debian wordpress, PHP, Maria
     const plugin = join(wordpress.root, 'wp-content', 'plugins', 'age-provider');
     const files = (await readdir(plugin, { recursive: true })).filter((file) => file.endsWith('.php'));
     expect(files.length).to.be.greaterThan(10);
-    for (const file of files) {
-      const { stdout } = await run('php', ['-l', join(plugin, file)]);
-      expect(stdout).to.match(/^No syntax errors detected/);
-    }
+    const linted = await Promise.all(files.map((file) => run('php', ['-l', join(plugin, file)]).then(({ stdout }) => stdout)));
+    for (const output of linted) expect(output).to.match(/^No syntax errors detected/);
     const languages = await readdir(join(plugin, 'languages'));
     expect(languages.filter((file) => file.endsWith('.mo')).sort()).to.deep.equal(['de_DE', 'es_ES', 'fr_FR', 'it_IT', 'pt_PT'].map((locale) => `age-provider-${locale}.mo`));
   });
@@ -146,9 +153,11 @@ describe('the WordPress plugin in a real WordPress (Debian wordpress, PHP, Maria
     const findings = await checkConnection();
     expect(findings.every((line) => line.startsWith('✓')), findings.join('\n')).to.equal(true);
     expect(findings.join('\n')).to.contain('The public key belongs to a website on this service.');
+    await shot(admin, 'settings');
 
     await configure({ key: 'pk_test_thisKeyIsNotKnownAnywhere' });
     expect((await checkConnection()).join('\n')).to.contain('✗ Wrong key: the service knows no website with this public key.');
+    await shot(admin, 'check-wrong-key');
     await configure({ service: 'http://127.0.0.1:9' });
     expect((await checkConnection()).join('\n')).to.match(/✗ The service cannot be reached at http:\/\/127\.0\.0\.1:9/);
     await configure({ service: app.url, key: client.keys.TEST });
@@ -169,6 +178,7 @@ describe('the WordPress plugin in a real WordPress (Debian wordpress, PHP, Maria
   it('marks a category protected on its editing screen, with the form\'s nonce', async () => {
     await admin.goto(`${wordpress.url}/wp-admin/term.php?taxonomy=category&tag_ID=${site.categoryId}`);
     await admin.getByLabel('Only visitors who verified their age see its posts').check();
+    await shot(admin, 'category');
     await Promise.all([admin.waitForLoadState('load'), admin.getByRole('button', { name: 'Update' }).click()]);
     await admin.getByText('Category updated.').waitFor();
     expect(await wordpress.eval(`echo get_term_meta(${site.categoryId}, '_age_provider_protected', true);`)).to.equal('1');
@@ -195,8 +205,9 @@ describe('the WordPress plugin in a real WordPress (Debian wordpress, PHP, Maria
     page.on('pageerror', (error) => problems.push(error.message));
     const first = await page.goto(site.post);
     expect(await first!.text(), 'the HTML chromium received').not.to.contain(SECRET.post);
-    await passWithChecker(page);
+    await passWithChecker(page, 'gate-checker');
     await page.getByText(SECRET.post).waitFor();
+    await shot(page, 'unlocked');
     const cookie = (await context.cookies()).find((entry) => entry.name === 'age_provider_pass');
     expect(cookie?.httpOnly).to.equal(true);
     expect(cookie!.expires * 1000 - Date.now(), 'no longer than the result (one hour)').to.be.within(0, 3600_000 + 60_000);
@@ -218,6 +229,7 @@ describe('the WordPress plugin in a real WordPress (Debian wordpress, PHP, Maria
     const context = await visitor();
     const page = await context.newPage();
     await page.goto(site.shortcodePage);
+    await shot(page, 'shortcode');
     await page.getByRole('button', { name: 'Verify my age', exact: true }).click();
     await passWithChecker(page);
     await page.getByText(SECRET.shortcode).waitFor();
@@ -341,6 +353,7 @@ describe('the WordPress plugin in a real WordPress (Debian wordpress, PHP, Maria
       const context = await visitor();
       const page = await context.newPage();
       await page.goto(site.post);
+      await shot(page, 'gate-oauth2');
       await page.getByRole('link', { name: 'Verify my age' }).click();
       await passSandbox(page, SHOP);
       await page.waitForURL(site.post);
@@ -386,39 +399,42 @@ describe('the WordPress plugin in a real WordPress (Debian wordpress, PHP, Maria
     });
   });
 
-  it('speaks the six languages of the service on the gate page', async () => {
-    const expected: Record<string, string> = { en_US: 'Verify my age', de_DE: 'Mein Alter nachweisen', es_ES: 'Verificar mi edad', fr_FR: 'Vérifier mon âge', it_IT: 'Verifica la mia età', pt_PT: 'Verificar a minha idade' };
-    try {
-      for (const [locale, label] of Object.entries(expected)) {
-        await wordpress.eval(`update_option('WPLANG', '${locale === 'en_US' ? '' : locale}');`);
-        const { html } = await served(site.post);
-        expect(html, locale).to.contain(`lang="${locale.replace('_', '-')}"`);
-        expect(html, locale).to.contain(label);
+  // Mocha runs a suite's own tests before its nested suites: these come last, after the OAuth2 mode's.
+  describe('languages, admin pages, uninstall', () => {
+    it('speaks the six languages of the service on the gate page', async () => {
+      const expected: Record<string, string> = { en_US: 'Verify my age', de_DE: 'Mein Alter nachweisen', es_ES: 'Verificar mi edad', fr_FR: 'Vérifier mon âge', it_IT: 'Verifica la mia età', pt_PT: 'Verificar a minha idade' };
+      try {
+        for (const [locale, label] of Object.entries(expected)) {
+          await wordpress.eval(`update_option('WPLANG', '${locale === 'en_US' ? '' : locale}');`);
+          const { html } = await served(site.post);
+          expect(html, locale).to.contain(`lang="${locale.replace('_', '-')}"`);
+          expect(html, locale).to.contain(label);
+        }
+      } finally {
+        await wordpress.eval(`update_option('WPLANG', '');`);
       }
-    } finally {
-      await wordpress.eval(`update_option('WPLANG', '');`);
-    }
-  });
+    });
 
-  it('shows its admin pages without a PHP notice or warning of its own (WP_DEBUG on)', async () => {
-    await writeFile(wordpress.debugLog, '');
-    for (const path of ['options-general.php?page=age-provider', 'plugins.php', `term.php?taxonomy=category&tag_ID=${site.categoryId}`, 'edit-tags.php?taxonomy=post_tag', `post.php?post=${site.postId}&action=edit`]) {
-      const response = await admin.goto(`${wordpress.url}/wp-admin/${path}`);
-      expect(response!.status(), path).to.equal(200);
-    }
-    await checkConnection();
-    // Debian's WordPress 6.1 itself reports PHP 8.2 deprecations of its own files; anything else, or anything naming the plugin, fails.
-    const lines = await debugLogLines(wordpress.debugLog);
-    const ours = lines.filter((line) => line.includes('age-provider') || !/PHP Deprecated: .* in \S+\/wp-(includes|admin)\//.test(line));
-    expect(ours, lines.join('\n')).to.deep.equal([]);
-  });
+    it('shows its admin pages without a PHP notice or warning of its own (WP_DEBUG on)', async () => {
+      await writeFile(wordpress.debugLog, '');
+      for (const path of ['options-general.php?page=age-provider', 'plugins.php', `term.php?taxonomy=category&tag_ID=${site.categoryId}`, 'edit-tags.php?taxonomy=post_tag', `post.php?post=${site.postId}&action=edit`]) {
+        const response = await admin.goto(`${wordpress.url}/wp-admin/${path}`);
+        expect(response!.status(), path).to.equal(200);
+      }
+      await checkConnection();
+      // Debian's WordPress 6.1 itself reports PHP 8.2 deprecations of its own files; anything else, or anything naming the plugin, fails.
+      const lines = await debugLogLines(wordpress.debugLog);
+      const ours = lines.filter((line) => line.includes('/plugins/age-provider/') || !/PHP Deprecated: .* in \S+\/wp-(includes|admin)\//.test(line));
+      expect(ours, lines.join('\n')).to.deep.equal([]);
+    });
 
-  it('removes its options when uninstalled', async () => {
-    const output = await wordpress.eval(`
-      deactivate_plugins('age-provider/age-provider.php');
-      uninstall_plugin('age-provider/age-provider.php');
-      echo wp_json_encode(array(get_option('age_provider_settings'), get_post_meta(${site.postId}, '_age_provider_protected', true), get_term_meta(${site.categoryId}, '_age_provider_protected', true)));
-    `);
-    expect(JSON.parse(output)).to.deep.equal([false, '', '']);
+    it('removes its options when uninstalled', async () => {
+      const output = await wordpress.eval(`
+        deactivate_plugins('age-provider/age-provider.php');
+        uninstall_plugin('age-provider/age-provider.php');
+        echo wp_json_encode(array(get_option('age_provider_settings'), get_post_meta(${site.postId}, '_age_provider_protected', true), get_term_meta(${site.categoryId}, '_age_provider_protected', true)));
+      `);
+      expect(JSON.parse(output)).to.deep.equal([false, '', '']);
+    });
   });
 });

@@ -21,6 +21,7 @@ final class Age_Provider_Endpoints {
 			return;
 		}
 		nocache_headers();
+		header('Cache-Control: no-store, no-cache, must-revalidate, max-age=0, private');
 		switch ($action) {
 			case 'requirement':
 				self::answer_token(array(self::class, 'requirement'));

@@ -37,18 +37,26 @@ final class Age_Provider_Gate {
 		if (!$protected) {
 			return;
 		}
-		// A protected answer is the visitor's own: no shared cache may keep it or hand it to someone else.
-		nocache_headers();
-		header('Vary: Cookie', false);
-		if (!defined('DONOTCACHEPAGE')) {
-			define('DONOTCACHEPAGE', true);
-		}
+		// A protected answer is the visitor's own: no cache may keep it or hand it to someone else.
+		self::no_store();
 		$allowed = null !== $post ? Age_Provider_Protection::may_see($post) : (Age_Provider_Pass::holds() || (is_user_logged_in() && current_user_can('edit_posts')));
 		if ($allowed) {
 			return;
 		}
 		self::render_page($post);
 		exit;
+	}
+
+	/** Neither the browser's nor a shared cache keeps a page that depends on the visitor's pass; page-cache plugins skip it. */
+	private static function no_store(): void {
+		if (!headers_sent()) {
+			nocache_headers();
+			header('Cache-Control: no-store, no-cache, must-revalidate, max-age=0, private');
+			header('Vary: Cookie', false);
+		}
+		if (!defined('DONOTCACHEPAGE')) {
+			define('DONOTCACHEPAGE', true);
+		}
 	}
 
 	/** The settings gate.js reads, on the element it enhances. */
@@ -124,10 +132,7 @@ final class Age_Provider_Gate {
 		if (!Age_Provider_Settings::is_configured() || ($post instanceof WP_Post && Age_Provider_Protection::may_see($post)) || Age_Provider_Pass::holds()) {
 			return $render($content);
 		}
-		nocache_headers();
-		if (!defined('DONOTCACHEPAGE')) {
-			define('DONOTCACHEPAGE', true);
-		}
+		self::no_store();
 		self::enqueue_assets();
 		return self::box(__('This part of the page is for adults only.', 'age-provider'), Age_Provider_Return_Address::current(), 'age-provider-part');
 	}
