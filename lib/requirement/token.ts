@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { currentSigningKey, type SigningKey } from '../checker/verification-token.js';
 import { epochSeconds } from '../clock.js';
-import type { Runtime } from '../app/runtime.js';
+import type { RequirementServices } from './services.js';
 
 /** The JOSE `typ` of a signed requirement answer (docs/geolocation.md "Signed answer"). */
 export const REQUIREMENT_TOKEN_TYPE = 'age-requirement+jwt';
@@ -25,7 +25,7 @@ export interface RequirementClaims {
  * ask for itself (the location is the caller's). Signed with the same key as verification results, under its own
  * `typ` and without a `verified` claim, so it can never pass for one.
  */
-export function createRequirementSigner(runtime: Runtime): (claims: RequirementClaims, publicKey: string) => Promise<string> {
+export function createRequirementSigner(runtime: Pick<RequirementServices, 'config' | 'clock'>): (claims: RequirementClaims, publicKey: string) => Promise<string> {
   let signingKey: Promise<SigningKey> | undefined;
   return async (claims, publicKey) => {
     signingKey ??= currentSigningKey(runtime.config.jwks);
