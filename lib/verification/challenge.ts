@@ -99,6 +99,11 @@ export interface Challenge {
   routes?: Router;
   /** The state of what it follows at run time (e.g. a trusted list it refreshes), shown in /readyz's detail. */
   readiness?(): Record<string, unknown>;
+  /**
+   * Whether it can verify anyone now (e.g. its trusted list is current); while false it is not offered, exactly as
+   * if it were not configured, and the age_provider_challenge_available metric says 0. Always, when absent.
+   */
+  available?(): boolean;
 }
 
 /** One challenge's entry in the registry: its settings, and how it is built from them at start-up. */

@@ -35,12 +35,17 @@ export interface ChallengeRegistry {
   routes: readonly Router[];
   /** What the configured challenges report for /readyz's detail, by challenge name (those that report anything). */
   readiness(): Record<string, unknown>;
+  /** Whether each configured challenge can verify anyone now (Challenge.available), for the metrics. */
+  availability(): Record<string, boolean>;
   /**
    * A new website's default `challenges` ("all free challenges", docs/challenges.md): a configured challenge is free as its
    * `<PREFIX>_FREE` setting says; one the operator has not configured keeps its default.
    */
   freeChallenges(): WebsiteChallenge[];
 }
+
+/** A configured challenge is offered while it says it can verify (a trusted list gone stale stops eu_av). */
+const isAvailable = (challenge: Challenge | undefined): boolean => Boolean(challenge) && (challenge!.available?.() ?? true);
 
 /** Builds the configured challenges once, at start-up. */
 export async function buildRegistry(runtime: Runtime, modules: readonly ChallengeModule[] = CHALLENGE_MODULES): Promise<ChallengeRegistry> {
@@ -66,11 +71,12 @@ export async function buildRegistry(runtime: Runtime, modules: readonly Challeng
     return sandbox;
   };
   return {
-    offers: (environment, name) => environment === 'TEST' || live.has(name),
+    offers: (environment, name) => environment === 'TEST' || isAvailable(live.get(name)),
     resolve: (environment, name) => (environment === 'TEST' ? sandboxFor(name) : live.get(name)),
     configured: (name) => live.has(name),
     routes: [...live.values()].flatMap((challenge) => (challenge.routes ? [challenge.routes] : [])),
     readiness: () => Object.fromEntries([...live].flatMap(([name, challenge]) => (challenge.readiness ? [[name, challenge.readiness()]] : []))),
+    availability: () => Object.fromEntries([...live].map(([name, challenge]) => [name, isAvailable(challenge)])),
     freeChallenges: () => WEBSITE_CHALLENGES.filter((name) => live.get(name)?.free ?? isFreeByDefault(name)),
   };
 }

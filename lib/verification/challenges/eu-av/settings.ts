@@ -24,6 +24,7 @@ interface Raw {
   TRUSTED_LIST?: string;
   TRUSTED_LIST_SIGNER?: string;
   TRUSTED_LIST_REFRESH_SECONDS: number;
+  TRUSTED_LIST_GRACE_SECONDS: number;
   TRUSTED_LIST_ALLOW_PRIVATE: boolean;
   TRUSTED_LIST_CA?: string;
   TIMEOUT_MS: number;
@@ -45,6 +46,8 @@ export const euAvSettings: SettingsSection<EuAvSettings | undefined, Raw> = {
     },
     TRUSTED_LIST_SIGNER: { env: 'EU_AV_TRUSTED_LIST_SIGNER', schema: { type: 'string', minLength: 1, maxLength: 2000 }, optional: true },
     TRUSTED_LIST_REFRESH_SECONDS: { env: 'EU_AV_TRUSTED_LIST_REFRESH_SECONDS', schema: { type: 'integer', minimum: 1, maximum: 604800 }, default: 3600 },
+    // Past NextUpdate a list is still the newest there is for a while (a publisher late, an outage); then it stops eu_av.
+    TRUSTED_LIST_GRACE_SECONDS: { env: 'EU_AV_TRUSTED_LIST_GRACE_SECONDS', schema: { type: 'integer', minimum: 0, maximum: 2592000 }, default: 259200 },
     TRUSTED_LIST_ALLOW_PRIVATE: { env: 'EU_AV_TRUSTED_LIST_ALLOW_PRIVATE', schema: { type: 'boolean' }, default: false },
     TRUSTED_LIST_CA: { env: 'EU_AV_TRUSTED_LIST_CA', schema: { type: 'string', minLength: 1, maxLength: 2000 }, optional: true },
     TIMEOUT_MS: outboundTimeoutSetting,
@@ -76,6 +79,7 @@ function trustedListSettings(raw: Raw, location: string): TrustedListSettings {
     location,
     signers: readCertificateFiles('EU_AV_TRUSTED_LIST_SIGNER', raw.TRUSTED_LIST_SIGNER).map((der) => new X509Certificate(der)),
     refreshMs: raw.TRUSTED_LIST_REFRESH_SECONDS * 1000,
+    graceMs: raw.TRUSTED_LIST_GRACE_SECONDS * 1000,
     fetch: {
       timeoutMs: raw.TIMEOUT_MS,
       allowPrivate: raw.TRUSTED_LIST_ALLOW_PRIVATE,
