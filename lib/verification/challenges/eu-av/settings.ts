@@ -32,6 +32,9 @@ interface Raw {
   WALLET_SCHEMES: string[];
 }
 
+/** Schemes a browser handles itself: a wallet request URL under one of them reaches no wallet. */
+const WEB_SCHEMES: ReadonlySet<string> = new Set(['http', 'https', 'ws', 'wss', 'ftp', 'file', 'data', 'blob', 'about', 'javascript', 'mailto', 'tel']);
+
 /** The eu_av section: on when any EU_AV_* variable is set (else the challenge runs only in TEST, as the sandbox). */
 export const euAvSettings: SettingsSection<EuAvSettings | undefined, Raw> = {
   enabledBy: ['EU_AV_TRUSTED_ISSUERS', 'EU_AV_TRUSTED_LIST', 'EU_AV_ASSURANCE_LEVEL', 'EU_AV_WALLET_SCHEMES'],
@@ -63,6 +66,8 @@ export const euAvSettings: SettingsSection<EuAvSettings | undefined, Raw> = {
   },
   finish: (raw) => {
     if (!raw.TRUSTED_ISSUERS && !raw.TRUSTED_LIST) throw new ConfigError('EU_AV_TRUSTED_ISSUERS or EU_AV_TRUSTED_LIST must name what to trust');
+    const web = raw.WALLET_SCHEMES.find((scheme) => WEB_SCHEMES.has(scheme));
+    if (web) throw new ConfigError(`EU_AV_WALLET_SCHEMES: "${web}" is a web scheme, not a wallet's (a link "${web}://?client_id=…" opens no app): name wallet schemes such as av,openid4vp`);
     return {
       trustedIssuers: fixedTrust(raw.TRUSTED_ISSUERS ? readAnchors(raw.TRUSTED_ISSUERS) : { authorities: [], signers: [] }),
       ...(raw.TRUSTED_LIST ? { trustedList: trustedListSettings(raw, raw.TRUSTED_LIST) } : {}),
