@@ -3,7 +3,8 @@ import type { Middleware } from 'koa';
 import { jsonBody } from '../http/body.js';
 import { HttpError } from '../http/errors.js';
 import { rateLimit } from '../http/rate-limit.js';
-import type { Runtime, SurfaceBuilder } from '../app/runtime.js';
+import type { ExternalServices } from './services.js';
+import type { SurfaceBuilder } from '../http/surface.js';
 import { authenticate, type ExternalState } from './authenticate.js';
 import { openApiDocument } from './openapi.js';
 import { OPERATIONS, type Call } from './operations.js';
@@ -28,7 +29,7 @@ const requireJson: RouterMiddleware<RouteState> = async (ctx, next) => {
  * The Webmaster External API under /external: its own router, its own error shape, rate limits per
  * address (before authentication) and per token (after), every operation authenticated by API token.
  */
-export const externalSurface: SurfaceBuilder = ({ runtime }) => {
+export const externalSurface: SurfaceBuilder<ExternalServices> = ({ runtime }) => {
   const limiters = externalLimiters(runtime);
   const router = new Router<RouteState>({ prefix: EXTERNAL_PREFIX });
   const openApi = openApiDocument();

@@ -1,10 +1,11 @@
+import type { PlatformServices } from './services.js';
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { formBody } from '../http/body.js';
 import { requireCsrf } from '../http/csrf.js';
 import { sameOrigin } from '../http/same-origin.js';
 import { seeOther } from '../http/see-other.js';
-import type { SurfaceBuilder } from '../app/runtime.js';
+import type { SurfaceBuilder } from '../http/surface.js';
 import { loadSession, PLATFORM_PATH, requireWebmaster, webmasterOf } from './authentication.js';
 import { onceForms } from './once.js';
 import { accountRoutes } from './routes/account-routes.js';
@@ -12,6 +13,7 @@ import { activityRoutes } from './routes/activity-routes.js';
 import { authRoutes } from './routes/auth-routes.js';
 import { confirmationRoutes } from './routes/confirmation-routes.js';
 import { domainRoutes } from './routes/domain-routes.js';
+import { mailedLinkRoutes, setPasswordRoutes } from './routes/password-routes.js';
 import { policyRoutes } from './routes/policy-routes.js';
 import { signInCodeRoutes } from './routes/sign-in-code-routes.js';
 import { webhookRoutes } from './routes/webhook-routes.js';
@@ -35,12 +37,13 @@ const signedOutAlready: Middleware = async (ctx, next) => {
  * The webmasters platform at /platform: server-rendered pages, every post from the issuer's origin and behind a CSRF
  * token bound to the session (so the session is loaded first), sessions in platform_sessions.
  */
-export const platformSurface: SurfaceBuilder = ({ runtime }) => {
+export const platformSurface: SurfaceBuilder<PlatformServices> = ({ runtime }) => {
   const router = new Router({ prefix: PLATFORM_PATH });
   router.use(sameOrigin(runtime.config.issuer), formBody(), loadSession(runtime), signedOutAlready, requireCsrf);
   router.use(authRoutes(runtime).routes());
-  // Codes are mailed: without a mail server there is no code to offer.
-  if (runtime.config.mail) router.use(signInCodeRoutes(runtime, runtime.config.mail).routes());
+  // Codes and links are mailed: without a mail server there is no code to offer, and no registration but the operator's.
+  if (runtime.config.mail) router.use(signInCodeRoutes(runtime, runtime.config.mail).routes(), mailedLinkRoutes(runtime, runtime.config.mail).routes());
+  router.use(setPasswordRoutes(runtime).routes());
   const signedIn = new Router();
   signedIn.use(requireWebmaster, onceForms(runtime));
   signedIn.use(accountRoutes(runtime).routes(), websiteRoutes(runtime).routes(), confirmationRoutes(runtime).routes(), domainRoutes(runtime).routes(),

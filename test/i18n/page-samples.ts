@@ -116,7 +116,7 @@ export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
   'platform/base.njk': [platform],
   'platform/signin.njk': [
     { ...platform, webmaster: undefined, email: 'webmaster@example.test', failed: true },
-    { ...platform, webmaster: undefined, registered: true, codes: true },
+    { ...platform, webmaster: undefined, codes: true },
     { ...platform, webmaster: undefined, email: 'webmaster@example.test', throttled: true, codes: true },
   ],
   // as lib/platform/routes/sign-in-code-routes.ts fills it
@@ -127,11 +127,21 @@ export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
     { ...platform, webmaster: undefined, minutes: 10, step: 'enter', failed: true },
   ],
   'platform/register.njk': [
-    { ...platform, webmaster: undefined, minLength: 12, maxLength: 128 },
-    // as lib/platform/routes/auth-routes.ts fills them
-    ...each({ ...platform, webmaster: undefined, email: 'webmaster@example.test', minLength: 12, maxLength: 128 }, 'errors', [
-      { email: 'platform.register.error.email', password: 'platform.register.error.password' },
-      { confirm: 'platform.register.error.confirm' },
+    { ...platform, webmaster: undefined, mail: false },
+    { ...platform, webmaster: undefined, mail: true },
+    // as lib/platform/routes/password-routes.ts fills it
+    { ...platform, webmaster: undefined, mail: true, email: 'not-an-address', errors: { email: 'platform.register.error.email' } },
+  ],
+  'platform/link-sent.njk': [{ ...platform, webmaster: undefined, asked: 'register', minutes: 30 }, { ...platform, webmaster: undefined, asked: 'reset', minutes: 30 }],
+  'platform/password-forgot.njk': [
+    { ...platform, webmaster: undefined },
+    { ...platform, webmaster: undefined, email: 'x', errors: { email: 'platform.register.error.email' } },
+  ],
+  'platform/password-set.njk': [
+    { ...platform, webmaster: undefined, expired: true, mail: true },
+    { ...platform, webmaster: undefined, expired: true, mail: false },
+    ...each({ ...platform, webmaster: undefined, token: 't', email: 'webmaster@example.test', purpose: 'reset', minLength: 12, maxLength: 256 }, 'errors', [
+      undefined, { password: 'platform.register.error.password' }, { confirm: 'platform.register.error.confirm' },
     ]),
   ],
   'platform/account.njk': [

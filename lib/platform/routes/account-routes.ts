@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import type { Runtime } from '../../app/runtime.js';
+import type { PlatformServices } from '../services.js';
 import { describeApiToken, issueApiToken } from '../../webmasters/api-tokens.js';
 import { originOf, PLATFORM_PATH, webmasterOf } from '../authentication.js';
 import { formatTimestamp, renderPage } from '../page.js';
@@ -7,7 +7,7 @@ import { seeOther } from '../../http/see-other.js';
 import { newApiToken } from '../one-time-display.js';
 
 /** The Account page and its "Authorization Token" section (Account, Authorization Token, Generate). */
-export function accountRoutes(runtime: Runtime): Router {
+export function accountRoutes(runtime: PlatformServices): Router {
   const router = new Router();
 
   router.get('/account', async (ctx) => {

@@ -1,13 +1,13 @@
 import Router from '@koa/router';
 import { websiteActivity, websiteActivityExport } from '../../audit/activity.js';
 import { websiteIdOf } from '../../websites/identifiers.js';
-import type { Runtime } from '../../app/runtime.js';
+import type { PlatformServices } from '../services.js';
 import { activityRows } from '../activity-view.js';
 import { webmasterOf } from '../authentication.js';
 import { renderWebsiteTab } from './website-routes.js';
 
 /** A website's Activity: its audit trail, newest first by pages, and the whole trail as a JSON lines download. */
-export function activityRoutes(runtime: Runtime): Router {
+export function activityRoutes(runtime: PlatformServices): Router {
   const router = new Router();
 
   router.get('/websites/:id/activity', async (ctx) => {

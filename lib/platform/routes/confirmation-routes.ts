@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { addSeconds } from '../../clock.js';
-import type { Runtime } from '../../app/runtime.js';
+import type { PlatformServices } from '../services.js';
 import { describeApiToken } from '../../webmasters/api-tokens.js';
 import { CREDENTIAL_GRACE_SECONDS, getOAuth2Config, getWebsite } from '../../websites/index.js';
 import { websiteEnvironmentOf } from '../../websites/identifiers.js';
@@ -30,7 +30,7 @@ const render = (ctx: Context, confirmation: Confirmation): void => renderPage(ct
  * The pages that ask before an irreversible change (a new website key, new OAuth2 credentials, a new API token): each
  * says what stops working and when, and posts to the route that makes the change. The pages' buttons link here.
  */
-export function confirmationRoutes(runtime: Runtime): Router {
+export function confirmationRoutes(runtime: PlatformServices): Router {
   const router = new Router();
   const ownerOf = (ctx: Context): number => webmasterOf(ctx)!.id;
   const environmentOf = (ctx: Context) => websiteEnvironmentOf({ website_id: ctx.params.id, environment: ctx.params.environment });

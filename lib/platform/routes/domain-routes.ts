@@ -1,12 +1,12 @@
 import Router from '@koa/router';
 import { seeOther } from '../../http/see-other.js';
-import type { Runtime } from '../../app/runtime.js';
+import type { PlatformServices } from '../services.js';
 import { checkDomainVerification } from '../../websites/index.js';
 import { websiteIdOf } from '../../websites/identifiers.js';
 import { PLATFORM_PATH, originOf, webmasterOf } from '../authentication.js';
 
 /** "Check now" of a website's domain verification (views/platform/domain.njk): the page shows the outcome. */
-export function domainRoutes(runtime: Runtime): Router {
+export function domainRoutes(runtime: PlatformServices): Router {
   const router = new Router();
   router.post('/websites/:id/domain/check', async (ctx) => {
     const { websiteId } = websiteIdOf({ website_id: ctx.params.id });

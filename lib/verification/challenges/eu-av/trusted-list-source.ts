@@ -1,6 +1,6 @@
 import type { X509Certificate } from 'node:crypto';
 import { schedulePeriodic } from '../../../periodic.js';
-import type { Runtime } from '../../../app/runtime.js';
+import type { ChallengeServices } from '../../services.js';
 import { fetchListText, type ListFetchOptions } from './trusted-list-fetch.js';
 import { pastGrace, readTrustedList, StaleListError, TrustedListError, type TrustedList } from './trusted-list.js';
 import { trustAnchors, type TrustAnchors, type TrustSource } from './trust-anchors.js';
@@ -74,7 +74,7 @@ const merged = (a: TrustAnchors, b: TrustAnchors): TrustAnchors =>
  * list is read: the log says so when it happens, /readyz while it lasts.
  */
 export async function followTrustedList(
-  runtime: Pick<Runtime, 'clock' | 'log' | 'onClose'>, settings: TrustedListSettings, fileAnchors: TrustSource,
+  runtime: Pick<ChallengeServices, 'clock' | 'log' | 'onClose'>, settings: TrustedListSettings, fileAnchors: TrustSource,
 ): Promise<FollowedList> {
   let inUse: InUse | undefined;
   let report: TrustedListReport;
