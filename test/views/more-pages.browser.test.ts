@@ -110,6 +110,11 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
       await check('platform website, Webhooks with a new signing secret');
       await page.goto(`${base}${website}/activity`);
       await check('platform website, Activity');
+      await page.goto(`${base}${website}/verifications`);
+      await check('platform website, Verifications');
+      await page.locator('table.split a').first().click();
+      await page.getByRole('heading', { name: 'Verification', exact: true }).waitFor();
+      await check('platform website, one verification');
       await page.goto(`${base}${website}/settings`);
       expect(await page.locator('[aria-labelledby="domain-heading"], #domain-heading').count(), 'the domain section').to.be.above(0);
       await check('platform website, Settings with domain');
@@ -154,7 +159,7 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
       await page.getByRole('button', { name: 'Save to a passkey' }).waitFor();
       await check('result with passkey save');
 
-      expect(checked).to.have.length(18);
+      expect(checked).to.have.length(20);
       expect(problems).to.deep.equal([]);
       await context.close();
     });
