@@ -10,6 +10,7 @@ import { loadSession, PLATFORM_PATH, requireWebmaster, webmasterOf } from './aut
 import { onceForms } from './once.js';
 import { accountRoutes } from './routes/account-routes.js';
 import { activityRoutes } from './routes/activity-routes.js';
+import { verificationRoutes } from './routes/verification-routes.js';
 import { authRoutes } from './routes/auth-routes.js';
 import { confirmationRoutes } from './routes/confirmation-routes.js';
 import { domainRoutes } from './routes/domain-routes.js';
@@ -47,7 +48,7 @@ export const platformSurface: SurfaceBuilder<PlatformServices> = ({ runtime }) =
   const signedIn = new Router();
   signedIn.use(requireWebmaster, onceForms(runtime));
   signedIn.use(accountRoutes(runtime).routes(), websiteRoutes(runtime).routes(), confirmationRoutes(runtime).routes(), domainRoutes(runtime).routes(),
-    policyRoutes(runtime).routes(), activityRoutes(runtime).routes(), webhookRoutes(runtime).routes());
+    policyRoutes(runtime).routes(), activityRoutes(runtime).routes(), verificationRoutes(runtime).routes(), webhookRoutes(runtime).routes());
   router.use(signedIn.routes());
   return [router.routes() as Middleware];
 };
