@@ -11,6 +11,7 @@ import * as auditTrail from './009_audit_trail.js';
 import * as signInCodes from './010_sign_in_codes.js';
 import * as formEffects from './011_form_effects.js';
 import * as domainVerifiedBy from './012_domain_verified_by.js';
+import * as team from './015_team.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -31,4 +32,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['010_sign_in_codes', signInCodes],
   ['011_form_effects', formEffects],
   ['012_domain_verified_by', domainVerifiedBy],
+  ['015_team', team],
 ];

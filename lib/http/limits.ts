@@ -36,6 +36,7 @@ export const LIMITS = {
   // Webmasters' platform
   'platform-register-email': { points: 5, windowSeconds: HOUR, scope: 'shared', reason: 'sign-up mails to one address' },
   'platform-register-ip': { points: 20, windowSeconds: HOUR, scope: 'shared', reason: 'sign-ups from one address' },
+  'platform-invite-account': { points: 20, windowSeconds: HOUR, scope: 'shared', reason: "invitation mails sent from one account (each to a mailbox that did not ask for it)" },
   // Password guessing (lib/security/sign-in-guard.ts): only failures count; a known device passes the first three.
   'platform-signin-accountAndNetwork': { points: 10, windowSeconds: FIFTEEN_MINUTES, scope: 'shared', reason: 'failed webmaster sign-ins per account and network' },
   'platform-signin-network': { points: 50, windowSeconds: FIFTEEN_MINUTES, scope: 'shared', reason: 'failed webmaster sign-ins per network, across accounts' },

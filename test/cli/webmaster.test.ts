@@ -71,11 +71,11 @@ describe('age-provider webmaster (operator CLI)', function () {
     const second = await cli(env, ['webmaster', 'token', '--email', email.toUpperCase()]);
     expect(second.code).to.equal(0);
     const token = /^(avk_\S+)$/m.exec(second.stdout)?.[1];
-    expect(second.stdout).to.contain('shown only this once; the previous token no longer works');
+    expect(second.stdout).to.contain('shown only this once; the previous token of this name no longer works');
     expect(token).to.be.a('string').and.not.equal(issued.token);
     await inspect(async (db) => {
       expect(await authenticateApiToken(db, systemClock, issued.token)).to.equal(undefined);
-      expect((await authenticateApiToken(db, systemClock, token!))?.webmasterId).to.equal(issued.webmasterId);
+      expect((await authenticateApiToken(db, systemClock, token!))?.accountId).to.equal(issued.webmasterId);
     });
   });
 
@@ -89,7 +89,7 @@ describe('age-provider webmaster (operator CLI)', function () {
       [['webmaster', 'create', '--email', newEmail(), '--password-stdin'], 'short\n', /between 12 and 256 characters/, 1],
       [['webmaster', 'create', '--email', 'not an email', '--password-stdin'], STRONG, /"not an email" is not a valid email address/, 2],
       [['webmaster', 'create'], '', /--email is required/, 2],
-      [['webmaster', 'delete', '--email', email], '', /unknown subcommand "delete"/, 2],
+      [['webmaster', 'frobnicate', '--email', email], '', /unknown subcommand "frobnicate"/, 2],
       [['webmaster'], '', /a subcommand is required/, 2],
     ];
     for (const [args, stdin, message, code] of cases) {
