@@ -1,4 +1,4 @@
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import { validator } from '../websites/validation.js';
 import { checkWebsiteId, websiteAccess } from '../websites/ownership.js';
 import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX, auditQuerySchema } from './schemas.js';

@@ -4,7 +4,7 @@ import type Provider from 'oidc-provider';
 import { HttpError } from '../http/errors.js';
 import { render } from '../http/render.js';
 import { browserLanguage } from '../i18n/negotiate.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import { findVerificationByGrant } from '../verification/verifications.js';
 import { checkerCallbackUrl, checkerClientId } from './client.js';
 import { findKeyWebsite } from '../websites/keys.js';

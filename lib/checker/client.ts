@@ -2,14 +2,14 @@ import { createHmac, hkdfSync } from 'node:crypto';
 import type { AdapterPayload } from 'oidc-provider';
 import type { ClientWebsite } from '../oauth2/clients.js';
 import { SCOPE } from '../oauth2/protocol.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import { CHECKER_CLIENT_PREFIX } from '../websites/clients.js';
 import { findKeyWebsite } from '../websites/keys.js';
 import { CHECKER_PATHS } from './paths.js';
 
 /**
  * Each website public key has an internal OAuth2 client, so the script's verification runs on the same interaction
- * pages as any OAuth2 client's (docs/decisions.md "Checker script"). Its client_id is the key behind a prefix
+ * pages as any OAuth2 client's (docs/decisions/checker.md "Checker script"). Its client_id is the key behind a prefix
  * (websites/clients.ts, beside the rule deciding whether it resolves).
  */
 const PREFIX = CHECKER_CLIENT_PREFIX;

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { requirementAt, type Requirement } from '../policy/resolve.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import { findKeyWebsite } from '../websites/keys.js';
 import { isAllowedOrigin } from './origins.js';
 import { validRequirementQuery } from './requests.js';

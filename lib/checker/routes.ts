@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
-import type { SurfaceBuilder } from '../runtime.js';
+import type { SurfaceBuilder } from '../app/runtime.js';
 import { checkerCallback } from './callback.js';
 import { CHECKER_PATHS } from './paths.js';
 import { serveKeysScript } from './keys-script.js';

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { HttpError } from '../http/errors.js';
 import { OAUTH2_PATHS, SCOPE } from '../oauth2/protocol.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import { checkerCallbackUrl, checkerClientId } from './client.js';
 import { findKeyWebsite } from '../websites/keys.js';
 import { isAllowedOrigin } from './origins.js';

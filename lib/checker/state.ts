@@ -1,5 +1,5 @@
 import { epochSeconds } from '../clock.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import { randomToken } from '../security/hashing.js';
 import type { Target } from './requests.js';
 

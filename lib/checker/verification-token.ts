@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { importJWK, SignJWT, type JWK } from 'jose';
 import type { JWKS } from 'oidc-provider';
 import { epochSeconds } from '../clock.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import { verificationResult, type Verification } from '../verification/verifications.js';
 
 /** The JOSE `typ` of the signed result (docs/checker.md "The token"). */

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { HttpError } from '../http/errors.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import { authenticateApiToken } from '../webmasters/api-tokens.js';
 
 /** What the authentication leaves on ctx.state for the handlers. */

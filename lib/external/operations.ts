@@ -4,7 +4,7 @@ import { websiteActivity } from '../audit/activity.js';
 import { auditPageSchema, auditQuerySchema } from '../audit/schemas.js';
 import { statisticsQuerySchema, statisticsSchema } from '../statistics/schemas.js';
 import { websiteStatistics } from '../statistics/statistics.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import {
   checkDomainVerification, createOAuth2Config, createWebsite, deleteWebsite, getDomainVerification, getOAuth2Config, getWebsite, getWebsiteKey, getWebsitePolicy, listWebsites,
   regenerateOAuth2Credentials, regenerateWebsiteKey, updateOAuth2Config, updateWebsite, updateWebsitePolicy,

@@ -1,5 +1,5 @@
 import type { Limiter } from '../http/rate-limit.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 
 export interface ExternalLimiters {
   /** spent by every request from the client's address, before authentication */

@@ -3,7 +3,7 @@ import type { Middleware } from 'koa';
 import { jsonBody } from '../http/body.js';
 import { HttpError } from '../http/errors.js';
 import { rateLimit } from '../http/rate-limit.js';
-import type { Runtime, SurfaceBuilder } from '../runtime.js';
+import type { Runtime, SurfaceBuilder } from '../app/runtime.js';
 import { authenticate, type ExternalState } from './authenticate.js';
 import { openApiDocument } from './openapi.js';
 import { OPERATIONS, type Call, type Operation } from './operations.js';
@@ -88,7 +88,7 @@ export const externalSurface: SurfaceBuilder = ({ runtime }) => {
   const routes = router.routes() as Middleware;
   const allowedMethods = router.allowedMethods() as Middleware;
   const perIp = rateLimit(limiters.perIp, (ctx) => ctx.ip);
-  // Errors are answered by the surface's jsonErrors (lib/surfaces.ts), around this and the guards in front of it.
+  // Errors are answered by the surface's jsonErrors (lib/app/surfaces.ts), around this and the guards in front of it.
   const serve: Middleware = async (ctx, next) => {
     if (!isExternalPath(ctx.path)) return next();
     ctx.set('Cache-Control', 'no-store');

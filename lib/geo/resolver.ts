@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import { locationFromHeaders } from './headers.js';
 import { UNKNOWN_LOCATION, type GeoResolver, type Location } from './location.js';
 import { openGeoDatabase } from './mmdb.js';

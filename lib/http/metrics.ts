@@ -40,7 +40,7 @@ export function createMetrics(): Metrics {
     routes,
     countVerifications: (challenge, outcome, environment, count) => verifications.inc({ challenge, outcome, environment }, count),
     observe(ctx, seconds) {
-      // The surface that claimed the request (lib/surfaces.ts): a bounded label set, never raw paths.
+      // The surface that claimed the request (lib/app/surfaces.ts): a bounded label set, never raw paths.
       const surface = ctx.state.surface?.name ?? 'none';
       duration.observe({ surface, method: ctx.method, status: `${Math.floor(ctx.status / 100)}xx` }, seconds);
     },

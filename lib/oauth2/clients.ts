@@ -1,5 +1,5 @@
 import type { AdapterPayload } from 'oidc-provider';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import type { PolicyRule } from '../policy/rule.js';
 import type { Environment } from '../verification/challenge.js';
 import { findCheckerClientWebsite, isCheckerClientId } from '../checker/client.js';

@@ -1,5 +1,5 @@
 import type { Context, Middleware } from 'koa';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import { ENTRY_FLOWS, LEGACY_PATHS, OAUTH2_PATHS, SCOPE } from './protocol.js';
 
 /** A parameter that is absent or empty takes its default (scope `read`, response_type `code`). */

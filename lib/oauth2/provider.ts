@@ -1,7 +1,7 @@
 import type { Next } from 'koa';
 import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import { checkerClientMetadata, isCheckerClientId } from '../checker/client.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import { findClientMetadata } from './clients.js';
 import { flowAdapter } from './flow-storage.js';
 import type { OidcAdapterFactory } from '../store/oidc-payloads.js';

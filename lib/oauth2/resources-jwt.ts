@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { createVerificationSigner } from '../checker/verification-token.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import type { Verification } from '../verification/verifications.js';
 
 const JWT_TYPE = 'application/jwt';

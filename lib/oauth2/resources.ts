@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { epochSeconds } from '../clock.js';
 import { HttpError } from '../http/errors.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import { storedKey } from '../store/oidc-payloads.js';
 import { findBearerVerification, verificationResult } from '../verification/verifications.js';
 import { resourcesJwtAnswer } from './resources-jwt.js';

@@ -3,7 +3,7 @@ import compose from 'koa-compose';
 import type Provider from 'oidc-provider';
 import { clientCredentialsGuard } from '../http/input-guard.js';
 import { rateLimit } from '../http/rate-limit.js';
-import type { SurfaceBuilder } from '../runtime.js';
+import type { SurfaceBuilder } from '../app/runtime.js';
 import { rewriteEntryPoints } from './entry.js';
 import { oauth2Outages } from './failures.js';
 import { openFlowTransaction } from './flow-storage.js';
@@ -30,7 +30,7 @@ const runProvider = (provider: Provider, around: Koa.Middleware[] = []): Koa.Mid
 /**
  * The back channel a website's server calls (token, Resources, introspection, revocation and the legacy twins):
  * RFC 6749/6750 JSON only, a generous per-address limit (over it, a JSON 429 with Retry-After), Resources ahead of
- * the provider. Every path it is handed is one of those (lib/surfaces.ts), so once the method is checked and a legacy
+ * the provider. Every path it is handed is one of those (lib/app/surfaces.ts), so once the method is checked and a legacy
  * twin rewritten, each call spends a point and is answered by Resources' handler or by the provider: no router.
  */
 export const oauth2BackChannelSurface: SurfaceBuilder = ({ runtime, provider }) => {

@@ -1,6 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import type { ChangeOrigin } from '../audit/trail.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import { bindCsrf } from '../http/csrf.js';
 import { seeOther } from '../http/see-other.js';
 import { closeSession, openAccountInSession, openSession, resumeSession, type SignedInWebmaster } from './sessions.js';

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 
 /** A secret shown once, right after it was made, and never again. */
 export interface OneTimeDisplay<T> {

@@ -4,7 +4,7 @@ import { formBody } from '../http/body.js';
 import { requireCsrf } from '../http/csrf.js';
 import { sameOrigin } from '../http/same-origin.js';
 import { seeOther } from '../http/see-other.js';
-import type { Runtime, SurfaceBuilder } from '../runtime.js';
+import type { Runtime, SurfaceBuilder } from '../app/runtime.js';
 import { loadSession, PLATFORM_PATH, requireWebmaster, webmasterOf } from './authentication.js';
 import { onceForms } from './once.js';
 import { publicRows, type PlatformRoute, type PlatformRoutes } from './route-table.js';

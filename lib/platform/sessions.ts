@@ -1,5 +1,5 @@
 import { addSeconds } from '../clock.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import { randomToken, sha256 } from '../security/hashing.js';
 import type { Role } from '../webmasters/roles.js';
 
@@ -66,11 +66,18 @@ export async function openAccountInSession(runtime: Pick<Runtime, 'db'>, id: str
   await runtime.db('platform_sessions').where('id_hash', sha256(id)).update('account_id', accountId);
 }
 
-/** Ends every session of a webmaster, on every instance (each request reads this table): a removal, a disabled account. */
-export async function endWebmasterSessions(runtime: Pick<Runtime, 'db'>, webmasterId: number): Promise<number> {
-  return runtime.db('platform_sessions').where('webmaster_id', webmasterId).delete();
-}
-
 export async function closeSession(runtime: Pick<Runtime, 'db'>, id: string): Promise<void> {
   await runtime.db('platform_sessions').where('id_hash', sha256(id)).delete();
+}
+
+/**
+ * Ends every platform session of the webmaster, except the one whose id (the cookie's value) is `except`, and
+ * answers how many ended. Sessions are rows checked on every request (resumeSession), so the sign-out holds on every
+ * instance at the next request. For whatever must cut a webmaster's access at once: a password change (every other
+ * session), a member removed or an account disabled (all of them).
+ */
+export async function endSessions(db: Runtime['db'], webmasterId: number, options: { except?: string } = {}): Promise<number> {
+  const query = db('platform_sessions').where('webmaster_id', webmasterId);
+  if (options.except !== undefined) query.whereNot('id_hash', sha256(options.except));
+  return (await query.delete().returning<Array<{ id_hash: string }>>('id_hash')).length;
 }

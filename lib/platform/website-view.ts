@@ -1,4 +1,4 @@
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import { listOAuth2Configs, type Environment, type OAuth2Configuration, type Website } from '../websites/index.js';
 
 /** A website as the platform shows it: the website (with its keys) and its OAuth2 configuration per environment. */

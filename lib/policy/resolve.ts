@@ -1,5 +1,5 @@
 import type { Location } from '../geo/location.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import type { AssuranceLevel, ChallengeName, Environment } from '../verification/challenge.js';
 import { challengesUnder } from './offer.js';
 import { effectiveRule, locationOfRegion, operatorRule } from './effective.js';

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { HttpError } from '../http/errors.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 
 export const POLICIES_PATH = '/v1/policies';
 

@@ -5,7 +5,7 @@ import { testLocation } from '../geo/codes.js';
 import type { Location } from '../geo/location.js';
 import { HttpError } from '../http/errors.js';
 import { requirementAt } from '../policy/resolve.js';
-import type { Runtime, SurfaceBuilder } from '../runtime.js';
+import type { Runtime, SurfaceBuilder } from '../app/runtime.js';
 import { findKeyWebsite } from '../websites/keys.js';
 import { policiesRoutes } from './policies.js';
 

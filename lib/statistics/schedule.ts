@@ -1,5 +1,5 @@
 import { CLOSE_WAIT_MS, schedulePeriodic } from '../periodic.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import { settlesWithin } from '../time-limit.js';
 import { rollUp, type Counted } from './store.js';
 

@@ -1,5 +1,5 @@
 import { Refusal } from '../refusal.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import { validator } from '../websites/validation.js';
 import { checkWebsiteId, websiteAccess } from '../websites/ownership.js';
 import { STATISTICS_MAX_DAYS, statisticsQuerySchema } from './schemas.js';

@@ -4,7 +4,7 @@ import type { Translate } from '../i18n/catalogue.js';
 import type { Language } from '../i18n/languages.js';
 import type { CspDirectives } from '../http/security-headers.js';
 import type { Location } from '../geo/location.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import type { ChallengeName } from './catalogue.js';
 import type { SettingsSection } from '../config/settings.js';
 
@@ -105,7 +105,7 @@ export interface Challenge {
 export interface ChallengeModule<S = unknown> {
   name: ChallengeName;
   /**
-   * Its section of the configuration, read with every other section before anything starts (lib/config/sections.ts):
+   * Its section of the configuration, read with every other section before anything starts (lib/app/sections.ts):
    * undefined while the operator has not configured it. A challenge without settings has none.
    */
   settings?: SettingsSection<S | undefined, unknown>;

@@ -1,4 +1,4 @@
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import { isFreeByDefault, WEBSITE_CHALLENGES, type ChallengeName, type WebsiteChallenge } from './catalogue.js';
 import type { Challenge, ChallengeModule, Environment } from './challenge.js';
 import { sandboxChallenge } from './challenges/sandbox.js';
@@ -47,7 +47,7 @@ export async function buildRegistry(runtime: Runtime, modules: readonly Challeng
   const live = new Map<ChallengeName, Challenge>();
   for (const module of modules) {
     if (live.has(module.name)) throw new Error(`challenge ${module.name} is registered twice`);
-    // Its settings were read and checked with the rest of the configuration (lib/config/sections.ts).
+    // Its settings were read and checked with the rest of the configuration (lib/app/sections.ts).
     const challenge = await module.configure(runtime, runtime.config.challenges.get(module.name));
     if (!challenge) continue;
     live.set(module.name, challenge);

@@ -129,7 +129,7 @@ export interface BearerVerification {
 }
 
 /**
- * Resources' one statement (docs/decisions.md "Resources in one statement"), prepared once per connection: the access
+ * Resources' one statement (docs/decisions/performance.md "Resources in one statement"), prepared once per connection: the access
  * token by its stored key, unexpired, whose grant still exists (a replayed code deletes it), whose client still
  * resolves (lib/websites/clients.ts clientResolves), with the verification its `claim` names. No row when any of that fails; the verification may
  * have expired.

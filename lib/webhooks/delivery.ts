@@ -1,5 +1,5 @@
 import { schedulePeriodic } from '../periodic.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import { resolveDestination, RefusedDestination } from './destination.js';
 import { claimDue, recordAttempt, type ClaimedMessage } from './outbox.js';
 import { send, type SendResult } from './sender.js';

@@ -1,6 +1,6 @@
 import { record, SECRET_CHANGED, type ChangeOrigin } from '../audit/trail.js';
 import { Refusal } from '../refusal.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import { validator } from '../websites/validation.js';
 import { checkWebsiteId, websiteAccess } from '../websites/ownership.js';
 import { webhookUrlProblem } from './destination.js';

@@ -1,4 +1,4 @@
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import type { PolicyRule } from '../policy/rule.js';
 import type { Environment } from './models.js';
 

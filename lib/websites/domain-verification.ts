@@ -1,7 +1,7 @@
 import { record, type ChangeOrigin } from '../audit/trail.js';
 import { randomBytes } from 'node:crypto';
 import { Refusal } from '../refusal.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import { checkWebsiteId, deniedAccess } from './ownership.js';
 import { LOCAL_DEVELOPMENT_DOMAIN } from './validation.js';
 

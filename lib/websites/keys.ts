@@ -1,5 +1,5 @@
 import type { PolicyRule } from '../policy/rule.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import type { Database } from '../store/database.js';
 import { newPublicKey } from './credentials.js';
 import type { Environment, WebsiteKey } from './models.js';

@@ -3,7 +3,7 @@ import { oauth2CreateSchema } from './schemas/oauth2-create.js';
 import { oauth2UpdateSchema } from './schemas/oauth2-update.js';
 import { validator } from './validation.js';
 import { Refusal } from '../refusal.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import { newClientId, newClientSecret } from './credentials.js';
 import type { Environment, OAuth2Configuration, OAuth2CreateInput, OAuth2Status, OAuth2UpdateInput } from './models.js';
 import { checkWebsiteId, websiteAccess, type Queryable } from './ownership.js';

@@ -3,7 +3,7 @@ import { operatorFloor, regionsNamed, websiteRule, type WebsitePolicyInputs } fr
 import type { EffectiveRule, PolicyRule } from '../policy/rule.js';
 import { policyUpdateSchema } from '../policy/schema.js';
 import { Refusal } from '../refusal.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import { checkWebsiteId, deniedAccess } from './ownership.js';
 import { validator } from './validation.js';
 import { enqueueEvent } from '../webhooks/events.js';

@@ -1,7 +1,7 @@
 import { websiteCreateSchema } from './schemas/website-create.js';
 import { websiteUpdateSchema } from './schemas/website-update.js';
 import { validator } from './validation.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime } from '../app/runtime.js';
 import { newPublicKey } from './credentials.js';
 import { ENVIRONMENTS, type Website, type WebsiteCreateInput, type WebsiteKey, type WebsiteUpdateInput } from './models.js';
 import { checkWebsiteId, deniedAccess, type Queryable } from './ownership.js';

@@ -15,10 +15,10 @@ const LAYERS = {
   infrastructure: ['store', 'config', 'security', 'i18n', 'http', 'mail', 'log.ts', 'log-repeats.ts', 'periodic.ts'],
   /** the rules of the service, whoever calls them */
   domain: ['websites', 'policy', 'webmasters', 'visitors', 'verification', 'geo', 'branding', 'webhooks', 'audit', 'statistics'],
-  /** what answers a caller: each has its error shape (lib/surfaces.ts) */
+  /** what answers a caller: each has its error shape (lib/app/surfaces.ts) */
   surfaces: ['external', 'platform', 'requirement', 'checker', 'oauth2'],
   /** where the service is assembled and started */
-  composition: ['app.ts', 'index.ts', 'runtime.ts', 'surfaces.ts', 'cli'],
+  composition: ['app', 'index.ts', 'cli'],
 } as const;
 const SURFACES: readonly string[] = LAYERS.surfaces;
 const DOMAINS: readonly string[] = LAYERS.domain;

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { request as httpRequest } from 'node:http';
 import type { Database } from '../../lib/store/database.js';
 import { INPUT_LIMITS } from '../../lib/http/input-guard.js';
-import { SURFACES } from '../../lib/surfaces.js';
+import { SURFACES } from '../../lib/app/surfaces.js';
 import { useApp } from '../helpers/app.js';
 import { REGION_CODES } from '../../lib/geo/region-codes.js';
 import { LANGUAGE_CHOICES } from '../../lib/i18n/languages.js';

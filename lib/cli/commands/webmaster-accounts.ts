@@ -1,6 +1,6 @@
 import type { ChangeOrigin } from '../../audit/trail.js';
 import { systemClock } from '../../clock.js';
-import { endWebmasterSessions } from '../../platform/sessions.js';
+import { endSessions } from '../../platform/sessions.js';
 import { Refusal } from '../../refusal.js';
 import type { Database } from '../../store/database.js';
 import { closeAccount, findWebmasterByEmail, listAccounts, setAccountDisabled, type AccountSummary } from '../../webmasters/accounts.js';
@@ -106,7 +106,7 @@ export async function runAccountSubcommand(subcommand: AccountSubcommand, values
       case 'enable': {
         const disabled = subcommand === 'disable';
         const changed = await setAccountDisabled(db, systemClock, account.id, disabled, operator(subcommand));
-        const sessionsEnded = disabled ? await endWebmasterSessions({ db }, account.id) : 0;
+        const sessionsEnded = disabled ? await endSessions(db, account.id) : 0;
         return output(io, json, { id: account.id, email: account.email, disabled, changed, sessionsEnded },
           changed ? `${disabled ? 'Disabled' : 'Enabled'} account ${account.id} (${account.email}).${disabled ? ` Its ${sessionsEnded} session(s) ended; its API keys no longer work.` : ''}`
             : `Account ${account.id} was already ${disabled ? 'disabled' : 'enabled'}; nothing changed.`);
@@ -132,7 +132,7 @@ export async function runAccountSubcommand(subcommand: AccountSubcommand, values
       case 'remove-member': {
         const memberId = await memberOf(db, account.id, values.member);
         await explained(() => removeMember(db, systemClock, account.id, memberId, 'operator', operator(subcommand)));
-        const sessionsEnded = await endWebmasterSessions({ db }, memberId);
+        const sessionsEnded = await endSessions(db, memberId);
         return output(io, json, { accountId: account.id, member: memberId, removed: true, sessionsEnded },
           `Removed member ${memberId} from account ${account.id}: their API keys on it are revoked, their ${sessionsEnded} session(s) ended.`);
       }

@@ -1,5 +1,5 @@
 import type { Limiter } from '../../http/rate-limit.js';
-import type { Runtime } from '../../runtime.js';
+import type { Runtime } from '../../app/runtime.js';
 import { signInGuard, type SignInGuard } from '../../security/sign-in-guard.js';
 import { INTERACTION_COOKIE_PATH } from './browser-visitor.js';
 

@@ -164,7 +164,7 @@ async function finishInteraction(
     return await endInteraction(db, clock, { interaction: visit.interaction, result, grant, alongside: [progressDeletion(db, visit.uid), ...alongside] });
   } catch (error) {
     // A repeat of the form that ended it (a double click, a retrying browser): sent where the first submit was,
-    // having written nothing (docs/decisions.md, "Repeated submits").
+    // having written nothing (docs/decisions/reliability.md, "Repeated submits").
     if (error instanceof InteractionAlreadyEnded) return visit.interaction.returnTo;
     throw error;
   }

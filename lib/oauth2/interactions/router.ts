@@ -5,7 +5,7 @@ import { formBody } from '../../http/body.js';
 import { bindCsrf, RELAYED_FORM_BINDING, requireCsrf } from '../../http/csrf.js';
 import { sameOrigin } from '../../http/same-origin.js';
 import { schedulePeriodic } from '../../periodic.js';
-import type { Runtime, SurfaceBuilder } from '../../runtime.js';
+import type { Runtime, SurfaceBuilder } from '../../app/runtime.js';
 import { OAUTH2_PATHS } from '../protocol.js';
 import { runChallengeStep } from './challenge-steps.js';
 import { showChoice } from './choose.js';

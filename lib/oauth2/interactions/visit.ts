@@ -4,7 +4,7 @@ import type { AdapterPayload } from 'oidc-provider';
 import { cspOf } from '../../http/security-headers.js';
 import type { Language } from '../../i18n/languages.js';
 import { ignoredLanguage, negotiateLanguage } from '../../i18n/negotiate.js';
-import type { Runtime } from '../../runtime.js';
+import type { Runtime } from '../../app/runtime.js';
 import type { ChallengeName, Environment } from '../../verification/challenge.js';
 import { parseRequestedChallenges } from '../../verification/availability.js';
 import { challengesUnder } from '../../policy/offer.js';

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { seeOther } from '../../http/see-other.js';
 import { Refusal } from '../../refusal.js';
-import type { Runtime } from '../../runtime.js';
+import type { Runtime } from '../../app/runtime.js';
 import { acceptInvitation, previewInvitation } from '../../webmasters/invitations.js';
 import { membershipsOf } from '../../webmasters/members.js';
 import { ID_PATTERN } from '../../websites/schemas/path-parameters.js';

@@ -1,4 +1,4 @@
-import type { Runtime } from '../../runtime.js';
+import type { Runtime } from '../../app/runtime.js';
 import { membershipsOf } from '../../webmasters/members.js';
 import { webmasterOf } from '../authentication.js';
 import { renderPage } from '../page.js';

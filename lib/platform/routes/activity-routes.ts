@@ -1,7 +1,7 @@
 import { PlatformRoutes } from '../route-table.js';
 import { websiteActivity, websiteActivityExport } from '../../audit/activity.js';
 import { websiteIdOf } from '../../websites/identifiers.js';
-import type { Runtime } from '../../runtime.js';
+import type { Runtime } from '../../app/runtime.js';
 import { activityRows } from '../activity-view.js';
 import { accountOf } from '../authentication.js';
 import { renderWebsiteTab } from './website-routes.js';

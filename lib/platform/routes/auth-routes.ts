@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { HttpError } from '../../http/errors.js';
 import { compileSchema, CSRF_FIELD, readForm, textField } from '../../http/form.js';
-import type { Runtime } from '../../runtime.js';
+import type { Runtime } from '../../app/runtime.js';
 import { sha256 } from '../../security/hashing.js';
 import { normalizeIdentifier } from '../../security/identifiers.js';
 import { signInGuard } from '../../security/sign-in-guard.js';
@@ -76,7 +76,7 @@ export function authRoutes(runtime: Runtime): Router {
     if (Object.keys(errors).length > 0) return renderPage(ctx, 'register.njk', { ...PASSWORD_LIMITS, email, errors }, 400);
     // A new account is signed in and lands on its websites. A taken email changes nothing: its owner, who typed the
     // account's password, is signed in as at the sign-in form; anyone else gets the sign-in page, which says that the
-    // account exists (docs/decisions.md "Registering signs in").
+    // account exists (docs/decisions/security.md "Registering signs in").
     try {
       const webmaster = await createWebmaster(runtime.db, { email, password });
       await startSession(ctx, runtime, webmaster.id);

@@ -1,7 +1,7 @@
 import { PlatformRoutes } from '../route-table.js';
 import type { Context } from 'koa';
 import { addSeconds } from '../../clock.js';
-import type { Runtime } from '../../runtime.js';
+import type { Runtime } from '../../app/runtime.js';
 import { CREDENTIAL_GRACE_SECONDS, getOAuth2Config, getWebsite } from '../../websites/index.js';
 import { websiteEnvironmentOf, websiteIdOf } from '../../websites/identifiers.js';
 import { accountOf, PLATFORM_PATH, webmasterOf } from '../authentication.js';

@@ -1,6 +1,6 @@
 import { PlatformRoutes } from '../route-table.js';
 import { seeOther } from '../../http/see-other.js';
-import type { Runtime } from '../../runtime.js';
+import type { Runtime } from '../../app/runtime.js';
 import { checkDomainVerification } from '../../websites/index.js';
 import { websiteIdOf } from '../../websites/identifiers.js';
 import { PLATFORM_PATH, originOf, accountOf } from '../authentication.js';

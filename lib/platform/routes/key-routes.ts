@@ -3,7 +3,7 @@ import { addSeconds } from '../../clock.js';
 import { compileSchema, CSRF_FIELD, readForm } from '../../http/form.js';
 import { seeOther } from '../../http/see-other.js';
 import { Refusal } from '../../refusal.js';
-import type { Runtime } from '../../runtime.js';
+import type { Runtime } from '../../app/runtime.js';
 import { createApiKey, listApiKeys, MAX_KEY_NAME_LENGTH, revokeApiKey, type KeyAccess } from '../../webmasters/api-tokens.js';
 import { listWebsites } from '../../websites/index.js';
 import { ID_PATTERN } from '../../websites/schemas/path-parameters.js';

@@ -5,7 +5,7 @@ import { translator } from '../../i18n/catalogue.js';
 import { browserLanguage } from '../../i18n/negotiate.js';
 import { createMailer, type Mailer } from '../../mail/mailer.js';
 import { Refusal } from '../../refusal.js';
-import type { Runtime } from '../../runtime.js';
+import type { Runtime } from '../../app/runtime.js';
 import { INVITATION_SECONDS, inviteMember, pendingInvitations, withdrawInvitation } from '../../webmasters/invitations.js';
 import { changeMemberRole, listMembers, removeMember } from '../../webmasters/members.js';
 import { ROLES, type Role } from '../../webmasters/roles.js';
@@ -13,7 +13,7 @@ import { ID_PATTERN } from '../../websites/schemas/path-parameters.js';
 import { accountOf, originOf, PLATFORM_PATH, webmasterOf } from '../authentication.js';
 import { formatTimestamp, renderPage } from '../page.js';
 import { PlatformRoutes } from '../route-table.js';
-import { endWebmasterSessions } from '../sessions.js';
+import { endSessions } from '../sessions.js';
 
 const MEMBERS_PATH = `${PLATFORM_PATH}/members`;
 const NOTICES = ['invited', 'role', 'removed', 'withdrawn'] as const;
@@ -101,7 +101,7 @@ export function memberRoutes(runtime: Runtime): PlatformRoutes {
     const memberId = idParameter(ctx.params.member);
     await change(ctx, {}, async () => {
       await removeMember(runtime.db, runtime.clock, accountOf(ctx), memberId, actorOf(ctx), originOf(ctx));
-      await endWebmasterSessions(runtime, memberId);
+      await endSessions(runtime.db, memberId);
     }, 'removed');
   });
 

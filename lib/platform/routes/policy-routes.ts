@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { seeOther } from '../../http/see-other.js';
 import { browserLanguage } from '../../i18n/negotiate.js';
 import { Refusal } from '../../refusal.js';
-import type { Runtime } from '../../runtime.js';
+import type { Runtime } from '../../app/runtime.js';
 import { websiteIdOf } from '../../websites/identifiers.js';
 import { getWebsite, getWebsitePolicy, PolicyLoosening, updateWebsitePolicy, type WebsitePolicyInput } from '../../websites/index.js';
 import { originOf, PLATFORM_PATH, accountOf } from '../authentication.js';

@@ -5,7 +5,7 @@ import { seeOther } from '../../http/see-other.js';
 import { translator } from '../../i18n/catalogue.js';
 import { browserLanguage } from '../../i18n/negotiate.js';
 import { createMailer, type MailSettings } from '../../mail/mailer.js';
-import type { Runtime } from '../../runtime.js';
+import type { Runtime } from '../../app/runtime.js';
 import { randomToken } from '../../security/hashing.js';
 import { normalizeIdentifier } from '../../security/identifiers.js';
 import { signInCodeGuard, signInGuard } from '../../security/sign-in-guard.js';
@@ -41,7 +41,7 @@ const page = (ctx: Context, variables: Record<string, unknown>, status = 200): v
 
 /**
  * A one-time code mailed to the account's address, for the owner on a new browser while a flood of wrong passwords
- * holds the password's per-account counter (docs/decisions.md "One-time sign-in codes"). Asking answers the same
+ * holds the password's per-account counter (docs/decisions/security.md "One-time sign-in codes"). Asking answers the same
  * whether or not the address has an account (the code is made and mailed after the answer); a code works once, for
  * ten minutes, in the browser that asked, and signing in with it makes that browser a known device.
  */

@@ -1,7 +1,7 @@
 import { seeOther } from '../../http/see-other.js';
 import { textField } from '../../http/form.js';
 import { Refusal } from '../../refusal.js';
-import type { Runtime } from '../../runtime.js';
+import type { Runtime } from '../../app/runtime.js';
 import { closeAccount } from '../../webmasters/accounts.js';
 import { deleteWebsite, getWebsite } from '../../websites/index.js';
 import { websiteIdOf } from '../../websites/identifiers.js';

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { websiteIdOf, websiteWebhookOf } from '../../websites/identifiers.js';
 import { Refusal } from '../../refusal.js';
 import { seeOther } from '../../http/see-other.js';
-import type { Runtime } from '../../runtime.js';
+import type { Runtime } from '../../app/runtime.js';
 import { SUBSCRIBABLE_EVENTS } from '../../webhooks/events.js';
 import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, testWebhook } from '../../webhooks/endpoints.js';
 import { originOf, accountOf } from '../authentication.js';

@@ -2,7 +2,7 @@ import { PlatformRoutes } from '../route-table.js';
 import type { Context } from 'koa';
 import { Refusal } from '../../refusal.js';
 import { LANGUAGE_CHOICES } from '../../i18n/languages.js';
-import type { Runtime } from '../../runtime.js';
+import type { Runtime } from '../../app/runtime.js';
 import { WEBSITE_CHALLENGES } from '../../verification/challenge.js';
 import { websiteEnvironmentOf, websiteIdOf } from '../../websites/identifiers.js';
 import {

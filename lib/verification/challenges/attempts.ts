@@ -1,6 +1,6 @@
 import type { LimitName } from '../../http/limits.js';
 import type { Limiter } from '../../http/rate-limit.js';
-import type { Runtime } from '../../runtime.js';
+import type { Runtime } from '../../app/runtime.js';
 import type { StepContext } from '../challenge.js';
 
 /** A challenge's attempts are two rows of lib/http/limits.ts: `<name>-interaction` and `<name>-ip`. */

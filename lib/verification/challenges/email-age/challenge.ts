@@ -1,5 +1,5 @@
 import { createMailer, MailUnavailableError, type Mailer } from '../../../mail/mailer.js';
-import type { Runtime } from '../../../runtime.js';
+import type { Runtime } from '../../../app/runtime.js';
 import { compileSchema, readForm } from '../../../http/form.js';
 import { randomToken } from '../../../security/hashing.js';
 import { createSealer } from '../../../security/sealing.js';

@@ -1,5 +1,5 @@
 import { isRateLimited } from '../../../http/rate-limit.js';
-import type { Runtime } from '../../../runtime.js';
+import type { Runtime } from '../../../app/runtime.js';
 import { sha256 } from '../../../security/hashing.js';
 import { CHANNELS, type PendingPresentation } from './request.js';
 

@@ -4,7 +4,7 @@ import { HttpError } from '../../../http/errors.js';
 import { oauthErrors } from '../../../http/oauth-errors.js';
 import { interactionPaths } from '../../../oauth2/interactions/paths.js';
 import { readProgress, swapChallengeState } from '../../../oauth2/interactions/progress.js';
-import type { Runtime } from '../../../runtime.js';
+import type { Runtime } from '../../../app/runtime.js';
 import { randomToken, safeEqual, sha256 } from '../../../security/hashing.js';
 import { readWalletAnswer } from './answer.js';
 import { answerLimits } from './limits.js';

@@ -1,8 +1,8 @@
 import type { X509Certificate } from 'node:crypto';
 import { schedulePeriodic } from '../../../periodic.js';
-import type { Runtime } from '../../../runtime.js';
+import type { Runtime } from '../../../app/runtime.js';
 import { fetchListText, type ListFetchOptions } from './trusted-list-fetch.js';
-import { readTrustedList, TrustedListError } from './trusted-list.js';
+import { readTrustedList, TrustedListError, type TrustedList } from './trusted-list.js';
 import { trustAnchors, type TrustAnchors, type TrustSource } from './trust-anchors.js';
 
 /** The operator's ETSI trusted list: where it is, whose signature it must carry, how often it is read again. */
@@ -24,6 +24,8 @@ export interface TrustedListReport {
   anchors: number;
   /** ListIssueDateTime of the list in use */
   list_issued?: string;
+  /** TSLType of the list in use */
+  list_type?: string;
   /** why the last refresh failed; the list in use, if any, is the last good one */
   problem?: string;
   kept_last_good?: boolean;
@@ -32,7 +34,15 @@ export interface TrustedListReport {
 interface InUse {
   anchors: TrustAnchors;
   issued: Date;
+  type: string;
 }
+
+/**
+ * Why a genuine list yields no anchor: a list that trusts nobody (its services all left out, or a list of lists that
+ * points elsewhere) is a failure, never "ok" with 0 anchors.
+ */
+const noAnchor = (list: TrustedList): string =>
+  `the trusted list yields no anchor (${list.inactiveServices} service(s) not in good standing, ${list.otherServices} of a type that issues neither age attestations nor PID)`;
 
 const EMPTY: TrustAnchors = { authorities: [], signers: [] };
 
@@ -56,7 +66,8 @@ export async function followTrustedList(
     try {
       const list = readTrustedList(await fetchListText(settings.location, settings.fetch), settings.signers, now);
       if (inUse && list.issued < inUse.issued) throw new TrustedListError('the trusted list is older than the one in use');
-      inUse = { anchors: trustAnchors(list.certificates), issued: list.issued };
+      if (list.certificates.length === 0) throw new TrustedListError(noAnchor(list));
+      inUse = { anchors: trustAnchors(list.certificates), issued: list.issued, type: list.type };
     } catch (error) {
       const problem = error instanceof TrustedListError ? error.message : `the trusted list cannot be read (${(error as Error).message.slice(0, 120)})`;
       report = { ...base(now), outcome: 'failed', problem, kept_last_good: inUse !== undefined };
@@ -71,7 +82,7 @@ export async function followTrustedList(
     source: settings.location.startsWith('https://') ? 'https' as const : 'file' as const,
     last_refresh: now.toISOString(),
     anchors: inUse ? inUse.anchors.authorities.length + inUse.anchors.signers.length : 0,
-    ...(inUse ? { list_issued: inUse.issued.toISOString() } : {}),
+    ...(inUse ? { list_issued: inUse.issued.toISOString(), ...(inUse.type ? { list_type: inUse.type } : {}) } : {}),
   });
 
   await refresh();

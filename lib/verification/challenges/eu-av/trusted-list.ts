@@ -5,12 +5,29 @@ import { parseXml, type XmlElement } from './xml.js';
 const TSL = 'http://uri.etsi.org/02231/v2#';
 const XMLDSIG = 'http://www.w3.org/2000/09/xmldsig#';
 
+const ETSI_STATUS = 'http://uri.etsi.org/TrstSvc/TrustedList/Svcstatus/';
+
 /**
- * A service's current status that makes its certificates anchors: "granted" (ETSI TS 119 612 v2) or
- * "recognised at national level" (lists outside the EU scheme), and the v1 statuses of the same meaning. Withdrawn,
- * ceased, revoked or deprecated services are left out.
+ * The current statuses of a service in good standing, whose certificates are anchors: ETSI TS 119 612 v2's "granted"
+ * and "recognised at national level" and the v1 statuses of the same meaning (national and EUDI lists), and the
+ * Commission's AV Trusted List's own "recognized". Withdrawn, ceased, revoked or deprecated services are left out.
  */
-const ACTIVE_STATUSES = new Set(['granted', 'recognisedatnationallevel', 'undersupervision', 'supervisionincessation', 'accredited', 'setbynationallaw']);
+const GOOD_STANDING = new Set([
+  ...['granted', 'recognisedatnationallevel', 'undersupervision', 'supervisionincessation', 'accredited', 'setbynationallaw'].map((status) => `${ETSI_STATUS}${status}`),
+  'http://ec.europa.eu/tools/lotl/av/TrstSvc/TrustedList/Svcstatus/recognized',
+]);
+
+/**
+ * The service types whose certificates may vouch for an age attestation: the Commission's Proof of Age Attestation
+ * Provider (the AV Trusted List's), and the PID provider (the EUDI lists', ETSI TS 119 612 and TS 119 602 forms). A
+ * national list's qualified CAs (CA/QC: e-signature, e-seal and website certificates), time-stamping or any other
+ * service are not anchors for an attestation, whatever their status.
+ */
+export const ANCHOR_SERVICE_TYPES: ReadonlySet<string> = new Set([
+  'http://ec.europa.eu/tools/lotl/av/TrstSvc/Svctype/PAA',
+  'http://uri.etsi.org/Svc/Svctype/Provider/PID',
+  'http://uri.etsi.org/19602/SvcType/PID/Issuance',
+]);
 
 export class TrustedListError extends Error {
   override name = 'TrustedListError';
@@ -22,6 +39,10 @@ export interface TrustedList {
   certificates: Buffer[];
   /** services left out for their status */
   inactiveServices: number;
+  /** services left out for their type: they issue neither age attestations nor PID */
+  otherServices: number;
+  /** the list's TSLType, for the log and /readyz */
+  type: string;
   issued: Date;
   nextUpdate?: Date;
 }
@@ -124,12 +145,16 @@ export function readTrustedList(xml: string, signers: readonly X509Certificate[]
   if (nextUpdate && nextUpdate < now) throw new TrustedListError('the trusted list is past its next update');
   const certificates: Buffer[] = [];
   let inactiveServices = 0;
+  let otherServices = 0;
   const providers = childrenNamed(pathOf(list, 'TrustServiceProviderList') ?? list, 'TrustServiceProvider');
   for (const service of providers.flatMap((provider) => childrenNamed(pathOf(provider, 'TSPServices') ?? provider, 'TSPService'))) {
     const information = pathOf(service, 'ServiceInformation');
     if (!information) continue;
-    const status = textOf(pathOf(information, 'ServiceStatus')).split('/').at(-1) ?? '';
-    if (!ACTIVE_STATUSES.has(status)) {
+    if (!ANCHOR_SERVICE_TYPES.has(textOf(pathOf(information, 'ServiceTypeIdentifier')))) {
+      otherServices += 1;
+      continue;
+    }
+    if (!GOOD_STANDING.has(textOf(pathOf(information, 'ServiceStatus')))) {
       inactiveServices += 1;
       continue;
     }
@@ -139,5 +164,5 @@ export function readTrustedList(xml: string, signers: readonly X509Certificate[]
       }
     }
   }
-  return { certificates, inactiveServices, issued, ...(nextUpdate ? { nextUpdate } : {}) };
+  return { certificates, inactiveServices, otherServices, type: textOf(pathOf(scheme, 'TSLType')), issued, ...(nextUpdate ? { nextUpdate } : {}) };
 }

@@ -71,7 +71,7 @@ function libraryRefusal(failed: FailedCheck, validUntil: Date | undefined, now: 
  * Checks a DeviceResponse. First our own reading of the issuer signature (issuer-auth.ts, signer-path.ts): the first
  * certificate of x5chain is an mdoc document signer, x5chain is one path from it to a trusted anchor, every
  * certificate of it valid now, and its key verifies the issuer's COSE_Sign1. Then @auth0/mdl, with its own chain
- * check off (it validates another certificate than the one whose key it uses: docs/decisions.md, "eu_av: the
+ * check off (it validates another certificate than the one whose key it uses: docs/decisions/eu-av.md, "eu_av: the
  * document signer"): the same signature again with the same first certificate, the digest of every disclosed
  * element, and the device signature over the session transcript (our client_id, nonce and response URI; or our
  * origin and nonce through the Digital Credentials API). Then exactly one document, of a type the request accepts, the

@@ -9,7 +9,7 @@ import { render } from '../../../http/render.js';
 import { seeOther } from '../../../http/see-other.js';
 import { browserLanguage } from '../../../i18n/negotiate.js';
 import { interactionPaths } from '../../../oauth2/interactions/paths.js';
-import type { Runtime } from '../../../runtime.js';
+import type { Runtime } from '../../../app/runtime.js';
 import { responseParameters } from './answer.js';
 import { readStateBinding } from './binding.js';
 import { displayNameOf } from '../../catalogue.js';

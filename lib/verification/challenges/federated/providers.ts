@@ -1,4 +1,4 @@
-import type { Runtime } from '../../../runtime.js';
+import type { Runtime } from '../../../app/runtime.js';
 import type { FederatedSettings } from './settings.js';
 import { createUpstream, type Upstream } from './upstream.js';
 

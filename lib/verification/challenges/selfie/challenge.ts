@@ -1,4 +1,4 @@
-import type { Runtime } from '../../../runtime.js';
+import type { Runtime } from '../../../app/runtime.js';
 import { checkCsrfToken } from '../../../http/csrf.js';
 import { verdict, type Challenge, type StepContext, type ChallengeModule } from '../../challenge.js';
 import { attemptLimit } from '../attempts.js';

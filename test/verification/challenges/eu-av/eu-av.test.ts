@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -9,8 +9,8 @@ import { readResources, requestToken } from '../../../oauth2/helpers/oauth2.js';
 import { continueToWebsite } from '../federated/flow.js';
 import { createLogger } from '../../../../lib/log.js';
 import { readQrSvg } from './qr-reader.js';
-import { answerRequest, answerWith, createTestIssuer, issueAttestation, PID_DOCTYPE, postToVerifier, readWalletRequest, type Attestation, type TestIssuer } from './wallet.js';
-import { issueByHand, makeCertificate, makeIntermediate, makeRoot, makeSigner, presentByHand, TLS_SERVER_EKU, type Issued } from './hand-made.js';
+import { answerRequest, answerWith, AV_DOCTYPE, createTestIssuer, issueAttestation, PID_DOCTYPE, postToVerifier, readWalletRequest, type Attestation, type TestIssuer } from './wallet.js';
+import { issueByHand, makeCertificate, makeIntermediate, makeReferenceIaca, makeReferenceSigner, makeRoot, makeSigner, presentByHand, TLS_SERVER_EKU, type Issued } from './hand-made.js';
 import { startListServer, type ListServer } from './list-server.js';
 import { signedTrustedList, type ListShape } from './trusted-list-maker.js';
 import { authorizationUrl } from '../../../helpers/relying-party.js';
@@ -25,6 +25,8 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
   /** a second issuer, made by hand apart from the verifier's libraries (hand-made.ts), its root trusted too; one allowing an intermediate */
   let handRoot: Issued;
   let handDeepRoot: Issued;
+  /** an IACA with the EU reference issuers' profile (its document signers carry 1.3.130.2.0.0.1.2) */
+  let referenceIaca: Issued;
   /** trusted as DER files: a root, and a document signer itself (an end-entity anchor, as the EU trusted list publishes) */
   let derRoot: Issued;
   let listedSigner: Issued;
@@ -45,6 +47,10 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     handRoot = await makeRoot('Hand-made');
     handDeepRoot = await makeRoot('Hand-made two-level', { ca: 1 });
     await writeFile(join(trustDir, 'hand-made.pem'), `${handRoot.pem}\n${handDeepRoot.pem}`);
+    referenceIaca = await makeReferenceIaca('Age Verification', true);
+    await writeFile(join(trustDir, 'reference-iaca.pem'), referenceIaca.pem);
+    // The EC's own test document signer as an end-entity anchor: the service must start with it.
+    await copyFile(new URL('./fixtures/ec-av-ds-001.pem', import.meta.url), join(trustDir, 'ec-av-ds-001.pem'));
     derRoot = await makeRoot('DER');
     listedSigner = await makeSigner('Listed', await makeRoot('Unlisted'));
     await writeFile(join(trustDir, 'root.der'), derRoot.der);
@@ -209,8 +215,8 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
   }
 
   /** The wallet's answer made by hand: age_over_18 true, the MSO signed with `key`'s private key, x5chain as given. */
-  const answerByHand = (walletUrl: string, key: Issued, x5chain: Issued[]) => answerWith(walletUrl, (request) =>
-    presentByHand(issueByHand({ signingKey: key.keys.privateKey, x5chain: x5chain.map(({ der }) => der), elements: { age_over_18: true } }), request));
+  const answerByHand = (walletUrl: string, key: Issued, x5chain: Issued[], docType = AV_DOCTYPE) => answerWith(walletUrl, (request) =>
+    presentByHand(issueByHand({ signingKey: key.keys.privateKey, x5chain: x5chain.map(({ der }) => der), elements: { age_over_18: true }, docType }), request), {}, { doctype: docType });
 
   it('a presentation made by hand, apart from the verifier\'s libraries, passes to Resources on a LIVE client', async () => {
     const fixture = await client();
@@ -222,6 +228,20 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     const { access_token: accessToken } = (await token.json()) as { access_token: string };
     const { resources } = (await (await readResources(app, accessToken)).json()) as { resources: Record<string, unknown> };
     expect(resources).to.include({ verified: true, assurance_level: 'ENHANCED' });
+  });
+
+  it('an AV attestation and a PID signed by a DS with the EU reference issuers\' profile (EKU 1.3.130.2.0.0.1.2) pass to Resources; the EC\'s own DS is an anchor', async () => {
+    const ds = await makeReferenceSigner('Age Verification', referenceIaca);
+    for (const docType of [AV_DOCTYPE, PID_DOCTYPE]) {
+      const fixture = await client();
+      const { browser, page, walletUrl } = await openChallenge(fixture);
+      expect(await answerByHand(walletUrl, ds, [ds], docType)).to.include({ status: 200 });
+      const website = await continueToWebsite(browser, await proceed(browser, page, fixture), fixture.redirectUri);
+      const token = await requestToken(app, { code: website.searchParams.get('code')!, client: fixture });
+      const { access_token: accessToken } = (await token.json()) as { access_token: string };
+      const { resources } = (await (await readResources(app, accessToken)).json()) as { resources: Record<string, unknown> };
+      expect(resources).to.include({ verified: true, assurance_level: 'ENHANCED' });
+    }
   });
 
   it('anchors read from DER files pass: a signer under a DER root, and a signer trusted as itself; a sibling of that signer does not', async () => {

@@ -14,6 +14,9 @@ x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoPro
 const ES256 = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
 const DAY = 24 * 60 * 60 * 1000;
 export const MDOC_DS_EKU = '1.0.18013.5.1.2';
+/** The EUDI PID rulebook's document-signer usage, and its IACA's: what the EU's reference issuers' certificates carry. */
+export const EUDI_DS_EKU = '1.3.130.2.0.0.1.2';
+export const EUDI_IACA_EKU = '1.3.130.2.0.0.1.7';
 export const TLS_SERVER_EKU = '1.3.6.1.5.5.7.3.1';
 export const AV_DOCTYPE = 'eu.europa.ec.av.1';
 
@@ -41,12 +44,14 @@ export interface CertificateShape {
   notAfter?: Date;
   /** any further extension */
   extra?: x509.Extension[];
+  /** the subject's key pair (generated when absent) */
+  keys?: webcrypto.CryptoKeyPair;
 }
 
 let serial = 1;
 
 export async function makeCertificate(shape: CertificateShape): Promise<Issued> {
-  const keys = await webcrypto.subtle.generateKey(ES256, true, ['sign', 'verify']) as webcrypto.CryptoKeyPair;
+  const keys = shape.keys ?? await webcrypto.subtle.generateKey(ES256, true, ['sign', 'verify']) as webcrypto.CryptoKeyPair;
   const extensions: x509.Extension[] = [];
   if (shape.ca !== undefined && shape.ca !== false) extensions.push(new x509.BasicConstraintsExtension(true, typeof shape.ca === 'number' ? shape.ca : undefined, true));
   if (shape.keyUsage !== undefined) extensions.push(new x509.KeyUsagesExtension(shape.keyUsage, true));
@@ -78,6 +83,39 @@ export const makeIntermediate = (name: string, issuer: Issued, shape: Partial<Ce
 /** A document signer as ISO/IEC 18013-5 profiles it: digitalSignature, the mdoc DS extended key usage; `shape` bends it. */
 export const makeSigner = (name: string, issuer: Issued | undefined, shape: Partial<CertificateShape> = {}): Promise<Issued> =>
   makeCertificate({ subject: `CN=${name} Document Signer, C=EU`, issuer, keyUsage: x509.KeyUsageFlags.digitalSignature, eku: [MDOC_DS_EKU], ...shape });
+
+/**
+ * The extensions of the EU reference issuers' certificates (fixtures/ec-av-ds-001.pem, fixtures/ec-av-issuer-ca-01.pem,
+ * the PID issuer CAs), copied one for one: key identifiers, CRL distribution point, issuer alternative name, and
+ * the critical ones (the DS's key usage and extended key usage, the IACA's basic constraints and key usage).
+ */
+async function referenceExtensions(subjectKey: webcrypto.CryptoKey, issuer: Issued | undefined, crl: string): Promise<x509.Extension[]> {
+  return [
+    await x509.AuthorityKeyIdentifierExtension.create(issuer?.keys.publicKey ?? subjectKey),
+    await x509.SubjectKeyIdentifierExtension.create(subjectKey),
+    new x509.CRLDistributionPointsExtension([crl]),
+    new x509.IssuerAlternativeNameExtension([{ type: 'url', value: 'https://commission.europa.eu/index_en' }]),
+  ];
+}
+
+/** An IACA as the EU's reference issuers profile it: CA with path length 0, keyCertSign and cRLSign, EKU 1.3.130.2.0.0.1.7 (critical in the PID CAs, `ekuCritical`). */
+export async function makeReferenceIaca(name: string, ekuCritical = false): Promise<Issued> {
+  const keys = await webcrypto.subtle.generateKey(ES256, true, ['sign', 'verify']) as webcrypto.CryptoKeyPair;
+  return makeCertificate({
+    subject: `CN=${name} Issuer CA 01, O=${name} Reference Implementation, C=EU`, ca: 0, keyUsage: CA_USAGE, keys,
+    extra: [new x509.ExtendedKeyUsageExtension([EUDI_IACA_EKU], ekuCritical), ...await referenceExtensions(keys.publicKey, undefined, 'https://issuer.example/pki/CA_01.crl')],
+  });
+}
+
+/** A document signer as the EU's reference issuers profile it ("Age Verification DS - 001"): digitalSignature and EKU 1.3.130.2.0.0.1.2, both critical; `shape` bends it. */
+export async function makeReferenceSigner(name: string, issuer: Issued, shape: Partial<CertificateShape> = {}): Promise<Issued> {
+  const keys = await webcrypto.subtle.generateKey(ES256, true, ['sign', 'verify']) as webcrypto.CryptoKeyPair;
+  return makeCertificate({
+    subject: `CN=${name} DS - 001, O=${name} Reference Implementation, C=EU`, issuer, keyUsage: x509.KeyUsageFlags.digitalSignature, eku: [EUDI_DS_EKU], keys,
+    extra: await referenceExtensions(keys.publicKey, issuer, 'https://issuer.example/pki/CA_01.crl'),
+    ...shape,
+  });
+}
 
 /** COSE_Sign1 with ES256 by node:crypto: [protected, unprotected, payload, signature] over Sig_structure "Signature1". */
 function coseSign1(key: KeyObject, unprotected: Map<number, unknown>, payload: Buffer | null, detached?: Buffer): unknown[] {

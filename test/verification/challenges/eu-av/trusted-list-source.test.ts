@@ -45,7 +45,7 @@ describe('eu_av: following the trusted list', function () {
     const file = join(folder, 'list.xml');
     await writeFile(file, signedTrustedList({ signer: listSigner, services: [{ certificate: listed.der }], issued: new Date() }));
     const list = await followTrustedList(runtime(), settings(file), noFiles);
-    expect(list.report()).to.include({ source: 'file', outcome: 'ok', anchors: 1 });
+    expect(list.report()).to.include({ source: 'file', outcome: 'ok', anchors: 1, list_type: 'http://ec.europa.eu/tools/lotl/av/TrstSvc/TrustedList/TSLType/AVTL' });
     expect(list.source.current().signers.map((certificate) => certificate.raw.equals(listed.der))).to.deep.equal([true]);
     expect(lines.some((line) => line.includes('eu_av trusted list refreshed') && line.includes('"anchors":1'))).to.equal(true);
   });
@@ -71,5 +71,28 @@ describe('eu_av: following the trusted list', function () {
       server.serve(signedTrustedList({ signer: listSigner, services: [{ certificate: listed.der }], issued: new Date() }));
     }
     expect((await followTrustedList(runtime(), settings(join(folder, 'missing.xml')), noFiles)).report().problem).to.match(/cannot be read/);
+  });
+
+  it('a list that yields no anchor is a failure, logged and reported, never "ok"; a list in use stays in use', async () => {
+    const file = join(folder, 'empty.xml');
+    const nobody = signedTrustedList({ signer: listSigner, services: [{ certificate: listed.der, status: 'withdrawn' }], issued: new Date() });
+    await writeFile(file, nobody);
+    const list = await followTrustedList(runtime(), settings(file), noFiles);
+    expect(list.report()).to.include({ outcome: 'failed', anchors: 0, kept_last_good: false });
+    expect(list.report().problem).to.match(/yields no anchor \(1 service\(s\) not in good standing, 0 of a type/);
+    expect(lines.some((line) => line.includes('eu_av trusted list refresh failed') && line.includes('yields no anchor'))).to.equal(true);
+    expect(lines.some((line) => line.includes('eu_av trusted list refreshed'))).to.equal(false);
+
+    server.serve(signedTrustedList({ signer: listSigner, services: [{ certificate: listed.der }], issued: new Date(Date.now() - 60_000) }));
+    const followed = await followTrustedList(runtime(), { ...settings(server.url, true), refreshMs: 50 }, noFiles);
+    try {
+      expect(followed.report()).to.include({ outcome: 'ok', anchors: 1 });
+      server.serve(nobody);
+      for (let attempt = 0; attempt < 100 && followed.report().outcome === 'ok'; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(followed.report()).to.include({ outcome: 'failed', anchors: 1, kept_last_good: true });
+      expect(followed.source.current().signers).to.have.length(1);
+    } finally {
+      server.serve(signedTrustedList({ signer: listSigner, services: [{ certificate: listed.der }], issued: new Date() }));
+    }
   });
 });

@@ -1,25 +1,25 @@
 import type { Context, Middleware } from 'koa';
 import compose from 'koa-compose';
-import { BRAND_PATHS } from './branding/assets.js';
-import { brandingAssets } from './branding/index.js';
-import { checkerSurface } from './checker/routes.js';
-import { CHECKER_PATHS } from './checker/paths.js';
-import { jsonErrors } from './external/errors.js';
-import { externalSurface } from './external/router.js';
-import { EXTERNAL_PREFIX } from './external/surface.js';
-import { requestDeadline } from './http/deadline.js';
-import { homeRoutes } from './http/home.js';
-import { inputGuard } from './http/input-guard.js';
-import { oauthErrors } from './http/oauth-errors.js';
-import { staticAssets } from './http/static-assets.js';
-import type { ErrorShape } from './http/surface-errors.js';
-import { interactionsSurface } from './oauth2/interactions/router.js';
-import { BACK_CHANNEL_PATHS, LEGACY_PATHS, OAUTH2_PATHS } from './oauth2/protocol.js';
-import { oauth2BackChannelSurface, oauth2Surface } from './oauth2/surface.js';
-import { PLATFORM_PATH } from './platform/authentication.js';
-import { platformSurface } from './platform/router.js';
-import { POLICIES_PATH } from './requirement/policies.js';
-import { REQUIREMENT_PATH, requirementSurface } from './requirement/routes.js';
+import { BRAND_PATHS } from '../branding/assets.js';
+import { brandingAssets } from '../branding/index.js';
+import { checkerSurface } from '../checker/routes.js';
+import { CHECKER_PATHS } from '../checker/paths.js';
+import { jsonErrors } from '../external/errors.js';
+import { externalSurface } from '../external/router.js';
+import { EXTERNAL_PREFIX } from '../external/surface.js';
+import { requestDeadline } from '../http/deadline.js';
+import { homeRoutes } from '../http/home.js';
+import { inputGuard } from '../http/input-guard.js';
+import { oauthErrors } from '../http/oauth-errors.js';
+import { staticAssets } from '../http/static-assets.js';
+import type { ErrorShape } from '../http/surface-errors.js';
+import { interactionsSurface } from '../oauth2/interactions/router.js';
+import { BACK_CHANNEL_PATHS, LEGACY_PATHS, OAUTH2_PATHS } from '../oauth2/protocol.js';
+import { oauth2BackChannelSurface, oauth2Surface } from '../oauth2/surface.js';
+import { PLATFORM_PATH } from '../platform/authentication.js';
+import { platformSurface } from '../platform/router.js';
+import { POLICIES_PATH } from '../requirement/policies.js';
+import { REQUIREMENT_PATH, requirementSurface } from '../requirement/routes.js';
 import type { Runtime, SurfaceBuilder, SurfaceDeps } from './runtime.js';
 
 /** Whether a surface claims a request; `path` is the request's path lower-cased without a trailing slash. */
@@ -52,7 +52,7 @@ const oneOf = (paths: readonly string[]): Claim => {
   return (path) => set.has(path);
 };
 
-/** The health routes, built with the operations listener's (lib/app.ts). */
+/** The health routes, built with the operations listener's (lib/app/app.ts). */
 const operationsSurface: SurfaceBuilder = ({ health }) => [health.routes() as Middleware];
 const assetsSurface: SurfaceBuilder = ({ runtime }) => [staticAssets(), brandingAssets(runtime.config.branding)];
 const homeSurface: SurfaceBuilder = () => [homeRoutes().routes() as Middleware];

@@ -1,35 +1,35 @@
 import Koa from 'koa';
-import { systemClock, type Clock } from './clock.js';
-import { loadConfig } from './config/load.js';
-import type { Config, Settings } from './config/types.js';
-import { requestEnvelope } from './http/envelope.js';
-import { healthRoutes, type Readiness } from './http/health.js';
-import { pinOriginToIssuer, warnAboutUntrustedProxy } from './http/issuer-origin.js';
-import { createMetrics } from './http/metrics.js';
-import { operationsApp } from './http/operations.js';
-import { createRateLimits } from './http/rate-limit.js';
-import { connectSharedLimitStore } from './http/shared-limits.js';
-import { createGeoResolver } from './geo/resolver.js';
-import type { GeoOptions } from './geo/settings.js';
-import { buildRegistry, type ChallengeRegistry } from './verification/registry.js';
-import { createClientCache } from './websites/client-cache.js';
-import { publicDomainProbe, type DomainProbe } from './websites/domain-probe.js';
-import { showBrand } from './branding/assets.js';
-import type { BrandingOptions } from './branding/index.js';
-import { createLogger, type Logger } from './log.js';
-import { collapseRepeats, type RepeatLog } from './log-repeats.js';
+import { systemClock, type Clock } from '../clock.js';
+import { loadConfig, type Config } from './config.js';
+import type { Settings } from '../config/types.js';
+import { requestEnvelope } from '../http/envelope.js';
+import { healthRoutes, type Readiness } from '../http/health.js';
+import { pinOriginToIssuer, warnAboutUntrustedProxy } from '../http/issuer-origin.js';
+import { createMetrics } from '../http/metrics.js';
+import { operationsApp } from '../http/operations.js';
+import { createRateLimits } from '../http/rate-limit.js';
+import { connectSharedLimitStore } from '../http/shared-limits.js';
+import { createGeoResolver } from '../geo/resolver.js';
+import type { GeoOptions } from '../geo/settings.js';
+import { buildRegistry, type ChallengeRegistry } from '../verification/registry.js';
+import { createClientCache } from '../websites/client-cache.js';
+import { publicDomainProbe, type DomainProbe } from '../websites/domain-probe.js';
+import { showBrand } from '../branding/assets.js';
+import type { BrandingOptions } from '../branding/index.js';
+import { createLogger, type Logger } from '../log.js';
+import { collapseRepeats, type RepeatLog } from '../log-repeats.js';
 import type { Runtime } from './runtime.js';
-import { CookieKeys } from './security/cookie-keys.js';
-import { createSealer } from './security/sealing.js';
-import { openConfiguredDatabase, type Database } from './store/database.js';
-import { migrate } from './store/migrate.js';
-import type { OidcAdapterFactory } from './store/oidc-payloads.js';
-import { scheduleRetention } from './store/retention.js';
+import { CookieKeys } from '../security/cookie-keys.js';
+import { createSealer } from '../security/sealing.js';
+import { openConfiguredDatabase, type Database } from '../store/database.js';
+import { migrate } from '../store/migrate.js';
+import type { OidcAdapterFactory } from '../store/oidc-payloads.js';
+import { scheduleRetention } from '../store/retention.js';
 import { mountSurfaces } from './surfaces.js';
-import { scheduleWebhookDelivery } from './webhooks/delivery.js';
-import { rollUpStatistics, scheduleStatistics } from './statistics/schedule.js';
-import { Tally } from './statistics/tally.js';
-import { createProvider } from './oauth2/provider.js';
+import { scheduleWebhookDelivery } from '../webhooks/delivery.js';
+import { rollUpStatistics, scheduleStatistics } from '../statistics/schedule.js';
+import { Tally } from '../statistics/tally.js';
+import { createProvider } from '../oauth2/provider.js';
 import type Provider from 'oidc-provider';
 
 export interface AgeProviderOptions extends Partial<Settings> {
@@ -152,7 +152,7 @@ async function assemble({ config, db, clock, log, repeats, domainProbe, oidcAdap
   const readiness: Readiness = { draining: false, detail: () => runtime.challenges.readiness() };
   const health = healthRoutes(db, readiness);
   const provider = createProvider(runtime, oidcAdapter);
-  // Surfaces (lib/surfaces.ts): each request is handed to the one surface that claims it.
+  // Surfaces (lib/app/surfaces.ts): each request is handed to the one surface that claims it.
   app.use(mountSurfaces({ runtime, provider, health }));
   scheduleStatistics(runtime, metrics.countVerifications);
   // The statistics count the verifications before the sweep removes them.

@@ -1,18 +1,18 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
-import type { Clock } from './clock.js';
-import type { Config } from './config/types.js';
-import type { GeoResolver } from './geo/location.js';
-import type { RateLimits } from './http/rate-limit.js';
-import type { Logger } from './log.js';
-import type { CookieKeys } from './security/cookie-keys.js';
-import type { Sealer } from './security/sealing.js';
-import type { Tally } from './statistics/tally.js';
-import type { Database } from './store/database.js';
-import type { ChallengeRegistry } from './verification/registry.js';
-import type { ClientCache } from './websites/client-cache.js';
-import type { DomainProbe } from './websites/domain-probe.js';
+import type { Clock } from '../clock.js';
+import type { Config } from './config.js';
+import type { GeoResolver } from '../geo/location.js';
+import type { RateLimits } from '../http/rate-limit.js';
+import type { Logger } from '../log.js';
+import type { CookieKeys } from '../security/cookie-keys.js';
+import type { Sealer } from '../security/sealing.js';
+import type { Tally } from '../statistics/tally.js';
+import type { Database } from '../store/database.js';
+import type { ChallengeRegistry } from '../verification/registry.js';
+import type { ClientCache } from '../websites/client-cache.js';
+import type { DomainProbe } from '../websites/domain-probe.js';
 
 /** What every service and route needs, built once by createAgeProvider. */
 export interface Runtime {
@@ -37,12 +37,12 @@ export interface Runtime {
   onClose(task: () => Promise<void> | void): void;
 }
 
-/** What the surfaces are built from, once, at start-up (lib/surfaces.ts). */
+/** What the surfaces are built from, once, at start-up (lib/app/surfaces.ts). */
 export interface SurfaceDeps {
   runtime: Runtime;
   provider: Provider;
   health: Router;
 }
 
-/** How every surface is built: `<name>Surface(deps)` returns its middleware, in order (lib/surfaces.ts composes it). */
+/** How every surface is built: `<name>Surface(deps)` returns its middleware, in order (lib/app/surfaces.ts composes it). */
 export type SurfaceBuilder = (deps: SurfaceDeps) => Middleware[];
