@@ -64,6 +64,8 @@ const SQL_OWNERS = new Set([
   'lib/webhooks/outbox.ts',
   'lib/webmasters/accounts.ts',
   'lib/webmasters/api-tokens.ts',
+  'lib/webmasters/invitations.ts',
+  'lib/webmasters/members.ts',
   'lib/webmasters/sign-in-codes.ts',
   'lib/websites/clients.ts',
   'lib/websites/domain-verification.ts',

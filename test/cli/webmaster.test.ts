@@ -28,9 +28,10 @@ describe('age-provider webmaster (operator CLI)', function () {
     const help = await cli(env, ['webmaster', '--help']);
     expect(help.code).to.equal(0);
     expect(help.stdout).to.contain('age-provider webmaster create --email E [--password-stdin] [--json]')
-      .and.contain('age-provider webmaster token --email E [--json]');
+      .and.contain('age-provider webmaster token --email E [--name N] [--json]')
+      .and.contain('age-provider webmaster delete (--webmaster ID | --email E) --yes [--json]');
     expect((await cli(env, ['webmaster', 'create', '--help'])).stdout).to.equal(help.stdout);
-    expect((await cli(env, ['--help'])).stdout).to.match(/webmaster\s+create a webmaster account/);
+    expect((await cli(env, ['--help'])).stdout).to.match(/webmaster\s+create, list, show, disable, enable or delete webmaster accounts/);
   });
 
   it('creates a webmaster with a password from stdin (--json: one document, no password echoed)', async () => {
