@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Teams, named API keys and a way out (docs/decisions/… "Teams and API keys").
+ * Teams, named API keys and a way out (docs/team.md, docs/decisions/team.md).
  *
  * - An account is the webmaster row that owns the websites (websites.webmaster_id, unchanged, so every tenancy check
  *   stays in its query); `account_members` says who may act on it and with which role. Every webmaster is the owner of

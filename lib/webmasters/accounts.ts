@@ -103,7 +103,7 @@ export async function setAccountDisabled(db: Database, clock: Clock, accountId: 
 }
 
 /**
- * Closes an account (docs/decisions "Closing an account"): its websites (with their clients, keys, webhooks and
+ * Closes an account (docs/decisions/team.md "Closing an account"): its websites (with their clients, keys, webhooks and
  * statistics), members, invitations, keys and sessions are deleted, and with the account's row its founding login's
  * personal data (address, password). Each of its audit chains is cut to a tombstone that names no person and still
  * verifies (lib/audit/trail.ts eraseChains).

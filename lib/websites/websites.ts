@@ -108,7 +108,7 @@ export async function updateWebsite(
 }
 
 /**
- * Delete a website (docs/decisions "Deleting a website"): its keys, OAuth2 clients, webhooks, statistics and
+ * Delete a website (docs/decisions/team.md "Deleting a website"): its keys, OAuth2 clients, webhooks, statistics and
  * verifications go with it in one transaction; the delete notifies the client change feed, so every instance stops
  * resolving its clients at once. Its audit chain stays, ending with this deletion.
  */

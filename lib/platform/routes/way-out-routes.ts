@@ -9,7 +9,7 @@ import { accountOf, endSession, originOf, PLATFORM_LANDING, PLATFORM_PATH, webma
 import { PlatformRoutes } from '../route-table.js';
 
 /**
- * Deleting a website and closing the account (docs/decisions "A way out"): each asks first on its confirmation page
+ * Deleting a website and closing the account (docs/team.md "A way out"): each asks first on its confirmation page
  * (lib/platform/routes/confirmation-routes.ts), where the website's name or the account's address is typed back; a
  * mismatch returns there and changes nothing.
  */
