@@ -13,6 +13,7 @@ import * as formEffects from './011_form_effects.js';
 import * as domainVerifiedBy from './012_domain_verified_by.js';
 import * as team from './015_team.js';
 import * as statisticsCounted from './019_statistics_counted.js';
+import * as verificationListing from './020_verification_listing.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -35,4 +36,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['012_domain_verified_by', domainVerifiedBy],
   ['015_team', team],
   ['019_statistics_counted', statisticsCounted],
+  ['020_verification_listing', verificationListing],
 ];

@@ -8,7 +8,7 @@ import {
   createOAuth2Config, createWebsite, getOAuth2Config, getWebsite, listWebsites, regenerateOAuth2Credentials, updateOAuth2Config, vouchForDomain,
   type OAuth2Configuration, type Website,
 } from '../../lib/websites/index.js';
-import type { ChangeOrigin } from '../../lib/audit/trail.js';
+import type { ChangeOrigin } from '../../lib/changes.js';
 
 export const DEMO_EMAIL = 'demo@example.com';
 /**

@@ -1,5 +1,6 @@
 import Koa from 'koa';
 import { systemClock, type Clock } from '../clock.js';
+import { recordChange } from './changes.js';
 import { loadConfig, type Config } from './config.js';
 import type { Settings } from '../config/types.js';
 import { requestEnvelope } from '../http/envelope.js';
@@ -11,7 +12,8 @@ import { createRateLimits } from '../http/rate-limit.js';
 import { connectSharedLimitStore } from '../http/shared-limits.js';
 import { createGeoResolver } from '../geo/resolver.js';
 import type { GeoOptions } from '../geo/settings.js';
-import { buildRegistry, type ChallengeRegistry } from '../verification/registry.js';
+import type { ChallengeRegistry } from '../verification/challenge.js';
+import { buildRegistry } from '../verification/registry.js';
 import { createClientCache } from '../websites/client-cache.js';
 import { publicDomainProbe, type DomainProbe } from '../websites/domain-probe.js';
 import { showBrand } from '../branding/assets.js';
@@ -131,6 +133,7 @@ async function assemble({ config, db, clock, log, repeats, domainProbe, oidcAdap
     },
     geo: createGeoResolver({ config, log }),
     tally: new Tally(),
+    recordChange,
     domainProbe: domainProbe ?? publicDomainProbe(DOMAIN_PROBE_TIMEOUT_MS),
     onClose: (task: () => Promise<void> | void) => {
       closers.push(task);

@@ -1,31 +1,7 @@
 import type { Knex } from 'knex';
+import type { Actor, Change } from '../changes.js';
 import type { Database } from '../store/database.js';
 import { ERASED, firstBreak, GENESIS, hashOf, type ChainBreak, type EntryContent } from './chain.js';
-
-/** Who made a change: a webmaster on the platform, an API token (its id), or the operator at the command line (its command). */
-export type Actor = { type: 'webmaster'; id: number } | { type: 'api_token'; id: number } | { type: 'operator'; id: string };
-
-/** Who made a change and from which address (none at the command line). */
-export interface ChangeOrigin {
-  actor: Actor;
-  address: string | null;
-}
-
-/** What an entry shows in place of a secret: that it changed, never its value. */
-export const SECRET_CHANGED = '(changed)';
-
-/** One change, as a service records it. */
-export interface Change {
-  origin: ChangeOrigin;
-  webmasterId: number;
-  /** the website changed; null for the webmaster's own (the API token) */
-  websiteId: number | null;
-  at: Date;
-  /** e.g. `website.updated`, `oauth2.credentials.regenerated` */
-  action: string;
-  before: Record<string, unknown> | null;
-  after: Record<string, unknown> | null;
-}
 
 /** An entry as the API, the Activity page and the export show it. */
 export interface AuditEntry {

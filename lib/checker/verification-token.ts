@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { importJWK, SignJWT, type JWK } from 'jose';
 import type { JWKS } from 'oidc-provider';
 import { epochSeconds } from '../clock.js';
-import type { Runtime } from '../app/runtime.js';
+import type { CheckerServices } from './services.js';
 import { verificationResult, type Verification } from '../verification/verifications.js';
 
 /** The JOSE `typ` of the signed result (docs/checker.md "The token"). */
@@ -34,7 +34,7 @@ export interface VerificationSigner {
   sign(verification: Verification, audience: string): Promise<string>;
 }
 
-export function createVerificationSigner(runtime: Runtime): VerificationSigner {
+export function createVerificationSigner(runtime: CheckerServices): VerificationSigner {
   let signingKey: Promise<SigningKey> | undefined;
   return {
     async sign(verification, audience) {

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { HttpError } from '../http/errors.js';
-import type { Runtime } from '../app/runtime.js';
+import type { ExternalServices } from './services.js';
 import { authenticateApiToken } from '../webmasters/api-tokens.js';
 
 /** What the authentication leaves on ctx.state for the handlers. */
@@ -18,7 +18,7 @@ export interface ExternalState {
 const unauthorized = (message: string): HttpError => new HttpError(401, message, { 'WWW-Authenticate': 'Bearer' });
 
 /** `Authorization: Bearer <API key>` on every operation; the key's account and scope go to ctx.state. */
-export function authenticate(runtime: Runtime): Middleware<ExternalState> {
+export function authenticate(runtime: ExternalServices): Middleware<ExternalState> {
   return async (ctx, next) => {
     const header = ctx.get('Authorization');
     if (!header) throw unauthorized('Missing API token: send the header "Authorization: Bearer <API token>".');

@@ -1,10 +1,12 @@
 import type { SchemaObject } from 'ajv';
-import type { ChangeOrigin } from '../audit/trail.js';
+import type { ChangeOrigin } from '../changes.js';
 import { websiteActivity } from '../audit/activity.js';
 import { auditPageSchema, auditQuerySchema } from '../audit/schemas.js';
 import { statisticsQuerySchema, statisticsSchema } from '../statistics/schemas.js';
 import { websiteStatistics } from '../statistics/statistics.js';
-import type { Runtime } from '../app/runtime.js';
+import { getVerification, listVerifications } from '../verification/listing.js';
+import { verificationPageSchema, verificationQuerySchema, verificationSchema } from '../verification/listing-schemas.js';
+import type { ExternalServices } from './services.js';
 import {
   checkDomainVerification, createOAuth2Config, createWebsite, deleteWebsite, getDomainVerification, getOAuth2Config, getWebsite, getWebsiteKey, getWebsitePolicy, listWebsites,
   regenerateOAuth2Credentials, regenerateWebsiteKey, updateOAuth2Config, updateWebsite, updateWebsitePolicy,
@@ -22,7 +24,7 @@ import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, testWebhook
 import { createdWebhookSchema, deliveryListSchema, webhookCreateSchema, webhookListSchema, webhookTestSchema } from '../webhooks/schemas.js';
 
 /** Which path parameters an operation takes. */
-export type Scope = 'account' | 'website' | 'environment' | 'webhook';
+export type Scope = 'account' | 'website' | 'environment' | 'webhook' | 'verification';
 
 /** The typed path values of each scope. */
 export interface ScopeValues {
@@ -30,10 +32,11 @@ export interface ScopeValues {
   website: { websiteId: number };
   environment: { websiteId: number; environment: Environment };
   webhook: { websiteId: number; webhookId: number };
+  verification: { websiteId: number; verificationId: string };
 }
 
 /** One call of an operation; the body is validated by the service it reaches (one schema, shared with the platform). */
-export type Call<S extends Scope> = { runtime: Runtime; webmasterId: number; origin: ChangeOrigin; body: unknown; query: unknown } & ScopeValues[S];
+export type Call<S extends Scope> = { runtime: ExternalServices; webmasterId: number; origin: ChangeOrigin; body: unknown; query: unknown } & ScopeValues[S];
 
 export interface Operation<S extends Scope = Scope> {
   operationId: string;
@@ -175,6 +178,17 @@ export const OPERATIONS: readonly Operation[] = [
     summary: 'Retrieve the website\'s daily statistics per environment (started, passed, refused, abandoned, reused, by challenge, by country, median seconds to result)',
     query: statisticsQuerySchema, response: statisticsSchema,
     run: ({ runtime, webmasterId, websiteId, query }) => websiteStatistics(runtime, webmasterId, websiteId, query),
+  }),
+  define({
+    operationId: 'listVerifications', method: 'get', access: 'view', path: '/website/:website_id/verifications', scope: 'website',
+    summary: 'Retrieve the website\'s verifications one by one, and the flows that ended without one, newest first, by pages (filters: from, to, environment, challenge, outcome, country)',
+    query: verificationQuerySchema, response: verificationPageSchema,
+    run: ({ runtime, webmasterId, websiteId, query }) => listVerifications(runtime, webmasterId, websiteId, query),
+  }),
+  define({
+    operationId: 'getVerification', method: 'get', access: 'view', path: '/website/:website_id/verifications/:verification_id', scope: 'verification',
+    summary: 'Retrieve one verification by the uid the website received from Resources (test_…, vrf_…)', response: verificationSchema,
+    run: ({ runtime, webmasterId, websiteId, verificationId }) => getVerification(runtime, webmasterId, websiteId, verificationId),
   }),
   define({
     operationId: 'getWebsitePolicy', method: 'get', access: 'view', path: '/website/:website_id/policy', scope: 'website',

@@ -1,5 +1,5 @@
 import type { Limiter } from '../http/rate-limit.js';
-import type { Runtime } from '../app/runtime.js';
+import type { ExternalServices } from './services.js';
 
 export interface ExternalLimiters {
   /** spent by every request from the client's address, before authentication */
@@ -9,6 +9,6 @@ export interface ExternalLimiters {
 }
 
 /** The External API's two rows of lib/http/limits.ts (requests per minute, configurable; shared on PostgreSQL). */
-export function externalLimiters(runtime: Runtime): ExternalLimiters {
+export function externalLimiters(runtime: ExternalServices): ExternalLimiters {
   return { perIp: runtime.rateLimits.limiter('external-ip'), perToken: runtime.rateLimits.limiter('external-token') };
 }

@@ -3,7 +3,8 @@ import type { Middleware } from 'koa';
 import { jsonBody } from '../http/body.js';
 import { HttpError } from '../http/errors.js';
 import { rateLimit } from '../http/rate-limit.js';
-import type { Runtime, SurfaceBuilder } from '../app/runtime.js';
+import type { ExternalServices } from './services.js';
+import type { SurfaceBuilder } from '../http/surface.js';
 import { authenticate, type ExternalState } from './authenticate.js';
 import { openApiDocument } from './openapi.js';
 import { OPERATIONS, type Call, type Operation } from './operations.js';
@@ -50,7 +51,7 @@ function answerFor(operation: Operation, state: RouteState, answer: unknown): un
  * The Webmaster External API under /external: its own router, its own error shape, rate limits per
  * address (before authentication) and per token (after), every operation authenticated by API token.
  */
-export const externalSurface: SurfaceBuilder = ({ runtime }) => {
+export const externalSurface: SurfaceBuilder<ExternalServices> = ({ runtime }) => {
   const limiters = externalLimiters(runtime);
   const router = new Router<RouteState>({ prefix: EXTERNAL_PREFIX });
   const openApi = openApiDocument();

@@ -1,7 +1,6 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
-import type { Counted } from '../statistics/store.js';
 
 export interface Metrics {
   /** Records one request's duration by surface, method and status class (lib/http/envelope.ts calls it once it is answered). */
@@ -9,7 +8,7 @@ export interface Metrics {
   /** GET /metrics in the Prometheus text format. */
   routes: Router;
   /** Adds what a statistics rollup counted to age_provider_verifications_total. */
-  countVerifications: Counted;
+  countVerifications(challenge: string, outcome: string, environment: string, count: number): void;
 }
 
 /** Prometheus metrics for operators: request latency per surface plus the process defaults (memory, event loop, GC). */

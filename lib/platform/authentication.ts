@@ -1,6 +1,6 @@
 import type { Context, Middleware } from 'koa';
-import type { ChangeOrigin } from '../audit/trail.js';
-import type { Runtime } from '../app/runtime.js';
+import type { ChangeOrigin } from '../changes.js';
+import type { PlatformServices } from './services.js';
 import { bindCsrf } from '../http/csrf.js';
 import { seeOther } from '../http/see-other.js';
 import { closeSession, openAccountInSession, openSession, resumeSession, type SignedInWebmaster } from './sessions.js';
@@ -34,7 +34,7 @@ export const accountOf = (ctx: Context): number => webmasterOf(ctx)!.account!.id
 export const originOf = (ctx: Context): ChangeOrigin => ({ actor: { type: 'webmaster', id: webmasterOf(ctx)!.id }, address: ctx.ip });
 
 /** Loads the signed-in webmaster (if any) from the session cookie into ctx.state; the session's forms are bound to it. */
-export const loadSession = (runtime: Runtime): Middleware => async (ctx, next) => {
+export const loadSession = (runtime: PlatformServices): Middleware => async (ctx, next) => {
   const id = ctx.cookies.get(COOKIE);
   if (id) {
     const webmaster = await resumeSession(runtime, id);
@@ -53,18 +53,18 @@ export const requireWebmaster: Middleware = async (ctx, next) => {
 };
 
 /** Signs the browser in with a new session id (any previous session of this browser is closed: no fixation). */
-export async function startSession(ctx: Context, runtime: Runtime, webmasterId: number): Promise<void> {
+export async function startSession(ctx: Context, runtime: PlatformServices, webmasterId: number): Promise<void> {
   await endSession(ctx, runtime);
   ctx.cookies.set(COOKIE, await openSession(runtime, webmasterId), cookieOptions(ctx));
 }
 
 /** Points this browser's session at another of the webmaster's accounts (the caller checked the membership). */
-export async function openAccount(ctx: Context, runtime: Runtime, accountId: number): Promise<void> {
+export async function openAccount(ctx: Context, runtime: PlatformServices, accountId: number): Promise<void> {
   const id = ctx.cookies.get(COOKIE);
   if (id) await openAccountInSession(runtime, id, accountId);
 }
 
-export async function endSession(ctx: Context, runtime: Runtime): Promise<void> {
+export async function endSession(ctx: Context, runtime: PlatformServices): Promise<void> {
   const id = ctx.cookies.get(COOKIE);
   if (id) await closeSession(runtime, id);
   ctx.cookies.set(COOKIE, null, cookieOptions(ctx));

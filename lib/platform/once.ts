@@ -2,7 +2,7 @@ import type { Context, Middleware } from 'koa';
 import { setTimeout as delay } from 'node:timers/promises';
 import { HttpError } from '../http/errors.js';
 import { seeOther } from '../http/see-other.js';
-import type { Runtime } from '../app/runtime.js';
+import type { PlatformServices } from './services.js';
 import { randomToken, sha256 } from '../security/hashing.js';
 import { webmasterOf } from './authentication.js';
 
@@ -24,7 +24,7 @@ const POLL_MS = 50;
  * where it landed, without running. A first post that does not land on a redirect (its fields refused) gives the
  * claim back, so the form can be corrected and sent again.
  */
-export function onceForms(runtime: Pick<Runtime, 'db' | 'clock'>): Middleware {
+export function onceForms(runtime: Pick<PlatformServices, 'db' | 'clock'>): Middleware {
   const table = () => runtime.db('form_effects');
   return async (ctx, next) => {
     const body = ctx.request.body as Record<string, unknown> | undefined;

@@ -4,7 +4,8 @@ import { formBody } from '../http/body.js';
 import { requireCsrf } from '../http/csrf.js';
 import { sameOrigin } from '../http/same-origin.js';
 import { seeOther } from '../http/see-other.js';
-import type { Runtime, SurfaceBuilder } from '../app/runtime.js';
+import type { SurfaceBuilder } from '../http/surface.js';
+import type { PlatformServices } from './services.js';
 import { loadSession, PLATFORM_PATH, requireWebmaster, webmasterOf } from './authentication.js';
 import { onceForms } from './once.js';
 import { publicRows, type PlatformRoute, type PlatformRoutes } from './route-table.js';
@@ -37,7 +38,7 @@ const signedOutAlready: Middleware = async (ctx, next) => {
 };
 
 /** The platform's routes: the sign-in flows (every route public), the invitation's page, and the signed-in groups. */
-function platformRouters(runtime: Runtime): { open: Router[]; declared: PlatformRoutes[]; signedIn: PlatformRoutes[] } {
+function platformRouters(runtime: PlatformServices): { open: Router[]; declared: PlatformRoutes[]; signedIn: PlatformRoutes[] } {
   return {
     // Codes are mailed: without a mail server there is no code to offer.
     open: [authRoutes(runtime), ...(runtime.config.mail ? [signInCodeRoutes(runtime, runtime.config.mail)] : [])],
@@ -51,7 +52,7 @@ function platformRouters(runtime: Runtime): { open: Router[]; declared: Platform
  * Every route of the platform with the access it needs (lib/platform/route-table.ts): what the role property test
  * drives, read from the same routers the surface serves.
  */
-export function platformRouteTable(runtime: Runtime): PlatformRoute[] {
+export function platformRouteTable(runtime: PlatformServices): PlatformRoute[] {
   const { open, declared, signedIn } = platformRouters(runtime);
   return [...open.flatMap(publicRows), ...[...declared, ...signedIn].flatMap((routes) => routes.table)];
 }
@@ -60,7 +61,7 @@ export function platformRouteTable(runtime: Runtime): PlatformRoute[] {
  * The webmasters platform at /platform: server-rendered pages, every post from the issuer's origin and behind a CSRF
  * token bound to the session (so the session is loaded first), sessions in platform_sessions.
  */
-export const platformSurface: SurfaceBuilder = ({ runtime }) => {
+export const platformSurface: SurfaceBuilder<PlatformServices> = ({ runtime }) => {
   const router = new Router({ prefix: PLATFORM_PATH });
   router.use(sameOrigin(runtime.config.issuer), formBody(), loadSession(runtime), signedOutAlready, requireCsrf);
   const { open, declared, signedIn } = platformRouters(runtime);

@@ -1,5 +1,5 @@
 import { addSeconds } from '../clock.js';
-import type { Runtime } from '../app/runtime.js';
+import type { PlatformServices } from './services.js';
 import { randomToken, sha256 } from '../security/hashing.js';
 import type { Role } from '../webmasters/roles.js';
 
@@ -23,7 +23,7 @@ export interface SignedInWebmaster {
  * Opens a session for the webmaster and returns its id, which only the browser's cookie holds (the table keeps
  * its SHA-256). Expired sessions are swept here, so the table never grows beyond the live ones.
  */
-export async function openSession(runtime: Pick<Runtime, 'db' | 'clock'>, webmasterId: number): Promise<string> {
+export async function openSession(runtime: Pick<PlatformServices, 'db' | 'clock'>, webmasterId: number): Promise<string> {
   const id = randomToken(32);
   const now = runtime.clock.now();
   await runtime.db('platform_sessions').where('expires_at', '<=', now).delete();
@@ -37,7 +37,7 @@ export async function openSession(runtime: Pick<Runtime, 'db' | 'clock'>, webmas
 }
 
 /** The session's webmaster when it is alive, extending its idle expiry (never past the absolute one). */
-export async function resumeSession(runtime: Pick<Runtime, 'db' | 'clock'>, id: string): Promise<SignedInWebmaster | undefined> {
+export async function resumeSession(runtime: Pick<PlatformServices, 'db' | 'clock'>, id: string): Promise<SignedInWebmaster | undefined> {
   const now = runtime.clock.now();
   const { db } = runtime;
   const row = await db('platform_sessions as s')
@@ -62,11 +62,11 @@ export async function resumeSession(runtime: Pick<Runtime, 'db' | 'clock'>, id: 
 }
 
 /** Points the session at another account the webmaster belongs to (the caller checked the membership). */
-export async function openAccountInSession(runtime: Pick<Runtime, 'db'>, id: string, accountId: number): Promise<void> {
+export async function openAccountInSession(runtime: Pick<PlatformServices, 'db'>, id: string, accountId: number): Promise<void> {
   await runtime.db('platform_sessions').where('id_hash', sha256(id)).update('account_id', accountId);
 }
 
-export async function closeSession(runtime: Pick<Runtime, 'db'>, id: string): Promise<void> {
+export async function closeSession(runtime: Pick<PlatformServices, 'db'>, id: string): Promise<void> {
   await runtime.db('platform_sessions').where('id_hash', sha256(id)).delete();
 }
 
@@ -76,7 +76,7 @@ export async function closeSession(runtime: Pick<Runtime, 'db'>, id: string): Pr
  * instance at the next request. For whatever must cut a webmaster's access at once: a password change (every other
  * session), a member removed or an account disabled (all of them).
  */
-export async function endSessions(db: Runtime['db'], webmasterId: number, options: { except?: string } = {}): Promise<number> {
+export async function endSessions(db: PlatformServices['db'], webmasterId: number, options: { except?: string } = {}): Promise<number> {
   const query = db('platform_sessions').where('webmaster_id', webmasterId);
   if (options.except !== undefined) query.whereNot('id_hash', sha256(options.except));
   return (await query.delete().returning<Array<{ id_hash: string }>>('id_hash')).length;

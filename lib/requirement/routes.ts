@@ -5,7 +5,8 @@ import { testLocation } from '../geo/codes.js';
 import type { Location } from '../geo/location.js';
 import { HttpError } from '../http/errors.js';
 import { requirementAt } from '../policy/resolve.js';
-import type { Runtime, SurfaceBuilder } from '../app/runtime.js';
+import type { RequirementServices } from './services.js';
+import type { SurfaceBuilder } from '../http/surface.js';
 import { findKeyWebsite } from '../websites/keys.js';
 import { policiesRoutes } from './policies.js';
 
@@ -41,7 +42,7 @@ const allowAnyOrigin = (ctx: Context): void => {
   ctx.set('Access-Control-Allow-Origin', '*');
 };
 
-async function resolveLocation(ctx: Context, runtime: Runtime, query: RequirementQuery, environment: 'LIVE' | 'TEST'): Promise<Location> {
+async function resolveLocation(ctx: Context, runtime: RequirementServices, query: RequirementQuery, environment: 'LIVE' | 'TEST'): Promise<Location> {
   if (query.test_country === undefined && query.test_subdivision === undefined) return runtime.geo.locate(ctx);
   if (environment !== 'TEST') throw invalidRequest('test_country and test_subdivision are accepted with a TEST key only');
   const location = testLocation(query.test_country, query.test_subdivision);
@@ -57,7 +58,7 @@ async function resolveLocation(ctx: Context, runtime: Runtime, query: Requiremen
  * cached privately for a minute (the answer depends on the caller's location), rate-limited per IP. The surface also
  * serves GET /v1/policies (policies.ts).
  */
-export const requirementSurface: SurfaceBuilder = ({ runtime }) => {
+export const requirementSurface: SurfaceBuilder<RequirementServices> = ({ runtime }) => {
   const limiter = runtime.rateLimits.limiter('requirement');
   const router = new Router();
 

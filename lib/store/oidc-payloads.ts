@@ -23,6 +23,8 @@ export interface OidcAdapterOptions {
   findClient(clientId: string): Promise<AdapterPayload | undefined>;
   /** milliseconds between two sweeps of expired rows */
   sweepIntervalMs?: number;
+  /** what must read the expired rows before each sweep deletes them (the flows that expired: lib/verification/flow-endings.ts) */
+  beforeSweep?(now: Date): Promise<void>;
   /** registers the sweeper's stop with the owner's shutdown */
   onClose(task: () => Promise<void>): void;
 }

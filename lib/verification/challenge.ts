@@ -4,8 +4,8 @@ import type { Translate } from '../i18n/catalogue.js';
 import type { Language } from '../i18n/languages.js';
 import type { CspDirectives } from '../http/security-headers.js';
 import type { Location } from '../geo/location.js';
-import type { Runtime } from '../app/runtime.js';
-import type { ChallengeName } from './catalogue.js';
+import type { ChallengeServices } from './services.js';
+import type { ChallengeName, WebsiteChallenge } from './catalogue.js';
 import type { SettingsSection } from '../config/settings.js';
 
 // The names and their defaults are the catalogue's (catalogue.ts); the contract below is written in its terms.
@@ -54,7 +54,7 @@ export const verdict = (passed: boolean, assuranceLevel: AssuranceLevel, reason:
 /** Per-request tools a challenge step gets from the interaction router. */
 export interface StepContext {
   koa: Context;
-  runtime: Runtime;
+  runtime: ChallengeServices;
   attempt: ChallengeAttempt;
   t: Translate;
   /** Challenge-private state for this interaction, kept between steps, sealed at rest, deleted when the challenge ends. */
@@ -110,5 +110,24 @@ export interface ChallengeModule<S = unknown> {
    */
   settings?: SettingsSection<S | undefined, unknown>;
   /** The challenge, or undefined when the operator has not configured it (then it never loads). */
-  configure(runtime: Runtime, settings: S | undefined): Challenge | undefined | Promise<Challenge | undefined>;
+  configure(runtime: ChallengeServices, settings: S | undefined): Challenge | undefined | Promise<Challenge | undefined>;
+}
+
+/** The configured challenges, built once at start-up (lib/verification/registry.ts): what every caller asks them. */
+export interface ChallengeRegistry {
+  /** Whether `name` can load in this environment: configured for LIVE; any name in TEST (the sandbox runs it). */
+  offers(environment: Environment, name: ChallengeName): boolean;
+  /** The challenge that runs `name`: the configured one for LIVE, the sandbox simulating it for TEST. */
+  resolve(environment: Environment, name: ChallengeName): Challenge | undefined;
+  /** Whether the operator configured `name` (it runs for LIVE). */
+  configured(name: ChallengeName): boolean;
+  /** The configured challenges' own endpoints (Challenge.routes), to mount beside the interaction pages. */
+  routes: readonly Router[];
+  /** What the configured challenges report for /readyz's detail, by challenge name (those that report anything). */
+  readiness(): Record<string, unknown>;
+  /**
+   * A new website's default `challenges` ("all free challenges", docs/challenges.md): a configured challenge is free as its
+   * `<PREFIX>_FREE` setting says; one the operator has not configured keeps its default.
+   */
+  freeChallenges(): WebsiteChallenge[];
 }

@@ -1,4 +1,5 @@
-import { eraseChains, record, type ChangeOrigin } from '../audit/trail.js';
+import { eraseChains, record } from '../audit/trail.js';
+import type { ChangeOrigin } from '../changes.js';
 import type { Clock } from '../clock.js';
 import { Refusal } from '../refusal.js';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../security/hashing.js';

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { record, SECRET_CHANGED, type ChangeOrigin } from '../audit/trail.js';
+import { record } from '../audit/trail.js';
+import { SECRET_CHANGED, type ChangeOrigin } from '../changes.js';
 import type { Clock } from '../clock.js';
 import { Refusal } from '../refusal.js';
 import { randomToken, sha256 } from '../security/hashing.js';

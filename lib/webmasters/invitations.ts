@@ -1,4 +1,5 @@
-import { record, type ChangeOrigin } from '../audit/trail.js';
+import { record } from '../audit/trail.js';
+import type { ChangeOrigin } from '../changes.js';
 import { addSeconds, type Clock } from '../clock.js';
 import { Refusal } from '../refusal.js';
 import { randomToken, sha256 } from '../security/hashing.js';

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { record, type ChangeOrigin } from '../audit/trail.js';
+import { record } from '../audit/trail.js';
+import type { ChangeOrigin } from '../changes.js';
 import type { Clock } from '../clock.js';
 import { Refusal } from '../refusal.js';
 import type { Database } from '../store/database.js';

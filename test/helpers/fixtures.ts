@@ -1,4 +1,4 @@
-import type { ChangeOrigin } from '../../lib/audit/trail.js';
+import type { ChangeOrigin } from '../../lib/changes.js';
 import { randomBytes } from 'node:crypto';
 import type { AgeProviderOptions } from '../../lib/app/app.js';
 import type { Runtime } from '../../lib/app/runtime.js';

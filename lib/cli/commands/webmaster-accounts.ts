@@ -1,4 +1,4 @@
-import type { ChangeOrigin } from '../../audit/trail.js';
+import type { ChangeOrigin } from '../../changes.js';
 import { systemClock } from '../../clock.js';
 import { endSessions } from '../../platform/sessions.js';
 import { Refusal } from '../../refusal.js';

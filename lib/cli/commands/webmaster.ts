@@ -1,4 +1,4 @@
-import type { ChangeOrigin } from '../../audit/trail.js';
+import type { ChangeOrigin } from '../../changes.js';
 import { systemClock } from '../../clock.js';
 import { checkNewCredentials, MAX_PASSWORD_LENGTH, WEBMASTER_MIN_PASSWORD_LENGTH } from '../../webmasters/credentials.js';
 import { randomToken } from '../../security/hashing.js';

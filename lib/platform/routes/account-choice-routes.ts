@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { seeOther } from '../../http/see-other.js';
 import { Refusal } from '../../refusal.js';
-import type { Runtime } from '../../app/runtime.js';
+import type { PlatformServices } from '../services.js';
 import { acceptInvitation, previewInvitation } from '../../webmasters/invitations.js';
 import { membershipsOf } from '../../webmasters/members.js';
 import { ID_PATTERN } from '../../websites/schemas/path-parameters.js';
@@ -15,7 +15,7 @@ const ID = new RegExp(ID_PATTERN);
  * The accounts a webmaster belongs to and the one their session acts on; and an invitation's link, which adds the
  * signed-in webmaster to the inviting account only when they hold the invited address (docs/team.md "Invitations").
  */
-export function accountChoiceRoutes(runtime: Runtime): PlatformRoutes {
+export function accountChoiceRoutes(runtime: PlatformServices): PlatformRoutes {
   const routes = new PlatformRoutes();
 
   routes.get('/accounts', 'signed-in', async (ctx) => {

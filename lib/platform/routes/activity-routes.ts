@@ -1,13 +1,13 @@
 import { PlatformRoutes } from '../route-table.js';
 import { websiteActivity, websiteActivityExport } from '../../audit/activity.js';
 import { websiteIdOf } from '../../websites/identifiers.js';
-import type { Runtime } from '../../app/runtime.js';
+import type { PlatformServices } from '../services.js';
 import { activityRows } from '../activity-view.js';
 import { accountOf } from '../authentication.js';
 import { renderWebsiteTab } from './website-routes.js';
 
 /** A website's Activity: its audit trail, newest first by pages, and the whole trail as a JSON lines download. */
-export function activityRoutes(runtime: Runtime): PlatformRoutes {
+export function activityRoutes(runtime: PlatformServices): PlatformRoutes {
   const routes = new PlatformRoutes();
 
   routes.get('/websites/:id/activity', 'view', async (ctx) => {

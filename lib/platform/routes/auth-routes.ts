@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { HttpError } from '../../http/errors.js';
 import { compileSchema, CSRF_FIELD, readForm, textField } from '../../http/form.js';
-import type { Runtime } from '../../app/runtime.js';
+import type { PlatformServices } from '../services.js';
 import { sha256 } from '../../security/hashing.js';
 import { normalizeIdentifier } from '../../security/identifiers.js';
 import { signInGuard } from '../../security/sign-in-guard.js';
@@ -30,7 +30,7 @@ const validSignIn = compileSchema<{ email: string; password: string; _csrf: stri
 const emailKey = (email: string): string => sha256(normalizeIdentifier(email));
 
 /** Register, sign in, sign out. */
-export function authRoutes(runtime: Runtime): Router {
+export function authRoutes(runtime: PlatformServices): Router {
   const router = new Router();
   const guard = signInGuard(runtime.rateLimits, 'platform-signin', PLATFORM_DEVICE);
   const limits = {

@@ -1,7 +1,7 @@
 import { PlatformRoutes } from '../route-table.js';
 import type { Context } from 'koa';
 import { addSeconds } from '../../clock.js';
-import type { Runtime } from '../../app/runtime.js';
+import type { PlatformServices } from '../services.js';
 import { CREDENTIAL_GRACE_SECONDS, getOAuth2Config, getWebsite } from '../../websites/index.js';
 import { websiteEnvironmentOf, websiteIdOf } from '../../websites/identifiers.js';
 import { accountOf, PLATFORM_PATH, webmasterOf } from '../authentication.js';
@@ -34,7 +34,7 @@ const render = (ctx: Context, confirmation: Confirmation): void =>
  * closing the account): each
  * says what stops working and when, and posts to the route that makes the change. The pages' buttons link here.
  */
-export function confirmationRoutes(runtime: Runtime): PlatformRoutes {
+export function confirmationRoutes(runtime: PlatformServices): PlatformRoutes {
   const routes = new PlatformRoutes();
   const ownerOf = (ctx: Context): number => accountOf(ctx);
   const environmentOf = (ctx: Context) => websiteEnvironmentOf({ website_id: ctx.params.id, environment: ctx.params.environment });

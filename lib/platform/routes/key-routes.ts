@@ -3,7 +3,7 @@ import { addSeconds } from '../../clock.js';
 import { compileSchema, CSRF_FIELD, readForm } from '../../http/form.js';
 import { seeOther } from '../../http/see-other.js';
 import { Refusal } from '../../refusal.js';
-import type { Runtime } from '../../app/runtime.js';
+import type { PlatformServices } from '../services.js';
 import { createApiKey, listApiKeys, MAX_KEY_NAME_LENGTH, revokeApiKey, type KeyAccess } from '../../webmasters/api-tokens.js';
 import { listWebsites } from '../../websites/index.js';
 import { ID_PATTERN } from '../../websites/schemas/path-parameters.js';
@@ -42,7 +42,7 @@ const validKeyForm = compileSchema<KeyForm>({
  * made (the key shown once, on the next page) and revoked one by one. Anyone who may change the account's websites
  * may manage its keys; a viewer sees the list.
  */
-export function keyRoutes(runtime: Runtime): PlatformRoutes {
+export function keyRoutes(runtime: PlatformServices): PlatformRoutes {
   const routes = new PlatformRoutes();
 
   async function show(ctx: Context, failed?: { values: Partial<KeyForm>; message: string }, status = 200): Promise<void> {

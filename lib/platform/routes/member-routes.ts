@@ -5,7 +5,7 @@ import { translator } from '../../i18n/catalogue.js';
 import { browserLanguage } from '../../i18n/negotiate.js';
 import { createMailer, type Mailer } from '../../mail/mailer.js';
 import { Refusal } from '../../refusal.js';
-import type { Runtime } from '../../app/runtime.js';
+import type { PlatformServices } from '../services.js';
 import { INVITATION_SECONDS, inviteMember, pendingInvitations, withdrawInvitation } from '../../webmasters/invitations.js';
 import { changeMemberRole, listMembers, removeMember } from '../../webmasters/members.js';
 import { ROLES, type Role } from '../../webmasters/roles.js';
@@ -39,7 +39,7 @@ const validRole = compileSchema<{ role: Role; _csrf: string }>({
  * do what is the domain's rule (lib/webmasters/members.ts), checked under the account's lock: the page only leaves out
  * the buttons a role cannot use. A removed member's sessions end here, at once, on every instance.
  */
-export function memberRoutes(runtime: Runtime): PlatformRoutes {
+export function memberRoutes(runtime: PlatformServices): PlatformRoutes {
   const routes = new PlatformRoutes();
   const mailer: Mailer | undefined = runtime.config.mail && createMailer(runtime.config.mail, runtime.log);
   const invitesPerAccount = runtime.rateLimits.limiter('platform-invite-account');

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { seeOther } from '../../http/see-other.js';
 import { browserLanguage } from '../../i18n/negotiate.js';
 import { Refusal } from '../../refusal.js';
-import type { Runtime } from '../../app/runtime.js';
+import type { PlatformServices } from '../services.js';
 import { websiteIdOf } from '../../websites/identifiers.js';
 import { getWebsite, getWebsitePolicy, PolicyLoosening, updateWebsitePolicy, type WebsitePolicyInput } from '../../websites/index.js';
 import { originOf, PLATFORM_PATH, accountOf } from '../authentication.js';
@@ -25,7 +25,7 @@ interface EditorRefusal {
  * A website's policy page (docs/policies.md): the rule in force in each region and why, and an editor for the
  * website's own rules, refused exactly as PUT /external/website/{website_id}/policy refuses them (the same service).
  */
-export function policyRoutes(runtime: Runtime): PlatformRoutes {
+export function policyRoutes(runtime: PlatformServices): PlatformRoutes {
   const routes = new PlatformRoutes();
   const ownerOf = (ctx: Context): number => accountOf(ctx);
   const websiteOf = (ctx: Context): number => websiteIdOf({ website_id: ctx.params.id }).websiteId;

@@ -5,7 +5,7 @@ import { seeOther } from '../../http/see-other.js';
 import { translator } from '../../i18n/catalogue.js';
 import { browserLanguage } from '../../i18n/negotiate.js';
 import { createMailer, type MailSettings } from '../../mail/mailer.js';
-import type { Runtime } from '../../app/runtime.js';
+import type { PlatformServices } from '../services.js';
 import { randomToken } from '../../security/hashing.js';
 import { normalizeIdentifier } from '../../security/identifiers.js';
 import { signInCodeGuard, signInGuard } from '../../security/sign-in-guard.js';
@@ -45,7 +45,7 @@ const page = (ctx: Context, variables: Record<string, unknown>, status = 200): v
  * whether or not the address has an account (the code is made and mailed after the answer); a code works once, for
  * ten minutes, in the browser that asked, and signing in with it makes that browser a known device.
  */
-export function signInCodeRoutes(runtime: Runtime, mail: MailSettings): Router {
+export function signInCodeRoutes(runtime: PlatformServices, mail: MailSettings): Router {
   const router = new Router();
   const mailer = createMailer(mail, runtime.log);
   const guard = signInGuard(runtime.rateLimits, 'platform-signin', PLATFORM_DEVICE);

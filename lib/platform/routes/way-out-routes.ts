@@ -1,7 +1,7 @@
 import { seeOther } from '../../http/see-other.js';
 import { textField } from '../../http/form.js';
 import { Refusal } from '../../refusal.js';
-import type { Runtime } from '../../app/runtime.js';
+import type { PlatformServices } from '../services.js';
 import { closeAccount } from '../../webmasters/accounts.js';
 import { deleteWebsite, getWebsite } from '../../websites/index.js';
 import { websiteIdOf } from '../../websites/identifiers.js';
@@ -13,7 +13,7 @@ import { PlatformRoutes } from '../route-table.js';
  * (lib/platform/routes/confirmation-routes.ts), where the website's name or the account's address is typed back; a
  * mismatch returns there and changes nothing.
  */
-export function wayOutRoutes(runtime: Runtime): PlatformRoutes {
+export function wayOutRoutes(runtime: PlatformServices): PlatformRoutes {
   const routes = new PlatformRoutes();
 
   routes.post('/websites/:id/delete', 'change', async (ctx) => {

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { websiteIdOf, websiteWebhookOf } from '../../websites/identifiers.js';
 import { Refusal } from '../../refusal.js';
 import { seeOther } from '../../http/see-other.js';
-import type { Runtime } from '../../app/runtime.js';
+import type { PlatformServices } from '../services.js';
 import { SUBSCRIBABLE_EVENTS } from '../../webhooks/events.js';
 import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, testWebhook } from '../../webhooks/endpoints.js';
 import { originOf, accountOf } from '../authentication.js';
@@ -17,7 +17,7 @@ const DELIVERIES_SHOWN = 10;
 const listOf = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : typeof value === 'string' ? [value] : []);
 
 /** A website's Webhooks section: its endpoints with their latest deliveries, and the forms to add, test and delete them. */
-export function webhookRoutes(runtime: Runtime): PlatformRoutes {
+export function webhookRoutes(runtime: PlatformServices): PlatformRoutes {
   const routes = new PlatformRoutes();
   const ownerOf = (ctx: Context): number => accountOf(ctx);
   const websiteOf = (ctx: Context): number => websiteIdOf({ website_id: ctx.params.id }).websiteId;

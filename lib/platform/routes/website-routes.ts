@@ -2,7 +2,7 @@ import { PlatformRoutes } from '../route-table.js';
 import type { Context } from 'koa';
 import { Refusal } from '../../refusal.js';
 import { LANGUAGE_CHOICES } from '../../i18n/languages.js';
-import type { Runtime } from '../../app/runtime.js';
+import type { PlatformServices } from '../services.js';
 import { WEBSITE_CHALLENGES } from '../../verification/challenge.js';
 import { websiteEnvironmentOf, websiteIdOf } from '../../websites/identifiers.js';
 import {
@@ -50,7 +50,7 @@ const OPTIONS = { languages: LANGUAGE_CHOICES, challenges: WEBSITE_CHALLENGES, e
  * and a secret made by the previous request, shown this once.
  */
 export async function renderWebsiteTab(
-  ctx: Context, runtime: Runtime, websiteId: number, tab: Tab,
+  ctx: Context, runtime: PlatformServices, websiteId: number, tab: Tab,
   variables: Record<string, unknown> | ((overview: WebsiteOverview) => Record<string, unknown>) = {}, status = 200,
 ): Promise<void> {
   const webmasterId = accountOf(ctx);
@@ -68,7 +68,7 @@ export async function renderWebsiteTab(
 }
 
 /** The websites overview and each website's sections: overview, integrate, settings (the forms that change it). */
-export function websiteRoutes(runtime: Runtime): PlatformRoutes {
+export function websiteRoutes(runtime: PlatformServices): PlatformRoutes {
   const routes = new PlatformRoutes();
   const ownerOf = (ctx: Context): number => accountOf(ctx);
 

@@ -4,7 +4,7 @@ import { HttpError } from '../../../http/errors.js';
 import { oauthErrors } from '../../../http/oauth-errors.js';
 import { interactionPaths } from '../../../oauth2/interactions/paths.js';
 import { readProgress, swapChallengeState } from '../../../oauth2/interactions/progress.js';
-import type { Runtime } from '../../../app/runtime.js';
+import type { ChallengeServices } from '../../services.js';
 import { randomToken, safeEqual, sha256 } from '../../../security/hashing.js';
 import { readWalletAnswer } from './answer.js';
 import { answerLimits } from './limits.js';
@@ -24,7 +24,7 @@ interface WaitingRequest {
   channel: Channel;
 }
 
-async function waitingRequest(runtime: Runtime, state: string): Promise<WaitingRequest | undefined> {
+async function waitingRequest(runtime: ChallengeServices, state: string): Promise<WaitingRequest | undefined> {
   const uid = uidOfState(state);
   if (!uid) return undefined;
   const { challenge } = await readProgress(runtime.db, runtime.clock, uid);
@@ -43,7 +43,7 @@ async function waitingRequest(runtime: Runtime, state: string): Promise<WaitingR
  * with a `redirect_uri` carrying a one-time response code: the wallet sends the visitor's browser there, and only that
  * browser (the interaction's own) turns the pass into a verification. Nothing of the presentation is kept.
  */
-export function walletResponseRoutes(runtime: Runtime, settings: EuAvSettings): Router {
+export function walletResponseRoutes(runtime: ChallengeServices, settings: EuAvSettings): Router {
   const router = new Router();
   const { issuer } = runtime.config;
   const { clientId, responseUri } = verifierIdentity(issuer);

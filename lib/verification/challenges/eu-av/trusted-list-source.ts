@@ -1,6 +1,6 @@
 import type { X509Certificate } from 'node:crypto';
 import { schedulePeriodic } from '../../../periodic.js';
-import type { Runtime } from '../../../app/runtime.js';
+import type { ChallengeServices } from '../../services.js';
 import { fetchListText, type ListFetchOptions } from './trusted-list-fetch.js';
 import { readTrustedList, TrustedListError, type TrustedList } from './trusted-list.js';
 import { trustAnchors, type TrustAnchors, type TrustSource } from './trust-anchors.js';
@@ -56,7 +56,7 @@ const merged = (a: TrustAnchors, b: TrustAnchors): TrustAnchors =>
  * (`fileAnchors`) always count beside the list's.
  */
 export async function followTrustedList(
-  runtime: Pick<Runtime, 'clock' | 'log' | 'onClose'>, settings: TrustedListSettings, fileAnchors: TrustSource,
+  runtime: Pick<ChallengeServices, 'clock' | 'log' | 'onClose'>, settings: TrustedListSettings, fileAnchors: TrustSource,
 ): Promise<{ source: TrustSource; report(): TrustedListReport }> {
   let inUse: InUse | undefined;
   let report: TrustedListReport;
