@@ -37,6 +37,10 @@ export const LIMITS = {
   'platform-register-email': { points: 5, windowSeconds: HOUR, scope: 'shared', reason: 'sign-up mails to one address' },
   'platform-register-ip': { points: 20, windowSeconds: HOUR, scope: 'shared', reason: 'sign-ups from one address' },
   'platform-invite-account': { points: 20, windowSeconds: HOUR, scope: 'shared', reason: "invitation mails sent from one account (each to a mailbox that did not ask for it)" },
+  // Forgotten passwords: each asks for a mail; the counts bound the mails to one mailbox, and a spent count leaves the
+  // password, the sessions and the sign-in codes of the account as they were.
+  'platform-reset-email': { points: 10, windowSeconds: HOUR, scope: 'shared', reason: 'password reset mails to one address' },
+  'platform-reset-ip': { points: 20, windowSeconds: HOUR, scope: 'shared', reason: 'password resets asked for from one address' },
   // Password guessing (lib/security/sign-in-guard.ts): only failures count; a known device passes the first three.
   'platform-signin-accountAndNetwork': { points: 10, windowSeconds: FIFTEEN_MINUTES, scope: 'shared', reason: 'failed webmaster sign-ins per account and network' },
   'platform-signin-network': { points: 50, windowSeconds: FIFTEEN_MINUTES, scope: 'shared', reason: 'failed webmaster sign-ins per network, across accounts' },

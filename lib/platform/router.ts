@@ -12,11 +12,13 @@ import { publicRows, type PlatformRoute, type PlatformRoutes } from './route-tab
 import { accountChoiceRoutes } from './routes/account-choice-routes.js';
 import { accountRoutes } from './routes/account-routes.js';
 import { activityRoutes } from './routes/activity-routes.js';
+import { verificationRoutes } from './routes/verification-routes.js';
 import { authRoutes } from './routes/auth-routes.js';
 import { confirmationRoutes } from './routes/confirmation-routes.js';
 import { domainRoutes } from './routes/domain-routes.js';
 import { keyRoutes } from './routes/key-routes.js';
 import { memberRoutes } from './routes/member-routes.js';
+import { mailedLinkRoutes, setPasswordRoutes } from './routes/password-routes.js';
 import { policyRoutes } from './routes/policy-routes.js';
 import { signInCodeRoutes } from './routes/sign-in-code-routes.js';
 import { wayOutRoutes } from './routes/way-out-routes.js';
@@ -40,11 +42,14 @@ const signedOutAlready: Middleware = async (ctx, next) => {
 /** The platform's routes: the sign-in flows (every route public), the invitation's page, and the signed-in groups. */
 function platformRouters(runtime: PlatformServices): { open: Router[]; declared: PlatformRoutes[]; signedIn: PlatformRoutes[] } {
   return {
-    // Codes are mailed: without a mail server there is no code to offer.
-    open: [authRoutes(runtime), ...(runtime.config.mail ? [signInCodeRoutes(runtime, runtime.config.mail)] : [])],
+    // Codes and links are mailed: without a mail server there is no code to offer, and no registration but the operator's.
+    open: [
+      authRoutes(runtime), ...(runtime.config.mail ? [signInCodeRoutes(runtime, runtime.config.mail), mailedLinkRoutes(runtime, runtime.config.mail)] : []),
+      setPasswordRoutes(runtime),
+    ],
     declared: [accountChoiceRoutes(runtime)],
     signedIn: [accountRoutes(runtime), keyRoutes(runtime), memberRoutes(runtime), websiteRoutes(runtime), confirmationRoutes(runtime), domainRoutes(runtime),
-      policyRoutes(runtime), activityRoutes(runtime), webhookRoutes(runtime), wayOutRoutes(runtime)],
+      policyRoutes(runtime), activityRoutes(runtime), verificationRoutes(runtime), webhookRoutes(runtime), wayOutRoutes(runtime)],
   };
 }
 

@@ -166,3 +166,11 @@ export async function authenticateApiToken(db: Database, clock: Clock, token: st
     websiteId: row.website_id === null ? null : Number(row.website_id),
   };
 }
+
+/**
+ * Revokes every active key of the account (inside the caller's transaction): an address proven by someone else than
+ * whoever registered it takes the account over (lib/webmasters/accounts.ts proveAddress); whether there was one.
+ */
+export async function revokeApiTokens(q: Knex.Transaction, accountId: number, now: Date): Promise<boolean> {
+  return (await revokeWhere(q, now, { webmaster_id: accountId })).length > 0;
+}

@@ -68,6 +68,7 @@ const SQL_OWNERS = new Set([
   'lib/webmasters/api-tokens.ts',
   'lib/webmasters/invitations.ts',
   'lib/webmasters/members.ts',
+  'lib/webmasters/password-links.ts',
   'lib/webmasters/sign-in-codes.ts',
   'lib/websites/clients.ts',
   'lib/websites/domain-verification.ts',

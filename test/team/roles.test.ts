@@ -15,7 +15,7 @@ const ROLES_WEAKEST_FIRST = [...ROLES].reverse();
 
 /** A route's pattern with every parameter named by the team's own records. */
 const fill = (pattern: string, team: Team): string => pattern
-  .replace(':website_id', String(team.client.websiteId)).replace(':webhook_id', String(team.webhookId)).replace(':verification_id', 'vrf_none')
+  .replace(':website_id', String(team.client.websiteId)).replace(':webhook_id', String(team.webhookId)).replace(':verification_id', 'vrf_none').replace(':verification', 'vrf_none')
   .replace(':id', String(team.client.websiteId)).replace(':environment', 'test').replace(':webhook', String(team.webhookId))
   .replace(':key', String(team.keys.revocable)).replace(':member', String(team.spare.id)).replace(':invitation', String(team.invitation.id))
   .replace(':account', String(team.accountId)).replace(':token', team.invitation.token);

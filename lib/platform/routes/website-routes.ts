@@ -28,7 +28,7 @@ const NOTICES = ['created', 'website', 'key', 'oauth2', 'credentials', 'webhook'
 export type Notice = (typeof NOTICES)[number];
 
 /** The sections of a website's page, each a page of its own behind the same tab navigation (no script needed). */
-export const TABS = ['overview', 'integrate', 'settings', 'webhooks', 'activity'] as const;
+export const TABS = ['overview', 'verifications', 'integrate', 'settings', 'webhooks', 'activity'] as const;
 export type Tab = (typeof TABS)[number];
 
 /** The path of a website's section, with the notice of what was just saved. */
