@@ -74,7 +74,9 @@ export const LIMITS = {
   'ticket-guess-interaction': { points: 5, windowSeconds: 10 * MINUTE, scope: 'shared', reason: 'ticket code guesses per authorization' },
   'ticket-guess-ip': { points: 30, windowSeconds: 10 * MINUTE, scope: 'shared', reason: 'ticket code guesses per address' },
   'federated-callback-ip': { points: 120, windowSeconds: 10 * MINUTE, scope: 'shared', reason: "a provider's callback per address (a visitor comes back once or twice per check)" },
-  // A wallet's answers are counted per request and per authorization, never per address: carrier NAT puts thousands of phones behind one.
+  // A wallet's answers are counted per request and per authorization; per address only with a ceiling generous enough
+  // for carrier NAT, which puts thousands of phones behind one (a flood from one address, not its visitors, meets it).
+  'eu-av-response-ip': { points: 200, windowSeconds: 10 * MINUTE, scope: 'shared', reason: "wallet answers per address, a ceiling for floods: a carrier NAT address serves many visitors, each sending one or two" },
   'eu-av-response-request': { points: 5, windowSeconds: 10 * MINUTE, scope: 'shared', reason: "a wallet's answers to one request (one page view's QR code or link): the first counts, the rest are retries" },
   'eu-av-response-interaction': { points: 30, windowSeconds: 10 * MINUTE, scope: 'shared', reason: "a wallet's answers per authorization, across the page's reloads" },
 } as const satisfies Record<string, LimitRow>;

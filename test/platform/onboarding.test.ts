@@ -106,6 +106,22 @@ describe('webmasters platform: onboarding, integration, confirmations and form e
     expect((await fetch(`${app.url}/static/copy.js`)).headers.get('content-type')).to.match(/^text\/javascript/);
   });
 
+  it('offers WordPress beside them, with the values to paste into the plugin and its redirect URI, never the secret', async () => {
+    const { client } = await registered(app);
+    const created = await client.post('/platform/websites', { name: 'Cellar', domain: 'cellar.example.com', language: 'en', challenges: ['selfie'], regions: '' });
+    const id = websiteIdOf(created);
+    const webmasterId = (await app.provider.db('websites').where({ id }).first('webmaster_id') as { webmaster_id: number }).webmaster_id;
+    const live = (await getWebsite(app.provider.runtime, webmasterId, id)).keys.find((key) => key.environment === 'LIVE')!.publicKey;
+    expect(created.html.indexOf('id="wordpress-heading"')).to.be.greaterThan(created.html.indexOf('id="oauth2-heading"'));
+    expect(snippet(created, 'wordpress-live-wordpress')).to.equal(`Service address:    ${app.provider.config.issuer}\nWebsite public key: ${live}`);
+    const page = await client.post(`/platform/websites/${id}/oauth2/test`, { redirectUris: 'https://cellar.example.com/?age_provider=callback' });
+    const { clientId, clientSecret } = await getOAuth2Config(app.provider.runtime, webmasterId, id, 'TEST');
+    const settings = snippet(page, 'wordpress-test-wordpress');
+    expect(settings).to.contain(`OAuth2 client id:         ${clientId}`).and.contain('Redirect URI to register: https://cellar.example.com/?age_provider=callback')
+      .and.not.contain(clientSecret);
+    expect(page.html).to.contain('data-copy="wordpress-test-wordpress"').and.contain('docs/wordpress.md');
+  });
+
   it('asks before replacing a key or OAuth2 credentials, or deleting the website, saying what stops working and when; makes an API key', async () => {
     const { client } = await registered(app);
     const created = await client.post('/platform/websites', { name: 'Shop', domain: 'confirm.example.com', language: 'en', challenges: ['selfie'], regions: '' });

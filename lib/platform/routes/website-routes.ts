@@ -20,7 +20,7 @@ import { newWebsiteSecret } from '../one-time-display.js';
 import { OVERVIEW_DAYS, legend, lastDays, overviewStatistics, statisticsCsv } from '../statistics-view.js';
 import { websiteStatistics } from '../../statistics/statistics.js';
 import { translator } from '../../i18n/catalogue.js';
-import { checkerIntegrationsOf, integrationsOf } from '../integration-view.js';
+import { checkerIntegrationsOf, integrationsOf, wordpressIntegrationsOf } from '../integration-view.js';
 import { browserLanguage } from '../../i18n/negotiate.js';
 
 /** What the page says after a successful change (?saved=...), from a fixed list so the query cannot inject text. */
@@ -144,6 +144,7 @@ export function websiteRoutes(runtime: PlatformServices): PlatformRoutes {
     await renderWebsiteTab(ctx, runtime, websiteOf(ctx), 'integrate', (overview) => ({
       checkers: checkerIntegrationsOf(overview, runtime.config.issuer),
       integrations: integrationsOf(overview, runtime.config.issuer, browserLanguage(ctx)),
+      wordpress: wordpressIntegrationsOf(overview, runtime.config.issuer, browserLanguage(ctx)),
     }));
   });
 
