@@ -27,7 +27,9 @@ export const knexAdapter: OidcAdapterFactory = (options) => {
     name: 'sweeping expired oidc_payloads',
     everyMs: options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS,
     run: async () => {
-      await db(PAYLOADS_TABLE).where('expires_at', '<=', clock.now()).delete();
+      const now = clock.now();
+      await options.beforeSweep?.(now);
+      await db(PAYLOADS_TABLE).where('expires_at', '<=', now).delete();
     },
   });
 

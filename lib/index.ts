@@ -1,5 +1,6 @@
-export { createAgeProvider, type AgeProvider, type AgeProviderOptions } from './app.js';
-export type { Config, Settings } from './config/types.js';
+export { createAgeProvider, type AgeProvider, type AgeProviderOptions } from './app/app.js';
+export type { Config } from './app/config.js';
+export type { Settings } from './config/types.js';
 export { ConfigError } from './config/settings.js';
 /** The embedded database is held by another live process (its lock names it). */
 export { DatabaseInUseError } from './store/embedded-lock.js';

@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
  * Signed webhooks: each website's endpoints, the outbox of messages to deliver (written in the transaction of the
  * change it reports) and every delivery attempt. A verification's `verification.completed` message is written by a
  * trigger, inside the very statement that inserts the verification, and only for a website with an endpoint
- * subscribed to it: a flow issues no statement more (docs/decisions.md "Webhooks from an outbox").
+ * subscribed to it: a flow issues no statement more (docs/decisions/webhooks.md "Webhooks from an outbox").
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('webhooks', (t) => {

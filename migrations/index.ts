@@ -11,6 +11,10 @@ import * as auditTrail from './009_audit_trail.js';
 import * as signInCodes from './010_sign_in_codes.js';
 import * as formEffects from './011_form_effects.js';
 import * as domainVerifiedBy from './012_domain_verified_by.js';
+import * as webmasterAccess from './013_webmaster_access.js';
+import * as team from './015_team.js';
+import * as statisticsCounted from './019_statistics_counted.js';
+import * as verificationListing from './020_verification_listing.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -31,4 +35,8 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['010_sign_in_codes', signInCodes],
   ['011_form_effects', formEffects],
   ['012_domain_verified_by', domainVerifiedBy],
+  ['013_webmaster_access', webmasterAccess],
+  ['015_team', team],
+  ['019_statistics_counted', statisticsCounted],
+  ['020_verification_listing', verificationListing],
 ];

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAgeProvider, type AgeProvider, type AgeProviderOptions } from '../../lib/app.js';
+import { createAgeProvider, type AgeProvider, type AgeProviderOptions } from '../../lib/app/app.js';
 import { knexAdapter } from '../../adapters/knex.js';
-import { loadConfig } from '../../lib/config/load.js';
+import { loadConfig } from '../../lib/app/config.js';
 import { startRelyingParty, type RunningRelyingParty } from '../relying-party/server.js';
 import { relyingPartySettings } from '../relying-party/settings.js';
 import { seedDemo, type DemoSeed } from './seed.js';

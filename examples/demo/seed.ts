@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Refusal } from '../../lib/refusal.js';
-import type { Runtime } from '../../lib/runtime.js';
+import type { Runtime } from '../../lib/app/runtime.js';
 import { createWebmaster, findWebmasterByEmail } from '../../lib/webmasters/accounts.js';
 import {
   createOAuth2Config, createWebsite, getOAuth2Config, getWebsite, listWebsites, regenerateOAuth2Credentials, updateOAuth2Config, vouchForDomain,
   type OAuth2Configuration, type Website,
 } from '../../lib/websites/index.js';
-import type { ChangeOrigin } from '../../lib/audit/trail.js';
+import type { ChangeOrigin } from '../../lib/changes.js';
 
 export const DEMO_EMAIL = 'demo@example.com';
 /**

@@ -46,7 +46,7 @@ export function showBrand(app: Koa, branding: Branding): void {
   Object.defineProperty(app.context, BRAND, { value: brandView(branding) });
 }
 
-/** Serves the theme stylesheet and the logo from memory, under BRAND_PATHS.prefix (the assets surface, lib/surfaces.ts). */
+/** Serves the theme stylesheet and the logo from memory, under BRAND_PATHS.prefix (the assets surface, lib/app/surfaces.ts). */
 export function brandingAssets(branding: Branding): Middleware {
   const theme = Buffer.from(themeCss(branding));
   const logoPath = branding.logo ? BRAND_PATHS.logoPrefix + branding.logo.extension : undefined;

@@ -4,7 +4,7 @@ import type Provider from 'oidc-provider';
 import { HttpError } from '../http/errors.js';
 import { render } from '../http/render.js';
 import { browserLanguage } from '../i18n/negotiate.js';
-import type { Runtime } from '../runtime.js';
+import type { CheckerServices } from './services.js';
 import { findVerificationByGrant } from '../verification/verifications.js';
 import { checkerCallbackUrl, checkerClientId } from './client.js';
 import { findKeyWebsite } from '../websites/keys.js';
@@ -24,7 +24,7 @@ const SPENT_CODE: Result = { error: 'unavailable', message: 'the authorization c
  * The code, once: it must be this key's client's, for our callback, unexpired and unused; consuming it here
  * (no token endpoint round trip) leaves it as spent as the token endpoint would.
  */
-async function verificationToken(runtime: Runtime, provider: Provider, signer: VerificationSigner, state: CheckerState, value: string): Promise<Result> {
+async function verificationToken(runtime: CheckerServices, provider: Provider, signer: VerificationSigner, state: CheckerState, value: string): Promise<Result> {
   const code = await provider.AuthorizationCode.find(value);
   if (!code || !code.isValid || code.clientId !== checkerClientId(state.publicKey)
     || code.redirectUri !== checkerCallbackUrl(runtime.config.issuer)) {
@@ -45,7 +45,7 @@ async function verificationToken(runtime: Runtime, provider: Provider, signer: V
   return { token: await signer.sign(verification, state.publicKey) };
 }
 
-async function resultOf(runtime: Runtime, provider: Provider, signer: VerificationSigner, state: CheckerState, query: CallbackQuery): Promise<Result> {
+async function resultOf(runtime: CheckerServices, provider: Provider, signer: VerificationSigner, state: CheckerState, query: CallbackQuery): Promise<Result> {
   if (query.code) return verificationToken(runtime, provider, signer, state, query.code);
   const error = query.error && ERROR_CODE.test(query.error) ? query.error : 'unavailable';
   return { error, message: error === 'access_denied' ? 'the visitor declined' : 'the verification could not be completed' };
@@ -67,7 +67,7 @@ function deliver(ctx: Context, state: CheckerState, website: string, result: Res
  * GET /v1/checker/callback: the internal client's redirect_uri. Only a state we sealed is followed; the result goes
  * to the origin and return address sealed in it, which the start page checked against the key's website.
  */
-export async function checkerCallback(ctx: Context, runtime: Runtime, provider: Provider, signer: VerificationSigner): Promise<void> {
+export async function checkerCallback(ctx: Context, runtime: CheckerServices, provider: Provider, signer: VerificationSigner): Promise<void> {
   const query = { ...ctx.query };
   if (!validCallbackQuery(query)) throw new HttpError(400, 'the callback is malformed');
   const state = openState(runtime, query.state);

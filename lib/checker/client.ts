@@ -2,14 +2,14 @@ import { createHmac, hkdfSync } from 'node:crypto';
 import type { AdapterPayload } from 'oidc-provider';
 import type { ClientWebsite } from '../oauth2/clients.js';
 import { SCOPE } from '../oauth2/protocol.js';
-import type { Runtime } from '../runtime.js';
+import type { CheckerServices } from './services.js';
 import { CHECKER_CLIENT_PREFIX } from '../websites/clients.js';
 import { findKeyWebsite } from '../websites/keys.js';
 import { CHECKER_PATHS } from './paths.js';
 
 /**
  * Each website public key has an internal OAuth2 client, so the script's verification runs on the same interaction
- * pages as any OAuth2 client's (docs/decisions.md "Checker script"). Its client_id is the key behind a prefix
+ * pages as any OAuth2 client's (docs/decisions/checker.md "Checker script"). Its client_id is the key behind a prefix
  * (websites/clients.ts, beside the rule deciding whether it resolves).
  */
 const PREFIX = CHECKER_CLIENT_PREFIX;
@@ -21,7 +21,7 @@ export const isCheckerClientId = (clientId: string): boolean => clientId.startsW
 const publicKeyOf = (clientId: string): string => clientId.slice(PREFIX.length);
 
 /** The website behind an internal client's key, through the instance's client cache (a regenerated key empties it). */
-const keyWebsiteOf = (runtime: Runtime, clientId: string) =>
+const keyWebsiteOf = (runtime: CheckerServices, clientId: string) =>
   runtime.clients.get(`checker:${clientId}`, async () => ({ value: await findKeyWebsite(runtime.db, publicKeyOf(clientId)) }));
 
 export const checkerCallbackUrl = (issuer: string): string => new URL(CHECKER_PATHS.callback, issuer).href;
@@ -37,7 +37,7 @@ function derivedSecret(sealingKey: Buffer, clientId: string): string {
 }
 
 /** oidc-provider metadata for an internal client, or undefined when its key is not current. */
-export async function checkerClientMetadata(runtime: Runtime, clientId: string): Promise<AdapterPayload | undefined> {
+export async function checkerClientMetadata(runtime: CheckerServices, clientId: string): Promise<AdapterPayload | undefined> {
   const found = await keyWebsiteOf(runtime, clientId);
   if (!found) return undefined;
   return {
@@ -54,7 +54,7 @@ export async function checkerClientMetadata(runtime: Runtime, clientId: string):
 }
 
 /** The interaction pages' view of an internal client (its redirect is our own callback, so none is listed). */
-export async function findCheckerClientWebsite(runtime: Runtime, clientId: string): Promise<ClientWebsite | undefined> {
+export async function findCheckerClientWebsite(runtime: CheckerServices, clientId: string): Promise<ClientWebsite | undefined> {
   const found = await keyWebsiteOf(runtime, clientId);
   return found ? { clientId, environment: found.environment, redirectUris: [], website: found.website } : undefined;
 }

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { requirementAt, type Requirement } from '../policy/resolve.js';
-import type { Runtime } from '../runtime.js';
+import type { CheckerServices } from './services.js';
 import { findKeyWebsite } from '../websites/keys.js';
 import { isAllowedOrigin } from './origins.js';
 import { validRequirementQuery } from './requests.js';
@@ -29,7 +29,7 @@ function answerScript(ctx: Context, answer: Answer): void {
  * domain; TEST also http and loopback), and whether this visitor must verify (as GET /v1/requirement decides).
  * Errors the page must tell apart are answers (200) with `error`; a rate limit is a 429 the script reports as `unavailable`.
  */
-export async function requirementScript(ctx: Context, runtime: Runtime): Promise<void> {
+export async function requirementScript(ctx: Context, runtime: CheckerServices): Promise<void> {
   const query = { ...ctx.query };
   if (!validRequirementQuery(query)) {
     answerScript(ctx, { error: 'invalid_request', message: 'the query must carry exactly one key parameter' });

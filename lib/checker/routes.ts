@@ -1,6 +1,7 @@
+import type { CheckerServices } from './services.js';
 import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
-import type { SurfaceBuilder } from '../runtime.js';
+import type { SurfaceBuilder } from '../http/surface.js';
 import { checkerCallback } from './callback.js';
 import { CHECKER_PATHS } from './paths.js';
 import { serveKeysScript } from './keys-script.js';
@@ -13,7 +14,7 @@ import { createVerificationSigner } from './verification-token.js';
  * The checker script surface (docs/checker.md): the script, its check, and the verification window's entry and
  * return. Everything a stranger can call with a public key shares one per-IP limit; the script itself is static.
  */
-export const checkerSurface: SurfaceBuilder = ({ runtime, provider }) => {
+export const checkerSurface: SurfaceBuilder<CheckerServices> = ({ runtime, provider }) => {
   const limiter = runtime.rateLimits.limiter('checker');
   const limited = async (ctx: Context, next: Next): Promise<void> => {
     await limiter.consume(ctx.ip);

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { HttpError } from '../http/errors.js';
 import { OAUTH2_PATHS, SCOPE } from '../oauth2/protocol.js';
-import type { Runtime } from '../runtime.js';
+import type { CheckerServices } from './services.js';
 import { checkerCallbackUrl, checkerClientId } from './client.js';
 import { findKeyWebsite } from '../websites/keys.js';
 import { isAllowedOrigin } from './origins.js';
@@ -30,7 +30,7 @@ function returnTo(query: StartQuery): string | undefined {
  * window may outlive the page's check), seals where the result must go, and enters the authorization endpoint as
  * the key's internal client. Bad requests get the visitor error page.
  */
-export async function startVerification(ctx: Context, runtime: Runtime): Promise<void> {
+export async function startVerification(ctx: Context, runtime: CheckerServices): Promise<void> {
   const query = { ...ctx.query };
   if (!validStartQuery(query)) throw badRequest('the verification request is malformed');
   const found = await findKeyWebsite(runtime.db, query.key);

@@ -1,5 +1,5 @@
 import { epochSeconds } from '../clock.js';
-import type { Runtime } from '../runtime.js';
+import type { CheckerServices } from './services.js';
 import { randomToken } from '../security/hashing.js';
 import type { Target } from './requests.js';
 
@@ -25,7 +25,7 @@ interface Sealed {
   n: string;
 }
 
-export function sealState(runtime: Runtime, state: CheckerState): string {
+export function sealState(runtime: CheckerServices, state: CheckerState): string {
   const sealed: Sealed = {
     k: state.publicKey, o: state.origin, t: state.target, i: epochSeconds(runtime.clock.now()), n: randomToken(12),
     ...(state.returnTo ? { r: state.returnTo } : {}),
@@ -34,7 +34,7 @@ export function sealState(runtime: Runtime, state: CheckerState): string {
 }
 
 /** The state we sealed, still fresh; undefined for anything else (forged, altered, expired). */
-export function openState(runtime: Runtime, value: string): CheckerState | undefined {
+export function openState(runtime: Pick<CheckerServices, 'sealer' | 'clock'>, value: string): CheckerState | undefined {
   let sealed: Sealed;
   try {
     sealed = JSON.parse(runtime.sealer.unseal(value)) as Sealed;

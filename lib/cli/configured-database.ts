@@ -1,5 +1,4 @@
-import { loadConfig } from '../config/load.js';
-import type { Config } from '../config/types.js';
+import { loadConfig, type Config } from '../app/config.js';
 import { createLogger } from '../log.js';
 import { openConfiguredDatabase, type Database } from '../store/database.js';
 import { migrate } from '../store/migrate.js';

@@ -30,7 +30,7 @@ export type SettingsSpec<T> = { [K in keyof T]-?: EnvSetting };
 
 /**
  * One section of the configuration: a feature's settings, declared beside its code, collected in
- * lib/config/sections.ts and read with every other section once, at start-up (loadConfig).
+ * lib/app/sections.ts and read with every other section once, at start-up (loadConfig).
  */
 export interface SettingsSection<T, R = T> {
   /** its variables, by key */

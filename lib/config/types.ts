@@ -1,13 +1,4 @@
 import type { JWKS } from 'oidc-provider';
-import type { Branding } from '../branding/settings.js';
-import type { GeoSettings } from '../geo/settings.js';
-import type { LimitPoints } from '../http/rate-limit.js';
-import type { ClientCacheSettings } from '../websites/client-cache.js';
-import type { PolicySettings } from '../policy/settings.js';
-import type { RedisSettings } from '../http/shared-limits.js';
-import type { MailSettings } from '../mail/mailer.js';
-import type { StatisticsSettings } from '../statistics/settings.js';
-import type { WebhookSettings } from '../webhooks/settings.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
@@ -60,22 +51,3 @@ export interface Secrets {
   jwks: JWKS;
   sealingKey: Buffer;
 }
-
-/** Everything configured, read and checked once at start-up (lib/config/load.ts): the core settings, then one field per section. */
-export type Config = Omit<Settings, 'cookieKeys' | 'jwks' | 'sealingKey'> & Secrets & {
-  branding: Branding;
-  geo: GeoSettings;
-  limits: LimitPoints;
-  /** how long client lookups are remembered, and how the change feed that forgets them is checked */
-  clientCache: ClientCacheSettings;
-  /** the presets in force for every website */
-  policies: PolicySettings;
-  /** REDIS_URL: every limit's counters shared through Redis; undefined: as lib/http/limits.ts says (docs/configuration.md) */
-  redis: RedisSettings | undefined;
-  /** the mail server the service sends its own mail through (SMTP_URL), when configured */
-  mail: MailSettings | undefined;
-  webhooks: WebhookSettings;
-  statistics: StatisticsSettings;
-  /** each configured challenge's own settings (ChallengeModule.settings), handed to its configure */
-  challenges: ReadonlyMap<string, unknown>;
-};

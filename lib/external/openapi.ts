@@ -1,13 +1,13 @@
 import type { SchemaObject } from 'ajv';
 import { OPERATIONS, type Operation } from './operations.js';
 import { errorSchema } from './schemas/responses.js';
-import { environmentParameter, webhookIdParameter, websiteIdParameter } from '../websites/schemas/path-parameters.js';
+import { environmentParameter, verificationIdParameter, webhookIdParameter, websiteIdParameter } from '../websites/schemas/path-parameters.js';
 import { BODY_LIMIT_KIB, EXTERNAL_PREFIX } from './surface.js';
 
 const ERROR_RESPONSES: Record<string, string> = {
   400: 'Invalid path parameter or body, or the request cannot be served (e.g. regenerate while DISABLED).',
   401: 'Missing, malformed, invalid or revoked API token, or the website belongs to another webmaster.',
-  404: 'No such website, OAuth2 configuration or webhook.',
+  404: 'No such website, OAuth2 configuration, webhook or verification (another website\'s verification is not found either).',
   413: `Body larger than ${BODY_LIMIT_KIB} KiB.`,
   415: 'Body sent with a content type other than application/json.',
   429: 'Rate limit reached; retry after the seconds in Retry-After.',
@@ -33,6 +33,9 @@ function pathParameters(operation: Operation): object[] {
   const webhookId = { name: 'webhook_id', in: 'path', required: true, schema: webhookIdParameter, description: webhookIdParameter.description };
   if (operation.scope === 'account') return [];
   if (operation.scope === 'webhook') return [websiteId, webhookId];
+  if (operation.scope === 'verification') {
+    return [websiteId, { name: 'verification_id', in: 'path', required: true, schema: verificationIdParameter, description: verificationIdParameter.description }];
+  }
   return operation.scope === 'website' ? [websiteId] : [websiteId, environment];
 }
 

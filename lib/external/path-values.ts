@@ -1,5 +1,5 @@
 import type { Scope, ScopeValues } from './operations.js';
-import { websiteEnvironmentOf, websiteIdOf, websiteWebhookOf } from '../websites/identifiers.js';
+import { websiteEnvironmentOf, websiteIdOf, websiteVerificationOf, websiteWebhookOf } from '../websites/identifiers.js';
 
 /** The typed path values of an operation's scope; a malformed website_id, webhook_id or environment is 400. */
 export function pathValues<S extends Scope>(scope: S, params: Record<string, string | undefined>): ScopeValues[S] {
@@ -9,5 +9,6 @@ export function pathValues<S extends Scope>(scope: S, params: Record<string, str
 function valuesOf(scope: Scope, params: Record<string, string | undefined>): ScopeValues[Scope] {
   if (scope === 'account') return {};
   if (scope === 'website') return websiteIdOf(params);
+  if (scope === 'verification') return websiteVerificationOf(params);
   return scope === 'webhook' ? websiteWebhookOf(params) : websiteEnvironmentOf(params);
 }

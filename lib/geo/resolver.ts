@@ -1,16 +1,23 @@
 import type { Context } from 'koa';
-import type { Runtime } from '../runtime.js';
+import type { Logger } from '../log.js';
 import { locationFromHeaders } from './headers.js';
 import { UNKNOWN_LOCATION, type GeoResolver, type Location } from './location.js';
 import { openGeoDatabase } from './mmdb.js';
+import type { GeoSettings } from './settings.js';
 import { ageThresholds } from './thresholds.js';
+
+/** What the geo sources are built from: their section, and the core settings they read. */
+export interface GeoServices {
+  config: { readonly geo: GeoSettings; readonly trustProxy: boolean; readonly ageThreshold: number };
+  log: Logger;
+}
 
 /**
  * The operator's geo sources, in order: the trusted proxy's headers (only with TRUST_PROXY), then the MaxMind
  * database by client IP (ctx.ip, which honours X-Forwarded-For only with TRUST_PROXY), else `ZZ`,
  * and the per-region age thresholds (config.geo). Throws ConfigError when the MaxMind database cannot be opened.
  */
-export function createGeoResolver({ config, log }: Pick<Runtime, 'config' | 'log'>): GeoResolver {
+export function createGeoResolver({ config, log }: GeoServices): GeoResolver {
   const settings = config.geo;
   const { countryHeader, subdivisionHeader } = settings;
   const trustHeaders = countryHeader !== undefined && config.trustProxy;

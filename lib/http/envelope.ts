@@ -32,7 +32,7 @@ const routeOf = (ctx: Context): string | null => {
 /**
  * The outermost middleware, one layer for what every request needs around its surface: an id (answered in
  * X-Request-Id, carried by every log line written while serving it), the visitor's error page for any error of a
- * browser surface and any path nobody served (the JSON surfaces answer their own errors, lib/surfaces.ts), the
+ * browser surface and any path nobody served (the JSON surfaces answer their own errors, lib/app/surfaces.ts), the
  * security headers once answered, the latency metric by claiming surface, and a log line for every 5xx whichever
  * surface produced it (lib/http/failure-log.ts), and with ACCESS_LOG the request's line. One async frame instead of one per concern: each costs a promise on every request.
  */

@@ -177,7 +177,7 @@ function refusal(ctx: Context, problem: unknown): unknown {
  * Runs before any surface, so before any query: rejects NUL, other control characters and invalid UTF-8 in the
  * path, every query parameter and every urlencoded or JSON body field, and queries,
  * values or JSON nesting over INPUT_LIMITS, with the surface's own 400 (413 for a body too large to check). A request without such
- * a body is checked synchronously and handed on at once (its chain, lib/surfaces.ts, turns a throw into a rejection).
+ * a body is checked synchronously and handed on at once (its chain, lib/app/surfaces.ts, turns a throw into a rejection).
  */
 export function inputGuard(): Middleware {
   return (ctx, next) => {

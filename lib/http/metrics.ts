@@ -1,7 +1,6 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Counted } from '../statistics/store.js';
 
 export interface Metrics {
   /** Records one request's duration by surface, method and status class (lib/http/envelope.ts calls it once it is answered). */
@@ -9,19 +8,34 @@ export interface Metrics {
   /** GET /metrics in the Prometheus text format. */
   routes: Router;
   /** Adds what a statistics rollup counted to age_provider_verifications_total. */
-  countVerifications: Counted;
+  countVerifications(challenge: string, outcome: string, environment: string, count: number): void;
 }
 
 /** What the metrics read when scraped, from the modules that own each fact. */
 export interface MetricSources {
   /** rate limits counting in memory because Redis did not answer (lib/http/shared-limits.ts) */
   redisFallbackActive(): boolean;
+  /** whether each configured challenge can verify now */
+  availability(): Record<string, boolean>;
 }
 
-/** Prometheus metrics for operators: request latency per surface plus the process defaults (memory, event loop, GC). */
+/**
+ * Prometheus metrics for operators: request latency per surface, whether each configured challenge can verify now,
+ * whether the rate limits fell back to memory (each read at each scrape), plus the process defaults (memory, event
+ * loop, GC).
+ */
 export function createMetrics(sources: MetricSources): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  new Gauge({
+    name: 'age_provider_challenge_available',
+    help: 'Whether a configured challenge is offered now (0: e.g. eu_av whose trusted list is past its next update and the grace)',
+    labelNames: ['challenge'] as const,
+    registers: [registry],
+    collect() {
+      for (const [challenge, available] of Object.entries(sources.availability())) this.set({ challenge }, available ? 1 : 0);
+    },
+  });
   const duration = new Histogram({
     name: 'age_provider_http_request_duration_seconds',
     help: 'HTTP request duration by surface, method and status class',
@@ -54,7 +68,7 @@ export function createMetrics(sources: MetricSources): Metrics {
     routes,
     countVerifications: (challenge, outcome, environment, count) => verifications.inc({ challenge, outcome, environment }, count),
     observe(ctx, seconds) {
-      // The surface that claimed the request (lib/surfaces.ts): a bounded label set, never raw paths.
+      // The surface that claimed the request (lib/app/surfaces.ts): a bounded label set, never raw paths.
       const surface = ctx.state.surface?.name ?? 'none';
       duration.observe({ surface, method: ctx.method, status: `${Math.floor(ctx.status / 100)}xx` }, seconds);
     },

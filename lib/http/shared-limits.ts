@@ -9,7 +9,7 @@ export interface RedisSettings {
   keyPrefix: string;
 }
 
-export const redisSettings: SettingsSection<RedisSettings> = {
+export const redisSettings: SettingsSection<RedisSettings | undefined, RedisSettings> = {
   enabledBy: ['REDIS_URL'],
   spec: {
     url: { env: 'REDIS_URL', schema: { type: 'string', pattern: '^rediss?://' }, expected: 'must be a redis:// or rediss:// URL' },

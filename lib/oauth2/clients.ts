@@ -1,5 +1,5 @@
 import type { AdapterPayload } from 'oidc-provider';
-import type { Runtime } from '../runtime.js';
+import type { OAuth2Services } from './services.js';
 import type { PolicyRule } from '../policy/rule.js';
 import type { Environment } from '../verification/challenge.js';
 import { findCheckerClientWebsite, isCheckerClientId } from '../checker/client.js';
@@ -34,7 +34,7 @@ const toClientWebsite = (row: ActiveClient): ClientWebsite => ({
   },
 });
 
-export async function findClientWebsite(runtime: Runtime, clientId: string): Promise<ClientWebsite | undefined> {
+export async function findClientWebsite(runtime: OAuth2Services, clientId: string): Promise<ClientWebsite | undefined> {
   if (isCheckerClientId(clientId)) return findCheckerClientWebsite(runtime, clientId);
   const row = await findActiveClient(runtime, clientId);
   return row ? toClientWebsite(row) : undefined;
@@ -45,7 +45,7 @@ export async function findClientWebsite(runtime: Runtime, clientId: string): Pro
  * provider caches only the built object by a hash of this metadata); the row comes from the instance's client cache,
  * which every change to a client empties on every instance, so disabling or rotating takes effect at once.
  */
-export async function findClientMetadata(runtime: Runtime, clientId: string): Promise<AdapterPayload | undefined> {
+export async function findClientMetadata(runtime: OAuth2Services, clientId: string): Promise<AdapterPayload | undefined> {
   const row = await findActiveClient(runtime, clientId);
   if (!row) return undefined;
   return {

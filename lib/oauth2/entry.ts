@@ -1,5 +1,5 @@
 import type { Context, Middleware } from 'koa';
-import type { Runtime } from '../runtime.js';
+import type { OAuth2Services } from './services.js';
 import { ENTRY_FLOWS, LEGACY_PATHS, OAUTH2_PATHS, SCOPE } from './protocol.js';
 
 /** A parameter that is absent or empty takes its default (scope `read`, response_type `code`). */
@@ -33,7 +33,7 @@ function errorInQuery(ctx: Context): void {
  * a trusted `flow` that overrides anything sent; defaults are filled in and responses always use the query
  * (no form_post or fragment, see `errorInQuery`). Legacy token and resources paths become their /v1/ twins.
  */
-export function rewriteEntryPoints(runtime: Runtime): Middleware {
+export function rewriteEntryPoints(runtime: OAuth2Services): Middleware {
   const limiter = runtime.rateLimits.limiter('oauth2-authorization-ip');
   return async (ctx, next) => {
     const path = ctx.path.toLowerCase();

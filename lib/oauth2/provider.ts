@@ -1,8 +1,9 @@
 import type { Next } from 'koa';
 import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import { checkerClientMetadata, isCheckerClientId } from '../checker/client.js';
-import type { Runtime } from '../runtime.js';
+import type { OAuth2Services } from './services.js';
 import { findClientMetadata } from './clients.js';
+import { recordExpiredFlows } from '../verification/flow-endings.js';
 import { flowAdapter } from './flow-storage.js';
 import type { OidcAdapterFactory } from '../store/oidc-payloads.js';
 import { watchProviderFailures } from './failures.js';
@@ -35,11 +36,11 @@ const FEATURES_OFF = [
   'clientIdMetadataDocument', 'externalSigningSupport', 'openid4vci',
 ] as const;
 
-function configuration(runtime: Runtime, oidcAdapter: OidcAdapterFactory): Configuration {
+function configuration(runtime: OAuth2Services, oidcAdapter: OidcAdapterFactory): Configuration {
   const { db, clock, sealer, log, config } = runtime;
   return {
     adapter: flowAdapter(
-      oidcAdapter({ db, clock, log, onClose: runtime.onClose, findClient: (id) => (isCheckerClientId(id) ? checkerClientMetadata(runtime, id) : findClientMetadata(runtime, id)) }),
+      oidcAdapter({ db, clock, log, onClose: runtime.onClose, beforeSweep: (now) => recordExpiredFlows(db, now), findClient: (id) => (isCheckerClientId(id) ? checkerClientMetadata(runtime, id) : findClientMetadata(runtime, id)) }),
       db, clock,
     ),
     jwks: config.jwks,
@@ -109,7 +110,7 @@ const ANSWER_SHAPES = new Map<string, AnswerShape>([
  * mounts it: one layer, which hands a request to the reshaping of its path only, so the authorization, the resume
  * and the other routes do not wait on three that never apply to them.
  */
-export function createProvider(runtime: Runtime, oidcAdapter: OidcAdapterFactory): Provider {
+export function createProvider(runtime: OAuth2Services, oidcAdapter: OidcAdapterFactory): Provider {
   const provider = new Provider(runtime.config.issuer, configuration(runtime, oidcAdapter));
   provider.use((ctx: KoaContextWithOIDC, next: Next) => {
     const shape = ANSWER_SHAPES.get(ctx.path.toLowerCase());

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { epochSeconds } from '../clock.js';
 import { HttpError } from '../http/errors.js';
-import type { Runtime } from '../runtime.js';
+import type { OAuth2Services } from './services.js';
 import { storedKey } from '../store/oidc-payloads.js';
 import { findBearerVerification, verificationResult } from '../verification/verifications.js';
 import { resourcesJwtAnswer } from './resources-jwt.js';
@@ -21,7 +21,7 @@ function bearerError(realm: string, status: 400 | 401, error: 'invalid_request' 
  * expired token is refused. The back channel (lib/oauth2/surface.ts) calls it for GET and HEAD on its path, without a
  * router of its own: the surface has already matched the path and the method.
  */
-export function resourcesEndpoint(runtime: Runtime): (ctx: Context) => Promise<void> {
+export function resourcesEndpoint(runtime: OAuth2Services): (ctx: Context) => Promise<void> {
   const realm = runtime.config.issuer;
   const answeredAsJwt = resourcesJwtAnswer(runtime);
 

@@ -1,9 +1,10 @@
+import type { OAuth2Services } from './services.js';
 import type Koa from 'koa';
 import compose from 'koa-compose';
 import type Provider from 'oidc-provider';
 import { clientCredentialsGuard } from '../http/input-guard.js';
 import { rateLimit } from '../http/rate-limit.js';
-import type { SurfaceBuilder } from '../runtime.js';
+import type { SurfaceBuilder } from '../http/surface.js';
 import { rewriteEntryPoints } from './entry.js';
 import { oauth2Outages } from './failures.js';
 import { openFlowTransaction } from './flow-storage.js';
@@ -30,10 +31,10 @@ const runProvider = (provider: Provider, around: Koa.Middleware[] = []): Koa.Mid
 /**
  * The back channel a website's server calls (token, Resources, introspection, revocation and the legacy twins):
  * RFC 6749/6750 JSON only, a generous per-address limit (over it, a JSON 429 with Retry-After), Resources ahead of
- * the provider. Every path it is handed is one of those (lib/surfaces.ts), so once the method is checked and a legacy
+ * the provider. Every path it is handed is one of those (lib/app/surfaces.ts), so once the method is checked and a legacy
  * twin rewritten, each call spends a point and is answered by Resources' handler or by the provider: no router.
  */
-export const oauth2BackChannelSurface: SurfaceBuilder = ({ runtime, provider }) => {
+export const oauth2BackChannelSurface: SurfaceBuilder<OAuth2Services> = ({ runtime, provider }) => {
   const readResources = resourcesEndpoint(runtime);
   // Only the provider's endpoints authenticate clients; Resources reads a bearer token and answers any other scheme.
   const guard = clientCredentialsGuard();
@@ -53,7 +54,7 @@ export const oauth2BackChannelSurface: SurfaceBuilder = ({ runtime, provider }) 
 };
 
 /** The browser side: the entry points (and their legacy twins), the resume, the JWKS and the metadata. */
-export const oauth2Surface: SurfaceBuilder = ({ runtime, provider }) => {
+export const oauth2Surface: SurfaceBuilder<OAuth2Services> = ({ runtime, provider }) => {
   const provide = runProvider(provider);
   // The resume is one transaction of the flow's storage (flow-storage.ts); the other routes need none.
   const resume = runProvider(provider, [openFlowTransaction(runtime.db, 'resume')]);

@@ -1,9 +1,9 @@
 import type { Context, Middleware } from 'koa';
-import type { ChangeOrigin } from '../audit/trail.js';
-import type { Runtime } from '../runtime.js';
+import type { ChangeOrigin } from '../changes.js';
+import type { PlatformServices } from './services.js';
 import { bindCsrf } from '../http/csrf.js';
 import { seeOther } from '../http/see-other.js';
-import { closeSession, openSession, resumeSession, type SignedInWebmaster } from './sessions.js';
+import { closeSession, openAccountInSession, openSession, resumeSession, type SessionBrowser, type SignedInWebmaster } from './sessions.js';
 
 const COOKIE = 'ap_platform';
 export const PLATFORM_PATH = '/platform';
@@ -24,14 +24,20 @@ declare module 'koa' {
 
 export const webmasterOf = (ctx: Context): SignedInWebmaster | undefined => ctx.state.webmaster;
 
+/**
+ * The account a request acts on: every website query filters by it (websites.webmaster_id), so tenancy stays in the
+ * query. Only routes whose access needs a permission call it, and that check found the account (lib/platform/route-table.ts).
+ */
+export const accountOf = (ctx: Context): number => webmasterOf(ctx)!.account!.id;
+
 /** Who changes something through the platform, for the audit trail: the signed-in webmaster, from the request's address. */
 export const originOf = (ctx: Context): ChangeOrigin => ({ actor: { type: 'webmaster', id: webmasterOf(ctx)!.id }, address: ctx.ip });
 
 /** Loads the signed-in webmaster (if any) from the session cookie into ctx.state; the session's forms are bound to it. */
-export const loadSession = (runtime: Runtime): Middleware => async (ctx, next) => {
+export const loadSession = (runtime: PlatformServices): Middleware => async (ctx, next) => {
   const id = ctx.cookies.get(COOKIE);
   if (id) {
-    const webmaster = await resumeSession(runtime, id);
+    const webmaster = await resumeSession(runtime, id, browserOf(ctx));
     if (webmaster) {
       ctx.state.webmaster = webmaster;
       bindCsrf(ctx, `platform-session:${id}`);
@@ -46,13 +52,29 @@ export const requireWebmaster: Middleware = async (ctx, next) => {
   else seeOther(ctx, `${PLATFORM_PATH}/signin`, { noStore: true });
 };
 
+const browserOf = (ctx: Context): SessionBrowser => ({ userAgent: ctx.get('user-agent'), address: ctx.ip });
+
 /** Signs the browser in with a new session id (any previous session of this browser is closed: no fixation). */
-export async function startSession(ctx: Context, runtime: Runtime, webmasterId: number): Promise<void> {
+async function startSession(ctx: Context, runtime: PlatformServices, webmasterId: number): Promise<void> {
   await endSession(ctx, runtime);
-  ctx.cookies.set(COOKIE, await openSession(runtime, webmasterId), cookieOptions(ctx));
+  ctx.cookies.set(COOKIE, await openSession(runtime, webmasterId, browserOf(ctx)), cookieOptions(ctx));
 }
 
-export async function endSession(ctx: Context, runtime: Runtime): Promise<void> {
+/**
+ * The one way a browser is signed in, whatever proved who it is (a password, a mailed code, a set-password link):
+ * every sign-in path ends here, so what is still asked after it holds on each of them.
+ */
+export async function completeSignIn(ctx: Context, runtime: PlatformServices, webmasterId: number): Promise<void> {
+  await startSession(ctx, runtime, webmasterId);
+}
+
+/** Points this browser's session at another of the webmaster's accounts (the caller checked the membership). */
+export async function openAccount(ctx: Context, runtime: PlatformServices, accountId: number): Promise<void> {
+  const id = ctx.cookies.get(COOKIE);
+  if (id) await openAccountInSession(runtime, id, accountId);
+}
+
+export async function endSession(ctx: Context, runtime: PlatformServices): Promise<void> {
   const id = ctx.cookies.get(COOKIE);
   if (id) await closeSession(runtime, id);
   ctx.cookies.set(COOKIE, null, cookieOptions(ctx));

@@ -2,7 +2,7 @@ import type { Context, Middleware } from 'koa';
 import { setTimeout as delay } from 'node:timers/promises';
 import { HttpError } from '../http/errors.js';
 import { seeOther } from '../http/see-other.js';
-import type { Runtime } from '../runtime.js';
+import type { PlatformServices } from './services.js';
 import { randomToken, sha256 } from '../security/hashing.js';
 import { webmasterOf } from './authentication.js';
 
@@ -18,13 +18,13 @@ const WAIT_MS = 10_000;
 const POLL_MS = 50;
 
 /**
- * One effect per submitted form (docs/decisions.md "Repeated submits"): a form that creates or regenerates something
+ * One effect per submitted form (docs/decisions/reliability.md "Repeated submits"): a form that creates or regenerates something
  * (a website, a key, OAuth2 credentials, an API token, a webhook or its test message) carries a value fresh with its page. The first post of that
  * value claims it and runs; every repeat (a double click, a browser retrying) waits for the first to land and is sent
  * where it landed, without running. A first post that does not land on a redirect (its fields refused) gives the
  * claim back, so the form can be corrected and sent again.
  */
-export function onceForms(runtime: Pick<Runtime, 'db' | 'clock'>): Middleware {
+export function onceForms(runtime: Pick<PlatformServices, 'db' | 'clock'>): Middleware {
   const table = () => runtime.db('form_effects');
   return async (ctx, next) => {
     const body = ctx.request.body as Record<string, unknown> | undefined;

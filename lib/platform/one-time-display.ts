@@ -1,12 +1,12 @@
 import type { Context } from 'koa';
-import type { Runtime } from '../runtime.js';
+import type { PlatformServices } from './services.js';
 
 /** A secret shown once, right after it was made, and never again. */
 export interface OneTimeDisplay<T> {
   /** Holds `value` for the next page this webmaster opens under the path. */
-  hold(ctx: Context, runtime: Pick<Runtime, 'sealer'>, webmasterId: number, value: T): void;
+  hold(ctx: Context, runtime: Pick<PlatformServices, 'sealer'>, webmasterId: number, value: T): void;
   /** The value held for this webmaster, once; a cookie that does not unseal, is malformed or is someone else's is dropped. */
-  take(ctx: Context, runtime: Pick<Runtime, 'sealer'>, webmasterId: number): T | undefined;
+  take(ctx: Context, runtime: Pick<PlatformServices, 'sealer'>, webmasterId: number): T | undefined;
 }
 
 /**
@@ -35,7 +35,7 @@ export function oneTimeDisplay<T>(cookie: string, path: string, isValue: (value:
 }
 
 /** A new API token, for the account page. */
-export const newApiToken = oneTimeDisplay('ap_new_token', '/platform/account', (value): value is string => typeof value === 'string');
+export const newApiToken = oneTimeDisplay('ap_new_token', '/platform/keys', (value): value is string => typeof value === 'string');
 
 /** A website's new secret: a client secret (with its environment and client id) or a webhook's signing secret. */
 export interface NewWebsiteSecret {

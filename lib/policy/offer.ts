@@ -1,7 +1,7 @@
 import { availableChallenges } from '../verification/availability.js';
 import { offersDoubleAnonymity } from '../verification/catalogue.js';
 import type { AssuranceLevel, ChallengeName, Environment } from '../verification/challenge.js';
-import type { ChallengeRegistry } from '../verification/registry.js';
+import type { ChallengeRegistry } from '../verification/challenge.js';
 import { levelRank, type EffectiveRule } from './rule.js';
 
 /** What the rule needs to know of the challenges besides their catalogue facts. */

@@ -1,9 +1,12 @@
-import type { Location } from '../geo/location.js';
-import type { Runtime } from '../runtime.js';
+import type { GeoResolver, Location } from '../geo/location.js';
+import type { Clock } from '../clock.js';
+import type { GeoSettings } from '../geo/settings.js';
+import type { ChallengeRegistry } from '../verification/challenge.js';
 import type { AssuranceLevel, ChallengeName, Environment } from '../verification/challenge.js';
 import { challengesUnder } from './offer.js';
 import { effectiveRule, locationOfRegion, operatorRule } from './effective.js';
 import { EVERYWHERE, type EffectiveRule, type PolicyRule } from './rule.js';
+import type { PolicySettings } from './settings.js';
 
 /** What a website brings to its policy: the spec's `regions` and its own rules (both read with the website). */
 export interface WebsitePolicyInputs {
@@ -11,10 +14,20 @@ export interface WebsitePolicyInputs {
   policyRules: readonly PolicyRule[];
 }
 
-type Operator = Pick<Runtime, 'config' | 'geo'>;
+/** What the operator sets for every website: the presets in force, the ages per region, and where a visitor is. */
+export interface PolicyOperator {
+  config: { readonly policies: PolicySettings; readonly geo: GeoSettings };
+  geo: Pick<GeoResolver, 'ageThresholdFor'>;
+}
+
+/** What a requirement is computed from: the operator's settings, the challenges on offer, and the time. */
+export interface PolicyServices extends PolicyOperator {
+  readonly challenges: ChallengeRegistry;
+  clock: Clock;
+}
 
 /** The rule in force for `website` where the visitor is: the operator's settings, the presets in force, the website's rules. */
-export function websiteRule({ config, geo }: Operator, website: WebsitePolicyInputs, location: Location): EffectiveRule {
+export function websiteRule({ config, geo }: PolicyOperator, website: WebsitePolicyInputs, location: Location): EffectiveRule {
   return effectiveRule({
     baselineThreshold: geo.ageThresholdFor(location),
     regions: website.regions,
@@ -33,7 +46,7 @@ export interface Requirement {
 }
 
 /** The requirement for a visitor at `location` of a website, by its rule in force there (docs/policies.md). */
-export function requirementAt(runtime: Runtime, website: WebsitePolicyInputs & { challenges: readonly string[] }, environment: Environment, location: Location): Requirement {
+export function requirementAt(runtime: PolicyServices, website: WebsitePolicyInputs & { challenges: readonly string[] }, environment: Environment, location: Location): Requirement {
   const rule = websiteRule(runtime, website, location);
   return {
     required: rule.required,
@@ -44,7 +57,7 @@ export function requirementAt(runtime: Runtime, website: WebsitePolicyInputs & {
 }
 
 /** The operator's rule in `region` (a rule's region, `*` included): the floor a website's rule for it may not lower. */
-export function operatorFloor({ config, geo }: Operator, region: string): EffectiveRule {
+export function operatorFloor({ config, geo }: PolicyOperator, region: string): EffectiveRule {
   const location = locationOfRegion(region);
   return operatorRule(geo.ageThresholdFor(location), config.policies.presets, location);
 }
@@ -53,7 +66,7 @@ export function operatorFloor({ config, geo }: Operator, region: string): Effect
  * Every region named anywhere a website's policy comes from, `*` first, then in code order: the spec's regions, the
  * website's rules, the presets in force and the operator's ages per region.
  */
-export function regionsNamed({ config }: Operator, website: WebsitePolicyInputs): string[] {
+export function regionsNamed({ config }: PolicyOperator, website: WebsitePolicyInputs): string[] {
   const named = new Set([
     ...website.regions,
     ...website.policyRules.flatMap((rule) => rule.regions),

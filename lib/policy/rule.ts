@@ -52,7 +52,7 @@ export const levelRank = (level: AssuranceLevel): number => ASSURANCE_LEVELS.ind
 
 /**
  * How specifically a rule's regions name a location: 2 its subdivision, 1 its country, 0 `*`, -1 not at all. A
- * subdivision rule applies only where the subdivision is known (docs/decisions.md "Policy rules and unknown subdivisions").
+ * subdivision rule applies only where the subdivision is known (docs/decisions/policy.md "Policy rules and unknown subdivisions").
  */
 export function specificity(regions: readonly string[], location: Location): number {
   if (location.subdivision !== null && regions.includes(location.subdivision)) return 2;

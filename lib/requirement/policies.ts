@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { HttpError } from '../http/errors.js';
-import type { Runtime } from '../runtime.js';
+import type { RequirementServices } from './services.js';
 
 export const POLICIES_PATH = '/v1/policies';
 
@@ -9,7 +9,7 @@ export const POLICIES_PATH = '/v1/policies';
  * the default age and the ages per region, and every preset in force with its rules and their sources. Public and
  * the same for everyone until the operator restarts with other settings.
  */
-export function policiesRoutes(runtime: Runtime): Router {
+export function policiesRoutes(runtime: RequirementServices): Router {
   const limiter = runtime.rateLimits.limiter('requirement');
   const { config } = runtime;
   const body = JSON.stringify({

@@ -5,11 +5,14 @@ import { testLocation } from '../geo/codes.js';
 import type { Location } from '../geo/location.js';
 import { HttpError } from '../http/errors.js';
 import { requirementAt } from '../policy/resolve.js';
-import type { Runtime, SurfaceBuilder } from '../runtime.js';
+import type { RequirementServices } from './services.js';
+import type { SurfaceBuilder } from '../http/surface.js';
 import { findKeyWebsite } from '../websites/keys.js';
 import { policiesRoutes } from './policies.js';
+import { createRequirementSigner } from './token.js';
 
 export const REQUIREMENT_PATH = '/v1/requirement';
+const JWT_TYPE = 'application/jwt';
 
 interface RequirementQuery {
   key: string;
@@ -41,7 +44,7 @@ const allowAnyOrigin = (ctx: Context): void => {
   ctx.set('Access-Control-Allow-Origin', '*');
 };
 
-async function resolveLocation(ctx: Context, runtime: Runtime, query: RequirementQuery, environment: 'LIVE' | 'TEST'): Promise<Location> {
+async function resolveLocation(ctx: Context, runtime: RequirementServices, query: RequirementQuery, environment: 'LIVE' | 'TEST'): Promise<Location> {
   if (query.test_country === undefined && query.test_subdivision === undefined) return runtime.geo.locate(ctx);
   if (environment !== 'TEST') throw invalidRequest('test_country and test_subdivision are accepted with a TEST key only');
   const location = testLocation(query.test_country, query.test_subdivision);
@@ -57,8 +60,9 @@ async function resolveLocation(ctx: Context, runtime: Runtime, query: Requiremen
  * cached privately for a minute (the answer depends on the caller's location), rate-limited per IP. The surface also
  * serves GET /v1/policies (policies.ts).
  */
-export const requirementSurface: SurfaceBuilder = ({ runtime }) => {
+export const requirementSurface: SurfaceBuilder<RequirementServices> = ({ runtime }) => {
   const limiter = runtime.rateLimits.limiter('requirement');
+  const signRequirement = createRequirementSigner(runtime);
   const router = new Router();
 
   router.options(REQUIREMENT_PATH, (ctx) => {
@@ -81,8 +85,22 @@ export const requirementSurface: SurfaceBuilder = ({ runtime }) => {
     if (!found) throw new HttpError(404, 'no website has this public key', {}, 'not_found');
     const location = await resolveLocation(ctx, runtime, query, found.environment);
     const requirement = requirementAt(runtime, found.website, found.environment, location);
-    ctx.set('Cache-Control', 'private, max-age=60');
     if (runtime.geo.headers.length > 0) ctx.vary(runtime.geo.headers.join(', '));
+    ctx.vary('Accept');
+    if (ctx.accepts('application/json', JWT_TYPE) === JWT_TYPE) {
+      // A signed answer for the website's server (docs/geolocation.md "Signed answer"): each one is fresh.
+      ctx.set('Cache-Control', 'no-store');
+      ctx.type = JWT_TYPE;
+      ctx.body = await signRequirement({
+        required: requirement.required,
+        country: location.country,
+        country_subdivision: location.subdivision,
+        age_threshold: requirement.age_threshold,
+        environment: found.environment,
+      }, query.key);
+      return;
+    }
+    ctx.set('Cache-Control', 'private, max-age=60');
     ctx.body = {
       required: requirement.required,
       country: location.country,

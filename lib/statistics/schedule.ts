@@ -1,10 +1,10 @@
 import { CLOSE_WAIT_MS, schedulePeriodic } from '../periodic.js';
-import type { Runtime } from '../runtime.js';
+import type { StatisticsServices } from './services.js';
 import { settlesWithin } from '../time-limit.js';
 import { rollUp, type Counted } from './store.js';
 
 /** Adds every verification not yet counted and the tallied events to the daily aggregates. */
-export async function rollUpStatistics(runtime: Runtime, counted: Counted): Promise<void> {
+export async function rollUpStatistics(runtime: StatisticsServices, counted: Counted): Promise<void> {
   const tallied = runtime.tally.take(runtime.clock.now());
   try {
     let counting = await rollUp(runtime.db, tallied, counted);
@@ -20,7 +20,7 @@ export async function rollUpStatistics(runtime: Runtime, counted: Counted): Prom
  * instance are kept. The closing one gets CLOSE_WAIT_MS like any background run: past that, only the events tallied
  * since the last rollup are lost, as the log says.
  */
-export function scheduleStatistics(runtime: Runtime, counted: Counted): void {
+export function scheduleStatistics(runtime: StatisticsServices, counted: Counted): void {
   schedulePeriodic(runtime, { name: 'rolling up statistics', everyMs: runtime.config.statistics.rollupIntervalMs, run: () => rollUpStatistics(runtime, counted) });
   runtime.onClose(async () => {
     const closing = rollUpStatistics(runtime, counted).catch((error: unknown) => runtime.log.warn('rolling up statistics at close failed', { error: String(error) }));

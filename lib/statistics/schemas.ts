@@ -1,4 +1,4 @@
-const DATE = { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' } as const;
+import { DAY_SCHEMA as DATE } from './days.js';
 
 /** The longest range one request may ask for, in days. */
 export const STATISTICS_MAX_DAYS = 366;

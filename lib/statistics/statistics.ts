@@ -1,5 +1,5 @@
-import { Refusal } from '../refusal.js';
-import type { Runtime } from '../runtime.js';
+import { dayRange } from './days.js';
+import type { StatisticsServices } from './services.js';
 import { validator } from '../websites/validation.js';
 import { checkWebsiteId, websiteAccess } from '../websites/ownership.js';
 import { STATISTICS_MAX_DAYS, statisticsQuerySchema } from './schemas.js';
@@ -32,15 +32,10 @@ const dayOf = (aggregate: DailyAggregate): StatisticsDay => ({
   medianSecondsToResult: medianOf(aggregate.secondsToResult),
 });
 
-const isDay = (value: string): boolean => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
-
 /** A website's statistics from `from` to `to` (inclusive), for its owner. */
-export async function websiteStatistics(runtime: Runtime, webmasterId: number, websiteId: number, query: unknown): Promise<{ days: StatisticsDay[] }> {
+export async function websiteStatistics(runtime: StatisticsServices, webmasterId: number, websiteId: number, query: unknown): Promise<{ days: StatisticsDay[] }> {
   const { from, to } = validateQuery(query);
-  if (!isDay(from) || !isDay(to)) throw new Refusal('invalid', 'Invalid from or to: each must be a day of the calendar, YYYY-MM-DD.');
-  const span = (Date.parse(to) - Date.parse(from)) / 86_400_000;
-  if (span < 0) throw new Refusal('invalid', 'Invalid range: to must not be before from.');
-  if (span >= STATISTICS_MAX_DAYS) throw new Refusal('invalid', `Invalid range: at most ${STATISTICS_MAX_DAYS} days at once.`);
+  dayRange(from, to, STATISTICS_MAX_DAYS);
   checkWebsiteId(websiteId);
   await websiteAccess(runtime.db, webmasterId, websiteId);
   return { days: (await dailyAggregates(runtime.db, websiteId, from, to)).map(dayOf) };

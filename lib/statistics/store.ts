@@ -74,15 +74,32 @@ const challengeOf = (aggregate: DailyAggregate, challenge: string): ChallengeCou
 export type Counted = (challenge: string, outcome: 'passed' | 'reused' | 'refused' | 'abandoned', environment: Environment, count: number) => void;
 
 /**
- * Adds to the daily aggregates every verification written since the last rollup (by id, so each is counted once,
- * whichever instance rolls up) and the tallied events, in one transaction: the rollup row is locked, so instances
- * roll up one after the other. Returns how many verifications were counted.
+ * The verifications not yet counted (at most BATCH, the oldest first), marked counted by the statement that reads
+ * them. A row is counted by the rollup whose statement sees it committed, whenever it commits: an id taken before a
+ * higher one that committed first is no longer passed over (issue 37), and a row a visitor's request holds locked is
+ * skipped, not waited for, and counted by a later rollup.
+ */
+async function takeUncounted(trx: Database): Promise<VerificationRow[]> {
+  const { rows } = await trx.raw<{ rows: VerificationRow[] }>(
+    `WITH batch AS (SELECT id FROM verifications WHERE NOT counted ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
+     UPDATE verifications verification SET counted = true FROM batch WHERE verification.id = batch.id
+     RETURNING verification.id, verification.website_id, verification.environment, verification.method, verification.country,
+               verification.reused, verification.verified_at, verification.started_at`,
+    [BATCH],
+  );
+  return rows;
+}
+
+/**
+ * Adds to the daily aggregates every verification not yet counted and the tallied events, in one transaction: the
+ * counted mark and the aggregates are written together or not at all, so each verification is counted once,
+ * whichever instance rolls up; the rollup row is locked, so instances roll up one after the other. Returns how many
+ * verifications were counted.
  */
 export async function rollUp(db: Database, tallied: TalliedDay[], counted: Counted): Promise<number> {
   return db.transaction(async (trx) => {
-    const state = await trx('statistics_rollup').where('source', 'verifications').forUpdate().first<{ last_id: number }>('last_id');
-    const rows = await trx('verifications').where('id', '>', state!.last_id).orderBy('id').limit(BATCH)
-      .select<VerificationRow[]>('id', 'website_id', 'environment', 'method', 'country', 'reused', 'verified_at', 'started_at');
+    await trx('statistics_rollup').where('source', 'verifications').forUpdate().first('source');
+    const rows = await takeUncounted(trx);
     const deltas = new Map<string, DailyAggregate>();
     const deltaFor = (websiteId: number, environment: Environment, day: string): DailyAggregate => {
       const key = `${websiteId}|${environment}|${day}`;
@@ -107,7 +124,6 @@ export async function rollUp(db: Database, tallied: TalliedDay[], counted: Count
       for (const [challenge, count] of Object.entries(day.refusedBy)) challengeOf(delta, challenge).refused += count;
     }
     if (deltas.size > 0) await mergeInto(trx, [...deltas.values()]);
-    if (rows.length > 0) await trx('statistics_rollup').where('source', 'verifications').update({ last_id: rows.at(-1)!.id });
     report(rows, tallied, counted);
     return rows.length;
   });

@@ -4,7 +4,7 @@ import v8 from 'node:v8';
 import type { PGlite } from '@electric-sql/pglite';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
-import type { Config } from '../config/types.js';
+import type { Settings } from '../config/types.js';
 import type { Logger } from '../log.js';
 import { lockEmbedded } from './embedded-lock.js';
 import { knexLog } from './knex-log.js';
@@ -149,7 +149,8 @@ export function isEmbedded(db: Database): boolean {
 
 
 /** The database the configuration names (DATABASE_URL, else the embedded one in DATA_DIR), with its limits. */
-export function openConfiguredDatabase(config: Config, log: Logger): Promise<Database> {
+export function openConfiguredDatabase(
+  config: Pick<Settings, 'databaseUrl' | 'dataDir' | 'dbPoolMax' | 'dbAcquireTimeoutMs' | 'dbStatementTimeoutMs'>, log: Logger): Promise<Database> {
   return openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,

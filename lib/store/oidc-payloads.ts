@@ -23,6 +23,8 @@ export interface OidcAdapterOptions {
   findClient(clientId: string): Promise<AdapterPayload | undefined>;
   /** milliseconds between two sweeps of expired rows */
   sweepIntervalMs?: number;
+  /** what must read the expired rows before each sweep deletes them (the flows that expired: lib/verification/flow-endings.ts) */
+  beforeSweep?(now: Date): Promise<void>;
   /** registers the sweeper's stop with the owner's shutdown */
   onClose(task: () => Promise<void>): void;
 }
@@ -116,7 +118,7 @@ export function upsertOf(rows: number): PreparedStatement {
  * row without one). It is a lateral subquery with `LIMIT 1` so that PostgreSQL plans it on its own, as a primary-key
  * lookup with the outer id as a parameter, whatever the table held when a connection prepared the statement: as a
  * plain join, a connection that prepared on an almost empty table kept a plan that read every grant by `type`
- * (docs/decisions.md "Plans that stay point lookups").
+ * (docs/decisions/performance.md "Plans that stay point lookups").
  */
 export const liveGrantJoin = (join: 'JOIN' | 'LEFT JOIN', idExpression: string, now: string): string =>
   `${join} LATERAL (SELECT id, payload FROM ${PAYLOADS_TABLE}

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import type { Config } from '../config/types.js';
+import type { Settings } from '../config/types.js';
 import type { Logger } from '../log.js';
 import { schedulePeriodic } from '../periodic.js';
 import type { Database } from './database.js';
@@ -8,7 +8,7 @@ import type { Database } from './database.js';
 const BATCH = 5000;
 const SWEEP_EVERY_MS = 10 * 60 * 1000;
 
-type Limits = Pick<Config, 'verificationRetention' | 'proofReuseTtl'>;
+type Limits = Pick<Settings, 'verificationRetention' | 'proofReuseTtl' | 'verificationTtl'>;
 
 /** One table whose rows end: which rows are gone, and the rule as docs/privacy.md states it. */
 export interface RetentionRule {
@@ -28,6 +28,13 @@ export const RETENTION_RULES: readonly RetentionRule[] = [
     documented: 'expiry + `VERIFICATION_RETENTION`',
     key: 'id',
     expired: (db, now, limits) => db('verifications').where('expires_at', '<=', ago(now, limits.verificationRetention)).limit(BATCH).pluck('id'),
+  },
+  {
+    table: 'flow_endings',
+    documented: 'end + `VERIFICATION_TTL` + `VERIFICATION_RETENTION`',
+    key: 'id',
+    // A flow that ended without a verification is listed as long as a verification of that moment would be.
+    expired: (db, now, limits) => db('flow_endings').where('ended_at', '<=', ago(now, limits.verificationTtl + limits.verificationRetention)).limit(BATCH).pluck('id'),
   },
   {
     table: 'age_proofs',
@@ -81,10 +88,10 @@ export async function sweepRetention(db: Database, now: Date, limits: Limits): P
  * must read the rows first: the statistics rollup); when it fails, nothing is swept this time.
  */
 export function scheduleRetention(
-  runtime: { db: Database; clock: Clock; config: Config; log: Logger; onClose(stop: () => Promise<void>): void }, beforeSweep: () => Promise<void>,
+  runtime: { db: Database; clock: Clock; config: Limits; log: Logger; onClose(stop: () => Promise<void>): void }, beforeSweep: () => Promise<void>,
 ): void {
   schedulePeriodic(runtime, {
-    name: 'sweeping verifications, age proofs, webhook messages and rate limits past their retention',
+    name: 'sweeping verifications, flows ended without one, age proofs, webhook messages and rate limits past their retention',
     everyMs: SWEEP_EVERY_MS,
     run: async () => {
       await beforeSweep();

@@ -4,8 +4,8 @@ import type { Translate } from '../i18n/catalogue.js';
 import type { Language } from '../i18n/languages.js';
 import type { CspDirectives } from '../http/security-headers.js';
 import type { Location } from '../geo/location.js';
-import type { Runtime } from '../runtime.js';
-import type { ChallengeName } from './catalogue.js';
+import type { ChallengeServices } from './services.js';
+import type { ChallengeName, WebsiteChallenge } from './catalogue.js';
 import type { SettingsSection } from '../config/settings.js';
 
 // The names and their defaults are the catalogue's (catalogue.ts); the contract below is written in its terms.
@@ -34,9 +34,9 @@ export interface ChallengeAttempt {
 
 /**
  * What a wallet-based check may tell the visitor instead of its reason's general words: the wallet truthfully said
- * under age, its attestation could not be trusted, had expired, or the visitor declined in the wallet.
+ * under age, its attestation could not be trusted, had expired, was revoked by its issuer, or the visitor declined in the wallet.
  */
-export const OUTCOME_NOTICES = ['wallet_under_age', 'wallet_untrusted', 'wallet_expired', 'wallet_declined'] as const;
+export const OUTCOME_NOTICES = ['wallet_under_age', 'wallet_untrusted', 'wallet_expired', 'wallet_revoked', 'wallet_declined'] as const;
 export type OutcomeNotice = (typeof OUTCOME_NOTICES)[number];
 
 export type ChallengeOutcome =
@@ -54,7 +54,7 @@ export const verdict = (passed: boolean, assuranceLevel: AssuranceLevel, reason:
 /** Per-request tools a challenge step gets from the interaction router. */
 export interface StepContext {
   koa: Context;
-  runtime: Runtime;
+  runtime: ChallengeServices;
   attempt: ChallengeAttempt;
   t: Translate;
   /** Challenge-private state for this interaction, kept between steps, sealed at rest, deleted when the challenge ends. */
@@ -99,16 +99,42 @@ export interface Challenge {
   routes?: Router;
   /** The state of what it follows at run time (e.g. a trusted list it refreshes), shown in /readyz's detail. */
   readiness?(): Record<string, unknown>;
+  /**
+   * Whether it can verify anyone now (e.g. its trusted list is current); while false it is not offered, exactly as
+   * if it were not configured, and the age_provider_challenge_available metric says 0. Always, when absent.
+   */
+  available?(): boolean;
 }
 
 /** One challenge's entry in the registry: its settings, and how it is built from them at start-up. */
 export interface ChallengeModule<S = unknown> {
   name: ChallengeName;
   /**
-   * Its section of the configuration, read with every other section before anything starts (lib/config/sections.ts):
+   * Its section of the configuration, read with every other section before anything starts (lib/app/sections.ts):
    * undefined while the operator has not configured it. A challenge without settings has none.
    */
   settings?: SettingsSection<S | undefined, unknown>;
   /** The challenge, or undefined when the operator has not configured it (then it never loads). */
-  configure(runtime: Runtime, settings: S | undefined): Challenge | undefined | Promise<Challenge | undefined>;
+  configure(runtime: ChallengeServices, settings: S | undefined): Challenge | undefined | Promise<Challenge | undefined>;
+}
+
+/** The configured challenges, built once at start-up (lib/verification/registry.ts): what every caller asks them. */
+export interface ChallengeRegistry {
+  /** Whether `name` can load in this environment: configured for LIVE; any name in TEST (the sandbox runs it). */
+  offers(environment: Environment, name: ChallengeName): boolean;
+  /** The challenge that runs `name`: the configured one for LIVE, the sandbox simulating it for TEST. */
+  resolve(environment: Environment, name: ChallengeName): Challenge | undefined;
+  /** Whether the operator configured `name` (it runs for LIVE). */
+  configured(name: ChallengeName): boolean;
+  /** The configured challenges' own endpoints (Challenge.routes), to mount beside the interaction pages. */
+  routes: readonly Router[];
+  /** What the configured challenges report for /readyz's detail, by challenge name (those that report anything). */
+  readiness(): Record<string, unknown>;
+  /** Whether each configured challenge can verify anyone now (Challenge.available), for the metrics. */
+  availability(): Record<string, boolean>;
+  /**
+   * A new website's default `challenges` ("all free challenges", docs/challenges.md): a configured challenge is free as its
+   * `<PREFIX>_FREE` setting says; one the operator has not configured keeps its default.
+   */
+  freeChallenges(): WebsiteChallenge[];
 }

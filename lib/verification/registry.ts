@@ -1,6 +1,6 @@
-import type { Runtime } from '../runtime.js';
+import type { ChallengeServices } from './services.js';
 import { isFreeByDefault, WEBSITE_CHALLENGES, type ChallengeName, type WebsiteChallenge } from './catalogue.js';
-import type { Challenge, ChallengeModule, Environment } from './challenge.js';
+import type { Challenge, ChallengeModule, ChallengeRegistry, Environment } from './challenge.js';
 import { sandboxChallenge } from './challenges/sandbox.js';
 import { creditCardModule } from './challenges/credit-card/challenge.js';
 import { emailAgeModule } from './challenges/email-age/challenge.js';
@@ -8,7 +8,6 @@ import { euAvModule } from './challenges/eu-av/index.js';
 import { federatedModules } from './challenges/federated/index.js';
 import { selfieModule } from './challenges/selfie/challenge.js';
 import { ticketModule } from './challenges/ticket/challenge.js';
-import type Router from '@koa/router';
 
 /**
  * Every challenge this service knows, one line each (docs/challenges.md "Adding a challenge"). Nothing else changes
@@ -24,30 +23,15 @@ export const CHALLENGE_MODULES: readonly ChallengeModule[] = [
   euAvModule,
 ];
 
-export interface ChallengeRegistry {
-  /** Whether `name` can load in this environment: configured for LIVE; any name in TEST (the sandbox runs it). */
-  offers(environment: Environment, name: ChallengeName): boolean;
-  /** The challenge that runs `name`: the configured one for LIVE, the sandbox simulating it for TEST. */
-  resolve(environment: Environment, name: ChallengeName): Challenge | undefined;
-  /** Whether the operator configured `name` (it runs for LIVE). */
-  configured(name: ChallengeName): boolean;
-  /** The configured challenges' own endpoints (Challenge.routes), to mount beside the interaction pages. */
-  routes: readonly Router[];
-  /** What the configured challenges report for /readyz's detail, by challenge name (those that report anything). */
-  readiness(): Record<string, unknown>;
-  /**
-   * A new website's default `challenges` ("all free challenges", docs/challenges.md): a configured challenge is free as its
-   * `<PREFIX>_FREE` setting says; one the operator has not configured keeps its default.
-   */
-  freeChallenges(): WebsiteChallenge[];
-}
+/** A configured challenge is offered while it says it can verify (a trusted list gone stale stops eu_av). */
+const isAvailable = (challenge: Challenge | undefined): boolean => Boolean(challenge) && (challenge!.available?.() ?? true);
 
 /** Builds the configured challenges once, at start-up. */
-export async function buildRegistry(runtime: Runtime, modules: readonly ChallengeModule[] = CHALLENGE_MODULES): Promise<ChallengeRegistry> {
+export async function buildRegistry(runtime: ChallengeServices, modules: readonly ChallengeModule[] = CHALLENGE_MODULES): Promise<ChallengeRegistry> {
   const live = new Map<ChallengeName, Challenge>();
   for (const module of modules) {
     if (live.has(module.name)) throw new Error(`challenge ${module.name} is registered twice`);
-    // Its settings were read and checked with the rest of the configuration (lib/config/sections.ts).
+    // Its settings were read and checked with the rest of the configuration (lib/app/sections.ts).
     const challenge = await module.configure(runtime, runtime.config.challenges.get(module.name));
     if (!challenge) continue;
     live.set(module.name, challenge);
@@ -66,11 +50,12 @@ export async function buildRegistry(runtime: Runtime, modules: readonly Challeng
     return sandbox;
   };
   return {
-    offers: (environment, name) => environment === 'TEST' || live.has(name),
+    offers: (environment, name) => environment === 'TEST' || isAvailable(live.get(name)),
     resolve: (environment, name) => (environment === 'TEST' ? sandboxFor(name) : live.get(name)),
     configured: (name) => live.has(name),
     routes: [...live.values()].flatMap((challenge) => (challenge.routes ? [challenge.routes] : [])),
     readiness: () => Object.fromEntries([...live].flatMap(([name, challenge]) => (challenge.readiness ? [[name, challenge.readiness()]] : []))),
+    availability: () => Object.fromEntries([...live].map(([name, challenge]) => [name, isAvailable(challenge)])),
     freeChallenges: () => WEBSITE_CHALLENGES.filter((name) => live.get(name)?.free ?? isFreeByDefault(name)),
   };
 }

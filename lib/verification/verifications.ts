@@ -43,8 +43,11 @@ export function verificationResult(verification: Verification, now: number) {
   };
 }
 
-/** `startedAt`: when the flow that produced it began (the statistics' time to result); absent when not known. */
-export type NewVerification = Omit<Verification, 'uid' | 'expiresAt'> & { ttlSeconds: number; startedAt?: Date };
+/**
+ * `startedAt`: when the flow that produced it began (the statistics' time to result); `clientId`: the OAuth2 client
+ * it ran for (the verifications list); each absent when not known.
+ */
+export type NewVerification = Omit<Verification, 'uid' | 'expiresAt'> & { ttlSeconds: number; startedAt?: Date; clientId?: string };
 
 export interface VerificationRow {
   uid: string;
@@ -96,8 +99,9 @@ export const verificationFromRow = (row: VerificationRow): Verification => ({
   policy: row.policy,
 });
 
-/** Public uids are opaque; sandbox ones start with `test_`. */
-const newUid = (environment: Environment): string => randomToken(16, environment === 'TEST' ? 'test_' : 'vrf_');
+/** Public uids are opaque; sandbox ones start with `test_`, live ones with `vrf_` (a flow's ending too: flow-endings.ts). */
+export const uidPrefix = (environment: Environment): string => (environment === 'TEST' ? 'test_' : 'vrf_');
+const newUid = (environment: Environment): string => randomToken(16, uidPrefix(environment));
 
 /** A new verification's row, as written by its insert (verificationInsert) or by a conditional one (progress.ts). */
 export const verificationRow = (input: NewVerification, grantId: string | null = null): Record<string, Knex.Value> => ({
@@ -115,6 +119,7 @@ export const verificationRow = (input: NewVerification, grantId: string | null =
   expires_at: addSeconds(input.verifiedAt, input.ttlSeconds),
   policy: JSON.stringify(input.policy),
   started_at: input.startedAt ?? null,
+  client_id: input.clientId ?? null,
   grant_id: grantId,
 });
 
@@ -129,7 +134,7 @@ export interface BearerVerification {
 }
 
 /**
- * Resources' one statement (docs/decisions.md "Resources in one statement"), prepared once per connection: the access
+ * Resources' one statement (docs/decisions/performance.md "Resources in one statement"), prepared once per connection: the access
  * token by its stored key, unexpired, whose grant still exists (a replayed code deletes it), whose client still
  * resolves (lib/websites/clients.ts clientResolves), with the verification its `claim` names. No row when any of that fails; the verification may
  * have expired.

@@ -1,5 +1,5 @@
 import { schedulePeriodic } from '../periodic.js';
-import type { Runtime } from '../runtime.js';
+import type { WebhookServices } from './services.js';
 import { resolveDestination, RefusedDestination } from './destination.js';
 import { claimDue, recordAttempt, type ClaimedMessage } from './outbox.js';
 import { send, type SendResult } from './sender.js';
@@ -24,7 +24,7 @@ export function nextRetry(now: Date, attempt: number, random: () => number = Mat
   return new Date(now.getTime() + delay * 1000 * (1 + JITTER * (2 * random() - 1)));
 }
 
-async function attempt(runtime: Runtime, message: ClaimedMessage): Promise<void> {
+async function attempt(runtime: WebhookServices, message: ClaimedMessage): Promise<void> {
   const { allowPrivateAddresses, timeoutMs } = runtime.config.webhooks;
   const startedAt = runtime.clock.now();
   const started = performance.now();
@@ -56,7 +56,7 @@ async function attempt(runtime: Runtime, message: ClaimedMessage): Promise<void>
 }
 
 /** One look at the outbox: every due message taken by this instance is attempted once, concurrently. */
-export async function deliverDue(runtime: Runtime): Promise<number> {
+export async function deliverDue(runtime: WebhookServices): Promise<number> {
   const now = runtime.clock.now();
   // Held long enough for the attempt to end and be recorded; after that another instance may take it again.
   const leaseUntil = new Date(now.getTime() + runtime.config.webhooks.timeoutMs + 60_000);
@@ -66,7 +66,7 @@ export async function deliverDue(runtime: Runtime): Promise<number> {
 }
 
 /** Delivers in the background, never on a visitor's or a caller's request. */
-export function scheduleWebhookDelivery(runtime: Runtime): void {
+export function scheduleWebhookDelivery(runtime: WebhookServices): void {
   schedulePeriodic(runtime, {
     name: 'delivering webhooks',
     everyMs: runtime.config.webhooks.pollIntervalMs,

@@ -1,6 +1,6 @@
-import { record, SECRET_CHANGED, type ChangeOrigin } from '../audit/trail.js';
+import { SECRET_CHANGED, type ChangeOrigin } from '../changes.js';
 import { Refusal } from '../refusal.js';
-import type { Runtime } from '../runtime.js';
+import type { WebhookServices } from './services.js';
 import { validator } from '../websites/validation.js';
 import { checkWebsiteId, websiteAccess } from '../websites/ownership.js';
 import { webhookUrlProblem } from './destination.js';
@@ -58,7 +58,7 @@ const notFound = (): Refusal => new Refusal('not_found', 'Webhook not found.');
 
 /** Registers an endpoint; the answer carries its signing secret, never shown again (it is kept sealed, to sign with). */
 export async function createWebhook(
-  runtime: Runtime, webmasterId: number, websiteId: number, input: WebhookInput, origin: ChangeOrigin,
+  runtime: WebhookServices, webmasterId: number, websiteId: number, input: WebhookInput, origin: ChangeOrigin,
 ): Promise<Webhook & { secret: string }> {
   const body = validateCreate(input);
   checkWebsiteId(websiteId);
@@ -76,7 +76,7 @@ export async function createWebhook(
       .insert({ website_id: websiteId, url: body.url, events: body.events, secret_sealed: runtime.sealer.seal(secret), created_at: now })
       .returning<WebhookRow[]>(COLUMNS);
     const webhook = present(row!);
-    await record(trx, {
+    await runtime.recordChange(trx, {
       origin, webmasterId, websiteId, at: now, action: 'webhook.created', before: null,
       after: { id: webhook.id, url: webhook.url, events: webhook.events, secret: SECRET_CHANGED },
     });
@@ -85,7 +85,7 @@ export async function createWebhook(
 }
 
 /** The website's endpoints, oldest first. */
-export async function listWebhooks(runtime: Runtime, webmasterId: number, websiteId: number): Promise<Webhook[]> {
+export async function listWebhooks(runtime: WebhookServices, webmasterId: number, websiteId: number): Promise<Webhook[]> {
   checkWebsiteId(websiteId);
   await websiteAccess(runtime.db, webmasterId, websiteId);
   const rows = await runtime.db('webhooks').where('website_id', websiteId).orderBy('id').select<WebhookRow[]>(COLUMNS);
@@ -94,14 +94,14 @@ export async function listWebhooks(runtime: Runtime, webmasterId: number, websit
 
 /** Deletes the endpoint with its undelivered messages and its delivery log. */
 export async function deleteWebhook(
-  runtime: Runtime, webmasterId: number, websiteId: number, webhookId: number, origin: ChangeOrigin,
+  runtime: WebhookServices, webmasterId: number, websiteId: number, webhookId: number, origin: ChangeOrigin,
 ): Promise<void> {
   checkWebsiteId(websiteId);
   return runtime.db.transaction(async (trx) => {
     await websiteAccess(trx, webmasterId, websiteId);
     const [deleted] = await trx('webhooks').where({ id: webhookId, website_id: websiteId }).delete().returning<WebhookRow[]>(COLUMNS);
     if (!deleted) throw notFound();
-    await record(trx, {
+    await runtime.recordChange(trx, {
       origin, webmasterId, websiteId, at: runtime.clock.now(), action: 'webhook.deleted',
       before: { id: webhookId, url: deleted.url, events: deleted.events }, after: null,
     });
@@ -109,7 +109,7 @@ export async function deleteWebhook(
 }
 
 /** The newest attempts to deliver to the endpoint, newest first. */
-export async function listDeliveries(runtime: Runtime, webmasterId: number, websiteId: number, webhookId: number): Promise<WebhookDelivery[]> {
+export async function listDeliveries(runtime: WebhookServices, webmasterId: number, websiteId: number, webhookId: number): Promise<WebhookDelivery[]> {
   checkWebsiteId(websiteId);
   await websiteAccess(runtime.db, webmasterId, websiteId);
   const hook = await runtime.db('webhooks').where({ id: webhookId, website_id: websiteId }).first('id');
@@ -129,7 +129,7 @@ export async function listDeliveries(runtime: Runtime, webmasterId: number, webs
 }
 
 /** Queues a `webhook.test` message for the endpoint; it is delivered in the background like any other. */
-export async function testWebhook(runtime: Runtime, webmasterId: number, websiteId: number, webhookId: number): Promise<{ queued: true }> {
+export async function testWebhook(runtime: WebhookServices, webmasterId: number, websiteId: number, webhookId: number): Promise<{ queued: true }> {
   checkWebsiteId(websiteId);
   return runtime.db.transaction(async (trx) => {
     await websiteAccess(trx, webmasterId, websiteId);

@@ -1,3 +1,4 @@
+import type { Change } from '../changes.js';
 import type { Queryable } from '../websites/ownership.js';
 
 /** Every event a webhook may subscribe to; `verification.completed` is written by the database (migrations/008_webhooks.ts). */
@@ -39,4 +40,32 @@ export async function enqueueTest(q: Queryable, websiteId: number, webhookId: nu
     ['webhook.test', payloadOf(websiteId, 'webhook.test', { webhookId }, now), now, now, websiteId, webhookId],
   );
   return result.rows.length > 0;
+}
+
+/** A field of a change's `after`, as a webhook message carries it. */
+const fields = (after: Record<string, unknown> | null, names: readonly string[]): Record<string, unknown> =>
+  Object.fromEntries(names.map((name) => [name, after?.[name]]));
+
+/**
+ * Which website changes subscribers hear of, and what they are told: derived from the change the service recorded
+ * (its action and its `after`), never its secrets. A change not listed here (a website created, its domain verified)
+ * is in the audit trail only.
+ */
+const ANNOUNCED: Readonly<Record<string, (after: Record<string, unknown> | null) => readonly [WebhookEvent, Record<string, unknown>]>> = {
+  'website.updated': (after) => ['website.updated', { website: after }],
+  'policy.updated': (after) => ['website.updated', { policy: after }],
+  'key.regenerated': (after) => ['key.regenerated', fields(after, ['environment', 'publicKey'])],
+  // the configuration as it now is, without its credentials
+  'oauth2.created': (after) => ['oauth2.updated', fields(after, ['environment', 'status', 'redirectUris'])],
+  'oauth2.updated': (after) => ['oauth2.updated', fields(after, ['environment', 'status', 'redirectUris'])],
+  // the new client id only: a secret never travels in a webhook
+  'oauth2.credentials.regenerated': (after) => ['oauth2.credentials.regenerated', fields(after, ['environment', 'clientId'])],
+};
+
+/** The webhooks' listener of every recorded change (lib/changes.ts): a website change subscribers hear of goes to the outbox. */
+export async function announceChange(q: Queryable, change: Change): Promise<void> {
+  const announce = change.websiteId === null ? undefined : ANNOUNCED[change.action];
+  if (!announce) return;
+  const [type, data] = announce(change.after);
+  await enqueueEvent(q, change.websiteId!, type, data, change.at);
 }

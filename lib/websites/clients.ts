@@ -1,4 +1,4 @@
-import type { Runtime } from '../runtime.js';
+import type { WebsiteServices } from './services.js';
 import type { PolicyRule } from '../policy/rule.js';
 import type { Environment } from './models.js';
 
@@ -43,7 +43,7 @@ export const clientResolves = (clientId: string, now: string): string =>
     OR EXISTS (SELECT 1 FROM website_keys website_key WHERE '${CHECKER_CLIENT_PREFIX}' || website_key.public_key = ${clientId}))`;
 
 /** The one query resolving a registered client_id, by the rule above. */
-function queryActiveClient({ db, clock }: Runtime, clientId: string): Promise<ActiveClient | undefined> {
+function queryActiveClient({ db, clock }: WebsiteServices, clientId: string): Promise<ActiveClient | undefined> {
   return db('oauth2_credentials as credential')
     .join('oauth2_configs as config', 'config.id', 'credential.config_id')
     .join('websites as website', 'website.id', 'config.website_id')
@@ -71,7 +71,7 @@ function queryActiveClient({ db, clock }: Runtime, clientId: string): Promise<Ac
  * The client a client_id names, beside the rotation that defines "current" and "grace" (oauth2.ts); remembered per
  * instance until a client change is announced or its grace ends (client-cache.ts).
  */
-export function findActiveClient(runtime: Runtime, clientId: string): Promise<ActiveClient | undefined> {
+export function findActiveClient(runtime: WebsiteServices, clientId: string): Promise<ActiveClient | undefined> {
   return runtime.clients.get(`client:${clientId}`, async () => {
     const row = await queryActiveClient(runtime, clientId);
     return { value: row, validUntil: row?.valid_until ?? null };

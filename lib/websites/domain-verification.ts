@@ -1,7 +1,7 @@
-import { record, type ChangeOrigin } from '../audit/trail.js';
+import type { ChangeOrigin } from '../changes.js';
 import { randomBytes } from 'node:crypto';
 import { Refusal } from '../refusal.js';
-import type { Runtime } from '../runtime.js';
+import type { WebsiteServices } from './services.js';
 import { checkWebsiteId, deniedAccess } from './ownership.js';
 import { LOCAL_DEVELOPMENT_DOMAIN } from './validation.js';
 
@@ -53,7 +53,7 @@ const viewOf = (row: Row & { domain_verification_token: string }): DomainVerific
 });
 
 /** The owner's website row with a token (made on first use; a concurrent first use keeps whichever was written first). */
-async function ownRow(runtime: Runtime, webmasterId: number, websiteId: number): Promise<Row & { domain_verification_token: string }> {
+async function ownRow(runtime: WebsiteServices, webmasterId: number, websiteId: number): Promise<Row & { domain_verification_token: string }> {
   checkWebsiteId(websiteId);
   const owned = () => runtime.db('websites').where({ id: websiteId, webmaster_id: webmasterId });
   await owned().whereNull('domain_verification_token').update({ domain_verification_token: TOKEN_PREFIX + randomBytes(24).toString('base64url') });
@@ -63,12 +63,12 @@ async function ownRow(runtime: Runtime, webmasterId: number, websiteId: number):
 }
 
 /** The website's verification status and the token to publish; another webmaster's website is 401, a missing one 404. */
-export async function getDomainVerification(runtime: Runtime, webmasterId: number, websiteId: number): Promise<DomainVerification> {
+export async function getDomainVerification(runtime: WebsiteServices, webmasterId: number, websiteId: number): Promise<DomainVerification> {
   return viewOf(await ownRow(runtime, webmasterId, websiteId));
 }
 
 /** Whether the token is published: one TXT record equal to it, or a line of the file equal to it. */
-async function published(runtime: Runtime, verification: DomainVerification): Promise<boolean> {
+async function published(runtime: WebsiteServices, verification: DomainVerification): Promise<boolean> {
   // Nobody can publish for localhost (every developer's own machine, which the probe never reaches): only the operator can vouch for it.
   if (verification.domain === LOCAL_DEVELOPMENT_DOMAIN) return false;
   const [records, file] = await Promise.all([
@@ -89,7 +89,7 @@ const auditedState = (domain: string, verifiedBy: DomainVerifiedBy | null): Reco
  * is not looked at: the operator's word stands until the operator withdraws it, so a webmaster's check neither drops
  * it nor turns it into a published proof (after a withdrawal, the next check finds a published token if there is one).
  */
-export async function checkDomainVerification(runtime: Runtime, webmasterId: number, websiteId: number, origin: ChangeOrigin): Promise<DomainVerification> {
+export async function checkDomainVerification(runtime: WebsiteServices, webmasterId: number, websiteId: number, origin: ChangeOrigin): Promise<DomainVerification> {
   const current = viewOf(await ownRow(runtime, webmasterId, websiteId));
   const now = runtime.clock.now();
   if (current.verifiedBy === 'operator') {
@@ -108,7 +108,7 @@ export async function checkDomainVerification(runtime: Runtime, webmasterId: num
     const updated = await trx('websites').where({ id: websiteId, webmaster_id: webmasterId }).whereRaw('domain_verified_by IS DISTINCT FROM ?', ['operator']).update(changes);
     // A check that confirms what was known changes nothing worth recording; one that flips the state does.
     if (updated > 0 && found !== current.verified) {
-      await record(trx, {
+      await runtime.recordChange(trx, {
         origin, webmasterId, websiteId, at: now, action: 'domain.verification',
         before: auditedState(current.domain, current.verifiedBy), after: auditedState(current.domain, verifiedBy),
       });
@@ -121,7 +121,7 @@ export async function checkDomainVerification(runtime: Runtime, webmasterId: num
 }
 
 /** What the operator's domain commands need: the database and the time, no webmaster and no probe. */
-export type OperatorServices = Pick<Runtime, 'db' | 'clock'>;
+export type OperatorServices = Pick<WebsiteServices, 'db' | 'clock' | 'recordChange'>;
 
 /** A website's domain as the operator's commands report it. */
 export interface DomainVouching {
@@ -152,7 +152,7 @@ async function setOperatorVouching(services: OperatorServices, websiteId: number
     if (after !== before) {
       // A vouched domain keeps the moment it was first verified, when it already was.
       await trx('websites').where({ id: websiteId }).update({ domain_verified_by: after, domain_verified_at: after ? (row.domain_verified_at ?? now) : null });
-      await record(trx, {
+      await services.recordChange(trx, {
         origin, webmasterId: Number(row.webmaster_id), websiteId, at: now, action: 'domain.verification',
         before: auditedState(row.domain, before), after: auditedState(row.domain, after),
       });

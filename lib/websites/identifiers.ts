@@ -1,9 +1,10 @@
 import type { Environment } from './models.js';
-import { environmentPathSchema, webhookPathSchema, websitePathSchema } from './schemas/path-parameters.js';
+import { environmentPathSchema, verificationPathSchema, webhookPathSchema, websitePathSchema } from './schemas/path-parameters.js';
 import { validator } from './validation.js';
 
 const validateWebsitePath = validator<{ website_id: string }>(websitePathSchema, 'path');
 const validateWebhookPath = validator<{ website_id: string; webhook_id: string }>(webhookPathSchema, 'path');
+const validateVerificationPath = validator<{ website_id: string; verification_id: string }>(verificationPathSchema, 'path');
 const validateEnvironmentPath = validator<{ website_id: string; environment: 'live' | 'test' }>(environmentPathSchema, 'path');
 
 /** Path parameters as a router hands them over. */
@@ -22,4 +23,10 @@ export function websiteEnvironmentOf(params: Params): { websiteId: number; envir
 export function websiteWebhookOf(params: Params): { websiteId: number; webhookId: number } {
   const path = validateWebhookPath(params);
   return { websiteId: Number(path.website_id), webhookId: Number(path.webhook_id) };
+}
+
+/** The website and one of its verifications (by the uid the website received) a path names; malformed values are refused as invalid. */
+export function websiteVerificationOf(params: Params): { websiteId: number; verificationId: string } {
+  const path = validateVerificationPath(params);
+  return { websiteId: Number(path.website_id), verificationId: path.verification_id };
 }

@@ -1,18 +1,17 @@
 import type { PolicyRule } from '../policy/rule.js';
-import type { Runtime } from '../runtime.js';
+import type { WebsiteServices } from './services.js';
 import type { Database } from '../store/database.js';
 import { newPublicKey } from './credentials.js';
 import type { Environment, WebsiteKey } from './models.js';
 import { checkWebsiteId, deniedAccess, type Queryable } from './ownership.js';
-import { enqueueEvent } from '../webhooks/events.js';
-import { record, type ChangeOrigin } from '../audit/trail.js';
+import type { ChangeOrigin } from '../changes.js';
 
 /** The owner's websites with this id: the tenancy filter of every key query. */
 const ownedWebsiteIds = (q: Queryable, webmasterId: number, websiteId: number) =>
   q('websites').select('id').where({ id: websiteId, webmaster_id: webmasterId });
 
 /** Get a website key: the current public key of one environment. */
-export async function getWebsiteKey(runtime: Runtime, webmasterId: number, websiteId: number, environment: Environment): Promise<WebsiteKey> {
+export async function getWebsiteKey(runtime: WebsiteServices, webmasterId: number, websiteId: number, environment: Environment): Promise<WebsiteKey> {
   checkWebsiteId(websiteId);
   const row = await runtime.db('website_keys')
     .whereIn('website_id', ownedWebsiteIds(runtime.db, webmasterId, websiteId))
@@ -24,7 +23,7 @@ export async function getWebsiteKey(runtime: Runtime, webmasterId: number, websi
 
 /** Regenerate a website key: a new public key replaces the old one at once. */
 export async function regenerateWebsiteKey(
-  runtime: Runtime, webmasterId: number, websiteId: number, environment: Environment, origin: ChangeOrigin,
+  runtime: WebsiteServices, webmasterId: number, websiteId: number, environment: Environment, origin: ChangeOrigin,
 ): Promise<WebsiteKey> {
   checkWebsiteId(websiteId);
   const now = runtime.clock.now();
@@ -41,11 +40,10 @@ export async function regenerateWebsiteKey(
       .update({ public_key: newPublicKey(environment), created_at: now })
       .returning<Array<{ public_key: string }>>('public_key');
     if (!row) return deniedAccess(trx, webmasterId, websiteId);
-    await record(trx, {
+    await runtime.recordChange(trx, {
       origin, webmasterId, websiteId, at: now, action: 'key.regenerated',
       before: { environment, publicKey: previous.public_key }, after: { environment, publicKey: row.public_key },
     });
-    await enqueueEvent(trx, websiteId, 'key.regenerated', { environment, publicKey: row.public_key }, now);
     return { environment, publicKey: row.public_key };
   });
 }

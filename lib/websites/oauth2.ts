@@ -3,12 +3,11 @@ import { oauth2CreateSchema } from './schemas/oauth2-create.js';
 import { oauth2UpdateSchema } from './schemas/oauth2-update.js';
 import { validator } from './validation.js';
 import { Refusal } from '../refusal.js';
-import type { Runtime } from '../runtime.js';
+import type { WebsiteServices } from './services.js';
 import { newClientId, newClientSecret } from './credentials.js';
 import type { Environment, OAuth2Configuration, OAuth2CreateInput, OAuth2Status, OAuth2UpdateInput } from './models.js';
 import { checkWebsiteId, websiteAccess, type Queryable } from './ownership.js';
-import { enqueueEvent } from '../webhooks/events.js';
-import { record, SECRET_CHANGED, type ChangeOrigin } from '../audit/trail.js';
+import { SECRET_CHANGED, type ChangeOrigin } from '../changes.js';
 
 /** How long the previous credentials stay valid after a regeneration. */
 export const CREDENTIAL_GRACE_SECONDS = 24 * 3600;
@@ -45,20 +44,20 @@ async function ownedConfig(q: Queryable, webmasterId: number, websiteId: number,
 }
 
 /** An OAuth2 configuration as shown: clientId and the unsealed clientSecret of the current pair only while ACTIVE (rule 5). */
-function configurationOf(runtime: Runtime, config: ConfigRow, current: CredentialRow | undefined): OAuth2Configuration {
+function configurationOf(runtime: WebsiteServices, config: ConfigRow, current: CredentialRow | undefined): OAuth2Configuration {
   const view: OAuth2Configuration = { environment: config.environment, redirectUris: config.redirect_uris, status: config.status };
   if (config.status !== 'ACTIVE' || !current) return view;
   return { ...view, clientId: current.client_id, clientSecret: runtime.sealer.unseal(current.secret_sealed) };
 }
 
-async function present(q: Queryable, runtime: Runtime, config: ConfigRow): Promise<OAuth2Configuration> {
+async function present(q: Queryable, runtime: WebsiteServices, config: ConfigRow): Promise<OAuth2Configuration> {
   const current = config.status === 'ACTIVE'
     ? await q('oauth2_credentials').where('config_id', config.id).whereNull('superseded_at').first<CredentialRow | undefined>('client_id', 'secret_sealed')
     : undefined;
   return configurationOf(runtime, config, current);
 }
 
-async function insertCredentials(q: Queryable, runtime: Runtime, config: ConfigRow, now: Date): Promise<void> {
+async function insertCredentials(q: Queryable, runtime: WebsiteServices, config: ConfigRow, now: Date): Promise<void> {
   await q('oauth2_credentials').insert({
     config_id: config.id,
     client_id: newClientId(config.environment),
@@ -69,7 +68,7 @@ async function insertCredentials(q: Queryable, runtime: Runtime, config: ConfigR
 
 /** Create an OAuth2 configuration: an ACTIVE configuration with credentials at once; a second one for the environment is 400. */
 export async function createOAuth2Config(
-  runtime: Runtime, webmasterId: number, websiteId: number, environment: Environment, input: OAuth2CreateInput, origin: ChangeOrigin,
+  runtime: WebsiteServices, webmasterId: number, websiteId: number, environment: Environment, input: OAuth2CreateInput, origin: ChangeOrigin,
 ): Promise<OAuth2Configuration> {
   const body = validateCreate(input);
   checkWebsiteId(websiteId);
@@ -88,8 +87,7 @@ export async function createOAuth2Config(
     }
     await insertCredentials(trx, runtime, config, now);
     const configuration = await present(trx, runtime, config);
-    await record(trx, { origin, webmasterId, websiteId, at: now, action: 'oauth2.created', before: null, after: audited(configuration) });
-    await announceUpdate(trx, websiteId, config, now);
+    await runtime.recordChange(trx, { origin, webmasterId, websiteId, at: now, action: 'oauth2.created', before: null, after: audited(configuration) });
     return configuration;
   });
 }
@@ -98,19 +96,16 @@ export async function createOAuth2Config(
 const audited = ({ clientSecret, ...configuration }: OAuth2Configuration): Record<string, unknown> =>
   ({ ...configuration, ...(clientSecret !== undefined ? { clientSecret: SECRET_CHANGED } : {}) });
 
-/** The `oauth2.updated` event: the configuration as it now is, without its credentials. */
-const announceUpdate = (q: Queryable, websiteId: number, config: ConfigRow, now: Date): Promise<void> =>
-  enqueueEvent(q, websiteId, 'oauth2.updated', { environment: config.environment, status: config.status, redirectUris: config.redirect_uris }, now);
 
 /** Read an environment's OAuth2 configuration. */
-export async function getOAuth2Config(runtime: Runtime, webmasterId: number, websiteId: number, environment: Environment): Promise<OAuth2Configuration> {
+export async function getOAuth2Config(runtime: WebsiteServices, webmasterId: number, websiteId: number, environment: Environment): Promise<OAuth2Configuration> {
   const config = await ownedConfig(runtime.db, webmasterId, websiteId, environment, false);
   return present(runtime.db, runtime, config);
 }
 
 /** The OAuth2 configurations per environment of these websites of the webmaster's, in one query (the platform's pages). */
 export async function listOAuth2Configs(
-  runtime: Runtime, webmasterId: number, websiteIds: number[],
+  runtime: WebsiteServices, webmasterId: number, websiteIds: number[],
 ): Promise<Map<number, Partial<Record<Environment, OAuth2Configuration>>>> {
   const configs = new Map<number, Partial<Record<Environment, OAuth2Configuration>>>();
   if (websiteIds.length === 0) return configs;
@@ -137,7 +132,7 @@ export async function listOAuth2Configs(
  * Credentials are kept while DISABLED (the provider ignores a disabled client), so re-activating restores them.
  */
 export async function updateOAuth2Config(
-  runtime: Runtime, webmasterId: number, websiteId: number, environment: Environment, input: OAuth2UpdateInput, origin: ChangeOrigin,
+  runtime: WebsiteServices, webmasterId: number, websiteId: number, environment: Environment, input: OAuth2UpdateInput, origin: ChangeOrigin,
 ): Promise<OAuth2Configuration> {
   const body = validateUpdate(input);
   const now = runtime.clock.now();
@@ -149,11 +144,10 @@ export async function updateOAuth2Config(
       .where('id', config.id)
       .update({ status, redirect_uris: JSON.stringify(redirectUris), updated_at: now });
     const updated = { ...config, status, redirect_uris: redirectUris };
-    await record(trx, {
+    await runtime.recordChange(trx, {
       origin, webmasterId, websiteId, at: now, action: 'oauth2.updated',
       before: { environment, status: config.status, redirectUris: config.redirect_uris }, after: { environment, status, redirectUris },
     });
-    await announceUpdate(trx, websiteId, updated, now);
     return present(trx, runtime, updated);
   });
 }
@@ -164,7 +158,7 @@ export async function updateOAuth2Config(
  * run one after the other and leave one current pair and at most one in grace. Only while ACTIVE (rule 4).
  */
 export async function regenerateOAuth2Credentials(
-  runtime: Runtime, webmasterId: number, websiteId: number, environment: Environment, origin: ChangeOrigin,
+  runtime: WebsiteServices, webmasterId: number, websiteId: number, environment: Environment, origin: ChangeOrigin,
 ): Promise<OAuth2Configuration> {
   return runtime.db.transaction(async (trx) => {
     const config = await ownedConfig(trx, webmasterId, websiteId, environment, true);
@@ -179,12 +173,10 @@ export async function regenerateOAuth2Credentials(
       .update({ superseded_at: now, valid_until: addSeconds(now, CREDENTIAL_GRACE_SECONDS) });
     await insertCredentials(trx, runtime, config, now);
     const configuration = await present(trx, runtime, config);
-    await record(trx, {
+    await runtime.recordChange(trx, {
       origin, webmasterId, websiteId, at: now, action: 'oauth2.credentials.regenerated',
       before: { environment, clientId: previous?.client_id ?? null }, after: { environment, clientId: configuration.clientId, clientSecret: SECRET_CHANGED },
     });
-    // The new client id only: a secret never travels in a webhook.
-    await enqueueEvent(trx, websiteId, 'oauth2.credentials.regenerated', { environment, clientId: configuration.clientId }, now);
     return configuration;
   });
 }

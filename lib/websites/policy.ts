@@ -3,11 +3,10 @@ import { operatorFloor, regionsNamed, websiteRule, type WebsitePolicyInputs } fr
 import type { EffectiveRule, PolicyRule } from '../policy/rule.js';
 import { policyUpdateSchema } from '../policy/schema.js';
 import { Refusal } from '../refusal.js';
-import type { Runtime } from '../runtime.js';
+import type { WebsiteServices } from './services.js';
 import { checkWebsiteId, deniedAccess } from './ownership.js';
 import { validator } from './validation.js';
-import { enqueueEvent } from '../webhooks/events.js';
-import { record, type ChangeOrigin } from '../audit/trail.js';
+import type { ChangeOrigin } from '../changes.js';
 
 /** A website's policy as the External API and the platform show it (docs/policies.md). */
 export interface WebsitePolicy {
@@ -32,7 +31,7 @@ interface PolicyRow {
 
 const inputsOf = (row: PolicyRow): WebsitePolicyInputs => ({ regions: row.regions, policyRules: row.policy_rules });
 
-function describePolicy(runtime: Runtime, row: PolicyRow): WebsitePolicy {
+function describePolicy(runtime: WebsiteServices, row: PolicyRow): WebsitePolicy {
   const website = inputsOf(row);
   const effective: Record<string, EffectiveRule> = {};
   for (const region of regionsNamed(runtime, website)) {
@@ -68,7 +67,7 @@ export class PolicyLoosening extends Refusal {
 }
 
 /** A website's rules may only tighten the operator's: the first rule and field that would loosen it is a 400 naming them. */
-function refuseLoosening(runtime: Runtime, rules: readonly PolicyRule[]): void {
+function refuseLoosening(runtime: WebsiteServices, rules: readonly PolicyRule[]): void {
   rules.forEach((rule, index) => {
     for (const region of rule.regions) {
       const floor = operatorFloor(runtime, region);
@@ -79,7 +78,7 @@ function refuseLoosening(runtime: Runtime, rules: readonly PolicyRule[]): void {
 }
 
 /** GET /external/website/{website_id}/policy. Another webmaster's website is 401, a missing one 404. */
-export async function getWebsitePolicy(runtime: Runtime, webmasterId: number, websiteId: number): Promise<WebsitePolicy> {
+export async function getWebsitePolicy(runtime: WebsiteServices, webmasterId: number, websiteId: number): Promise<WebsitePolicy> {
   checkWebsiteId(websiteId);
   const row = await runtime.db('websites').where({ id: websiteId, webmaster_id: webmasterId }).first<PolicyRow | undefined>('regions', 'policy_rules');
   if (!row) return deniedAccess(runtime.db, webmasterId, websiteId);
@@ -92,7 +91,7 @@ export async function getWebsitePolicy(runtime: Runtime, webmasterId: number, we
  * operator's.
  */
 export async function updateWebsitePolicy(
-  runtime: Runtime, webmasterId: number, websiteId: number, input: WebsitePolicyInput, origin: ChangeOrigin,
+  runtime: WebsiteServices, webmasterId: number, websiteId: number, input: WebsitePolicyInput, origin: ChangeOrigin,
 ): Promise<WebsitePolicy> {
   const body = validateUpdate(input);
   refuseLoosening(runtime, body.rules);
@@ -105,10 +104,9 @@ export async function updateWebsitePolicy(
       .where({ id: websiteId, webmaster_id: webmasterId })
       .update({ policy_rules: JSON.stringify(body.rules), updated_at: now })
       .returning<PolicyRow[]>(['regions', 'policy_rules']);
-    await record(trx, {
+    await runtime.recordChange(trx, {
       origin, webmasterId, websiteId, at: now, action: 'policy.updated', before: { rules: previous.policy_rules }, after: { rules: row!.policy_rules },
     });
-    await enqueueEvent(trx, websiteId, 'website.updated', { policy: { rules: row!.policy_rules } }, now);
     return describePolicy(runtime, row!);
   });
 }

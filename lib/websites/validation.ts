@@ -43,8 +43,8 @@ const ajv = new Ajv({ allErrors: false, verbose: true, strict: true });
 ajv.addFormat('website-domain', { type: 'string', validate: isWebsiteDomain });
 ajv.addFormat('redirect-uri', { type: 'string', validate: isRedirectUri });
 ajv.addFormat('policy-region', { type: 'string', validate: (value) => value === '*' || isRegionCode(value) });
-// A real day of the calendar: the text survives a round trip through Date.
-ajv.addFormat('calendar-date', { type: 'string', validate: (value) => /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value)) && new Date(value).toISOString().startsWith(value) });
+// A real day of the calendar from year 0001 (PostgreSQL has no year 0): the text survives a round trip through Date.
+ajv.addFormat('calendar-date', { type: 'string', validate: (value) => /^(?!0000)\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value)) && new Date(value).toISOString().startsWith(value) });
 
 const pathOf = (instancePath: string): string =>
   instancePath.split('/').slice(1).map((part, index) => (/^\d+$/.test(part) && index > 0 ? `[${part}]` : `${index > 0 ? '.' : ''}${part}`)).join('');

@@ -1,12 +1,11 @@
 import { websiteCreateSchema } from './schemas/website-create.js';
 import { websiteUpdateSchema } from './schemas/website-update.js';
 import { validator } from './validation.js';
-import type { Runtime } from '../runtime.js';
+import type { WebsiteServices } from './services.js';
 import { newPublicKey } from './credentials.js';
 import { ENVIRONMENTS, type Website, type WebsiteCreateInput, type WebsiteKey, type WebsiteUpdateInput } from './models.js';
 import { checkWebsiteId, deniedAccess, type Queryable } from './ownership.js';
-import { enqueueEvent } from '../webhooks/events.js';
-import { record, type ChangeOrigin } from '../audit/trail.js';
+import type { ChangeOrigin } from '../changes.js';
 
 type WebsiteRow = Omit<Website, 'keys'>;
 
@@ -35,13 +34,13 @@ async function withKeys(q: Queryable, rows: WebsiteRow[]): Promise<Website[]> {
 }
 
 /** List websites: the webmaster's websites, oldest first. */
-export async function listWebsites(runtime: Runtime, webmasterId: number): Promise<Website[]> {
+export async function listWebsites(runtime: WebsiteServices, webmasterId: number): Promise<Website[]> {
   const rows = await runtime.db('websites').where('webmaster_id', webmasterId).orderBy('id').select<WebsiteRow[]>(WEBSITE_COLUMNS);
   return withKeys(runtime.db, rows);
 }
 
 /** Get a website: another webmaster's website is 401, a missing one 404. */
-export async function getWebsite(runtime: Runtime, webmasterId: number, websiteId: number): Promise<Website> {
+export async function getWebsite(runtime: WebsiteServices, webmasterId: number, websiteId: number): Promise<Website> {
   checkWebsiteId(websiteId);
   const row = await runtime.db('websites').where({ id: websiteId, webmaster_id: webmasterId }).first<WebsiteRow | undefined>(WEBSITE_COLUMNS);
   if (!row) return deniedAccess(runtime.db, webmasterId, websiteId);
@@ -50,7 +49,7 @@ export async function getWebsite(runtime: Runtime, webmasterId: number, websiteI
 }
 
 /** Create a website: with its LIVE and TEST keys, in one transaction; omitted fields take their defaults. */
-export async function createWebsite(runtime: Runtime, webmasterId: number, input: WebsiteCreateInput, origin: ChangeOrigin): Promise<Website> {
+export async function createWebsite(runtime: WebsiteServices, webmasterId: number, input: WebsiteCreateInput, origin: ChangeOrigin): Promise<Website> {
   const body = validateCreate(input);
   const now = runtime.clock.now();
   return runtime.db.transaction(async (trx) => {
@@ -70,7 +69,7 @@ export async function createWebsite(runtime: Runtime, webmasterId: number, input
       website_id: row!.id, environment, public_key: newPublicKey(environment), created_at: now,
     })));
     const [website] = await withKeys(trx, [row!]);
-    await record(trx, { origin, webmasterId, websiteId: row!.id, at: now, action: 'website.created', before: null, after: auditedFields(website!) });
+    await runtime.recordChange(trx, { origin, webmasterId, websiteId: row!.id, at: now, action: 'website.created', before: null, after: auditedFields(website!) });
     return website!;
   });
 }
@@ -80,7 +79,7 @@ const auditedFields = ({ id: _id, ...fields }: Website): Record<string, unknown>
 
 /** Update a website: changes the fields sent (never the domain); an empty update is 400. */
 export async function updateWebsite(
-  runtime: Runtime, webmasterId: number, websiteId: number, input: WebsiteUpdateInput, origin: ChangeOrigin,
+  runtime: WebsiteServices, webmasterId: number, websiteId: number, input: WebsiteUpdateInput, origin: ChangeOrigin,
 ): Promise<Website> {
   const body = validateUpdate(input);
   checkWebsiteId(websiteId);
@@ -101,8 +100,22 @@ export async function updateWebsite(
     if (!row) return deniedAccess(trx, webmasterId, websiteId);
     const [website] = await withKeys(trx, [row]);
     const [before] = await withKeys(trx, [previous]);
-    await record(trx, { origin, webmasterId, websiteId, at: now, action: 'website.updated', before: auditedFields(before!), after: auditedFields(website!) });
-    await enqueueEvent(trx, websiteId, 'website.updated', { website: auditedFields(website!) }, now);
+    await runtime.recordChange(trx, { origin, webmasterId, websiteId, at: now, action: 'website.updated', before: auditedFields(before!), after: auditedFields(website!) });
     return website!;
+  });
+}
+
+/**
+ * Delete a website (docs/decisions/team.md "Deleting a website"): its keys, OAuth2 clients, webhooks, statistics and
+ * verifications go with it in one transaction; the delete notifies the client change feed, so every instance stops
+ * resolving its clients at once. Its audit chain stays, ending with this deletion.
+ */
+export async function deleteWebsite(runtime: WebsiteServices, webmasterId: number, websiteId: number, origin: ChangeOrigin): Promise<void> {
+  checkWebsiteId(websiteId);
+  const now = runtime.clock.now();
+  await runtime.db.transaction(async (trx) => {
+    const [row] = await trx('websites').where({ id: websiteId, webmaster_id: webmasterId }).delete().returning<WebsiteRow[]>(WEBSITE_COLUMNS);
+    if (!row) return deniedAccess(trx, webmasterId, websiteId);
+    await runtime.recordChange(trx, { origin, webmasterId, websiteId, at: now, action: 'website.deleted', before: { name: row.name, domain: row.domain }, after: null });
   });
 }

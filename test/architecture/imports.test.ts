@@ -9,16 +9,16 @@ import { packageRoot } from '../../lib/paths.js';
  */
 
 const LAYERS = {
-  /** facts with no dependency: time, paths, the domain's refusal */
-  kernel: ['clock.ts', 'paths.ts', 'refusal.ts', 'time-limit.ts'],
+  /** facts with no dependency: time, paths, the domain's refusal, what a change is */
+  kernel: ['changes.ts', 'clock.ts', 'paths.ts', 'refusal.ts', 'time-limit.ts'],
   /** what every surface and domain runs on */
-  infrastructure: ['store', 'config', 'security', 'i18n', 'http', 'mail', 'log.ts', 'log-repeats.ts', 'periodic.ts'],
+  infrastructure: ['store', 'config', 'security', 'i18n', 'http', 'mail', 'branding', 'log.ts', 'log-repeats.ts', 'periodic.ts'],
   /** the rules of the service, whoever calls them */
-  domain: ['websites', 'policy', 'webmasters', 'visitors', 'verification', 'geo', 'branding', 'webhooks', 'audit', 'statistics'],
-  /** what answers a caller: each has its error shape (lib/surfaces.ts) */
+  domain: ['websites', 'policy', 'webmasters', 'visitors', 'verification', 'geo', 'webhooks', 'audit', 'statistics'],
+  /** what answers a caller: each has its error shape (lib/app/surfaces.ts) */
   surfaces: ['external', 'platform', 'requirement', 'checker', 'oauth2'],
   /** where the service is assembled and started */
-  composition: ['app.ts', 'index.ts', 'runtime.ts', 'surfaces.ts', 'cli'],
+  composition: ['app', 'index.ts', 'cli'],
 } as const;
 const SURFACES: readonly string[] = LAYERS.surfaces;
 const DOMAINS: readonly string[] = LAYERS.domain;
@@ -54,6 +54,8 @@ const SQL_OWNERS = new Set([
   'lib/store/oidc-payloads.ts',
   'lib/store/retention.ts',
   'lib/verification/challenges/ticket/codes.ts',
+  'lib/verification/flow-endings.ts',
+  'lib/verification/listing.ts',
   'lib/verification/proofs.ts',
   'lib/verification/verifications.ts',
   'lib/visitors/passkey-ceremonies.ts',
@@ -64,6 +66,9 @@ const SQL_OWNERS = new Set([
   'lib/webhooks/outbox.ts',
   'lib/webmasters/accounts.ts',
   'lib/webmasters/api-tokens.ts',
+  'lib/webmasters/invitations.ts',
+  'lib/webmasters/members.ts',
+  'lib/webmasters/password-links.ts',
   'lib/webmasters/sign-in-codes.ts',
   'lib/websites/clients.ts',
   'lib/websites/domain-verification.ts',
@@ -77,6 +82,9 @@ const files = (folder: string): string[] =>
   readdirSync(join(packageRoot, folder), { withFileTypes: true, recursive: true })
     .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
     .map((entry) => relative(packageRoot, join(entry.parentPath, entry.name)));
+
+/** The composition's own folder: what assembles the service; nothing below it imports it. */
+const COMPOSITION = 'app';
 
 /** Every relative import of a file, resolved to a path relative to the package (a .js specifier names its .ts source). */
 function importsOf(file: string): string[] {
@@ -94,8 +102,51 @@ function arrows(entries: readonly string[], landsIn: (target: string) => boolean
   return sources.flatMap((file) => importsOf(file).filter((target) => landsIn(target) && !except(file, target)).map((target) => `${file} → ${target}`));
 }
 
+/**
+ * The strongly connected files of an import graph with more than one file (Tarjan's algorithm): each is a set of
+ * files that reach one another through their imports.
+ */
+function cyclesOf(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (file: string): void => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    onStack.add(file);
+    for (const target of graph.get(file) ?? []) {
+      if (!index.has(target)) {
+        visit(target);
+        low.set(file, Math.min(low.get(file)!, low.get(target)!));
+      } else if (onStack.has(target)) low.set(file, Math.min(low.get(file)!, index.get(target)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== file);
+    if (component.length > 1) cycles.push(component.sort());
+  };
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
+  return cycles;
+}
+
+/** The layer table of docs/architecture.md ("Layers"): each layer's folders and loose files of lib, as the docs name them. */
+function documentedLayers(): Record<string, string[]> {
+  const doc = readFileSync(join(packageRoot, 'docs/architecture.md'), 'utf8');
+  const rows = [...doc.matchAll(/^\| (\w+) \| ([^|]+) \|/gm)].filter(([, layer]) => layer! in LAYERS);
+  return Object.fromEntries(rows.map(([, layer, cell]) =>
+    [layer, [...cell!.matchAll(/`([^`]+)`/g)].map(([, entry]) => entry!.replace(/\/$/, '')).sort()]));
+}
+
 /** Calls that reach the database: a query builder on a table, a raw statement, a transaction. */
-const ISSUES_SQL = /\b(?:db|trx)(?:<[^>]*>)?\(|\.raw\(|\.transaction\(/;
+const ISSUES_SQL = /\b(?:db|trx)(?:<[^>]*>)?\(|\.raw(?:<[^>]*>)?\(|\.transaction\(/;
 
 describe('architecture: the import graph', () => {
   it('puts every folder and loose file of lib in exactly one layer', () => {
@@ -119,6 +170,28 @@ describe('architecture: the import graph', () => {
     expect(arrows(INFRASTRUCTURE, (target) => upward.has(entryOf(target) ?? ''))).to.deep.equal([]);
     const adapters = files('adapters').flatMap((file) => importsOf(file).filter((target) => upward.has(entryOf(target) ?? '')).map((target) => `${file} → ${target}`));
     expect(adapters, 'adapters/ implement infrastructure').to.deep.equal([]);
+  });
+
+  it('nothing below lib/app/ imports it (only the entry points, index.ts and cli/, stand above it)', () => {
+    const below = Object.values(LAYERS).flat().filter((entry) => !(LAYERS.composition as readonly string[]).includes(entry));
+    expect(arrows(below, (target) => entryOf(target) === COMPOSITION)).to.deep.equal([]);
+    const adapters = files('adapters').flatMap((file) => importsOf(file).filter((target) => entryOf(target) === COMPOSITION).map((target) => `${file} → ${target}`));
+    expect(adapters).to.deep.equal([]);
+  });
+
+  it('infrastructure imports no domain', () => {
+    expect(arrows(INFRASTRUCTURE, (target) => DOMAINS.includes(entryOf(target) ?? ''))).to.deep.equal([]);
+  });
+
+  it('no import cycle is longer than two files, type-only imports included', () => {
+    const sources = [...files('lib'), ...files('adapters')];
+    const longer = cyclesOf(new Map(sources.map((file) => [file, importsOf(file).filter((target) => sources.includes(target))])))
+      .filter((cycle) => cycle.length > 2);
+    expect(longer, 'files that import each other in a loop of more than two').to.deep.equal([]);
+  });
+
+  it('docs/architecture.md states the layers as they are checked here', () => {
+    expect(documentedLayers()).to.deep.equal(Object.fromEntries(Object.entries(LAYERS).map(([layer, entries]) => [layer, [...entries].sort()])));
   });
 
   it('lib imports nothing from adapters/ (the caller plugs the storage in)', () => {

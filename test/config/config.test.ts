@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../lib/config/load.js';
+import { loadConfig } from '../../lib/app/config.js';
 import { ConfigError } from '../../lib/config/settings.js';
 
 describe('configuration', () => {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { retiredVariables } from '../../lib/config/retired.js';
-import { challengeSections, SECTIONS, settingVariables } from '../../lib/config/sections.js';
+import { challengeSections, SECTIONS, settingVariables } from '../../lib/app/sections.js';
 import type { EnvSetting, SettingsSection } from '../../lib/config/settings.js';
 import { packageRoot } from '../../lib/paths.js';
 import { startTestApp } from '../helpers/app.js';
@@ -48,7 +48,7 @@ const namesOf = (cell: string): string[] => {
   return cell.replace(/`[^`]+`/g, '').replace(/[\s,+/]|\band\b/g, '') === '' ? names : [];
 };
 
-/** Every setting of every section (lib/config/sections.ts). */
+/** Every setting of every section (lib/app/sections.ts). */
 const settings = (): EnvSetting[] =>
   [...Object.values(SECTIONS), ...challengeSections().map(([, section]) => section)]
     .flatMap((section: SettingsSection<unknown, unknown>) => Object.values<EnvSetting>(section.spec as Record<string, EnvSetting>));

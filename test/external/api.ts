@@ -95,6 +95,7 @@ export function everyOperation(websiteId: number | string): OperationCall[] {
     { name: 'regenerate OAuth2 client id/secret', method: 'PATCH', path: `${website}/oauth2/live/regenerate` },
     { name: 'retrieve OAuth2', method: 'GET', path: `${website}/oauth2/live` },
     { name: 'retrieve policy', method: 'GET', path: `${website}/policy` },
+    { name: 'retrieve verifications', method: 'GET', path: `${website}/verifications` },
     { name: 'replace policy', method: 'PUT', path: `${website}/policy`, json: { rules: [{ regions: ['FR'], ageThreshold: 18 }] } },
   ];
 }

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { createAgeProvider, type AgeProviderOptions } from '../../lib/app.js';
+import { createAgeProvider, type AgeProviderOptions } from '../../lib/app/app.js';
 import { knexAdapter } from '../../adapters/knex.js';
 import { ConfigError } from '../../lib/config/settings.js';
 import { testSecrets } from '../helpers/app.js';

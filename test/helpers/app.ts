@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JWKS } from 'oidc-provider';
-import { createAgeProvider, type AgeProvider, type AgeProviderOptions } from '../../lib/app.js';
+import { createAgeProvider, type AgeProvider, type AgeProviderOptions } from '../../lib/app/app.js';
 import { knexAdapter } from '../../adapters/knex.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 

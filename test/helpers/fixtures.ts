@@ -1,7 +1,7 @@
-import type { ChangeOrigin } from '../../lib/audit/trail.js';
+import type { ChangeOrigin } from '../../lib/changes.js';
 import { randomBytes } from 'node:crypto';
-import type { AgeProviderOptions } from '../../lib/app.js';
-import type { Runtime } from '../../lib/runtime.js';
+import type { AgeProviderOptions } from '../../lib/app/app.js';
+import type { Runtime } from '../../lib/app/runtime.js';
 import { issueApiToken } from '../../lib/webmasters/api-tokens.js';
 import { createWebmaster } from '../../lib/webmasters/accounts.js';
 import type { Environment } from '../../lib/verification/challenge.js';

@@ -14,9 +14,9 @@ import { OAUTH2_PATHS } from '../../lib/oauth2/protocol.js';
 import { viewsDir } from '../../lib/paths.js';
 import { platformSurface } from '../../lib/platform/router.js';
 import { requirementSurface } from '../../lib/requirement/routes.js';
-import type { SurfaceBuilder, SurfaceDeps } from '../../lib/runtime.js';
-import { SURFACES } from '../../lib/surfaces.js';
-import type { AgeProvider } from '../../lib/app.js';
+import type { SurfaceBuilder, SurfaceDeps } from '../../lib/app/runtime.js';
+import { SURFACES } from '../../lib/app/surfaces.js';
+import type { AgeProvider } from '../../lib/app/app.js';
 
 /** One route of the service as a stranger reaches it: a concrete path (parameters filled in) and the methods it takes. */
 export interface ServiceRoute {
@@ -26,7 +26,7 @@ export interface ServiceRoute {
   pattern: string;
   path: string;
   methods: readonly string[];
-  /** whether the input guard stands in front of it (lib/surfaces.ts) */
+  /** whether the input guard stands in front of it (lib/app/surfaces.ts) */
   guarded: boolean;
 }
 
@@ -58,7 +58,7 @@ const BOTH = ['GET', 'POST'];
 /**
  * Where each surface's routes are read from: its routers (built by the surface's own builder), the tables
  * the routers are registered from, or the OpenAPI document generated from the External API's operations (its paths are absolute). A surface
- * added to lib/surfaces.ts without a source here fails `serviceRoutes`, so no surface escapes the suites.
+ * added to lib/app/surfaces.ts without a source here fails `serviceRoutes`, so no surface escapes the suites.
  */
 const SOURCES: Record<string, (deps: SurfaceDeps) => Pattern[]> = {
   'oauth2-back-channel': () => [...OAUTH2_ROUTE_METHODS].map(([pattern, methods]) => ({ pattern, methods })),

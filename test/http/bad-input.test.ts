@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import { request as httpRequest } from 'node:http';
 import type { Database } from '../../lib/store/database.js';
 import { INPUT_LIMITS } from '../../lib/http/input-guard.js';
-import { SURFACES } from '../../lib/surfaces.js';
+import { SURFACES } from '../../lib/app/surfaces.js';
+import { OPERATIONS } from '../../lib/external/operations.js';
 import { useApp } from '../helpers/app.js';
 import { REGION_CODES } from '../../lib/geo/region-codes.js';
 import { LANGUAGE_CHOICES } from '../../lib/i18n/languages.js';
@@ -303,6 +304,32 @@ describe('never a 5xx for almost-valid input: the External API\'s write endpoint
   it('PUT /website/{website_id}/policy', () => property(() => `/website/${websiteId}/policy`, 'PUT', bodyOf({ rules: listOf(policyRule) })));
 
   it('POST /website/{website_id}/webhooks', () => property(() => `/website/${websiteId}/webhooks`, 'POST', bodyOf({ url: webhookUrl, events })));
+
+  /**
+   * Every read that takes a query, from the operations list and each query's schema: almost-valid values of its own
+   * parameters (days around what PostgreSQL holds, enums, cursors) and unknown ones. A new query parameter, or a new
+   * operation with a query, is covered without a new test.
+   */
+  it('any query on every read that takes one (statistics, audit, verifications, …)', () => {
+    const reads = OPERATIONS.filter((operation) => operation.query && operation.method === 'get');
+    expect(reads.map((operation) => operation.operationId)).to.include.members(['getStatistics', 'listVerifications']);
+    const sample = fc.constantFrom('2026-01-01', '0000-01-01', '0001-01-01', '9999-12-31', '2026-02-30', '1970-01-01', 'LIVE', 'TEST', 'live', 'DE', 'de',
+      'verified', 'expired', 'sandbox', '50', '0', '999', '-1', 'MjAyNi0wMS0wMVQwMDowMDowMC4wMDBafHRlc3RfYQ', 'MDAwMC0wMS0wMXx0ZXN0X2E', '');
+    const value = fc.oneof({ weight: 3, arbitrary: sample }, { weight: 1, arbitrary: anyString });
+    return fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...reads).chain((operation) => fc.tuple(
+          fc.constant(operation),
+          fc.dictionary(fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...Object.keys(operation.query!.properties as object)) }, { weight: 1, arbitrary: fc.string({ maxLength: 6 }) }), value, { maxKeys: 4 }),
+        )),
+        async ([operation, query]) => {
+          const path = operation.path.replace(':website_id', String(websiteId));
+          await checkWrite(() => request(app.url, 'GET', `/external${path}?${new URLSearchParams(query).toString()}`, { token }));
+        },
+      ),
+      { numRuns: EXTERNAL_RUNS * 2 },
+    );
+  });
 
   it('raw bodies of any text and content type', () => fc.assert(
     fc.asyncProperty(

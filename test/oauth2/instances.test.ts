@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import knexFactory from 'knex';
-import { createAgeProvider, type AgeProvider } from '../../lib/app.js';
+import { createAgeProvider, type AgeProvider } from '../../lib/app/app.js';
 import { knexAdapter } from '../../adapters/knex.js';
 import type { Database } from '../../lib/store/database.js';
 import { regenerateOAuth2Credentials, updateOAuth2Config } from '../../lib/websites/oauth2.js';

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import knexFactory from 'knex';
 import { knexAdapter } from '../../adapters/knex.js';
-import { createAgeProvider, type AgeProvider } from '../../lib/app.js';
+import { createAgeProvider, type AgeProvider } from '../../lib/app/app.js';
 import { createLogger } from '../../lib/log.js';
 import type { Database } from '../../lib/store/database.js';
 import { updateOAuth2Config } from '../../lib/websites/oauth2.js';

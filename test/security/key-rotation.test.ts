@@ -7,7 +7,7 @@ import { parseEnv } from 'node:util';
 import { expect } from 'chai';
 import { createLocalJWKSet, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JSONWebKeySet } from 'jose';
 import { knexAdapter } from '../../adapters/knex.js';
-import { createAgeProvider, type AgeProvider } from '../../lib/app.js';
+import { createAgeProvider, type AgeProvider } from '../../lib/app/app.js';
 import { Browser, decodeHtml } from '../helpers/browser.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';

@@ -61,7 +61,7 @@ const visitorSurface = (app: TestApp, client: ClientFixture): Surface => ({
   },
 });
 
-/** The lock-out scenarios (docs/decisions.md "Sign-in, CSRF and enumeration"), for one surface. */
+/** The lock-out scenarios (docs/decisions/security.md "Sign-in, CSRF and enumeration"), for one surface. */
 function lockOutScenarios(setUp: () => { app: TestApp; surface: Surface }): void {
   it('50 wrong passwords from 50 addresses leave the owner in: from a new address, and from a known browser at once', async () => {
     const { app, surface } = setUp();

@@ -4,7 +4,7 @@ import { readdirSync } from 'node:fs';
 import { chmod, lstat, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createAgeProvider } from '../../lib/app.js';
+import { createAgeProvider } from '../../lib/app/app.js';
 import { knexAdapter } from '../../adapters/knex.js';
 import { ConfigError } from '../../lib/config/settings.js';
 import { openDatabase } from '../../lib/store/database.js';

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { createAgeProvider } from '../../app.js';
+import { createAgeProvider } from '../../app/app.js';
 import { graceful } from '../../http/shutdown.js';
 import { settlesWithin } from '../../time-limit.js';
 import { CliError, output, type Command } from '../command.js';

@@ -1,4 +1,5 @@
-import type { ChangeOrigin } from '../../audit/trail.js';
+import { recordChange } from '../../app/changes.js';
+import type { ChangeOrigin } from '../../changes.js';
 import { systemClock } from '../../clock.js';
 import { Refusal } from '../../refusal.js';
 import { revokeDomainVouching, vouchForDomain, type DomainVouching } from '../../websites/index.js';
@@ -49,7 +50,7 @@ export const websiteCommand: Command = {
     const revoke = values.revoke === true;
     const result = await withConfiguredDatabase(io, async ({ db }) => {
       try {
-        return await (revoke ? revokeDomainVouching : vouchForDomain)({ db, clock: systemClock }, websiteId, OPERATOR_VOUCHING);
+        return await (revoke ? revokeDomainVouching : vouchForDomain)({ db, clock: systemClock, recordChange }, websiteId, OPERATOR_VOUCHING);
       } catch (error) {
         if (error instanceof Refusal && error.kind === 'not_found') throw new CliError(`no website has the id ${websiteId}`);
         throw error;

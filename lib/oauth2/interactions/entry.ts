@@ -44,7 +44,7 @@ export async function answerPrompt(visit: Visit): Promise<void> {
   if (!form) throw new VisitorError('bad_request', 400, { backUrl: visit.paths.root });
   if (form.decision === 'decline') {
     countFlow(visit, 'abandoned');
-    return endWithError(visit, 'access_denied', 'the visitor declined the authorization');
+    return endWithError(visit, 'access_denied', 'the visitor declined the authorization', { outcome: 'abandoned' });
   }
   await updateProgress(services.runtime.db, visit.uid, visit.expiresAt, { accepted_at: services.runtime.clock.now() });
   seeOther(ctx, landingOf(visit));
@@ -53,5 +53,5 @@ export async function answerPrompt(visit: Visit): Promise<void> {
 /** "Cancel" on the landing pages: the visitor gives up; the website gets access_denied. */
 export async function cancel(visit: Visit): Promise<void> {
   countFlow(visit, 'abandoned');
-  await endWithError(visit, 'access_denied', 'the visitor cancelled the verification');
+  await endWithError(visit, 'access_denied', 'the visitor cancelled the verification', { outcome: 'abandoned' });
 }

@@ -1,5 +1,5 @@
 import type { Limiter } from '../../http/rate-limit.js';
-import type { Runtime } from '../../runtime.js';
+import type { OAuth2Services } from '../services.js';
 import { signInGuard, type SignInGuard } from '../../security/sign-in-guard.js';
 import { INTERACTION_COOKIE_PATH } from './browser-visitor.js';
 
@@ -12,7 +12,7 @@ export interface InteractionLimits {
 }
 
 /** Limits on what a stranger can repeat on the interaction pages (every attempt counts, successful or not, except where reset). */
-export function interactionLimits(runtime: Runtime): InteractionLimits {
+export function interactionLimits(runtime: OAuth2Services): InteractionLimits {
   const limiter = runtime.rateLimits.limiter.bind(runtime.rateLimits);
   return {
     // Password guessing (sign-in-guard.ts); a browser that signed in to the account before keeps a device cookie.

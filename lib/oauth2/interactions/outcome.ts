@@ -5,6 +5,7 @@ import { websiteRule } from '../../policy/resolve.js';
 import type { EffectiveRule } from '../../policy/rule.js';
 import type { AssuranceLevel } from '../../verification/challenge.js';
 import { accountSubject, proofInsert, proofOf, proofRow } from '../../verification/proofs.js';
+import { flowEndingInsert } from '../../verification/flow-endings.js';
 import { verificationInsert, verificationRow, type NewVerification } from '../../verification/verifications.js';
 import { endInteraction, InteractionAlreadyEnded, type EndingVerification, type InteractionEnd } from '../flow-storage.js';
 import { newGrant } from '../grants.js';
@@ -63,6 +64,7 @@ async function describeVerification(visit: Visit, evidence: Evidence & { reused:
     policy: rule.origins,
     // The interaction was created when the website sent the visitor here (oidc-provider's iat, epoch seconds).
     startedAt: new Date(visit.interaction.iat * 1000),
+    clientId: visit.client.clientId,
   };
 }
 
@@ -129,9 +131,22 @@ async function grantAndReturn(visit: Visit, verification: EndingVerification, al
   seeOther(ctx, await finishInteraction(visit, (grantId) => ({ login: { accountId, remember: false }, consent: { grantId } }), grant, alongside));
 }
 
-/** Ends the interaction with an OAuth2 error the website receives with its state (e.g. access_denied). */
-export async function endWithError(visit: Visit, error: string, description: string): Promise<void> {
-  seeOther(visit.ctx, await finishInteraction(visit, () => ({ error, error_description: description })));
+/** How a flow ended without a verification, as the verifications list shows it (lib/verification/flow-endings.ts). */
+type Ending = { outcome: 'abandoned' } | { outcome: 'refused'; challenge: string };
+
+/** The ending's insert, a companion of the statement that ends the interaction: no statement more. */
+function endingOf(visit: Visit, ending: Ending | { outcome: 'unavailable' }): Knex.QueryBuilder {
+  const { db, clock } = visit.services.runtime;
+  return flowEndingInsert(db, {
+    websiteId: visit.client.website.id, environment: visit.environment, clientId: visit.client.clientId, outcome: ending.outcome,
+    challenge: 'challenge' in ending ? ending.challenge : null, startedAt: new Date(visit.interaction.iat * 1000), endedAt: clock.now(),
+    policy: visit.rule.origins,
+  });
+}
+
+/** Ends the interaction with an OAuth2 error the website receives with its state (e.g. access_denied), recording how it ended. */
+export async function endWithError(visit: Visit, error: string, description: string, ending: Ending): Promise<void> {
+  seeOther(visit.ctx, await finishInteraction(visit, () => ({ error, error_description: description }), undefined, [endingOf(visit, ending)]));
 }
 
 /**
@@ -143,7 +158,7 @@ export async function failUnavailable(visit: Visit): Promise<never> {
   const returnTo = await finishInteraction(visit, () => ({
     error: 'temporarily_unavailable',
     error_description: 'no age verification method is available for this request',
-  }));
+  }), undefined, [endingOf(visit, { outcome: 'unavailable' })]);
   throw new VisitorError('unavailable', 503, {
     returnTo,
     developer: { error: 'temporarily_unavailable', description: 'no age verification method is available for this request', parameter: 'challenges', value: visit.params.challenges ?? '', clientId: visit.client.clientId },
@@ -164,7 +179,7 @@ async function finishInteraction(
     return await endInteraction(db, clock, { interaction: visit.interaction, result, grant, alongside: [progressDeletion(db, visit.uid), ...alongside] });
   } catch (error) {
     // A repeat of the form that ended it (a double click, a retrying browser): sent where the first submit was,
-    // having written nothing (docs/decisions.md, "Repeated submits").
+    // having written nothing (docs/decisions/reliability.md, "Repeated submits").
     if (error instanceof InteractionAlreadyEnded) return visit.interaction.returnTo;
     throw error;
   }

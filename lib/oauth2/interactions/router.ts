@@ -5,7 +5,8 @@ import { formBody } from '../../http/body.js';
 import { bindCsrf, RELAYED_FORM_BINDING, requireCsrf } from '../../http/csrf.js';
 import { sameOrigin } from '../../http/same-origin.js';
 import { schedulePeriodic } from '../../periodic.js';
-import type { Runtime, SurfaceBuilder } from '../../runtime.js';
+import type { OAuth2Services } from '../services.js';
+import type { SurfaceBuilder } from '../../http/surface.js';
 import { OAUTH2_PATHS } from '../protocol.js';
 import { runChallengeStep } from './challenge-steps.js';
 import { showChoice } from './choose.js';
@@ -40,7 +41,7 @@ const csrfUnlessUpload: Middleware = (ctx, next) => {
  * choice, sign-in, challenge steps, result. Mount it before the provider. The operator's challenges are built here,
  * at start-up.
  */
-export const interactionsSurface: SurfaceBuilder = ({ runtime, provider }) => {
+export const interactionsSurface: SurfaceBuilder<OAuth2Services> = ({ runtime, provider }) => {
   const services: InteractionServices = {
     runtime,
     provider,

@@ -4,13 +4,13 @@ import type { AdapterPayload } from 'oidc-provider';
 import { cspOf } from '../../http/security-headers.js';
 import type { Language } from '../../i18n/languages.js';
 import { ignoredLanguage, negotiateLanguage } from '../../i18n/negotiate.js';
-import type { Runtime } from '../../runtime.js';
+import type { OAuth2Services } from '../services.js';
 import type { ChallengeName, Environment } from '../../verification/challenge.js';
 import { parseRequestedChallenges } from '../../verification/availability.js';
 import { challengesUnder } from '../../policy/offer.js';
 import { websiteRule } from '../../policy/resolve.js';
 import type { EffectiveRule } from '../../policy/rule.js';
-import type { ChallengeRegistry } from '../../verification/registry.js';
+import type { ChallengeRegistry } from '../../verification/challenge.js';
 import { findClientWebsite, type ClientWebsite } from '../clients.js';
 import type { Flow } from '../protocol.js';
 import type { RequestParameterValues } from '../request-parameters.js';
@@ -22,7 +22,7 @@ import { setVisitorLanguage, VisitorError } from '../../http/visitor-errors.js';
 
 /** What the interaction pages share: built once when the router is mounted. */
 export interface InteractionServices {
-  runtime: Runtime;
+  runtime: OAuth2Services;
   provider: Provider;
   registry: ChallengeRegistry;
   limits: InteractionLimits;

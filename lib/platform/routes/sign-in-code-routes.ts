@@ -5,13 +5,14 @@ import { seeOther } from '../../http/see-other.js';
 import { translator } from '../../i18n/catalogue.js';
 import { browserLanguage } from '../../i18n/negotiate.js';
 import { createMailer, type MailSettings } from '../../mail/mailer.js';
-import type { Runtime } from '../../runtime.js';
+import type { PlatformServices } from '../services.js';
 import { randomToken } from '../../security/hashing.js';
 import { normalizeIdentifier } from '../../security/identifiers.js';
 import { signInCodeGuard, signInGuard } from '../../security/sign-in-guard.js';
-import { findWebmasterByEmail } from '../../webmasters/accounts.js';
+import { findWebmasterByEmail, proveMailbox } from '../../webmasters/accounts.js';
 import { issueSignInCode, redeemSignInCode, SIGN_IN_CODE_SECONDS } from '../../webmasters/sign-in-codes.js';
-import { PLATFORM_DEVICE, PLATFORM_LANDING, PLATFORM_PATH, startSession } from '../authentication.js';
+import { completeSignIn, PLATFORM_DEVICE, PLATFORM_LANDING, PLATFORM_PATH } from '../authentication.js';
+import { endSessions } from '../sessions.js';
 import { onceForms } from '../once.js';
 import { renderPage } from '../page.js';
 
@@ -41,11 +42,11 @@ const page = (ctx: Context, variables: Record<string, unknown>, status = 200): v
 
 /**
  * A one-time code mailed to the account's address, for the owner on a new browser while a flood of wrong passwords
- * holds the password's per-account counter (docs/decisions.md "One-time sign-in codes"). Asking answers the same
+ * holds the password's per-account counter (docs/decisions/security.md "One-time sign-in codes"). Asking answers the same
  * whether or not the address has an account (the code is made and mailed after the answer); a code works once, for
  * ten minutes, in the browser that asked, and signing in with it makes that browser a known device.
  */
-export function signInCodeRoutes(runtime: Runtime, mail: MailSettings): Router {
+export function signInCodeRoutes(runtime: PlatformServices, mail: MailSettings): Router {
   const router = new Router();
   const mailer = createMailer(mail, runtime.log);
   const guard = signInGuard(runtime.rateLimits, 'platform-signin', PLATFORM_DEVICE);
@@ -90,7 +91,10 @@ export function signInCodeRoutes(runtime: Runtime, mail: MailSettings): Router {
     if (!webmaster) return page(ctx, { step: 'enter', failed: true }, 400);
     ctx.cookies.set(BROWSER_COOKIE, null, cookieOptions(ctx));
     guard.trustDevice(ctx, webmaster.email);
-    await startSession(ctx, runtime, webmaster.id);
+    // The code proves the mailbox: an account whose address was never proven is taken over by its reader, and
+    // whoever was signed in to it before is out (migrations/013_webmaster_access.ts).
+    if (await proveMailbox(runtime.db, runtime.clock, webmaster.id)) await endSessions(runtime.db, webmaster.id);
+    await completeSignIn(ctx, runtime, webmaster.id);
     seeOther(ctx, PLATFORM_LANDING, { noStore: true });
   });
 

@@ -1,6 +1,6 @@
 import type { LimitName } from '../../http/limits.js';
 import type { Limiter } from '../../http/rate-limit.js';
-import type { Runtime } from '../../runtime.js';
+import type { ChallengeServices } from '../services.js';
 import type { StepContext } from '../challenge.js';
 
 /** A challenge's attempts are two rows of lib/http/limits.ts: `<name>-interaction` and `<name>-ip`. */
@@ -13,7 +13,7 @@ export interface AttemptLimit {
 }
 
 /** Costly or guessable checks: each try is counted per authorization and per IP. */
-export function attemptLimit(runtime: Runtime, name: AttemptName): AttemptLimit {
+export function attemptLimit(runtime: ChallengeServices, name: AttemptName): AttemptLimit {
   const limiters: Array<[Limiter, (context: StepContext) => string]> = [
     [runtime.rateLimits.limiter(`${name}-interaction`), (c) => c.attempt.uid],
     [runtime.rateLimits.limiter(`${name}-ip`), (c) => c.koa.ip],

@@ -48,3 +48,18 @@ export const webhookPathSchema = {
   required: ['website_id', 'webhook_id'],
   properties: { website_id: websiteIdParameter, webhook_id: webhookIdParameter },
 } as const;
+
+/** A verification's id in a path: the uid the website received from Resources (lib/verification/listing-schemas.ts). */
+export const verificationIdParameter = {
+  type: 'string',
+  pattern: '^(test|vrf)_[A-Za-z0-9_-]{1,64}$',
+  description: 'The uid the website received from Resources (test_… in the sandbox, vrf_… live).',
+} as const;
+
+export const verificationPathSchema = {
+  title: 'VerificationPath',
+  type: 'object',
+  additionalProperties: false,
+  required: ['website_id', 'verification_id'],
+  properties: { website_id: websiteIdParameter, verification_id: verificationIdParameter },
+} as const;

@@ -4,7 +4,7 @@ import { availableChallenges, parseRequestedChallenges } from '../../../lib/veri
 import type { Challenge, ChallengeName } from '../../../lib/verification/challenge.js';
 import type { ChallengeModule } from '../../../lib/verification/challenge.js';
 import { buildRegistry, CHALLENGE_MODULES } from '../../../lib/verification/registry.js';
-import { loadConfig } from '../../../lib/config/load.js';
+import { loadConfig } from '../../../lib/app/config.js';
 import { generateTicketCode, normalizeTicketCode } from '../../../lib/verification/challenges/ticket/codes.js';
 
 const everything = (): boolean => true;

@@ -10,7 +10,7 @@ import { apiClient, expectError, type ApiClient } from '../../external/api.js';
 import { accept, expectPage } from '../../helpers/visitor.js';
 import { authorizationUrl } from '../../helpers/relying-party.js';
 import { wholeChain } from '../../../lib/audit/trail.js';
-import type { ChangeOrigin } from '../../../lib/audit/trail.js';
+import type { ChangeOrigin } from '../../../lib/changes.js';
 import { revokeDomainVouching, vouchForDomain } from '../../../lib/websites/index.js';
 
 interface DomainVerificationBody {

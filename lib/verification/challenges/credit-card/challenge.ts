@@ -1,4 +1,4 @@
-import type { Runtime } from '../../../runtime.js';
+import type { ChallengeServices } from '../../services.js';
 import { compileSchema, readForm } from '../../../http/form.js';
 import { verdict, type Challenge, type StepContext, type ChallengeModule } from '../../challenge.js';
 import { attemptLimit } from '../attempts.js';
@@ -24,7 +24,7 @@ export const creditCardModule: ChallengeModule<CreditCardSetup> = {
   },
 };
 
-export function creditCardChallenge(runtime: Runtime, settings: CreditCardSettings, processor: CardProcessor): Challenge {
+export function creditCardChallenge(runtime: ChallengeServices, settings: CreditCardSettings, processor: CardProcessor): Challenge {
   const attempts = attemptLimit(runtime, 'credit-card');
 
   async function start(context: StepContext): Promise<void> {

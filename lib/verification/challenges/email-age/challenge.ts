@@ -1,5 +1,5 @@
 import { createMailer, MailUnavailableError, type Mailer } from '../../../mail/mailer.js';
-import type { Runtime } from '../../../runtime.js';
+import type { ChallengeServices } from '../../services.js';
 import { compileSchema, readForm } from '../../../http/form.js';
 import { randomToken } from '../../../security/hashing.js';
 import { createSealer } from '../../../security/sealing.js';
@@ -47,7 +47,7 @@ export const emailAgeModule: ChallengeModule<EmailAgeSetup> = {
   },
 };
 
-export function emailAgeChallenge(runtime: Runtime, settings: EmailAgeSettings, estimator: EmailAgeEstimator, mailer: Mailer): Challenge {
+export function emailAgeChallenge(runtime: ChallengeServices, settings: EmailAgeSettings, estimator: EmailAgeEstimator, mailer: Mailer): Challenge {
   const sends = attemptLimit(runtime, 'email-age-send');
   const guesses = attemptLimit(runtime, 'email-age-code');
 

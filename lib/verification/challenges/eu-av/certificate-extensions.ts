@@ -76,7 +76,15 @@ export const OIDS = {
   extKeyUsage: '2.5.29.37',
   /** ISO/IEC 18013-5: the mdoc document signer's extended key usage */
   mdocDocumentSigner: '1.0.18013.5.1.2',
+  /**
+   * The EUDI PID rulebook's document signer (the EU age-verification and PID reference issuers' DS certificates carry
+   * it, critical, under IACA roots marked 1.3.130.2.0.0.1.7)
+   */
+  eudiDocumentSigner: '1.3.130.2.0.0.1.2',
 } as const;
+
+/** The extended key usages that make an end-entity certificate a document signer: either one, and nothing else. */
+export const DOCUMENT_SIGNER_USAGES: readonly string[] = [OIDS.mdocDocumentSigner, OIDS.eudiDocumentSigner];
 
 export interface CertificateExtensions {
   /** basicConstraints cA (false when the extension is absent) */

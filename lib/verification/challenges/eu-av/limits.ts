@@ -1,10 +1,10 @@
 import { isRateLimited } from '../../../http/rate-limit.js';
-import type { Runtime } from '../../../runtime.js';
+import type { ChallengeServices } from '../../services.js';
 import { sha256 } from '../../../security/hashing.js';
 import { CHANNELS, type PendingPresentation } from './request.js';
 
 /** How many answers a wallet may post: per request and per authorization (lib/http/limits.ts), keyed by what the answer names. */
-export function answerLimits(runtime: Runtime) {
+export function answerLimits(runtime: ChallengeServices) {
   const perRequest = runtime.rateLimits.limiter('eu-av-response-request');
   const perInteraction = runtime.rateLimits.limiter('eu-av-response-interaction');
   // The state lets a wallet answer; the counters' keys are its hash, never the state itself.

@@ -1,5 +1,5 @@
 import { X509Certificate } from 'node:crypto';
-import { OIDS, readExtensions, type CertificateExtensions } from './certificate-extensions.js';
+import { DOCUMENT_SIGNER_USAGES, OIDS, readExtensions, type CertificateExtensions } from './certificate-extensions.js';
 import type { TrustAnchors } from './trust-anchors.js';
 
 /** A document signer's path is one certificate, or a few with an intermediate; more than this is not one. */
@@ -28,16 +28,17 @@ function read(der: Uint8Array): Read | undefined {
 }
 
 /**
- * The ISO/IEC 18013-5 document-signer profile: an end entity (not a CA) whose key usage is digitalSignature (never
- * keyCertSign) and whose extended key usage is the mdoc document signer's, and only that: a certificate also good
- * for TLS or anything else is not a document signer (docs/decisions.md, "eu_av: the document signer").
+ * The document-signer profile: an end entity (not a CA) whose key usage is digitalSignature (never keyCertSign) and
+ * whose extended key usage is a document signer's, ISO/IEC 18013-5's or the EUDI PID rulebook's (what the EU's
+ * reference issuers use), and only that: a certificate also good for TLS or anything else is not a document signer
+ * (docs/decisions/eu-av.md, "eu_av: the document signer").
  */
 function signerProblem({ extensions }: Read): string | undefined {
   if (extensions.ca) return 'the signer certificate is a CA';
   if (!extensions.keyUsage?.digitalSignature || extensions.keyUsage.keyCertSign) return 'the signer certificate\'s key usage is not digitalSignature';
   const usages = extensions.extendedKeyUsage ?? [];
-  if (!usages.includes(OIDS.mdocDocumentSigner)) return 'the signer certificate lacks the mdoc document-signer extended key usage';
-  if (usages.length !== 1) return 'the signer certificate has extended key usages besides the mdoc document signer\'s';
+  if (!usages.some((usage) => DOCUMENT_SIGNER_USAGES.includes(usage))) return 'the signer certificate lacks the mdoc document-signer extended key usage (1.0.18013.5.1.2 or 1.3.130.2.0.0.1.2)';
+  if (!usages.every((usage) => DOCUMENT_SIGNER_USAGES.includes(usage))) return 'the signer certificate has extended key usages besides the mdoc document signer\'s';
   return undefined;
 }
 

@@ -5,15 +5,39 @@ import { parseXml, type XmlElement } from './xml.js';
 const TSL = 'http://uri.etsi.org/02231/v2#';
 const XMLDSIG = 'http://www.w3.org/2000/09/xmldsig#';
 
+const ETSI_STATUS = 'http://uri.etsi.org/TrstSvc/TrustedList/Svcstatus/';
+
 /**
- * A service's current status that makes its certificates anchors: "granted" (ETSI TS 119 612 v2) or
- * "recognised at national level" (lists outside the EU scheme), and the v1 statuses of the same meaning. Withdrawn,
- * ceased, revoked or deprecated services are left out.
+ * The current statuses of a service in good standing, whose certificates are anchors: ETSI TS 119 612 v2's "granted"
+ * and "recognised at national level" and the v1 statuses of the same meaning (national and EUDI lists), and the
+ * Commission's AV Trusted List's own "recognized". Withdrawn, ceased, revoked or deprecated services are left out.
  */
-const ACTIVE_STATUSES = new Set(['granted', 'recognisedatnationallevel', 'undersupervision', 'supervisionincessation', 'accredited', 'setbynationallaw']);
+const GOOD_STANDING = new Set([
+  ...['granted', 'recognisedatnationallevel', 'undersupervision', 'supervisionincessation', 'accredited', 'setbynationallaw'].map((status) => `${ETSI_STATUS}${status}`),
+  'http://ec.europa.eu/tools/lotl/av/TrstSvc/TrustedList/Svcstatus/recognized',
+]);
+
+/**
+ * The service types whose certificates may vouch for an age attestation: the Commission's Proof of Age Attestation
+ * Provider (the AV Trusted List's), and the PID provider (the EUDI lists', ETSI TS 119 612 and TS 119 602 forms). A
+ * national list's qualified CAs (CA/QC: e-signature, e-seal and website certificates), time-stamping or any other
+ * service are not anchors for an attestation, whatever their status.
+ */
+export const ANCHOR_SERVICE_TYPES: ReadonlySet<string> = new Set([
+  'http://ec.europa.eu/tools/lotl/av/TrstSvc/Svctype/PAA',
+  'http://uri.etsi.org/Svc/Svctype/Provider/PID',
+  'http://uri.etsi.org/19602/SvcType/PID/Issuance',
+]);
 
 export class TrustedListError extends Error {
   override name = 'TrustedListError';
+}
+
+/** A genuine list, but past its NextUpdate (ISO) and the grace: trusting by it stops eu_av. */
+export class StaleListError extends TrustedListError {
+  constructor(readonly nextUpdate: string) {
+    super(`the trusted list is past its next update (${nextUpdate}) and the grace`);
+  }
 }
 
 /** What a verified list yields. */
@@ -22,6 +46,10 @@ export interface TrustedList {
   certificates: Buffer[];
   /** services left out for their status */
   inactiveServices: number;
+  /** services left out for their type: they issue neither age attestations nor PID */
+  otherServices: number;
+  /** the list's TSLType, for the log and /readyz */
+  type: string;
   issued: Date;
   nextUpdate?: Date;
 }
@@ -109,27 +137,37 @@ function signedContent(xml: string, signers: readonly X509Certificate[]): XmlEle
   throw new TrustedListError('the trusted list\'s signature does not verify with the configured signer certificate');
 }
 
+/** Whether a list whose NextUpdate is `nextUpdate` may no longer be used at `now`, `graceMs` after it. */
+export const pastGrace = (nextUpdate: Date, graceMs: number, now: Date): boolean => now.getTime() > nextUpdate.getTime() + graceMs;
+
 const dateOf = (text: string): Date | undefined => {
   const date = new Date(text);
   return text && !Number.isNaN(date.getTime()) ? date : undefined;
 };
 
-/** Verifies an ETSI TS 119 612 trusted list and reads its active services' certificates. Throws TrustedListError. */
-export function readTrustedList(xml: string, signers: readonly X509Certificate[], now: Date): TrustedList {
+/**
+ * Verifies an ETSI TS 119 612 trusted list and reads its active services' certificates. Throws TrustedListError, among
+ * others for a list more than `graceMs` past its NextUpdate (within the grace it is still the newest there is).
+ */
+export function readTrustedList(xml: string, signers: readonly X509Certificate[], now: Date, graceMs = 0): TrustedList {
   const list = signedContent(xml, signers);
   const scheme = pathOf(list, 'SchemeInformation');
   const issued = dateOf(textOf(scheme && pathOf(scheme, 'ListIssueDateTime')));
   if (!scheme || !issued) throw new TrustedListError('the trusted list has no issue date');
   const nextUpdate = dateOf(textOf(pathOf(scheme, 'NextUpdate', 'dateTime')));
-  if (nextUpdate && nextUpdate < now) throw new TrustedListError('the trusted list is past its next update');
+  if (nextUpdate && pastGrace(nextUpdate, graceMs, now)) throw new StaleListError(nextUpdate.toISOString());
   const certificates: Buffer[] = [];
   let inactiveServices = 0;
+  let otherServices = 0;
   const providers = childrenNamed(pathOf(list, 'TrustServiceProviderList') ?? list, 'TrustServiceProvider');
   for (const service of providers.flatMap((provider) => childrenNamed(pathOf(provider, 'TSPServices') ?? provider, 'TSPService'))) {
     const information = pathOf(service, 'ServiceInformation');
     if (!information) continue;
-    const status = textOf(pathOf(information, 'ServiceStatus')).split('/').at(-1) ?? '';
-    if (!ACTIVE_STATUSES.has(status)) {
+    if (!ANCHOR_SERVICE_TYPES.has(textOf(pathOf(information, 'ServiceTypeIdentifier')))) {
+      otherServices += 1;
+      continue;
+    }
+    if (!GOOD_STANDING.has(textOf(pathOf(information, 'ServiceStatus')))) {
       inactiveServices += 1;
       continue;
     }
@@ -139,5 +177,5 @@ export function readTrustedList(xml: string, signers: readonly X509Certificate[]
       }
     }
   }
-  return { certificates, inactiveServices, issued, ...(nextUpdate ? { nextUpdate } : {}) };
+  return { certificates, inactiveServices, otherServices, type: textOf(pathOf(scheme, 'TSLType')), issued, ...(nextUpdate ? { nextUpdate } : {}) };
 }

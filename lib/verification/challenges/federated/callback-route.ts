@@ -9,7 +9,7 @@ import { render } from '../../../http/render.js';
 import { seeOther } from '../../../http/see-other.js';
 import { browserLanguage } from '../../../i18n/negotiate.js';
 import { interactionPaths } from '../../../oauth2/interactions/paths.js';
-import type { Runtime } from '../../../runtime.js';
+import type { ChallengeServices } from '../../services.js';
 import { responseParameters } from './answer.js';
 import { readStateBinding } from './binding.js';
 import { displayNameOf } from '../../catalogue.js';
@@ -20,7 +20,7 @@ import { federatedCallbackPath, type FederatedProvider } from './providers.js';
  * the answer is handed to that interaction's `callback` step, whose path carries oidc-provider's interaction
  * cookie, so only the browser that started the check can finish it. Nothing here checks the answer itself.
  */
-export function federatedCallbackRoutes(runtime: Runtime, provider: FederatedProvider): Router {
+export function federatedCallbackRoutes(runtime: ChallengeServices, provider: FederatedProvider): Router {
   const router = new Router();
   router.use((ctx, next) => {
     bindCsrf(ctx, RELAYED_FORM_BINDING);

@@ -1,4 +1,4 @@
-import type { Runtime } from '../../../runtime.js';
+import type { ChallengeServices } from '../../services.js';
 import type { FederatedSettings } from './settings.js';
 import { createUpstream, type Upstream } from './upstream.js';
 
@@ -17,6 +17,6 @@ export const federatedCallbackPath = (name: string): string => `/v1/oauth2/feder
  * A configured provider, built once at start-up: its challenge and its callback route close over this one object, so
  * they share one discovery cache.
  */
-export function federatedProvider(runtime: Runtime, settings: FederatedSettings): FederatedProvider {
+export function federatedProvider(runtime: ChallengeServices, settings: FederatedSettings): FederatedProvider {
   return { settings, upstream: createUpstream(settings), redirectUri: `${runtime.config.issuer}${federatedCallbackPath(settings.name)}` };
 }

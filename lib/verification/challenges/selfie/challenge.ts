@@ -1,4 +1,4 @@
-import type { Runtime } from '../../../runtime.js';
+import type { ChallengeServices } from '../../services.js';
 import { checkCsrfToken } from '../../../http/csrf.js';
 import { verdict, type Challenge, type StepContext, type ChallengeModule } from '../../challenge.js';
 import { attemptLimit } from '../attempts.js';
@@ -34,7 +34,7 @@ export const selfieModule: ChallengeModule<SelfieSetup> = {
   },
 };
 
-export function selfieChallenge(runtime: Runtime, settings: SelfieSettings, estimator: FaceAgeEstimator): Challenge {
+export function selfieChallenge(runtime: ChallengeServices, settings: SelfieSettings, estimator: FaceAgeEstimator): Challenge {
   const attempts = attemptLimit(runtime, 'selfie');
 
   const page = (context: StepContext, error?: string, status = 200): void =>

@@ -45,6 +45,21 @@ describe('eu_av settings', () => {
     throw new Error('no ConfigError');
   };
 
+  it('starts with the EC\'s published test material as anchors: its document signer (EKU 1.3.130.2.0.0.1.2) and its issuer CA', () => {
+    const ds = new URL('./fixtures/ec-av-ds-001.pem', import.meta.url).pathname;
+    const ca = new URL('./fixtures/ec-av-issuer-ca-01.pem', import.meta.url).pathname;
+    const { authorities, signers } = loadEuAvSettings({ EU_AV_TRUSTED_ISSUERS: `${ds},${ca}` })!.trustedIssuers.current();
+    expect(signers.map((certificate) => certificate.subject)).to.deep.equal(['CN=Age Verification DS - 001\nO=Age Verification Reference Implementation\nC=EU']);
+    expect(authorities.map((certificate) => certificate.subject)).to.deep.equal(['CN=Age Verification Issuer CA 01\nO=Age Verification Reference Implementation\nC=AV']);
+  });
+
+  it('refuses a web scheme among the wallet schemes, naming the setting: a link https://?client_id=… opens no wallet', () => {
+    for (const scheme of ['https', 'http']) {
+      expect(failure({ EU_AV_TRUSTED_ISSUERS: join(folder, 'anchors'), EU_AV_WALLET_SCHEMES: `av,${scheme}` })).to.match(new RegExp(`EU_AV_WALLET_SCHEMES: "${scheme}" is a web scheme, not a wallet's`));
+    }
+    expect(loadEuAvSettings({ EU_AV_TRUSTED_ISSUERS: join(folder, 'anchors'), EU_AV_WALLET_SCHEMES: 'openid4vp,eudi-openid4vp,av' })!.walletSchemes).to.deep.equal(['openid4vp', 'eudi-openid4vp', 'av']);
+  });
+
   it('is off when no EU_AV_* variable is set', () => {
     expect(loadEuAvSettings({})).to.equal(undefined);
   });

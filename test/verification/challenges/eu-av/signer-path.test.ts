@@ -3,7 +3,7 @@ import { X509Certificate } from 'node:crypto';
 import { redirectTranscript } from '../../../../lib/verification/challenges/eu-av/transcript.js';
 import { trustAnchors, type TrustAnchors } from '../../../../lib/verification/challenges/eu-av/trust-anchors.js';
 import { judgePresentation, type PresentationVerdict } from '../../../../lib/verification/challenges/eu-av/verify.js';
-import { issueByHand, makeCertificate, makeIntermediate, makeRoot, makeSigner, presentByHand, TLS_SERVER_EKU, MDOC_DS_EKU, type Issued } from './hand-made.js';
+import { EUDI_DS_EKU, issueByHand, makeCertificate, makeIntermediate, makeReferenceIaca, makeReferenceSigner, makeRoot, makeSigner, presentByHand, TLS_SERVER_EKU, MDOC_DS_EKU, type Issued } from './hand-made.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const audience = { clientId: 'redirect_uri:https://age.example/v1/oauth2/eu-av/response', responseUri: 'https://age.example/v1/oauth2/eu-av/response', nonce: 'n-0123456789' };
@@ -78,6 +78,45 @@ describe('eu_av: the document signer and its path to a trusted certificate', fun
     refused(await judge(tls, [tls]), /lacks the mdoc document-signer extended key usage/);
     const both = await makeSigner('Both', root, { eku: [MDOC_DS_EKU, TLS_SERVER_EKU] });
     refused(await judge(both, [both]), /besides the mdoc document signer/);
+  });
+
+  describe('the EU reference issuers\' profile: DS extended key usage 1.3.130.2.0.0.1.2 under an IACA marked 1.3.130.2.0.0.1.7', () => {
+    it('an AV attestation and a PID signed by such a DS pass, under their IACA and as an end-entity anchor', async () => {
+      const { readExtensions } = await import('../../../../lib/verification/challenges/eu-av/certificate-extensions.js');
+      const pid = 'eu.europa.ec.eudi.pid.1';
+      for (const ekuCritical of [false, true]) {
+        const iaca = await makeReferenceIaca('Age Verification', ekuCritical);
+        const ds = await makeReferenceSigner('Age Verification', iaca);
+        // The profile as the EC's own DS carries it (fixtures/ec-av-ds-001.pem), read apart from the library that made it.
+        expect(readExtensions(ds.der)).to.deep.include({ ca: false, extendedKeyUsage: [EUDI_DS_EKU], critical: ['2.5.29.15', '2.5.29.37'] });
+        expect(await judge(ds, [ds], trustAnchors([iaca.der]))).to.deep.equal({ verdict: 'over', doctype: 'eu.europa.ec.av.1' });
+        expect(await judge(ds, [ds, iaca], trustAnchors([iaca.der]))).to.deep.equal({ verdict: 'over', doctype: 'eu.europa.ec.av.1' });
+        expect(await judge(ds, [ds], trustAnchors([ds.der]))).to.deep.equal({ verdict: 'over', doctype: 'eu.europa.ec.av.1' });
+        const presentation = presentByHand(issueByHand({ signingKey: ds.keys.privateKey, x5chain: [ds.der], elements: { age_over_18: true }, docType: pid }), audience);
+        expect(await judgePresentation(presentation, trustAnchors([iaca.der]), { transcript: redirectTranscript(audience), threshold: 18, now: new Date(), doctypes: [pid] }))
+          .to.deep.equal({ verdict: 'over', doctype: pid });
+      }
+    });
+
+    it('a DS carrying both document-signer usages passes; nothing looser does: TLS beside it, a CA, no digitalSignature, the IACA usage alone', async () => {
+      const { KeyUsageFlags } = await import('@peculiar/x509');
+      const iaca = await makeReferenceIaca('Strict');
+      const trusted = trustAnchors([iaca.der]);
+      const both = await makeReferenceSigner('Both', iaca, { eku: [MDOC_DS_EKU, EUDI_DS_EKU] });
+      expect(await judge(both, [both], trusted)).to.deep.equal({ verdict: 'over', doctype: 'eu.europa.ec.av.1' });
+      const tls = await makeReferenceSigner('TLS too', iaca, { eku: [EUDI_DS_EKU, TLS_SERVER_EKU] });
+      refused(await judge(tls, [tls], trusted), /besides the mdoc document signer/);
+      refused(await judge(tls, [tls], trustAnchors([tls.der])), /besides the mdoc document signer/);
+      const tlsOnly = await makeReferenceSigner('TLS only', iaca, { eku: [TLS_SERVER_EKU] });
+      refused(await judge(tlsOnly, [tlsOnly], trusted), /lacks the mdoc document-signer extended key usage/);
+      const ca = await makeReferenceSigner('CA', iaca, { ca: true });
+      refused(await judge(ca, [ca], trusted), /is a CA/);
+      const noSignature = await makeReferenceSigner('No signature', iaca, { keyUsage: KeyUsageFlags.keyAgreement });
+      refused(await judge(noSignature, [noSignature], trusted), /key usage is not digitalSignature/);
+      refused(await judge(noSignature, [noSignature], trustAnchors([noSignature.der])), /key usage is not digitalSignature/);
+      const iacaUsage = await makeReferenceSigner('IACA usage', iaca, { eku: ['1.3.130.2.0.0.1.7'] });
+      refused(await judge(iacaUsage, [iacaUsage], trusted), /lacks the mdoc document-signer extended key usage/);
+    });
   });
 
   it('a signer whose key usage is not digitalSignature is refused', async () => {
@@ -157,5 +196,16 @@ describe('eu_av: the document signer and its path to a trusted certificate', fun
   it('x5chain with a repeated certificate, or more certificates than a path holds, is refused', async () => {
     refused(await judge(signer, [signer, root, root]), /repeats a certificate/);
     refused(await judge(signer, [signer, root, root, root, root]), /holds 5 certificates/);
+  });
+
+  it('a deviceAuth that is not one device signature is refused by our own check, with the reason: empty, a deviceMac, both, not a COSE_Sign1', async () => {
+    const attestation = issueByHand({ signingKey: signer.keys.privateKey, x5chain: [signer.der], elements: { age_over_18: true } });
+    const judgeWith = (deviceAuth: Map<string, unknown>): Promise<PresentationVerdict> =>
+      judgePresentation(presentByHand(attestation, audience, deviceAuth), anchors, { transcript: redirectTranscript(audience), threshold: 18, now: new Date() });
+    const mac = [Buffer.alloc(0), new Map(), null, Buffer.alloc(32)];
+    refused(await judgeWith(new Map()), /deviceAuth holds neither exactly one deviceSignature nor a deviceMac/, 'invalid');
+    refused(await judgeWith(new Map([['deviceMac', mac]])), /deviceAuth is a deviceMac: only a device signature is accepted/, 'invalid');
+    refused(await judgeWith(new Map<string, unknown>([['deviceMac', mac], ['deviceSignature', mac]])), /neither exactly one deviceSignature/, 'invalid');
+    refused(await judgeWith(new Map([['deviceSignature', 'signed']])), /deviceSignature is not a COSE_Sign1/, 'invalid');
   });
 });

@@ -13,8 +13,19 @@ const STATUS = 'http://uri.etsi.org/TrstSvc/TrustedList/Svcstatus/';
 
 export interface ListedService {
   certificate: Buffer;
-  status?: 'granted' | 'withdrawn';
+  /** an ETSI status by its last word, or any status URI */
+  status?: string;
+  /** the ServiceTypeIdentifier: the AV Trusted List's age-attestation provider unless said */
+  type?: string;
 }
+
+/** The service types the EU's lists use (docs/eu-av.md, "Whom to trust"). */
+export const SERVICE_TYPES = {
+  ageAttestation: 'http://ec.europa.eu/tools/lotl/av/TrstSvc/Svctype/PAA',
+  pid: 'http://uri.etsi.org/Svc/Svctype/Provider/PID',
+  qualifiedCertificates: 'http://uri.etsi.org/TrstSvc/Svctype/CA/QC',
+  qwac: 'http://uri.etsi.org/TrstSvc/Svctype/CA/QC/QWAC',
+} as const;
 
 export interface ListShape {
   signer: Issued;
@@ -23,15 +34,17 @@ export interface ListShape {
   nextUpdate?: Date;
   /** the SignatureMethod; the key signs with ECDSA unless this names HMAC (an attacker keying it with the public certificate) */
   signatureMethod?: 'ecdsa-sha256' | 'hmac-sha1';
+  /** the TSLType: the AV Trusted List's unless said */
+  type?: string;
   /** replaces the list's content after signing, as a tamperer would */
   tamper?: (list: string) => string;
 }
 
-const service = ({ certificate, status = 'granted' }: ListedService, index: number): string =>
-  `<TSPService><ServiceInformation><ServiceTypeIdentifier>http://uri.etsi.org/TrstSvc/Svctype/EAA/AgeVerification</ServiceTypeIdentifier>`
+const service = ({ certificate, status = 'granted', type = SERVICE_TYPES.ageAttestation }: ListedService, index: number): string =>
+  `<TSPService><ServiceInformation><ServiceTypeIdentifier>${type}</ServiceTypeIdentifier>`
   + `<ServiceName><Name xml:lang="en">Age attestation ${index}</Name></ServiceName>`
   + `<ServiceDigitalIdentity><DigitalId><X509Certificate>${certificate.toString('base64')}</X509Certificate></DigitalId></ServiceDigitalIdentity>`
-  + `<ServiceStatus>${STATUS}${status}</ServiceStatus><StatusStartingTime>2026-01-01T00:00:00Z</StatusStartingTime></ServiceInformation></TSPService>`;
+  + `<ServiceStatus>${status.includes('://') ? status : `${STATUS}${status}`}</ServiceStatus><StatusStartingTime>2026-01-01T00:00:00Z</StatusStartingTime></ServiceInformation></TSPService>`;
 
 const isoSeconds = (date: Date): string => `${date.toISOString().split('.')[0]}Z`;
 
@@ -39,6 +52,7 @@ const isoSeconds = (date: Date): string => `${date.toISOString().split('.')[0]}Z
 const listText = (shape: ListShape, signature: string): string =>
   `<TrustServiceStatusList xmlns="${TSL}" Id="tsl" TSLTag="http://uri.etsi.org/19612/TSLTag">`
   + `<SchemeInformation><TSLVersionIdentifier>5</TSLVersionIdentifier><TSLSequenceNumber>1</TSLSequenceNumber>`
+  + `<TSLType>${shape.type ?? 'http://ec.europa.eu/tools/lotl/av/TrstSvc/TrustedList/TSLType/AVTL'}</TSLType>`
   + `<ListIssueDateTime>${isoSeconds(shape.issued)}</ListIssueDateTime>`
   + (shape.nextUpdate ? `<NextUpdate><dateTime>${isoSeconds(shape.nextUpdate)}</dateTime></NextUpdate>` : '')
   + `</SchemeInformation>`

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { readTrustedList, TrustedListError } from '../../../../lib/verification/challenges/eu-av/trusted-list.js';
 import { makeCertificate, makeRoot, makeSigner, type Issued } from './hand-made.js';
-import { signedTrustedList, type ListShape } from './trusted-list-maker.js';
+import { SERVICE_TYPES, signedTrustedList, type ListShape } from './trusted-list-maker.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -74,5 +75,66 @@ describe('eu_av: the ETSI TS 119 612 trusted list', function () {
 
   it('a signed list whose reference is turned, after signing, to the signature alone is refused', () => {
     expect(refusal(signedTrustedList({ ...shape, tamper: (list) => list.replace('<Reference URI="">', '<Reference URI="#sig">') }))).to.match(/does not verify/);
+  });
+
+  it('a status in good standing is named in full: the AV list\'s "recognized" counts; a look-alike URI ending in "granted" does not', async () => {
+    const root = await makeRoot('Statuses');
+    const recognized = await makeSigner('Recognized', root);
+    const lookalike = await makeSigner('Look-alike', root);
+    const list = readTrustedList(signedTrustedList({
+      ...shape,
+      services: [
+        { certificate: recognized.der, status: 'http://ec.europa.eu/tools/lotl/av/TrstSvc/TrustedList/Svcstatus/recognized' },
+        { certificate: lookalike.der, status: 'http://attacker.example/TrstSvc/TrustedList/Svcstatus/granted' },
+        { certificate: root.der, status: 'http://ec.europa.eu/tools/lotl/av/TrstSvc/TrustedList/Svcstatus/deprecated' },
+      ],
+    }), configured, new Date());
+    expect(list.certificates).to.deep.equal([recognized.der]);
+    expect(list.inactiveServices).to.equal(2);
+  });
+
+  it('only age-attestation and PID issuing services give anchors: a national list\'s qualified CA and QWAC services do not, whatever their status', async () => {
+    const root = await makeRoot('National');
+    const [paa, pid, pid602, qc, qwac, tsa] = await Promise.all(['PAA', 'PID', 'PID 602', 'QC', 'QWAC', 'TSA'].map((name) => makeSigner(name, root)));
+    const national = readTrustedList(signedTrustedList({
+      ...shape,
+      type: 'http://uri.etsi.org/TrstSvc/TrustedList/TSLType/EUgeneric',
+      services: [
+        { certificate: qc!.der, type: SERVICE_TYPES.qualifiedCertificates },
+        { certificate: root.der, type: SERVICE_TYPES.qualifiedCertificates },
+        { certificate: qwac!.der, type: SERVICE_TYPES.qwac },
+        { certificate: tsa!.der, type: 'http://uri.etsi.org/TrstSvc/Svctype/TSA/QTST' },
+        { certificate: pid!.der, type: SERVICE_TYPES.pid },
+        { certificate: pid602!.der, type: 'http://uri.etsi.org/19602/SvcType/PID/Issuance' },
+        { certificate: paa!.der, type: SERVICE_TYPES.ageAttestation },
+      ],
+    }), configured, new Date());
+    expect(national.certificates).to.deep.equal([pid!.der, pid602!.der, paa!.der]);
+    expect(national).to.include({ otherServices: 4, inactiveServices: 0, type: 'http://uri.etsi.org/TrstSvc/TrustedList/TSLType/EUgeneric' });
+    // A generic attestation provider (EAA, qualified or not) is not an age-attestation provider either.
+    const eaa = readTrustedList(signedTrustedList({ ...shape, services: [{ certificate: paa!.der, type: 'http://uri.etsi.org/TrstSvc/Svctype/EAA/Q' }] }), configured, new Date());
+    expect(eaa.certificates).to.deep.equal([]);
+  });
+
+  describe('the European Commission\'s AV test trusted list (fixtures/, as published)', () => {
+    const fixture = (name: string): string => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
+    const ecList = fixture('ec-av-test-trusted-list.xml');
+    const lotlSigner = [new X509Certificate(fixture('ec-test-lotl-signer-1.pem'))];
+    const beforeNextUpdate = new Date('2025-10-01T00:00:00Z');
+
+    it('verifies with the TEST LOTLSO certificate (XAdES, enveloped) and yields its recognized services, the EC\'s own DS among them, not the deprecated one', () => {
+      const list = readTrustedList(ecList, lotlSigner, beforeNextUpdate);
+      const subjects = list.certificates.map((der) => /CN=[^\n]+/.exec(new X509Certificate(der).subject)?.[0]);
+      expect(subjects).to.deep.equal(['CN=Age Verification DS - 001', 'CN=BE PAAP 1 PAAS 2', 'CN=LU PAAP 1 PAAS 1', 'CN=LU PAAP 1 PAAS 2']);
+      expect(list.certificates[0]).to.deep.equal(new X509Certificate(fixture('ec-av-ds-001.pem')).raw);
+      expect(list).to.include({ inactiveServices: 1, otherServices: 0, type: 'http://ec.europa.eu/tools/lotl/av/TrstSvc/TrustedList/TSLType/AVTL' });
+      expect(list.issued.toISOString()).to.equal('2025-07-01T01:00:00.000Z');
+    });
+
+    it('is refused when signed by anyone else, or with a service renamed after signing', async () => {
+      const other = await makeCertificate({ subject: 'CN=LOTL signer 1, C=BE' });
+      expect(refusal(ecList, [new X509Certificate(other.der)], beforeNextUpdate)).to.match(/does not verify with the configured signer/);
+      expect(refusal(ecList.replace('>Age Verification Testing Issuer<', '>Age Verification Testing Issuer 2<'), lotlSigner, beforeNextUpdate)).to.match(/does not verify/);
+    });
   });
 });

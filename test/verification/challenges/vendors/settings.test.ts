@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ConfigError } from '../../../../lib/config/settings.js';
 import { createMailer } from '../../../../lib/mail/mailer.js';
-import type { Runtime } from '../../../../lib/runtime.js';
+import type { Runtime } from '../../../../lib/app/runtime.js';
 import { creditCardModule } from '../../../../lib/verification/challenges/credit-card/challenge.js';
 import { emailAgeModule } from '../../../../lib/verification/challenges/email-age/challenge.js';
 import { judge, selfieModule } from '../../../../lib/verification/challenges/selfie/challenge.js';
