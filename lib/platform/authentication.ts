@@ -62,6 +62,9 @@ export async function completeSignIn(ctx: Context, runtime: PlatformServices, we
   await startSession(ctx, runtime, webmasterId);
 }
 
+/** The signed-in browser's session id (its cookie's value), to spare it when every other session ends. */
+export const sessionIdOf = (ctx: Context): string => ctx.cookies.get(COOKIE) ?? '';
+
 export async function endSession(ctx: Context, runtime: PlatformServices): Promise<void> {
   const id = ctx.cookies.get(COOKIE);
   if (id) await closeSession(runtime, id);

@@ -15,6 +15,7 @@ import { confirmationRoutes } from './routes/confirmation-routes.js';
 import { domainRoutes } from './routes/domain-routes.js';
 import { mailedLinkRoutes, setPasswordRoutes } from './routes/password-routes.js';
 import { policyRoutes } from './routes/policy-routes.js';
+import { securityRoutes } from './routes/security-routes.js';
 import { signInCodeRoutes } from './routes/sign-in-code-routes.js';
 import { webhookRoutes } from './routes/webhook-routes.js';
 import { websiteRoutes } from './routes/website-routes.js';
@@ -46,7 +47,7 @@ export const platformSurface: SurfaceBuilder<PlatformServices> = ({ runtime }) =
   router.use(setPasswordRoutes(runtime).routes());
   const signedIn = new Router();
   signedIn.use(requireWebmaster, onceForms(runtime));
-  signedIn.use(accountRoutes(runtime).routes(), websiteRoutes(runtime).routes(), confirmationRoutes(runtime).routes(), domainRoutes(runtime).routes(),
+  signedIn.use(accountRoutes(runtime).routes(), securityRoutes(runtime).routes(), websiteRoutes(runtime).routes(), confirmationRoutes(runtime).routes(), domainRoutes(runtime).routes(),
     policyRoutes(runtime).routes(), activityRoutes(runtime).routes(), webhookRoutes(runtime).routes());
   router.use(signedIn.routes());
   return [router.routes() as Middleware];

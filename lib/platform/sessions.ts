@@ -10,6 +10,8 @@ export const SESSION_ABSOLUTE_SECONDS = 12 * 3600;
 export interface SignedInWebmaster {
   id: number;
   email: string;
+  /** when this session was opened: a password change within minutes of it needs no current password */
+  signedInAt: Date;
 }
 
 /** What the session list shows of the browser a session belongs to, as its latest request told. */
@@ -58,7 +60,7 @@ export async function resumeSession(runtime: Pick<PlatformServices, 'db' | 'cloc
   // The same statement that extends it records the request for the session list: no statement more per request.
   await runtime.db('platform_sessions').where('id_hash', sha256(id))
     .update({ expires_at: idle < absolute ? idle : absolute, last_seen_at: now, address: browser.address, user_agent: browser.userAgent.slice(0, MAX_USER_AGENT) });
-  return { id: row.webmaster_id, email: row.email };
+  return { id: Number(row.webmaster_id), email: row.email, signedInAt: new Date(row.created_at) };
 }
 
 export async function closeSession(runtime: Pick<PlatformServices, 'db'>, id: string): Promise<void> {
@@ -75,4 +77,34 @@ export async function endSessions(db: PlatformServices['db'], webmasterId: numbe
   const query = db('platform_sessions').where('webmaster_id', webmasterId);
   if (options.except !== undefined) query.whereNot('id_hash', sha256(options.except));
   return (await query.delete().returning<Array<{ id_hash: string }>>('id_hash')).length;
+}
+
+/** A session as its account's session list shows it. */
+export interface SessionSummary {
+  /** names the session in the list's forms: the digest the table keys it by, never the cookie's value */
+  key: string;
+  userAgent: string;
+  address: string | null;
+  signedInAt: Date;
+  lastSeenAt: Date;
+  current: boolean;
+}
+
+/** The webmaster's live sessions, the most recently used first; `current` marks the one whose id is `currentId`. */
+export async function listSessions(runtime: Pick<PlatformServices, 'db' | 'clock'>, webmasterId: number, currentId: string): Promise<SessionSummary[]> {
+  const rows = await runtime.db('platform_sessions').where('webmaster_id', webmasterId).where('expires_at', '>', runtime.clock.now())
+    .orderBy([{ column: 'last_seen_at', order: 'desc' }, { column: 'created_at', order: 'desc' }])
+    .select<Array<{ id_hash: string; user_agent: string | null; address: string | null; created_at: Date; last_seen_at: Date | null }>>(
+      'id_hash', 'user_agent', 'address', 'created_at', 'last_seen_at',
+    );
+  const current = sha256(currentId);
+  return rows.map((row) => ({
+    key: row.id_hash, userAgent: row.user_agent ?? '', address: row.address, signedInAt: new Date(row.created_at),
+    lastSeenAt: new Date(row.last_seen_at ?? row.created_at), current: row.id_hash === current,
+  }));
+}
+
+/** Ends the webmaster's session named by its list key (tenancy in the query: another account's key ends nothing). */
+export async function endSessionByKey(db: PlatformServices['db'], webmasterId: number, key: string): Promise<boolean> {
+  return (await db('platform_sessions').where({ webmaster_id: webmasterId, id_hash: key }).delete().returning('id_hash')).length > 0;
 }

@@ -60,6 +60,28 @@ export async function authenticateWebmaster(db: Database, email: string, passwor
   return row?.password_hash && valid ? toWebmaster(row) : undefined;
 }
 
+/** Whether `password` is the webmaster's current one (false when the account has none); the same work either way. */
+export async function checkPassword(db: Database, webmasterId: number, password: string): Promise<boolean> {
+  const row = await db('webmasters').where('id', webmasterId).first<{ password_hash: string | null } | undefined>('password_hash');
+  const valid = await verifyPassword(password, row?.password_hash ?? DUMMY_PASSWORD_HASH);
+  return Boolean(row?.password_hash) && valid;
+}
+
+/** Whether the account has a password at all (one the operator created, or one taken over, may not yet). */
+export async function hasPassword(db: Database, webmasterId: number): Promise<boolean> {
+  const row = await db('webmasters').where('id', webmasterId).first<{ password_hash: string | null } | undefined>('password_hash');
+  return Boolean(row?.password_hash);
+}
+
+/** The signed-in webmaster changes their password; recorded in their audit trail. The caller ends their other sessions. */
+export async function changePassword(db: Database, clock: Clock, webmasterId: number, password: string, origin: ChangeOrigin): Promise<void> {
+  const hash = await hashPassword(password);
+  await db.transaction(async (trx) => {
+    await trx('webmasters').where('id', webmasterId).update({ password_hash: hash });
+    await record(trx, { origin, webmasterId, websiteId: null, at: clock.now(), action: 'webmaster.password.changed', before: null, after: { password: SECRET_CHANGED } });
+  });
+}
+
 /** Replaces the webmaster's password (inside the caller's transaction when given one). */
 export async function setPassword(q: Database | Knex.Transaction, webmasterId: number, password: string): Promise<void> {
   await q('webmasters').where('id', webmasterId).update({ password_hash: await hashPassword(password) });

@@ -144,6 +144,14 @@ export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
       undefined, { password: 'platform.register.error.password' }, { confirm: 'platform.register.error.confirm' },
     ]),
   ],
+  // as lib/platform/routes/security-routes.ts fills it
+  'platform/account-security.njk': [
+    ...each({ ...platform, minLength: 12, maxLength: 256, hasPassword: true, needsCurrent: true, sessions: [
+      { key: 'a'.repeat(64), browser: 'Firefox', system: 'Linux', address: '192.0.2.1', lastSeenAt: '2026-01-02 10:00 UTC', signedInAt: '2026-01-02 09:00 UTC', current: true },
+      { key: 'b'.repeat(64), address: null, lastSeenAt: '2026-01-01 10:00 UTC', signedInAt: '2026-01-01 09:00 UTC', current: false },
+    ] }, 'errors', [undefined, { current: 'platform.security.error.current', password: 'platform.register.error.password' }, { confirm: 'platform.register.error.confirm' }]),
+    { ...platform, minLength: 12, maxLength: 256, hasPassword: false, needsCurrent: true, changed: true, ended: true, sessions: [] },
+  ],
   'platform/account.njk': [
     { ...platform, newToken: 'avk_sample', token: { createdAt: '2026-01-01', lastUsedAt: '2026-01-02' } },
     { ...platform, token: { createdAt: '2026-01-01', lastUsedAt: null } },
