@@ -15,19 +15,22 @@ import { confirmationRoutes } from './routes/confirmation-routes.js';
 import { domainRoutes } from './routes/domain-routes.js';
 import { mailedLinkRoutes, setPasswordRoutes } from './routes/password-routes.js';
 import { policyRoutes } from './routes/policy-routes.js';
+import { secondFactorRoutes, secondFactorSignInRoutes } from './routes/second-factor-routes.js';
 import { securityRoutes } from './routes/security-routes.js';
 import { signInCodeRoutes } from './routes/sign-in-code-routes.js';
 import { webhookRoutes } from './routes/webhook-routes.js';
 import { websiteRoutes } from './routes/website-routes.js';
 
-const SIGN_OUT = `${PLATFORM_PATH}/signout`;
+/** The posts that can end this browser's own session: signing out, and ending it from the session list. */
+const SIGN_OUTS = new Set([`${PLATFORM_PATH}/signout`, `${PLATFORM_PATH}/account/sessions/end`]);
 
 /**
- * A sign-out from a browser without a live session (a repeat of the sign-out just done: a double click) has nothing
+ * A sign-out (also of this session from the session list) from a browser without a live session (a repeat of the
+ * sign-out just done: a double click) has nothing
  * to end and no session its form token could be checked against: it lands where the first did, the sign-in page.
  */
 const signedOutAlready: Middleware = async (ctx, next) => {
-  if (ctx.method === 'POST' && ctx.path.toLowerCase().replace(/\/$/, '') === SIGN_OUT && !webmasterOf(ctx)) {
+  if (ctx.method === 'POST' && SIGN_OUTS.has(ctx.path.toLowerCase().replace(/\/$/, '')) && !webmasterOf(ctx)) {
     seeOther(ctx, `${PLATFORM_PATH}/signin`, { noStore: true });
     return;
   }
@@ -44,10 +47,10 @@ export const platformSurface: SurfaceBuilder<PlatformServices> = ({ runtime }) =
   router.use(authRoutes(runtime).routes());
   // Codes and links are mailed: without a mail server there is no code to offer, and no registration but the operator's.
   if (runtime.config.mail) router.use(signInCodeRoutes(runtime, runtime.config.mail).routes(), mailedLinkRoutes(runtime, runtime.config.mail).routes());
-  router.use(setPasswordRoutes(runtime).routes());
+  router.use(setPasswordRoutes(runtime).routes(), secondFactorSignInRoutes(runtime).routes());
   const signedIn = new Router();
   signedIn.use(requireWebmaster, onceForms(runtime));
-  signedIn.use(accountRoutes(runtime).routes(), securityRoutes(runtime).routes(), websiteRoutes(runtime).routes(), confirmationRoutes(runtime).routes(), domainRoutes(runtime).routes(),
+  signedIn.use(accountRoutes(runtime).routes(), securityRoutes(runtime).routes(), secondFactorRoutes(runtime).routes(), websiteRoutes(runtime).routes(), confirmationRoutes(runtime).routes(), domainRoutes(runtime).routes(),
     policyRoutes(runtime).routes(), activityRoutes(runtime).routes(), webhookRoutes(runtime).routes());
   router.use(signedIn.routes());
   return [router.routes() as Middleware];

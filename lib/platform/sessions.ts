@@ -12,7 +12,15 @@ export interface SignedInWebmaster {
   email: string;
   /** when this session was opened: a password change within minutes of it needs no current password */
   signedInAt: Date;
+  /** what the session may reach: everything, only the second factor's page, or only adding a second factor */
+  stage: SessionStage;
 }
+
+/** `full`; `second_factor`: the password (or code, or link) was right and the second factor is asked; `enrol`: the operator requires a second factor and the account has none. */
+export type SessionStage = 'full' | 'second_factor' | 'enrol';
+
+/** Wrong second-factor codes a waiting session survives; the next one ends it (the password is asked again, behind its guard). */
+export const SECOND_FACTOR_ATTEMPTS = 5;
 
 /** What the session list shows of the browser a session belongs to, as its latest request told. */
 export interface SessionBrowser {
@@ -27,7 +35,7 @@ const MAX_USER_AGENT = 300;
  * Opens a session for the webmaster and returns its id, which only the browser's cookie holds (the table keeps
  * its SHA-256). Expired sessions are swept here, so the table never grows beyond the live ones.
  */
-export async function openSession(runtime: Pick<PlatformServices, 'db' | 'clock'>, webmasterId: number, browser: SessionBrowser): Promise<string> {
+export async function openSession(runtime: Pick<PlatformServices, 'db' | 'clock'>, webmasterId: number, browser: SessionBrowser, stage: SessionStage): Promise<string> {
   const id = randomToken(32);
   const now = runtime.clock.now();
   await runtime.db('platform_sessions').where('expires_at', '<=', now).delete();
@@ -39,6 +47,7 @@ export async function openSession(runtime: Pick<PlatformServices, 'db' | 'clock'
     last_seen_at: now,
     user_agent: browser.userAgent.slice(0, MAX_USER_AGENT),
     address: browser.address,
+    stage,
   });
   return id;
 }
@@ -50,8 +59,8 @@ export async function resumeSession(runtime: Pick<PlatformServices, 'db' | 'cloc
     .join('webmasters', 'webmasters.id', 'platform_sessions.webmaster_id')
     .where('platform_sessions.id_hash', sha256(id))
     .where('platform_sessions.expires_at', '>', now)
-    .first<{ webmaster_id: number; email: string; created_at: Date } | undefined>(
-      'platform_sessions.webmaster_id', 'webmasters.email', 'platform_sessions.created_at',
+    .first<{ webmaster_id: number; email: string; created_at: Date; stage: SessionStage } | undefined>(
+      'platform_sessions.webmaster_id', 'webmasters.email', 'platform_sessions.created_at', 'platform_sessions.stage',
     );
   if (!row) return undefined;
   const absolute = addSeconds(new Date(row.created_at), SESSION_ABSOLUTE_SECONDS);
@@ -60,7 +69,7 @@ export async function resumeSession(runtime: Pick<PlatformServices, 'db' | 'cloc
   // The same statement that extends it records the request for the session list: no statement more per request.
   await runtime.db('platform_sessions').where('id_hash', sha256(id))
     .update({ expires_at: idle < absolute ? idle : absolute, last_seen_at: now, address: browser.address, user_agent: browser.userAgent.slice(0, MAX_USER_AGENT) });
-  return { id: Number(row.webmaster_id), email: row.email, signedInAt: new Date(row.created_at) };
+  return { id: Number(row.webmaster_id), email: row.email, signedInAt: new Date(row.created_at), stage: row.stage };
 }
 
 export async function closeSession(runtime: Pick<PlatformServices, 'db'>, id: string): Promise<void> {
@@ -107,4 +116,16 @@ export async function listSessions(runtime: Pick<PlatformServices, 'db' | 'clock
 /** Ends the webmaster's session named by its list key (tenancy in the query: another account's key ends nothing). */
 export async function endSessionByKey(db: PlatformServices['db'], webmasterId: number, key: string): Promise<boolean> {
   return (await db('platform_sessions').where({ webmaster_id: webmasterId, id_hash: key }).delete().returning('id_hash')).length > 0;
+}
+
+/**
+ * Counts a wrong second-factor code against the waiting session; at the last allowed one the session is ended.
+ * Answers whether it is still alive.
+ */
+export async function countFactorAttempt(db: PlatformServices['db'], id: string): Promise<boolean> {
+  const [row] = await db('platform_sessions').where('id_hash', sha256(id)).where('stage', 'second_factor')
+    .update({ factor_attempts: db.raw('factor_attempts + 1') }).returning<Array<{ factor_attempts: number }>>('factor_attempts');
+  if (row && row.factor_attempts < SECOND_FACTOR_ATTEMPTS) return true;
+  await db('platform_sessions').where('id_hash', sha256(id)).delete();
+  return false;
 }

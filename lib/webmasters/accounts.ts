@@ -6,6 +6,7 @@ import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../security/h
 import { normalizeIdentifier } from '../security/identifiers.js';
 import type { Database } from '../store/database.js';
 import { revokeApiTokens } from './api-tokens.js';
+import { removeSecondFactors } from './second-factors.js';
 
 export interface Webmaster {
   id: number;
@@ -95,7 +96,7 @@ async function clearPassword(q: Database | Knex.Transaction, webmasterId: number
 /**
  * Records that whoever reads the account's mailbox just proved it (a mailed link or code was used). An account whose
  * address was never proven (registered before addresses were) is taken over by that reader: the credentials someone
- * else may have attached (its password and API token) are removed before it is confirmed, in the
+ * else may have attached (its password, API token and second factors) are removed before it is confirmed, in the
  * caller's transaction. Answers whether it was taken over: the caller then ends the account's sessions too
  * (lib/platform/sessions.ts endSessions), which this domain module does not own.
  */
@@ -104,6 +105,7 @@ export async function proveAddress(trx: Knex.Transaction, clock: Clock, webmaste
     .update({ email_confirmed_at: clock.now(), password_hash: null }).returning('id');
   if (!row) return false;
   await revokeApiTokens(trx, webmasterId, clock.now());
+  await removeSecondFactors(trx, webmasterId);
   return true;
 }
 

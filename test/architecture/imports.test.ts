@@ -67,6 +67,7 @@ const SQL_OWNERS = new Set([
   'lib/webmasters/accounts.ts',
   'lib/webmasters/api-tokens.ts',
   'lib/webmasters/password-links.ts',
+  'lib/webmasters/second-factors.ts',
   'lib/webmasters/sign-in-codes.ts',
   'lib/websites/clients.ts',
   'lib/websites/domain-verification.ts',

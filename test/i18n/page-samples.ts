@@ -152,6 +152,15 @@ export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
     ] }, 'errors', [undefined, { current: 'platform.security.error.current', password: 'platform.register.error.password' }, { confirm: 'platform.register.error.confirm' }]),
     { ...platform, minLength: 12, maxLength: 256, hasPassword: false, needsCurrent: true, changed: true, ended: true, sessions: [] },
   ],
+  // as lib/platform/routes/second-factor-routes.ts fills it
+  'platform/second-factor.njk': [
+    { ...platform, step: 'sign-in' }, { ...platform, step: 'sign-in', failed: true },
+    { ...platform, step: 'codes', codes: ['abcd-efgh-ijkl-mnop', 'qrst-uvwx-yz23-4567'] },
+    { ...platform, step: 'manage', active: false, required: false },
+    { ...platform, step: 'manage', active: false, required: true, enrolling: true, adding: { secret: 'ABCD EFGH', qr: '<svg viewBox="0 0 1 1"></svg>' }, failed: true },
+    { ...platform, step: 'manage', active: true, required: false, codesLeft: 9, removeFailed: true },
+    { ...platform, step: 'manage', active: true, required: true, codesLeft: 10 },
+  ],
   'platform/account.njk': [
     { ...platform, newToken: 'avk_sample', token: { createdAt: '2026-01-01', lastUsedAt: '2026-01-02' } },
     { ...platform, token: { createdAt: '2026-01-01', lastUsedAt: null } },
