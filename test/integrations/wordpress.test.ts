@@ -445,6 +445,18 @@ describe('the WordPress plugin in a real WordPress (Debian wordpress, PHP, Maria
       expect(ours, lines.join('\n')).to.deep.equal([]);
     });
 
+    it('protects every page in the whole-site setting, and nothing of them is sent before the check', async () => {
+      await configure({ scope: 'site' });
+      for (const address of [site.publicPost, `${wordpress.url}/`, site.shortcodePage]) {
+        const { html, headers } = await served(address);
+        expect(html, address).to.contain('Verify my age').and.not.contain('Open from six.').and.not.contain('Welcome to the shop.');
+        expect(headers.get('cache-control'), address).to.contain('no-store');
+      }
+      expect((await served(`${wordpress.url}/wp-login.php`)).html, 'signing in stays possible').to.contain('user_login');
+      await configure({ scope: 'chosen' });
+      expect((await served(site.publicPost)).html).to.contain('Open from six.');
+    });
+
     it('removes its options when uninstalled', async () => {
       const output = await wordpress.eval(`
         deactivate_plugins('age-provider/age-provider.php');
