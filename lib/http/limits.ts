@@ -32,10 +32,11 @@ export const LIMITS = {
   requirement: { points: 300, windowSeconds: MINUTE, scope: 'shared', setting: 'REQUIREMENT_RATE_LIMIT_PER_IP', reason: 'GET /v1/requirement and GET /v1/policies per visitor address' },
   checker: { points: 120, windowSeconds: MINUTE, scope: 'shared', setting: 'CHECKER_RATE_LIMIT_PER_IP', reason: "the checker script's check, start and callback per visitor address" },
   'external-ip': { points: 3000, windowSeconds: MINUTE, scope: 'shared', setting: 'EXTERNAL_API_RATE_LIMIT_PER_IP', reason: 'External API, per address, before authentication' },
-  'external-token': { points: 1200, windowSeconds: MINUTE, scope: 'shared', setting: 'EXTERNAL_API_RATE_LIMIT_PER_TOKEN', reason: 'External API, per webmaster once authenticated' },
+  'external-token': { points: 1200, windowSeconds: MINUTE, scope: 'shared', setting: 'EXTERNAL_API_RATE_LIMIT_PER_TOKEN', reason: 'External API, per account once authenticated (all its API keys together)' },
   // Webmasters' platform
   'platform-register-email': { points: 5, windowSeconds: HOUR, scope: 'shared', reason: 'sign-up mails to one address' },
   'platform-register-ip': { points: 20, windowSeconds: HOUR, scope: 'shared', reason: 'sign-ups from one address' },
+  'platform-invite-account': { points: 20, windowSeconds: HOUR, scope: 'shared', reason: "invitation mails sent from one account (each to a mailbox that did not ask for it)" },
   // Forgotten passwords: each asks for a mail; the counts bound the mails to one mailbox, and a spent count leaves the
   // password, the sessions and the sign-in codes of the account as they were.
   'platform-reset-email': { points: 10, windowSeconds: HOUR, scope: 'shared', reason: 'password reset mails to one address' },
@@ -76,7 +77,9 @@ export const LIMITS = {
   'ticket-guess-interaction': { points: 5, windowSeconds: 10 * MINUTE, scope: 'shared', reason: 'ticket code guesses per authorization' },
   'ticket-guess-ip': { points: 30, windowSeconds: 10 * MINUTE, scope: 'shared', reason: 'ticket code guesses per address' },
   'federated-callback-ip': { points: 120, windowSeconds: 10 * MINUTE, scope: 'shared', reason: "a provider's callback per address (a visitor comes back once or twice per check)" },
-  // A wallet's answers are counted per request and per authorization, never per address: carrier NAT puts thousands of phones behind one.
+  // A wallet's answers are counted per request and per authorization; per address only with a ceiling generous enough
+  // for carrier NAT, which puts thousands of phones behind one (a flood from one address, not its visitors, meets it).
+  'eu-av-response-ip': { points: 200, windowSeconds: 10 * MINUTE, scope: 'shared', reason: "wallet answers per address, a ceiling for floods: a carrier NAT address serves many visitors, each sending one or two" },
   'eu-av-response-request': { points: 5, windowSeconds: 10 * MINUTE, scope: 'shared', reason: "a wallet's answers to one request (one page view's QR code or link): the first counts, the rest are retries" },
   'eu-av-response-interaction': { points: 30, windowSeconds: 10 * MINUTE, scope: 'shared', reason: "a wallet's answers per authorization, across the page's reloads" },
 } as const satisfies Record<string, LimitRow>;

@@ -4,7 +4,7 @@ import type { PlatformServices } from './services.js';
 import { bindCsrf } from '../http/csrf.js';
 import { seeOther } from '../http/see-other.js';
 import { hasSecondFactor } from '../webmasters/second-factors.js';
-import { closeSession, openSession, resumeSession, type SessionBrowser, type SessionStage, type SignedInWebmaster } from './sessions.js';
+import { closeSession, openAccountInSession, openSession, resumeSession, type SessionBrowser, type SessionStage, type SignedInWebmaster } from './sessions.js';
 
 const COOKIE = 'ap_platform';
 export const PLATFORM_PATH = '/platform';
@@ -24,6 +24,12 @@ declare module 'koa' {
 }
 
 export const webmasterOf = (ctx: Context): SignedInWebmaster | undefined => ctx.state.webmaster;
+
+/**
+ * The account a request acts on: every website query filters by it (websites.webmaster_id), so tenancy stays in the
+ * query. Only routes whose access needs a permission call it, and that check found the account (lib/platform/route-table.ts).
+ */
+export const accountOf = (ctx: Context): number => webmasterOf(ctx)!.account!.id;
 
 /** Who changes something through the platform, for the audit trail: the signed-in webmaster, from the request's address. */
 export const originOf = (ctx: Context): ChangeOrigin => ({ actor: { type: 'webmaster', id: webmasterOf(ctx)!.id }, address: ctx.ip });
@@ -85,6 +91,12 @@ export async function advanceSession(ctx: Context, runtime: PlatformServices): P
 
 /** The signed-in browser's session id (its cookie's value), to spare it when every other session ends. */
 export const sessionIdOf = (ctx: Context): string => ctx.cookies.get(COOKIE) ?? '';
+
+/** Points this browser's session at another of the webmaster's accounts (the caller checked the membership). */
+export async function openAccount(ctx: Context, runtime: PlatformServices, accountId: number): Promise<void> {
+  const id = ctx.cookies.get(COOKIE);
+  if (id) await openAccountInSession(runtime, id, accountId);
+}
 
 export async function endSession(ctx: Context, runtime: PlatformServices): Promise<void> {
   const id = ctx.cookies.get(COOKIE);

@@ -9,8 +9,10 @@ import type { RequirementServices } from './services.js';
 import type { SurfaceBuilder } from '../http/surface.js';
 import { findKeyWebsite } from '../websites/keys.js';
 import { policiesRoutes } from './policies.js';
+import { createRequirementSigner } from './token.js';
 
 export const REQUIREMENT_PATH = '/v1/requirement';
+const JWT_TYPE = 'application/jwt';
 
 interface RequirementQuery {
   key: string;
@@ -60,6 +62,7 @@ async function resolveLocation(ctx: Context, runtime: RequirementServices, query
  */
 export const requirementSurface: SurfaceBuilder<RequirementServices> = ({ runtime }) => {
   const limiter = runtime.rateLimits.limiter('requirement');
+  const signRequirement = createRequirementSigner(runtime);
   const router = new Router();
 
   router.options(REQUIREMENT_PATH, (ctx) => {
@@ -82,8 +85,22 @@ export const requirementSurface: SurfaceBuilder<RequirementServices> = ({ runtim
     if (!found) throw new HttpError(404, 'no website has this public key', {}, 'not_found');
     const location = await resolveLocation(ctx, runtime, query, found.environment);
     const requirement = requirementAt(runtime, found.website, found.environment, location);
-    ctx.set('Cache-Control', 'private, max-age=60');
     if (runtime.geo.headers.length > 0) ctx.vary(runtime.geo.headers.join(', '));
+    ctx.vary('Accept');
+    if (ctx.accepts('application/json', JWT_TYPE) === JWT_TYPE) {
+      // A signed answer for the website's server (docs/geolocation.md "Signed answer"): each one is fresh.
+      ctx.set('Cache-Control', 'no-store');
+      ctx.type = JWT_TYPE;
+      ctx.body = await signRequirement({
+        required: requirement.required,
+        country: location.country,
+        country_subdivision: location.subdivision,
+        age_threshold: requirement.age_threshold,
+        environment: found.environment,
+      }, query.key);
+      return;
+    }
+    ctx.set('Cache-Control', 'private, max-age=60');
     ctx.body = {
       required: requirement.required,
       country: location.country,

@@ -110,6 +110,11 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
       await check('platform website, Webhooks with a new signing secret');
       await page.goto(`${base}${website}/activity`);
       await check('platform website, Activity');
+      await page.goto(`${base}${website}/verifications`);
+      await check('platform website, Verifications');
+      await page.locator('table.split a').first().click();
+      await page.getByRole('heading', { name: 'Verification', exact: true }).waitFor();
+      await check('platform website, one verification');
       await page.goto(`${base}${website}/settings`);
       expect(await page.locator('[aria-labelledby="domain-heading"], #domain-heading').count(), 'the domain section').to.be.above(0);
       await check('platform website, Settings with domain');
@@ -120,11 +125,18 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
 
       await page.goto(`${base}/platform/account`);
       await check('platform account');
-      await page.getByRole('button', { name: 'Generate' }).click();
-      await page.getByLabel('Your new API token').waitFor();
-      await check('platform account, new token shown once');
-      await page.goto(`${base}/platform/account/token/regenerate`);
-      await check('platform confirmation (regenerate token)');
+      await page.goto(`${base}/platform/keys`);
+      await check('platform API keys');
+      await page.getByLabel('Name', { exact: true }).fill('deploy script');
+      await page.getByRole('button', { name: 'Make the key' }).click();
+      await page.getByLabel('Your new API key').waitFor();
+      await check('platform API keys, new key shown once');
+      await page.goto(`${base}/platform/members`);
+      await check('platform members');
+      await page.goto(`${base}${website}/delete`);
+      await check('platform confirmation (delete website)');
+      await page.goto(`${base}/platform/account/close`);
+      await check('platform confirmation (close account)');
 
       await page.goto(`${base}/platform/password/forgot`);
       await check('platform forgotten password');
@@ -154,7 +166,7 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
       await page.getByRole('button', { name: 'Save to a passkey' }).waitFor();
       await check('result with passkey save');
 
-      expect(checked).to.have.length(18);
+      expect(checked).to.have.length(20);
       expect(problems).to.deep.equal([]);
       await context.close();
     });
@@ -188,4 +200,33 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
       await context.close();
     });
   }
+
+  it('eu_av through the browser\'s Digital Credentials API: org-iso-mdoc is the first request; when the call fails, the visitor is told so in their language, and may try again', async () => {
+    const context = await browser!.newContext({ viewport: VIEWPORTS.desktop, locale: 'fr-FR' });
+    // A browser with the API whose wallet call fails (as when no wallet answers, or the visitor cancels): what the page asked is kept.
+    await context.addInitScript({ content: `
+      window.askedDigital = [];
+      window.DigitalCredential = function DigitalCredential() {};
+      Object.defineProperty(navigator, 'credentials', { value: { get: function (options) {
+        window.askedDigital.push(options.digital);
+        return Promise.reject(new DOMException('Unsupported protocol', 'NotAllowedError'));
+      } } });` });
+    const page = await context.newPage();
+    await page.goto(authorizationUrl(app!.url, euAv, 'checker', { challenges: 'eu_av' }));
+    await page.getByRole('button', { name: 'Accepter et continuer' }).click();
+    await page.waitForURL((url) => /\/challenge\/eu_av\/start$/.test(url.pathname));
+    const failed = page.locator('#eu-av-dc-api-failed');
+    expect(await failed.isVisible()).to.equal(false);
+    await page.getByRole('button', { name: 'Partager depuis un portefeuille via ce navigateur' }).click();
+    await failed.waitFor({ state: 'visible' });
+    expect(await page.getByRole('alert').filter({ hasText: 'portefeuille' }).textContent()).to.equal('Votre navigateur n\'a pas obtenu de réponse d\'un portefeuille. Réessayez, ou utilisez le code QR ou le lien ci-dessous.');
+    const asked = await page.evaluate('window.askedDigital') as Array<{ requests: Array<{ protocol: string }> }>;
+    expect(asked.map(({ requests }) => requests.map(({ protocol }) => protocol))).to.deep.equal([['org-iso-mdoc', 'openid4vp-v1-unsigned']]);
+    // The button stays: a second try asks again, the sentence hidden meanwhile then shown again.
+    await page.getByRole('button', { name: 'Partager depuis un portefeuille via ce navigateur' }).click();
+    await failed.waitFor({ state: 'visible' });
+    expect(await page.evaluate('window.askedDigital.length')).to.equal(2);
+    expect(await axeViolations(page)).to.deep.equal([]);
+    await context.close();
+  });
 });

@@ -10,6 +10,7 @@ import {
 import { advanceSession, ENROL_PAGE, originOf, PLATFORM_LANDING, PLATFORM_PATH, sessionIdOf, webmasterOf } from '../authentication.js';
 import { renderPage } from '../page.js';
 import type { PlatformServices } from '../services.js';
+import { PlatformRoutes } from '../route-table.js';
 import { countFactorAttempt } from '../sessions.js';
 
 const validCode = compileSchema<{ code: string; _csrf: string }>({
@@ -46,8 +47,8 @@ export function secondFactorSignInRoutes(runtime: PlatformServices): Router {
 }
 
 /** Adding and removing an authenticator app (Account, Second factor), with recovery codes shown once. */
-export function secondFactorRoutes(runtime: PlatformServices): Router {
-  const router = new Router();
+export function secondFactorRoutes(runtime: PlatformServices): PlatformRoutes {
+  const routes = new PlatformRoutes();
   const required = runtime.config.webmasters.secondFactorRequired;
 
   async function page(ctx: Context, variables: Record<string, unknown> = {}, status = 200): Promise<void> {
@@ -64,12 +65,12 @@ export function secondFactorRoutes(runtime: PlatformServices): Router {
     }, status);
   }
 
-  router.get('/account/second-factor', (ctx) => page(ctx));
-  router.post('/account/second-factor/totp', async (ctx) => {
+  routes.get('/account/second-factor', 'signed-in', (ctx) => page(ctx));
+  routes.post('/account/second-factor/totp', 'signed-in', async (ctx) => {
     if (!(await hasSecondFactor(runtime.db, webmasterOf(ctx)!.id))) await startTotp(runtime, webmasterOf(ctx)!.id);
     seeOther(ctx, `${ENROL_PAGE}#adding-heading`, { noStore: true });
   });
-  router.post('/account/second-factor/totp/confirm', async (ctx) => {
+  routes.post('/account/second-factor/totp/confirm', 'signed-in', async (ctx) => {
     const form = readForm(ctx, validCode);
     const codes = form && (await confirmTotp(runtime, webmasterOf(ctx)!.id, form.code.replace(/\s/g, ''), originOf(ctx)));
     if (!codes) return page(ctx, { failed: true }, 400);
@@ -78,7 +79,7 @@ export function secondFactorRoutes(runtime: PlatformServices): Router {
     ctx.set('Cache-Control', 'no-store');
     renderPage(ctx, 'second-factor.njk', { step: 'codes', codes });
   });
-  router.post('/account/second-factor/remove', async (ctx) => {
+  routes.post('/account/second-factor/remove', 'signed-in', async (ctx) => {
     const form = readForm(ctx, validCode);
     const webmaster = webmasterOf(ctx)!;
     if (required) return page(ctx, { removeRefused: true }, 400);
@@ -86,7 +87,7 @@ export function secondFactorRoutes(runtime: PlatformServices): Router {
     await removeTotp(runtime, webmaster.id, originOf(ctx));
     seeOther(ctx, ENROL_PAGE, { noStore: true });
   });
-  return router;
+  return routes;
 }
 
 

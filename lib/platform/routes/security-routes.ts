@@ -1,6 +1,6 @@
-import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { PlatformServices } from '../services.js';
+import { PlatformRoutes } from '../route-table.js';
 import { HttpError } from '../../http/errors.js';
 import { compileSchema, CSRF_FIELD, readForm } from '../../http/form.js';
 import { seeOther } from '../../http/see-other.js';
@@ -40,8 +40,8 @@ const validSession = compileSchema<{ session: string; _csrf: string }>({
  * signing in), and the sessions (browser, address, last request) with sign-out of one or of every other. Sessions are
  * rows checked on every request, so a sign-out holds on every instance at once.
  */
-export function securityRoutes(runtime: PlatformServices): Router {
-  const router = new Router();
+export function securityRoutes(runtime: PlatformServices): PlatformRoutes {
+  const routes = new PlatformRoutes();
   const wrongCurrent = runtime.rateLimits.limiter('platform-password-change');
 
   const fresh = (ctx: Context): boolean => runtime.clock.now().getTime() - webmasterOf(ctx)!.signedInAt.getTime() < FRESH_SIGN_IN_SECONDS * 1000;
@@ -63,12 +63,12 @@ export function securityRoutes(runtime: PlatformServices): Router {
     }, status);
   }
 
-  router.get('/account/security', async (ctx) => {
+  routes.get('/account/security', 'signed-in', async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     await page(ctx);
   });
 
-  router.post('/account/password', async (ctx) => {
+  routes.post('/account/password', 'signed-in', async (ctx) => {
     const webmaster = webmasterOf(ctx)!;
     const form = readForm(ctx, validChange);
     const errors: Record<string, string> = {};
@@ -90,7 +90,7 @@ export function securityRoutes(runtime: PlatformServices): Router {
     seeOther(ctx, `${SECURITY}?changed=1#password-heading`, { noStore: true });
   });
 
-  router.post('/account/sessions/end', async (ctx) => {
+  routes.post('/account/sessions/end', 'signed-in', async (ctx) => {
     const form = readForm(ctx, validSession);
     if (!form) throw new HttpError(400, 'This session is not one of yours.');
     await endSessionByKey(runtime.db, webmasterOf(ctx)!.id, form.session);
@@ -98,7 +98,7 @@ export function securityRoutes(runtime: PlatformServices): Router {
     seeOther(ctx, (await stillSignedIn(ctx)) ? `${SECURITY}?ended=1#sessions-heading` : `${PLATFORM_PATH}/signin`, { noStore: true });
   });
 
-  router.post('/account/sessions/end-others', async (ctx) => {
+  routes.post('/account/sessions/end-others', 'signed-in', async (ctx) => {
     await endSessions(runtime.db, webmasterOf(ctx)!.id, { except: sessionIdOf(ctx) });
     seeOther(ctx, `${SECURITY}?ended=1#sessions-heading`, { noStore: true });
   });
@@ -106,5 +106,5 @@ export function securityRoutes(runtime: PlatformServices): Router {
   const stillSignedIn = async (ctx: Context): Promise<boolean> =>
     (await listSessions(runtime, webmasterOf(ctx)!.id, sessionIdOf(ctx))).some((session) => session.current);
 
-  return router;
+  return routes;
 }

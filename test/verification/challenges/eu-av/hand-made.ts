@@ -144,6 +144,8 @@ export interface Issuance {
   docType?: string;
   validFrom?: Date;
   validUntil?: Date;
+  /** the MSO's status (IETF Token Status List): where this attestation's status is */
+  status?: { idx: number; uri: string };
 }
 
 /** Signs an MSO over `elements` (ISO/IEC 18013-5 §9.1.2.4) with the given key and x5chain. */
@@ -163,21 +165,22 @@ export function issueByHand(issuance: Issuance): HandAttestation {
     ['deviceKeyInfo', new Map([['deviceKey', coseKey]])],
     ['docType', docType],
     ['validityInfo', new Map([['signed', tdate(signed)], ['validFrom', tdate(issuance.validFrom ?? signed)], ['validUntil', tdate(issuance.validUntil ?? new Date(Date.now() + 90 * DAY))]])],
+    ...(issuance.status ? [['status', new Map([['status_list', new Map<string, unknown>([['idx', issuance.status.idx], ['uri', issuance.status.uri]])]])] as [string, unknown]] : []),
   ]);
   const x5chain = issuance.x5chain.length === 1 ? issuance.x5chain[0] : issuance.x5chain;
   const issuerAuth = coseSign1(KeyObject.from(issuance.signingKey), new Map([[33, x5chain]]), cbor.encode(embedded(mso)));
   return { docType, nameSpaces: new Map([[docType, items]]), issuerAuth, deviceKey: device.privateKey };
 }
 
-/** The DeviceResponse (ISO/IEC 18013-5 §8.3.2.1.2.2) for this audience: everything issued, device-signed over the session transcript. */
-export function presentByHand(attestation: HandAttestation, to: Audience): Buffer {
+/** The DeviceResponse (ISO/IEC 18013-5 §8.3.2.1.2.2) for this audience: everything issued, device-signed over the session transcript (or with the `deviceAuth` given). */
+export function presentByHand(attestation: HandAttestation, to: Audience, deviceAuth?: Map<string, unknown>): Buffer {
   const deviceNameSpaces = embedded(new Map());
   const deviceAuthentication = cbor.encode(embedded(['DeviceAuthentication', sessionTranscript(to), attestation.docType, deviceNameSpaces]));
   const deviceSignature = coseSign1(attestation.deviceKey, new Map(), null, deviceAuthentication);
   const document = new Map<string, unknown>([
     ['docType', attestation.docType],
     ['issuerSigned', new Map<string, unknown>([['nameSpaces', attestation.nameSpaces], ['issuerAuth', attestation.issuerAuth]])],
-    ['deviceSigned', new Map<string, unknown>([['nameSpaces', deviceNameSpaces], ['deviceAuth', new Map([['deviceSignature', deviceSignature]])]])],
+    ['deviceSigned', new Map<string, unknown>([['nameSpaces', deviceNameSpaces], ['deviceAuth', deviceAuth ?? new Map([['deviceSignature', deviceSignature]])]])],
   ]);
   return cbor.encode(new Map<string, unknown>([['version', '1.0'], ['documents', [document]], ['status', 0]]));
 }
