@@ -49,9 +49,10 @@ function platformRouters(runtime: PlatformServices): { open: Router[]; declared:
     // Codes and links are mailed: without a mail server there is no code to offer, and no registration but the operator's.
     open: [
       authRoutes(runtime), ...(runtime.config.mail ? [signInCodeRoutes(runtime, runtime.config.mail), mailedLinkRoutes(runtime, runtime.config.mail)] : []),
-      setPasswordRoutes(runtime), secondFactorSignInRoutes(runtime),
+      setPasswordRoutes(runtime),
     ],
-    declared: [accountChoiceRoutes(runtime)],
+    // Reached by a session still waiting for its second factor, which the signed-in group sends here.
+    declared: [accountChoiceRoutes(runtime), secondFactorSignInRoutes(runtime)],
     signedIn: [accountRoutes(runtime), securityRoutes(runtime), secondFactorRoutes(runtime), keyRoutes(runtime), memberRoutes(runtime), websiteRoutes(runtime), confirmationRoutes(runtime), domainRoutes(runtime),
       policyRoutes(runtime), activityRoutes(runtime), verificationRoutes(runtime), webhookRoutes(runtime), wayOutRoutes(runtime)],
   };

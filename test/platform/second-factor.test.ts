@@ -62,7 +62,7 @@ describe('platform second factor: TOTP and recovery codes, asked on every sign-i
     for (const path of ['/platform/websites', '/platform/account', '/platform/account/security', '/platform/account/second-factor']) {
       expect((await browser.open(path)).url.pathname, path).to.equal('/platform/signin/second-factor');
     }
-    expect((await browser.post('/platform/account/token')).url.pathname).to.equal('/platform/signin/second-factor');
+    expect((await browser.post('/platform/websites', { name: 'Sneaky', domain: 'sneaky.example.com' })).url.pathname).to.equal('/platform/signin/second-factor');
     const refused = await browser.submit(formOf(landed, { action: '/platform/signin/second-factor' }), { code: 'nope' });
     expect(refused.status).to.equal(400);
     // The code already used when the app was added is spent: the next one works, and only once.

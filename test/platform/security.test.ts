@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { Browser, formOf, type Page } from '../helpers/browser.js';
 import { signedInWebmaster } from '../helpers/platform.js';
+import { TEST_ORIGIN } from '../helpers/fixtures.js';
+import { issueApiToken } from '../../lib/webmasters/api-tokens.js';
 
 const NEW_PASSWORD = 'a brand new passphrase';
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0';
@@ -44,10 +46,7 @@ describe('platform sign-in and security: the password and the sessions, on two i
     const owner = await signedInWebmaster(first, undefined, { 'user-agent': FIREFOX, 'x-forwarded-for': '192.0.2.10' });
     const phone = await alsoOn(second, owner.email, owner.password, { 'user-agent': SAFARI, 'x-forwarded-for': '192.0.2.20' });
     const bystander = await signedInWebmaster(second);
-    const token = await (async () => {
-      const page = await owner.client.post('/platform/account/token');
-      return /avk_[A-Za-z0-9_-]{43}/.exec(page.html)![0];
-    })();
+    const token = await issueApiToken(first.provider.db, first.provider.runtime.clock, owner.id, TEST_ORIGIN);
 
     offsetSeconds = 11 * 60; // not a fresh sign-in any more: the current password is asked
     const page = await changeForm(owner.client);

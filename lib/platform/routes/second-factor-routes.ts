@@ -1,4 +1,3 @@
-import Router from '@koa/router';
 import type { Context } from 'koa';
 import { compileSchema, CSRF_FIELD, readForm } from '../../http/form.js';
 import { seeOther } from '../../http/see-other.js';
@@ -25,15 +24,15 @@ const validCode = compileSchema<{ code: string; _csrf: string }>({
  * this page until an authenticator's code or a recovery code is given (lib/platform/authentication.ts
  * requireWebmaster); five wrong codes end it.
  */
-export function secondFactorSignInRoutes(runtime: PlatformServices): Router {
-  const router = new Router();
+export function secondFactorSignInRoutes(runtime: PlatformServices): PlatformRoutes {
+  const routes = new PlatformRoutes();
   const waiting = (ctx: Context): boolean => webmasterOf(ctx)?.stage === 'second_factor';
 
-  router.get('/signin/second-factor', (ctx) => {
+  routes.get('/signin/second-factor', 'signed-in', (ctx) => {
     if (!waiting(ctx)) return seeOther(ctx, `${PLATFORM_PATH}/signin`, { noStore: true });
     renderPage(ctx, 'second-factor.njk', { step: 'sign-in' });
   });
-  router.post('/signin/second-factor', async (ctx) => {
+  routes.post('/signin/second-factor', 'signed-in', async (ctx) => {
     if (!waiting(ctx)) return seeOther(ctx, webmasterOf(ctx) ? PLATFORM_LANDING : `${PLATFORM_PATH}/signin`, { noStore: true });
     const form = readForm(ctx, validCode);
     if (form && (await verifySecondFactor(runtime, webmasterOf(ctx)!.id, form.code))) {
@@ -43,7 +42,7 @@ export function secondFactorSignInRoutes(runtime: PlatformServices): Router {
     if (!(await countFactorAttempt(runtime.db, sessionIdOf(ctx)))) return seeOther(ctx, `${PLATFORM_PATH}/signin`, { noStore: true });
     renderPage(ctx, 'second-factor.njk', { step: 'sign-in', failed: true }, 400);
   });
-  return router;
+  return routes;
 }
 
 /** Adding and removing an authenticator app (Account, Second factor), with recovery codes shown once. */
