@@ -96,7 +96,7 @@ const fill = (pattern: string): string => pattern
  * under the surface that claims it (the first in SURFACES order, as mountSurfaces hands requests out); a surface
  * without a source, or whose source yields no route it claims, throws.
  */
-export function serviceRoutes(app: AgeProvider): { routes: ServiceRoute[]; claimant(path: string): Claimant } {
+export function serviceRoutes(app: AgeProvider): { routes: ServiceRoute[]; claimant: (path: string) => Claimant } {
   const deps: SurfaceDeps = { runtime: app.runtime, provider: app.provider, health: healthRoutes(app.db, { draining: false }) };
   const claims = SURFACES.map((row) => ({ row, claims: row.claims(deps) }));
   /** the surface serving a path, found as mountSurfaces finds it */
