@@ -42,7 +42,7 @@ type VisitParams = RequestParameterValues & { client_id: string; redirect_uri: s
 /** A page of the interaction: everything it needs is in the visit. */
 export type PageHandler = (visit: Visit) => Promise<void>;
 
-/** The interaction pages' Koa state: the visit, loaded before any page runs (router.ts). */
+/** The interaction pages' Koa state: the visit, loaded before any page runs (surface.ts). */
 export interface VisitState extends DefaultState {
   visit: Visit;
 }

@@ -81,17 +81,9 @@ export const requirementSurface: SurfaceBuilder<RequirementServices> = ({ runtim
     const found = KEY_SHAPE.test(query.key) ? await findKeyWebsite(runtime.db, query.key) : undefined;
     if (!found) throw new HttpError(404, 'no website has this public key', {}, 'not_found');
     const location = await resolveLocation(ctx, runtime, query, found.environment);
-    const requirement = requirementAt(runtime, found.website, found.environment, location);
     ctx.set('Cache-Control', 'private, max-age=60');
     if (runtime.geo.headers.length > 0) ctx.vary(runtime.geo.headers.join(', '));
-    ctx.body = {
-      required: requirement.required,
-      country: location.country,
-      country_subdivision: location.subdivision,
-      age_threshold: requirement.age_threshold,
-      challenges: requirement.challenges,
-      minimum_assurance_level: requirement.minimum_assurance_level,
-    };
+    ctx.body = requirementAt(runtime, found.website, found.environment, location);
   });
   return [router.routes() as Middleware, policiesRoutes(runtime).routes() as Middleware];
 };
