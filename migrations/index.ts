@@ -11,6 +11,7 @@ import * as auditTrail from './009_audit_trail.js';
 import * as signInCodes from './010_sign_in_codes.js';
 import * as formEffects from './011_form_effects.js';
 import * as domainVerifiedBy from './012_domain_verified_by.js';
+import * as webmasterAccess from './013_webmaster_access.js';
 import * as statisticsCounted from './019_statistics_counted.js';
 import * as verificationListing from './020_verification_listing.js';
 
@@ -33,6 +34,7 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['010_sign_in_codes', signInCodes],
   ['011_form_effects', formEffects],
   ['012_domain_verified_by', domainVerifiedBy],
+  ['013_webmaster_access', webmasterAccess],
   ['019_statistics_counted', statisticsCounted],
   ['020_verification_listing', verificationListing],
 ];

@@ -147,7 +147,7 @@ async function assemble({ config, db, clock, log, repeats, domainProbe, oidcAdap
   const app = new Koa({ proxy: config.trustProxy, maxIpsCount: config.trustProxy ? 1 : 0 });
   app.keys = runtime.cookieKeys;
   app.silent = true;
-  const metrics = createMetrics();
+  const metrics = createMetrics(() => runtime.challenges.availability());
   // Set once on the app, not per request: the issuer's origin on every request, the brand on every page.
   pinOriginToIssuer(app, config.issuer);
   showBrand(app, config.branding);

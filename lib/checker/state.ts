@@ -34,7 +34,7 @@ export function sealState(runtime: CheckerServices, state: CheckerState): string
 }
 
 /** The state we sealed, still fresh; undefined for anything else (forged, altered, expired). */
-export function openState(runtime: CheckerServices, value: string): CheckerState | undefined {
+export function openState(runtime: Pick<CheckerServices, 'sealer' | 'clock'>, value: string): CheckerState | undefined {
   let sealed: Sealed;
   try {
     sealed = JSON.parse(runtime.sealer.unseal(value)) as Sealed;

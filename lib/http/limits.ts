@@ -36,6 +36,10 @@ export const LIMITS = {
   // Webmasters' platform
   'platform-register-email': { points: 5, windowSeconds: HOUR, scope: 'shared', reason: 'sign-up mails to one address' },
   'platform-register-ip': { points: 20, windowSeconds: HOUR, scope: 'shared', reason: 'sign-ups from one address' },
+  // Forgotten passwords: each asks for a mail; the counts bound the mails to one mailbox, and a spent count leaves the
+  // password, the sessions and the sign-in codes of the account as they were.
+  'platform-reset-email': { points: 10, windowSeconds: HOUR, scope: 'shared', reason: 'password reset mails to one address' },
+  'platform-reset-ip': { points: 20, windowSeconds: HOUR, scope: 'shared', reason: 'password resets asked for from one address' },
   // Password guessing (lib/security/sign-in-guard.ts): only failures count; a known device passes the first three.
   'platform-signin-accountAndNetwork': { points: 10, windowSeconds: FIFTEEN_MINUTES, scope: 'shared', reason: 'failed webmaster sign-ins per account and network' },
   'platform-signin-network': { points: 50, windowSeconds: FIFTEEN_MINUTES, scope: 'shared', reason: 'failed webmaster sign-ins per network, across accounts' },
@@ -69,7 +73,9 @@ export const LIMITS = {
   'ticket-guess-interaction': { points: 5, windowSeconds: 10 * MINUTE, scope: 'shared', reason: 'ticket code guesses per authorization' },
   'ticket-guess-ip': { points: 30, windowSeconds: 10 * MINUTE, scope: 'shared', reason: 'ticket code guesses per address' },
   'federated-callback-ip': { points: 120, windowSeconds: 10 * MINUTE, scope: 'shared', reason: "a provider's callback per address (a visitor comes back once or twice per check)" },
-  // A wallet's answers are counted per request and per authorization, never per address: carrier NAT puts thousands of phones behind one.
+  // A wallet's answers are counted per request and per authorization; per address only with a ceiling generous enough
+  // for carrier NAT, which puts thousands of phones behind one (a flood from one address, not its visitors, meets it).
+  'eu-av-response-ip': { points: 200, windowSeconds: 10 * MINUTE, scope: 'shared', reason: "wallet answers per address, a ceiling for floods: a carrier NAT address serves many visitors, each sending one or two" },
   'eu-av-response-request': { points: 5, windowSeconds: 10 * MINUTE, scope: 'shared', reason: "a wallet's answers to one request (one page view's QR code or link): the first counts, the rest are retries" },
   'eu-av-response-interaction': { points: 30, windowSeconds: 10 * MINUTE, scope: 'shared', reason: "a wallet's answers per authorization, across the page's reloads" },
 } as const satisfies Record<string, LimitRow>;

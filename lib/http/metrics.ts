@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export interface Metrics {
   /** Records one request's duration by surface, method and status class (lib/http/envelope.ts calls it once it is answered). */
@@ -11,10 +11,22 @@ export interface Metrics {
   countVerifications: (challenge: string, outcome: string, environment: string, count: number) => void;
 }
 
-/** Prometheus metrics for operators: request latency per surface plus the process defaults (memory, event loop, GC). */
-export function createMetrics(): Metrics {
+/**
+ * Prometheus metrics for operators: request latency per surface, whether each configured challenge can verify now
+ * (`availability`, read at each scrape), plus the process defaults (memory, event loop, GC).
+ */
+export function createMetrics(availability: () => Record<string, boolean> = () => ({})): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  new Gauge({
+    name: 'age_provider_challenge_available',
+    help: 'Whether a configured challenge is offered now (0: e.g. eu_av whose trusted list is past its next update and the grace)',
+    labelNames: ['challenge'] as const,
+    registers: [registry],
+    collect() {
+      for (const [challenge, available] of Object.entries(availability())) this.set({ challenge }, available ? 1 : 0);
+    },
+  });
   const duration = new Histogram({
     name: 'age_provider_http_request_duration_seconds',
     help: 'HTTP request duration by surface, method and status class',

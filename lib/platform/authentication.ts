@@ -3,7 +3,7 @@ import type { ChangeOrigin } from '../changes.js';
 import type { PlatformServices } from './services.js';
 import { bindCsrf } from '../http/csrf.js';
 import { seeOther } from '../http/see-other.js';
-import { closeSession, openSession, resumeSession, type SignedInWebmaster } from './sessions.js';
+import { closeSession, openSession, resumeSession, type SessionBrowser, type SignedInWebmaster } from './sessions.js';
 
 const COOKIE = 'ap_platform';
 export const PLATFORM_PATH = '/platform';
@@ -31,7 +31,7 @@ export const originOf = (ctx: Context): ChangeOrigin => ({ actor: { type: 'webma
 export const loadSession = (runtime: PlatformServices): Middleware => async (ctx, next) => {
   const id = ctx.cookies.get(COOKIE);
   if (id) {
-    const webmaster = await resumeSession(runtime, id);
+    const webmaster = await resumeSession(runtime, id, browserOf(ctx));
     if (webmaster) {
       ctx.state.webmaster = webmaster;
       bindCsrf(ctx, `platform-session:${id}`);
@@ -46,10 +46,20 @@ export const requireWebmaster: Middleware = async (ctx, next) => {
   else seeOther(ctx, `${PLATFORM_PATH}/signin`, { noStore: true });
 };
 
+const browserOf = (ctx: Context): SessionBrowser => ({ userAgent: ctx.get('user-agent'), address: ctx.ip });
+
 /** Signs the browser in with a new session id (any previous session of this browser is closed: no fixation). */
-export async function startSession(ctx: Context, runtime: PlatformServices, webmasterId: number): Promise<void> {
+async function startSession(ctx: Context, runtime: PlatformServices, webmasterId: number): Promise<void> {
   await endSession(ctx, runtime);
-  ctx.cookies.set(COOKIE, await openSession(runtime, webmasterId), cookieOptions(ctx));
+  ctx.cookies.set(COOKIE, await openSession(runtime, webmasterId, browserOf(ctx)), cookieOptions(ctx));
+}
+
+/**
+ * The one way a browser is signed in, whatever proved who it is (a password, a mailed code, a set-password link):
+ * every sign-in path ends here, so what is still asked after it holds on each of them.
+ */
+export async function completeSignIn(ctx: Context, runtime: PlatformServices, webmasterId: number): Promise<void> {
+  await startSession(ctx, runtime, webmasterId);
 }
 
 export async function endSession(ctx: Context, runtime: PlatformServices): Promise<void> {

@@ -25,6 +25,13 @@ export interface EnvironmentIntegration {
   buttonSnippet: string;
 }
 
+/** What the WordPress plugin's settings page takes for one environment (docs/wordpress.md). */
+export interface WordPressIntegration {
+  environment: Environment;
+  redirectUri: string;
+  settings: string;
+}
+
 /** Placeholder the webmaster's server replaces; written so it cannot be mistaken for a real value. */
 const CODE = 'CODE_FROM_THE_REDIRECT';
 
@@ -157,5 +164,35 @@ export function integrationsOf(overview: WebsiteOverview, issuer: string, pageLa
       resourcesCommand: `curl ${shellQuote(`${issuer}${OAUTH2_PATHS.resources}`)} \\\n  -H "Authorization: Bearer $ACCESS_TOKEN"`,
       buttonSnippet: buttonSnippet(issuer, language),
     }];
+  });
+}
+
+/**
+ * The address the WordPress plugin receives the visitor back on (integrations/wordpress: `/?age_provider=callback`,
+ * whatever the permalinks), for a WordPress at the root of the website's domain; the plugin's settings show the exact one.
+ */
+export function wordpressRedirectUri(domain: string): string {
+  const scheme = domain === 'localhost' || domain.endsWith('.localhost') ? 'http' : 'https';
+  return `${scheme}://${domain}/?age_provider=callback`;
+}
+
+/**
+ * The values to paste into the WordPress plugin's settings, per environment: the service's address, the public key,
+ * and with OAuth2 enabled the client id and the plugin's redirect URI to register. The secret is never printed.
+ */
+export function wordpressIntegrationsOf(overview: WebsiteOverview, issuer: string, pageLanguage: Language): WordPressIntegration[] {
+  const t = translator(pageLanguage);
+  const redirectUri = wordpressRedirectUri(overview.website.domain);
+  return overview.website.keys.map(({ environment, publicKey }) => {
+    const config = overview.oauth2[environment];
+    const lines: Array<[string, string]> = [
+      [t('platform.integrate.wordpressService'), issuer],
+      [t('platform.integrate.wordpressKey'), publicKey],
+    ];
+    if (config?.status === 'ACTIVE' && config.clientId) {
+      lines.push([t('platform.integrate.wordpressClientId'), config.clientId], [t('platform.integrate.wordpressRedirect'), redirectUri]);
+    }
+    const width = Math.max(...lines.map(([label]) => label.length)) + 2;
+    return { environment, redirectUri, settings: lines.map(([label, value]) => `${`${label}:`.padEnd(width)}${value}`).join('\n') };
   });
 }

@@ -14,5 +14,8 @@ export type PlatformServices = WebsiteServices & WebhookServices & StatisticsSer
     readonly branding: Branding;
     /** the one-time sign-in codes are mailed, when a mail server is configured */
     readonly mail: MailSettings | undefined;
+    /** how long flows stay listed on the Verifications section (a verification's lifetime and its retention after) */
+    readonly verificationTtl: number;
+    readonly verificationRetention: number;
   };
 };

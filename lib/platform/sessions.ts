@@ -12,11 +12,20 @@ export interface SignedInWebmaster {
   email: string;
 }
 
+/** What the session list shows of the browser a session belongs to, as its latest request told. */
+export interface SessionBrowser {
+  userAgent: string;
+  address: string;
+}
+
+/** A User-Agent header is kept to this length: enough to name a browser, never a large row per request. */
+const MAX_USER_AGENT = 300;
+
 /**
  * Opens a session for the webmaster and returns its id, which only the browser's cookie holds (the table keeps
  * its SHA-256). Expired sessions are swept here, so the table never grows beyond the live ones.
  */
-export async function openSession(runtime: Pick<PlatformServices, 'db' | 'clock'>, webmasterId: number): Promise<string> {
+export async function openSession(runtime: Pick<PlatformServices, 'db' | 'clock'>, webmasterId: number, browser: SessionBrowser): Promise<string> {
   const id = randomToken(32);
   const now = runtime.clock.now();
   await runtime.db('platform_sessions').where('expires_at', '<=', now).delete();
@@ -25,12 +34,15 @@ export async function openSession(runtime: Pick<PlatformServices, 'db' | 'clock'
     webmaster_id: webmasterId,
     created_at: now,
     expires_at: addSeconds(now, SESSION_IDLE_SECONDS),
+    last_seen_at: now,
+    user_agent: browser.userAgent.slice(0, MAX_USER_AGENT),
+    address: browser.address,
   });
   return id;
 }
 
 /** The session's webmaster when it is alive, extending its idle expiry (never past the absolute one). */
-export async function resumeSession(runtime: Pick<PlatformServices, 'db' | 'clock'>, id: string): Promise<SignedInWebmaster | undefined> {
+export async function resumeSession(runtime: Pick<PlatformServices, 'db' | 'clock'>, id: string, browser: SessionBrowser): Promise<SignedInWebmaster | undefined> {
   const now = runtime.clock.now();
   const row = await runtime.db('platform_sessions')
     .join('webmasters', 'webmasters.id', 'platform_sessions.webmaster_id')
@@ -43,7 +55,9 @@ export async function resumeSession(runtime: Pick<PlatformServices, 'db' | 'cloc
   const absolute = addSeconds(new Date(row.created_at), SESSION_ABSOLUTE_SECONDS);
   if (absolute <= now) return undefined;
   const idle = addSeconds(now, SESSION_IDLE_SECONDS);
-  await runtime.db('platform_sessions').where('id_hash', sha256(id)).update('expires_at', idle < absolute ? idle : absolute);
+  // The same statement that extends it records the request for the session list: no statement more per request.
+  await runtime.db('platform_sessions').where('id_hash', sha256(id))
+    .update({ expires_at: idle < absolute ? idle : absolute, last_seen_at: now, address: browser.address, user_agent: browser.userAgent.slice(0, MAX_USER_AGENT) });
   return { id: row.webmaster_id, email: row.email };
 }
 

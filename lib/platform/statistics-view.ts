@@ -118,7 +118,7 @@ export function overviewStatistics(days: StatisticsDay[], shown: string[], t: Tr
 }
 
 /** A CSV cell: quoted when it holds a comma, a quote or a line break. */
-const cell = (value: string | number | null): string => {
+export const csvCell = (value: string | number | null): string => {
   const text = value === null ? '' : String(value);
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 };
@@ -133,5 +133,5 @@ export function statisticsCsv(days: StatisticsDay[]): string {
       const counts = day.byChallenge[challenge];
       return [counts?.passed ?? 0, counts?.refused ?? 0, counts?.reused ?? 0];
     })]);
-  return [header, ...lines].map((line) => line.map(cell).join(',')).join('\r\n') + '\r\n';
+  return [header, ...lines].map((line) => line.map(csvCell).join(',')).join('\r\n') + '\r\n';
 }

@@ -10,9 +10,11 @@ import { loadSession, PLATFORM_PATH, requireWebmaster, webmasterOf } from './aut
 import { onceForms } from './once.js';
 import { accountRoutes } from './routes/account-routes.js';
 import { activityRoutes } from './routes/activity-routes.js';
+import { verificationRoutes } from './routes/verification-routes.js';
 import { authRoutes } from './routes/auth-routes.js';
 import { confirmationRoutes } from './routes/confirmation-routes.js';
 import { domainRoutes } from './routes/domain-routes.js';
+import { mailedLinkRoutes, setPasswordRoutes } from './routes/password-routes.js';
 import { policyRoutes } from './routes/policy-routes.js';
 import { signInCodeRoutes } from './routes/sign-in-code-routes.js';
 import { webhookRoutes } from './routes/webhook-routes.js';
@@ -40,12 +42,13 @@ export const platformSurface: SurfaceBuilder<PlatformServices> = ({ runtime }) =
   const router = new Router({ prefix: PLATFORM_PATH });
   router.use(sameOrigin(runtime.config.issuer), formBody(), loadSession(runtime), signedOutAlready, requireCsrf);
   router.use(authRoutes(runtime).routes());
-  // Codes are mailed: without a mail server there is no code to offer.
-  if (runtime.config.mail) router.use(signInCodeRoutes(runtime, runtime.config.mail).routes());
+  // Codes and links are mailed: without a mail server there is no code to offer, and no registration but the operator's.
+  if (runtime.config.mail) router.use(signInCodeRoutes(runtime, runtime.config.mail).routes(), mailedLinkRoutes(runtime, runtime.config.mail).routes());
+  router.use(setPasswordRoutes(runtime).routes());
   const signedIn = new Router();
   signedIn.use(requireWebmaster, onceForms(runtime));
   signedIn.use(accountRoutes(runtime).routes(), websiteRoutes(runtime).routes(), confirmationRoutes(runtime).routes(), domainRoutes(runtime).routes(),
-    policyRoutes(runtime).routes(), activityRoutes(runtime).routes(), webhookRoutes(runtime).routes());
+    policyRoutes(runtime).routes(), activityRoutes(runtime).routes(), verificationRoutes(runtime).routes(), webhookRoutes(runtime).routes());
   router.use(signedIn.routes());
   return [router.routes() as Middleware];
 };

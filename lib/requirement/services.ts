@@ -1,3 +1,4 @@
+import type { JWKS } from 'oidc-provider';
 import type { GeoResolver } from '../geo/location.js';
 import type { RateLimits } from '../http/rate-limit.js';
 import type { PolicyServices } from '../policy/resolve.js';
@@ -9,6 +10,11 @@ export type RequirementServices = PolicyServices & {
   /** where the visitor is, and the headers that answer depends on (Vary) */
   geo: GeoResolver;
   rateLimits: Pick<RateLimits, 'limiter'>;
-  /** the default age threshold, which /v1/policies states */
-  config: { readonly ageThreshold: number };
+  config: {
+    /** the default age threshold, which /v1/policies states */
+    readonly ageThreshold: number;
+    /** the signed answer's issuer and keys (token.ts) */
+    readonly issuer: string;
+    readonly jwks: JWKS;
+  };
 };

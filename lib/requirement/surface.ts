@@ -9,8 +9,10 @@ import type { RequirementServices } from './services.js';
 import type { SurfaceBuilder } from '../http/surface.js';
 import { findKeyWebsite } from '../websites/keys.js';
 import { policiesRoutes } from './policies.js';
+import { createRequirementSigner } from './token.js';
 
 export const REQUIREMENT_PATH = '/v1/requirement';
+const JWT_TYPE = 'application/jwt';
 
 interface RequirementQuery {
   key: string;
@@ -60,6 +62,7 @@ async function resolveLocation(ctx: Context, runtime: RequirementServices, query
  */
 export const requirementSurface: SurfaceBuilder<RequirementServices> = ({ runtime }) => {
   const limiter = runtime.rateLimits.limiter('requirement');
+  const signRequirement = createRequirementSigner(runtime);
   const router = new Router();
 
   router.options(REQUIREMENT_PATH, (ctx) => {
@@ -81,9 +84,24 @@ export const requirementSurface: SurfaceBuilder<RequirementServices> = ({ runtim
     const found = KEY_SHAPE.test(query.key) ? await findKeyWebsite(runtime.db, query.key) : undefined;
     if (!found) throw new HttpError(404, 'no website has this public key', {}, 'not_found');
     const location = await resolveLocation(ctx, runtime, query, found.environment);
-    ctx.set('Cache-Control', 'private, max-age=60');
+    const requirement = requirementAt(runtime, found.website, found.environment, location);
     if (runtime.geo.headers.length > 0) ctx.vary(runtime.geo.headers.join(', '));
-    ctx.body = requirementAt(runtime, found.website, found.environment, location);
+    ctx.vary('Accept');
+    if (ctx.accepts('application/json', JWT_TYPE) === JWT_TYPE) {
+      // A signed answer for the website's server (docs/geolocation.md "Signed answer"): each one is fresh.
+      ctx.set('Cache-Control', 'no-store');
+      ctx.type = JWT_TYPE;
+      ctx.body = await signRequirement({
+        required: requirement.required,
+        country: requirement.country,
+        country_subdivision: requirement.country_subdivision,
+        age_threshold: requirement.age_threshold,
+        environment: found.environment,
+      }, query.key);
+      return;
+    }
+    ctx.set('Cache-Control', 'private, max-age=60');
+    ctx.body = requirement;
   });
   return [router.routes() as Middleware, policiesRoutes(runtime).routes() as Middleware];
 };

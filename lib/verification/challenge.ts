@@ -99,6 +99,11 @@ export interface Challenge {
   routes?: Router;
   /** The state of what it follows at run time (e.g. a trusted list it refreshes), shown in /readyz's detail. */
   readiness?(): Record<string, unknown>;
+  /**
+   * Whether it can verify anyone now (e.g. its trusted list is current); while false it is not offered, exactly as
+   * if it were not configured, and the age_provider_challenge_available metric says 0. Always, when absent.
+   */
+  available?(): boolean;
 }
 
 /** One challenge's entry in the registry: its settings, and how it is built from them at start-up. */
@@ -125,6 +130,8 @@ export interface ChallengeRegistry {
   routes: readonly Router[];
   /** What the configured challenges report for /readyz's detail, by challenge name (those that report anything). */
   readiness(): Record<string, unknown>;
+  /** Whether each configured challenge can verify anyone now (Challenge.available), for the metrics. */
+  availability(): Record<string, boolean>;
   /**
    * A new website's default `challenges` ("all free challenges", docs/challenges.md): a configured challenge is free as its
    * `<PREFIX>_FREE` setting says; one the operator has not configured keeps its default.

@@ -135,6 +135,15 @@ export async function listVerifications(
   return { verifications: page, next: flows.length > size ? cursorOf(page.at(-1)!) : null };
 }
 
+/** Every flow of a website matching `query`'s filters (validated as the API's), newest first, at most `cap` (the platform's CSV). */
+export async function allVerifications(runtime: Pick<ChallengeServices, 'db'>, webmasterId: number, websiteId: number, query: unknown, cap: number): Promise<ListedVerification[]> {
+  const { limit: _limit, cursor: _cursor, ...filters } = validateQuery(query);
+  if (filters.from && filters.to) dayRange(filters.from, filters.to);
+  checkWebsiteId(websiteId);
+  await websiteAccess(runtime.db, webmasterId, websiteId);
+  return websiteFlows(runtime.db, websiteId, filters, cap);
+}
+
 /** One flow of a website by its id; another website's, or one swept past its retention, is not found. */
 export async function getVerification(runtime: Pick<ChallengeServices, 'db'>, webmasterId: number, websiteId: number, verificationId: string): Promise<ListedVerification> {
   checkWebsiteId(websiteId);

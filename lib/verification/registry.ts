@@ -23,6 +23,9 @@ export const CHALLENGE_MODULES: readonly ChallengeModule[] = [
   euAvModule,
 ];
 
+/** A configured challenge is offered while it says it can verify (a trusted list gone stale stops eu_av). */
+const isAvailable = (challenge: Challenge | undefined): boolean => Boolean(challenge) && (challenge!.available?.() ?? true);
+
 /** Builds the configured challenges once, at start-up. */
 export async function buildRegistry(runtime: ChallengeServices, modules: readonly ChallengeModule[] = CHALLENGE_MODULES): Promise<ChallengeRegistry> {
   const live = new Map<ChallengeName, Challenge>();
@@ -47,11 +50,12 @@ export async function buildRegistry(runtime: ChallengeServices, modules: readonl
     return sandbox;
   };
   return {
-    offers: (environment, name) => environment === 'TEST' || live.has(name),
+    offers: (environment, name) => environment === 'TEST' || isAvailable(live.get(name)),
     resolve: (environment, name) => (environment === 'TEST' ? sandboxFor(name) : live.get(name)),
     configured: (name) => live.has(name),
     routes: [...live.values()].flatMap((challenge) => (challenge.routes ? [challenge.routes] : [])),
     readiness: () => Object.fromEntries([...live].flatMap(([name, challenge]) => (challenge.readiness ? [[name, challenge.readiness()]] : []))),
+    availability: () => Object.fromEntries([...live].map(([name, challenge]) => [name, isAvailable(challenge)])),
     freeChallenges: () => WEBSITE_CHALLENGES.filter((name) => live.get(name)?.free ?? isFreeByDefault(name)),
   };
 }

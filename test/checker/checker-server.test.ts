@@ -198,6 +198,14 @@ describe('the checker script surface', function () {
       expect(returnLink(visitor.html).hash).to.equal('#age_provider_error=access_denied');
     });
 
+    it('the prompt names the page\'s host the visitor returns to, not this service\'s', async () => {
+      const site = await createSite(app);
+      const visitor = new Browser(app.url, { headers: { 'accept-language': 'en' }, stopAt: PAGE });
+      const prompt = await visitor.open(`/v1/checker/start?${startQuery(site.test)}`);
+      const asking = /<section class="asking"[\s\S]*?<\/section>/.exec(prompt.html)?.[0].replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
+      expect(asking).to.contain(`Afterwards you return to ${new URL(PAGE).host}`).and.not.contain(new URL(app.url).host);
+    });
+
     it('target=popup: the window posts the result to the exact page origin only', async () => {
       const site = await createSite(app);
       const visitor = new Browser(app.url, { headers: { 'accept-language': 'en' }, stopAt: PAGE });

@@ -6,6 +6,7 @@ import type { Database } from '../../lib/store/database.js';
 import { systemClock } from '../../lib/clock.js';
 import { authenticateApiToken } from '../../lib/webmasters/api-tokens.js';
 import { authenticateWebmaster } from '../../lib/webmasters/accounts.js';
+import { findPasswordLink } from '../../lib/webmasters/password-links.js';
 import { cli, cliDatabase, serveProcess, type CliDatabase, type ServeProcess } from './run.js';
 
 let counter = 0;
@@ -28,9 +29,10 @@ describe('age-provider webmaster (operator CLI)', function () {
     const help = await cli(env, ['webmaster', '--help']);
     expect(help.code).to.equal(0);
     expect(help.stdout).to.contain('age-provider webmaster create --email E [--password-stdin] [--json]')
+      .and.contain('age-provider webmaster reset-password --email E [--json]').and.contain('age-provider webmaster confirm --email E [--json]')
       .and.contain('age-provider webmaster token --email E [--json]');
     expect((await cli(env, ['webmaster', 'create', '--help'])).stdout).to.equal(help.stdout);
-    expect((await cli(env, ['--help'])).stdout).to.match(/webmaster\s+create a webmaster account/);
+    expect((await cli(env, ['--help'])).stdout).to.match(/webmaster\s+create a webmaster account, reset its password/);
   });
 
   it('creates a webmaster with a password from stdin (--json: one document, no password echoed)', async () => {
@@ -45,17 +47,48 @@ describe('age-provider webmaster (operator CLI)', function () {
     expect(await inspect((db) => authenticateWebmaster(db, email, STRONG))).to.deep.include({ id: result.id, email });
   });
 
-  it('generates a strong password when none is given and prints it once', async () => {
+  it('without --password-stdin prints a one-time link that sets the password (24 hours), and records the creation', async () => {
     const email = newEmail();
     const human = await cli(env, ['webmaster', 'create', '--email', email]);
     expect(human.code, human.stderr).to.equal(0);
-    expect(human.stdout).to.contain(`Created webmaster ${email}`);
-    const password = /Generated password \(shown only this once\): (\S+)/.exec(human.stdout)?.[1];
-    expect(password).to.be.a('string').with.length.of.at.least(20);
-    expect(await inspect((db) => authenticateWebmaster(db, email, password!))).to.deep.include({ email });
+    expect(human.stdout).to.contain(`Created webmaster ${email}`).and.contain('works once, for 24 hours');
+    const token = /\/platform\/password\/([A-Za-z0-9_-]{43})$/m.exec(human.stdout)?.[1];
+    expect(token).to.be.a('string');
+    expect(await inspect((db) => findPasswordLink(db, systemClock, token!))).to.deep.equal({ email, purpose: 'operator' });
+    // No password until the link is used; the address counts as confirmed (the operator vouches for it).
+    const row = await inspect((db) => db('webmasters').where('email', email).first());
+    expect(row.password_hash).to.equal(null);
+    expect(row.email_confirmed_at).to.not.equal(null);
+    const entry = await inspect((db) => db('audit_entries').where('webmaster_id', row.id).first());
+    expect(entry).to.deep.include({ action: 'webmaster.created', actor_type: 'operator', actor_id: 'age-provider webmaster create' });
 
-    const json = JSON.parse((await cli(env, ['webmaster', 'create', '--email', newEmail(), '--json'])).stdout) as { password: string };
-    expect(json.password).to.be.a('string').with.length.of.at.least(20).and.not.equal(password);
+    const json = JSON.parse((await cli(env, ['webmaster', 'create', '--email', newEmail(), '--json'])).stdout) as Record<string, string>;
+    expect(Object.keys(json).sort()).to.deep.equal(['createdAt', 'email', 'id', 'link', 'linkExpiresAt']);
+    expect(new Date(json.linkExpiresAt!).getTime() - Date.now()).to.be.closeTo(24 * 3600 * 1000, 120_000);
+  });
+
+  it('reset-password clears the password, ends the sessions, prints a new link; confirm vouches for an unproven address; both audited', async () => {
+    const email = newEmail();
+    await cli(env, ['webmaster', 'create', '--email', email, '--password-stdin'], STRONG);
+    const id = (await inspect((db) => db('webmasters').where('email', email).first())).id as number;
+    await inspect((db) => db('platform_sessions').insert({ id_hash: `session-of-${id}`, webmaster_id: id, expires_at: new Date(Date.now() + 3600_000) }));
+    const reset = await cli(env, ['webmaster', 'reset-password', '--email', email.toUpperCase(), '--json']);
+    expect(reset.code, reset.stderr).to.equal(0);
+    const result = JSON.parse(reset.stdout) as { id: number; email: string; sessionsEnded: number; link: string };
+    expect(result).to.deep.include({ id, email, sessionsEnded: 1 });
+    expect(result.link).to.match(/\/platform\/password\/[A-Za-z0-9_-]{43}$/);
+    expect(await inspect((db) => authenticateWebmaster(db, email, STRONG))).to.equal(undefined);
+    expect(await inspect((db) => db('platform_sessions').where('webmaster_id', id))).to.have.length(0);
+
+    // An account from before addresses were proven: confirm keeps its credentials and says whether it changed.
+    await inspect((db) => db('webmasters').where('id', id).update({ email_confirmed_at: null }));
+    const confirmed = JSON.parse((await cli(env, ['webmaster', 'confirm', '--email', email, '--json'])).stdout) as Record<string, unknown>;
+    expect(confirmed).to.deep.equal({ id, email, changed: true });
+    expect((await cli(env, ['webmaster', 'confirm', '--email', email])).stdout).to.contain('was confirmed already; nothing changed');
+    const actions = await inspect((db) => db('audit_entries').where('webmaster_id', id).orderBy('seq').pluck('action'));
+    expect(actions).to.deep.equal(['webmaster.created', 'webmaster.password.cleared', 'webmaster.address.confirmed']);
+    const unknown = await cli(env, ['webmaster', 'reset-password', '--email', 'nobody@example.test']);
+    expect([unknown.code, unknown.stderr]).to.satisfy(([code, stderr]: [number, string]) => code === 1 && /no webmaster has the email/.test(stderr));
   });
 
   it('prints a new API token once and revokes the previous one', async () => {
@@ -89,7 +122,7 @@ describe('age-provider webmaster (operator CLI)', function () {
       [['webmaster', 'create', '--email', newEmail(), '--password-stdin'], 'short\n', /between 12 and 256 characters/, 1],
       [['webmaster', 'create', '--email', 'not an email', '--password-stdin'], STRONG, /"not an email" is not a valid email address/, 2],
       [['webmaster', 'create'], '', /--email is required/, 2],
-      [['webmaster', 'delete', '--email', email], '', /unknown subcommand "delete"/, 2],
+      [['webmaster', 'frobnicate', '--email', email], '', /unknown subcommand "frobnicate"/, 2],
       [['webmaster'], '', /a subcommand is required/, 2],
     ];
     for (const [args, stdin, message, code] of cases) {

@@ -20,6 +20,10 @@ const INVALID_WEBSITE_FIELDS: Array<[string, Record<string, unknown>]> = [
   ['name with a line break', { name: 'a\nb' }],
   ['name with a line separator', { name: 'a\u2028b' }],
   ['name with a lone surrogate', { name: 'a\ud800b' }],
+  // Bidirectional controls: a right-to-left override (or embedding, or isolate) makes the prompt read the name backwards.
+  ...['\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069'].map((control): [string, Record<string, unknown>] =>
+    [`name with U+${control.codePointAt(0)!.toString(16).toUpperCase()}`, { name: `Shop ${control}pohs` }]),
+  ['name starting with a right-to-left override', { name: '\u202eShop' }],
   ['name not a string', { name: 42 }],
   ['name null', { name: null }],
   ['language upper case', { language: 'EN' }],

@@ -75,7 +75,7 @@ describe('input guard: control characters, invalid UTF-8 and oversized values ge
 
   it('answers a platform form field or an interaction form field with a control character with the visitor\'s 400 page', async () => {
     await expectVisitorPage(await fetch(`${url}/platform/signin`, { method: 'POST', headers: FORM, body: 'email=a%00%40example.com&password=x' }));
-    await expectVisitorPage(await fetch(`${url}/platform/register`, { method: 'POST', headers: FORM, body: 'email=a%40example.com&password=%1B' }));
+    await expectVisitorPage(await fetch(`${url}/platform/signin`, { method: 'POST', headers: FORM, body: 'email=a%40example.com&password=%1B' }));
     await expectVisitorPage(await fetch(`${url}/v1/oauth2/interaction/abc/sign-in`, { method: 'POST', headers: FORM, body: 'username=%00' }));
     // a line break in a text area is text, not a control character
     const multiLine = await fetch(`${url}/platform/signin`, { method: 'POST', headers: FORM, body: 'email=a%0D%0Ab&password=x' });

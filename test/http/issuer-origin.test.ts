@@ -73,14 +73,14 @@ describe('cookies over an https issuer', function () {
 
       it('sets every cookie Secure, over a plain connection too', async () => {
         const authorization = await rawGet(app.url, authorizationUrl('', client), {});
-        const signIn = await rawGet(app.url, '/platform/register', {});
+        const signIn = await rawGet(app.url, '/platform/signin', {});
         const cookies = [...authorization.setCookie, ...signIn.setCookie];
         expect(cookies).to.not.be.empty;
         for (const cookie of cookies) expect(cookie, cookie).to.match(/;\s*secure/i);
       });
 
       it('gives host-wide cookies the __Host- prefix (the form token, oidc-provider\'s session)', async () => {
-        const signIn = await rawGet(app.url, '/platform/register', {});
+        const signIn = await rawGet(app.url, '/platform/signin', {});
         expect(signIn.setCookie.some((cookie) => /^__Host-ap_csrf=[^;]+;\s*path=\/;/i.test(cookie)), signIn.setCookie.join('\n')).to.equal(true);
         expect(app.provider.provider.cookieName('session')).to.equal('__Host-_session');
       });

@@ -1,4 +1,6 @@
 import { catalogues } from '../../lib/i18n/catalogue.js';
+import { TABS } from '../../lib/platform/routes/website-routes.js';
+import { OUTCOMES } from '../../lib/verification/listing-schemas.js';
 import { LANGUAGE_CHOICES } from '../../lib/i18n/languages.js';
 import { ASSURANCE_LEVELS, CHALLENGE_NAMES, WEBSITE_CHALLENGES } from '../../lib/verification/challenge.js';
 
@@ -70,9 +72,9 @@ const checker = {
 };
 /** A website's section (lib/platform/routes/website-routes.ts renderWebsiteTab): the tab, its navigation, a notice, a new secret. */
 const section = (tab: string, extra: Record<string, unknown> = {}): Array<Record<string, unknown>> => [
-  ...each({ ...platform, overview, tab, tabs: ['overview', 'integrate', 'settings', 'webhooks', 'activity'], path: '/platform/websites/1', ...extra }, 'notice', keyParts('platform.notice.')),
+  ...each({ ...platform, overview, tab, tabs: TABS, path: '/platform/websites/1', ...extra }, 'notice', keyParts('platform.notice.')),
   ...['client', 'webhook'].map((kind) => ({
-    ...platform, overview, tab, tabs: ['overview', 'integrate', 'settings', 'webhooks', 'activity'], path: '/platform/websites/1', ...extra,
+    ...platform, overview, tab, tabs: TABS, path: '/platform/websites/1', ...extra,
     newSecret: { websiteId: 1, kind, label: kind === 'client' ? 'TEST' : 'https://hooks.example/in', secret: 'whsec_sample' },
   })),
 ];
@@ -116,7 +118,7 @@ export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
   'platform/base.njk': [platform],
   'platform/signin.njk': [
     { ...platform, webmaster: undefined, email: 'webmaster@example.test', failed: true },
-    { ...platform, webmaster: undefined, registered: true, codes: true },
+    { ...platform, webmaster: undefined, codes: true },
     { ...platform, webmaster: undefined, email: 'webmaster@example.test', throttled: true, codes: true },
   ],
   // as lib/platform/routes/sign-in-code-routes.ts fills it
@@ -127,11 +129,21 @@ export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
     { ...platform, webmaster: undefined, minutes: 10, step: 'enter', failed: true },
   ],
   'platform/register.njk': [
-    { ...platform, webmaster: undefined, minLength: 12, maxLength: 128 },
-    // as lib/platform/routes/auth-routes.ts fills them
-    ...each({ ...platform, webmaster: undefined, email: 'webmaster@example.test', minLength: 12, maxLength: 128 }, 'errors', [
-      { email: 'platform.register.error.email', password: 'platform.register.error.password' },
-      { confirm: 'platform.register.error.confirm' },
+    { ...platform, webmaster: undefined, mail: false },
+    { ...platform, webmaster: undefined, mail: true },
+    // as lib/platform/routes/password-routes.ts fills it
+    { ...platform, webmaster: undefined, mail: true, email: 'not-an-address', errors: { email: 'platform.register.error.email' } },
+  ],
+  'platform/link-sent.njk': [{ ...platform, webmaster: undefined, asked: 'register', minutes: 30 }, { ...platform, webmaster: undefined, asked: 'reset', minutes: 30 }],
+  'platform/password-forgot.njk': [
+    { ...platform, webmaster: undefined },
+    { ...platform, webmaster: undefined, email: 'x', errors: { email: 'platform.register.error.email' } },
+  ],
+  'platform/password-set.njk': [
+    { ...platform, webmaster: undefined, expired: true, mail: true },
+    { ...platform, webmaster: undefined, expired: true, mail: false },
+    ...each({ ...platform, webmaster: undefined, token: 't', email: 'webmaster@example.test', purpose: 'reset', minLength: 12, maxLength: 256 }, 'errors', [
+      undefined, { password: 'platform.register.error.password' }, { confirm: 'platform.register.error.confirm' },
     ]),
   ],
   'platform/account.njk': [
@@ -162,6 +174,19 @@ export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
         deliveries: [{ messageId: 'msg_1', event: 'webhook.test', attempt: 1, attemptedAt: '2026-01-01 10:00 UTC', status: null, error: 'refused', durationMs: 3, nextRetryAt: '2026-01-01 10:01 UTC' }] },
       { id: 2, url: 'https://hooks.example/other', events: ['key.regenerated'], createdAt: '2026-01-01 10:00 UTC', disabledAt: null, deliveries: [] }],
     }),
+  ],
+  'platform/website-verifications.njk': [
+    ...section('verifications', { outcomes: OUTCOMES, keptHours: 25, csvMax: 10000, filters: {}, search: '', flows: [], next: null, older: false }),
+    ...OUTCOMES.map((outcome) => ({
+      ...section('verifications')[0], outcomes: OUTCOMES, keptHours: 25, csvMax: 10000, filters: { outcome, environment: 'TEST' }, search: `outcome=${outcome}`,
+      next: 'abc', older: true, notFound: 'test_missing', problem: 'Invalid from or to.',
+      flows: [{ id: 'test_a', environment: 'TEST', completedAt: '2026-01-01T10:00:00.000Z', outcome, challenge: 'sandbox', country: 'DE', reused: outcome === 'verified' }],
+    })),
+    ...OUTCOMES.map((outcome) => ({
+      ...section('verifications')[0], outcomes: OUTCOMES, keptHours: 25, csvMax: 10000, rules: outcome === 'verified' ? ['preset fr 1 #0'] : [],
+      flow: { id: 'test_a', environment: 'TEST', clientId: outcome === 'expired' ? null : 'test_client', startedAt: '2026-01-01T09:59:00.000Z', completedAt: '2026-01-01T10:00:00.000Z',
+        outcome, challenge: 'sandbox', assuranceLevel: 'STANDARD', ageThreshold: 18, country: 'FR', countrySubdivision: 'FR-75', reused: true, returnedToWebsite: outcome !== 'expired' },
+    })),
   ],
   'platform/website-activity.njk': [
     ...section('activity', { rows: [], next: null, older: false }),

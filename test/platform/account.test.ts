@@ -3,27 +3,21 @@ import { LANGUAGES } from '../../lib/i18n/languages.js';
 import { sha256 } from '../../lib/security/hashing.js';
 import { startTestApp, useApp, type TestApp } from '../helpers/app.js';
 import { Browser, decodeHtml, redirectPaths, type Fields } from '../helpers/browser.js';
+import { PLATFORM_PASSWORD, signedInWebmaster } from '../helpers/platform.js';
 
 const TOKEN = /avk_[A-Za-z0-9_-]{43}/g;
 let counter = 0;
 const newEmail = () => `platform-${Date.now()}-${counter++}@example.test`;
-const PASSWORD = 'correct horse battery';
+const PASSWORD = PLATFORM_PASSWORD;
 
-/** Registers, which signs the new webmaster in and lands on their websites. */
-async function register(app: TestApp, email = newEmail()): Promise<{ client: Browser; email: string }> {
-  const client = new Browser(app.url);
-  await client.open('/platform/register');
-  const registered = await client.post('/platform/register', { email, password: PASSWORD, confirm: PASSWORD });
-  expect(redirectPaths(registered)).to.deep.equal(['/platform/websites']);
-  return { client, email };
-}
+/** A new webmaster, signed in, landing on their websites. */
+const register = (app: TestApp, email = newEmail()) => signedInWebmaster(app, email);
 
-/** Registers, then signs in through a raw request (no redirect following); returns the Set-Cookie line of the session. */
+/** A new webmaster signs in through a raw request (no redirect following); returns the Set-Cookie line of the session. */
 async function sessionCookieOfSignIn(app: TestApp, headers: Record<string, string> = {}): Promise<string> {
+  const { email } = await signedInWebmaster(app);
   const client = new Browser(app.url, { headers });
-  const email = newEmail();
-  await client.open('/platform/register');
-  await client.post('/platform/register', { email, password: PASSWORD, confirm: PASSWORD });
+  await client.open('/platform/signin');
   const response = await client.request('/platform/signin', { body: { email, password: PASSWORD } });
   expect(response.status).to.equal(303);
   return response.headers.getSetCookie().find((line) => line.startsWith('ap_platform='))!;
@@ -32,7 +26,7 @@ async function sessionCookieOfSignIn(app: TestApp, headers: Record<string, strin
 describe('webmasters platform: accounts, sessions and the Authorization Token', () => {
   const app = useApp();
 
-  it('registers a webmaster, who then signs in and lands on their websites', async () => {
+  it('signs a webmaster in, who lands on their websites', async () => {
     const { client, email } = await register(app);
     const page = await client.open('/platform/account');
     expect(page.status).to.equal(200);
@@ -50,20 +44,6 @@ describe('webmasters platform: accounts, sessions and the Authorization Token', 
     const rows = await app.provider.db('platform_sessions').select('id_hash');
     expect(rows.map((row: { id_hash: string }) => row.id_hash)).not.to.include(id);
     expect(rows.map((row: { id_hash: string }) => row.id_hash)).to.include(sha256(id));
-  });
-
-  it('refuses a short password, a mismatched confirmation and a bad email, next to the fields', async () => {
-    const client = new Browser(app.url);
-    await client.open('/platform/register');
-    let page = await client.post('/platform/register', { email: 'not-an-email', password: 'short', confirm: 'short' });
-    expect(page.status).to.equal(400);
-    expect(page.html).to.contain('id="email-error"').and.contain('Enter a valid email address.');
-    expect(page.html).to.contain('id="password-error"').and.contain('The password must have between 12 and 256 characters.');
-    expect(page.html).to.match(/id="password"[^>]*aria-invalid="true"/);
-    page = await client.post('/platform/register', { email: newEmail(), password: PASSWORD, confirm: `${PASSWORD}!` });
-    expect(page.status).to.equal(400);
-    expect(page.html).to.contain('id="confirm-error"').and.contain('The two passwords do not match.');
-    expect(await app.provider.db('webmasters').where('email', 'not-an-email').first()).to.equal(undefined);
   });
 
   it('signs in with the right password; a wrong password and an unknown email get the same answer', async () => {
@@ -121,7 +101,6 @@ describe('webmasters platform: accounts, sessions and the Authorization Token', 
       ['/platform/account/token', {}],
       ['/platform/signout', {}],
       ['/platform/signin', { email, password: PASSWORD }],
-      ['/platform/register', { email: newEmail(), password: PASSWORD, confirm: PASSWORD }],
     ] as const) {
       const page = await client.post(path, fields, { csrf: null });
       expect(page.status, path).to.equal(403);
@@ -185,9 +164,8 @@ describe('webmasters platform: languages', () => {
       const client = new Browser(app.url, { headers: { 'Accept-Language': `${language};q=0.9, en;q=0.1` } });
       const signIn = await client.open('/platform/signin');
       expect(signIn.html).to.contain(`<html lang="${language}">`).and.contain(signInWords[language]);
-      const email = newEmail();
-      await client.open('/platform/register');
-      await client.post('/platform/register', { email, password: PASSWORD, confirm: PASSWORD });
+      const { email } = await signedInWebmaster(app);
+      await client.open('/platform/signin');
       const account = await client.post('/platform/signin', { email, password: PASSWORD });
       expect(account.url.pathname, language).to.equal('/platform/websites');
       expect((await client.post('/platform/account/token')).status, language).to.equal(200);
@@ -217,37 +195,6 @@ describe('webmasters platform: rate limits', () => {
     // The sign-in page itself says so, with the form (and, where mail is configured, the code by email).
     expect(blocked.html).to.contain('Too many wrong passwords were tried for this account').and.contain('action="/platform/signin"');
     expect(client.cookies.has('ap_platform')).to.equal(false);
-    // Registering the taken email with its password is no way around the counter: the same throttled page, no session.
-    await client.open('/platform/register');
-    const registering = await client.post('/platform/register', { email, password: PASSWORD, confirm: PASSWORD });
-    expect(registering.status).to.equal(429);
-    expect(registering.html).to.contain('Too many wrong passwords were tried for this account');
-    expect(client.cookies.has('ap_platform')).to.equal(false);
-  });
-
-  it('counts a wrong password typed at registration for a taken email like one typed at sign-in', async () => {
-    const { email } = await register(app);
-    const client = new Browser(app.url);
-    // One failure at registration and nine at sign-in hold the account as ten at sign-in would.
-    await client.open('/platform/register');
-    const answer = await client.post('/platform/register', { email, password: 'a wrong password', confirm: 'a wrong password' });
-    expect(answer.url.pathname + answer.url.search).to.equal('/platform/signin?registered=1');
-    for (let attempt = 1; attempt < 10; attempt += 1) {
-      expect((await client.post('/platform/signin', { email, password: `wrong password ${attempt}` })).status).to.equal(400);
-    }
-    expect((await client.post('/platform/signin', { email, password: PASSWORD })).status).to.equal(429);
-  });
-
-  it('limits registrations per IP', async () => {
-    const client = new Browser(app.url);
-    await client.open('/platform/register');
-    const statuses: number[] = [];
-    for (let attempt = 0; attempt < 21; attempt += 1) {
-      statuses.push((await client.post('/platform/register', { email: newEmail(), password: 'short', confirm: 'short' })).status);
-    }
-    // The tests above spent four points of this IP's 20: two registrations by register(), two of a taken email.
-    expect(statuses.filter((status) => status === 400)).to.have.length(16);
-    expect(statuses.slice(16)).to.deep.equal([429, 429, 429, 429, 429]);
   });
 });
 

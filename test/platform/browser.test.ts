@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { expect } from 'chai';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { createWebmaster } from '../../lib/webmasters/accounts.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -30,11 +31,11 @@ describe('webmasters platform in a real browser (Debian chromium)', function () 
     await app?.close();
   });
 
-  it('registers with the keyboard, generates a token shown once, and the token works against the External API', async () => {
-    await page.goto(`${app.url}/platform/register`);
+  it('signs in with the keyboard, generates a token shown once, and the token works against the External API', async () => {
+    await createWebmaster(app.provider.db, { email: 'browser@example.test', password: 'a browser passphrase' });
+    await page.goto(`${app.url}/platform/signin`);
     await page.getByLabel('Email').fill('browser@example.test');
     await page.getByLabel('Password', { exact: true }).fill('a browser passphrase');
-    await page.getByLabel('Confirm password').fill('a browser passphrase');
     await page.keyboard.press('Enter');
     await page.waitForURL((url) => url.pathname === '/platform/websites');
     await page.getByRole('link', { name: 'Account' }).click();

@@ -1,18 +1,13 @@
 import { expect } from 'chai';
 import { useApp, type TestApp } from '../helpers/app.js';
+import { signedInWebmaster } from '../helpers/platform.js';
 import { Browser, decodeHtml, formOf, formsOf, linkWithText, redirectPaths, type Page } from '../helpers/browser.js';
 import { getOAuth2Config, getWebsite } from '../../lib/websites/index.js';
 
-let counter = 0;
-const PASSWORD = 'correct horse battery';
-
+/** A new webmaster, signed in, and the page they land on: their websites. */
 async function registered(app: TestApp): Promise<{ client: Browser; landing: Page }> {
-  const client = new Browser(app.url);
-  await client.open('/platform/register');
-  const email = `onboarding-${Date.now()}-${counter++}@example.test`;
-  // Registering signs the new webmaster in and lands on their websites.
-  const landing = await client.post('/platform/register', { email, password: PASSWORD, confirm: PASSWORD });
-  return { client, landing };
+  const { client } = await signedInWebmaster(app);
+  return { client, landing: await client.open('/platform/websites') };
 }
 
 const text = (page: Page): string => decodeHtml(page.html).replace(/\s+/g, ' ');
@@ -25,7 +20,7 @@ describe('webmasters platform: onboarding, integration, confirmations and form e
 
   it('lands a new webmaster on their websites, where an empty state explains the three steps', async () => {
     const { landing } = await registered(app);
-    expect(redirectPaths(landing)).to.deep.equal(['/platform/websites']);
+    expect(landing.url.pathname).to.equal('/platform/websites');
     expect(text(landing)).to.contain('You have no websites yet.').and.contain('Three steps to verify ages on your website')
       .and.contain('Add your website').and.contain('Enable OAuth2 for TEST').and.contain('Put the verify button on your site');
     expect(landing.html).to.contain('<a href="#create-heading">');
@@ -52,16 +47,6 @@ describe('webmasters platform: onboarding, integration, confirmations and form e
     expect(links[1]).to.contain('“https://user:pw@shop.example.com/b” is not accepted');
     const nextToField = text(uris).slice(text(uris).lastIndexOf('Redirect URIs'));
     expect(nextToField).to.contain('“http://shop.example.com/a” is not accepted').and.contain('“https://user:pw@shop.example.com/b” is not accepted');
-  });
-
-  it('summarises the registration form\'s errors at the top too', async () => {
-    const client = new Browser(app.url);
-    await client.open('/platform/register');
-    const refused = await client.post('/platform/register', { email: 'not-an-email', password: 'short', confirm: 'other' });
-    expect(refused.status).to.equal(400);
-    expect(refused.html.indexOf('id="form-errors"')).to.be.greaterThan(0).and.lessThan(refused.html.indexOf('<form method="post" action="/platform/register'));
-    expect(refused.html).to.match(/<a href="#email">/).and.match(/<a href="#password">/);
-    expect(formOf(refused, { action: '/platform/register' }).action.hash).to.equal('#form-errors');
   });
 
   it('offers the checker script first, with the website\'s real key, the server check and the CSP the page needs', async () => {
@@ -119,6 +104,22 @@ describe('webmasters platform: onboarding, integration, confirmations and form e
     expect(started.status).to.equal(303);
     expect(started.headers.get('location')).to.match(/\/v1\/oauth2\/interaction\//);
     expect((await fetch(`${app.url}/static/copy.js`)).headers.get('content-type')).to.match(/^text\/javascript/);
+  });
+
+  it('offers WordPress beside them, with the values to paste into the plugin and its redirect URI, never the secret', async () => {
+    const { client } = await registered(app);
+    const created = await client.post('/platform/websites', { name: 'Cellar', domain: 'cellar.example.com', language: 'en', challenges: ['selfie'], regions: '' });
+    const id = websiteIdOf(created);
+    const webmasterId = (await app.provider.db('websites').where({ id }).first('webmaster_id') as { webmaster_id: number }).webmaster_id;
+    const live = (await getWebsite(app.provider.runtime, webmasterId, id)).keys.find((key) => key.environment === 'LIVE')!.publicKey;
+    expect(created.html.indexOf('id="wordpress-heading"')).to.be.greaterThan(created.html.indexOf('id="oauth2-heading"'));
+    expect(snippet(created, 'wordpress-live-wordpress')).to.equal(`Service address:    ${app.provider.config.issuer}\nWebsite public key: ${live}`);
+    const page = await client.post(`/platform/websites/${id}/oauth2/test`, { redirectUris: 'https://cellar.example.com/?age_provider=callback' });
+    const { clientId, clientSecret } = await getOAuth2Config(app.provider.runtime, webmasterId, id, 'TEST');
+    const settings = snippet(page, 'wordpress-test-wordpress');
+    expect(settings).to.contain(`OAuth2 client id:         ${clientId}`).and.contain('Redirect URI to register: https://cellar.example.com/?age_provider=callback')
+      .and.not.contain(clientSecret);
+    expect(page.html).to.contain('data-copy="wordpress-test-wordpress"').and.contain('docs/wordpress.md');
   });
 
   it('asks before replacing a key, OAuth2 credentials or the API token, saying what stops working and when', async () => {

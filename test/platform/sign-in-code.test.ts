@@ -6,7 +6,7 @@ import { normalizeIdentifier } from '../../lib/security/identifiers.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { Browser, formOf, type Page } from '../helpers/browser.js';
 import { createWebmasterFixture, type WebmasterFixture } from '../helpers/fixtures.js';
-import { startSmtpSink, type ReceivedMail } from '../verification/challenges/vendors/helpers/smtp-sink.js';
+import { startSmtpSink, type ReceivedMail } from '../helpers/smtp-sink.js';
 
 /** A browser behind the trusted proxy at `ip`. */
 const browserAt = (app: TestApp, ip: string): Browser => new Browser(app.url, { headers: { 'x-forwarded-for': ip } });

@@ -57,6 +57,15 @@ describe('webmasters platform: websites, keys and OAuth2 through the website ser
     expect(await listWebsites(app.provider.runtime, webmasterId)).to.deep.equal([]);
   });
 
+  it('refuses a name with a bidirectional control (the same schema as the API), explained next to the field', async () => {
+    const { client, webmasterId } = await signedIn(app);
+    await client.open('/platform/websites');
+    const page = await client.post('/platform/websites', { name: 'Shop \u202epohs', domain: 'bidi.example.com', language: 'auto', challenges: ['selfie'], regions: '' });
+    expect(page.status).to.equal(400);
+    expect(text(page)).to.contain('without line breaks or text-direction control characters');
+    expect(await listWebsites(app.provider.runtime, webmasterId)).to.deep.equal([]);
+  });
+
   it('edits a website (never its domain) and refuses an invalid edit without changing anything', async () => {
     const { client, webmasterId } = await signedIn(app);
     await client.open('/platform/websites');

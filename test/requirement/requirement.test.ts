@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { ConfigError } from '../../lib/config/settings.js';
 import { regenerateWebsiteKey } from '../../lib/websites/index.js';
 import { startTestApp, useApp } from '../helpers/app.js';
@@ -69,7 +70,21 @@ describe('the public requirement endpoint', () => {
     it('is cached privately for a minute and varies with the geo headers', async () => {
       const { response } = await fetchRequirement(app, website.live, at('US', 'TX'));
       expect(response.headers.get('cache-control')).to.equal('private, max-age=60');
-      expect(response.headers.get('vary')).to.equal('CF-IPCountry, X-Region');
+      expect(response.headers.get('vary')).to.equal('CF-IPCountry, X-Region, Accept');
+    });
+
+    it('answers a signed JWT with Accept: application/jwt, for the website\'s server, never cached', async () => {
+      const response = await fetch(`${app.url}/v1/requirement?key=${website.test}`, { headers: { ...at('DE'), Accept: 'application/jwt' } });
+      expect(response.status).to.equal(200);
+      expect(response.headers.get('content-type')).to.match(/^application\/jwt/);
+      expect(response.headers.get('cache-control')).to.equal('no-store');
+      expect(response.headers.get('access-control-allow-origin')).to.equal('*');
+      const jwks = createLocalJWKSet((await (await fetch(`${app.url}/v1/oauth2/jwks`)).json()) as JSONWebKeySet);
+      const { payload, protectedHeader } = await jwtVerify(await response.text(), jwks, { issuer: app.url, audience: website.test, typ: 'age-requirement+jwt' });
+      expect(protectedHeader.alg).to.equal('RS256');
+      expect(payload).to.include({ required: false, country: 'DE', country_subdivision: null, age_threshold: 18, environment: 'TEST' });
+      expect(payload).not.to.have.property('verified');
+      expect(payload.exp! - payload.iat!).to.equal(600);
     });
 
     it('answers a CORS preflight', async () => {

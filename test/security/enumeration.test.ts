@@ -18,32 +18,7 @@ describe('security: what registration and "save result" tell a stranger', () => 
     client = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'TEST', challenges: ['selfie'] });
   });
 
-  async function register(email: string, password: string): Promise<Page> {
-    const browser = new Browser(app.url);
-    await browser.open('/platform/register');
-    return browser.post('/platform/register', { email, password, confirm: password });
-  }
-  async function signIn(email: string, password: string): Promise<string> {
-    const browser = new Browser(app.url);
-    await browser.open('/platform/signin');
-    return (await browser.post('/platform/signin', { email, password })).url.pathname;
-  }
-
-  it('signs a new webmaster in at registration, and never changes or opens an existing account with another password', async () => {
-    const existing = await createWebmasterFixture(app.provider.runtime);
-    const fresh = `new-${randomBytes(4).toString('hex')}@example.test`;
-    expect((await register(fresh, PASSWORD)).url.pathname).to.equal('/platform/websites');
-    const taken = await register(existing.email.toUpperCase(), PASSWORD);
-    expect(taken.url.pathname + taken.url.search).to.equal('/platform/signin?registered=1');
-    expect(taken.html).to.contain('already has an account; nothing was changed');
-    expect(taken.html).to.not.contain(existing.email);
-    // Its owner, typing its own password, is signed in as at the sign-in form.
-    expect((await register(existing.email, existing.password)).url.pathname).to.equal('/platform/websites');
-
-    expect(await signIn(fresh, PASSWORD)).to.equal('/platform/websites');
-    expect(await signIn(existing.email, existing.password)).to.equal('/platform/websites');
-    expect(await signIn(existing.email, PASSWORD)).to.equal('/platform/signin');
-  });
+  // What webmaster registration tells a stranger (the same answer for a known address): test/platform/registration.test.ts.
 
   async function resultPage(browser: Browser): Promise<Page> {
     const sandbox = expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client))));

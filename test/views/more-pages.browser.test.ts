@@ -8,7 +8,7 @@ import { PNG } from 'pngjs';
 import { chromium, type Browser } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { axeViolations, CHROMIUM, CHROMIUM_ARGS, openPage, VIEWPORTS } from '../helpers/chromium.js';
-import { startSmtpSink } from '../verification/challenges/vendors/helpers/smtp-sink.js';
+import { bodyOf, mailNumber, startSmtpSink } from '../helpers/smtp-sink.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../helpers/fixtures.js';
 import { authorizationUrl } from '../helpers/relying-party.js';
 import { createTestIssuer, readWalletRequest } from '../verification/challenges/eu-av/wallet.js';
@@ -69,9 +69,15 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
       await page.goto(`${base}/platform/register`);
       await check('platform register');
       await page.getByLabel('Email').fill(email);
+      await page.getByRole('button', { name: 'Email me a link' }).click();
+      await page.waitForURL((url) => url.pathname === '/platform/register/sent');
+      await check('platform register, link mailed');
+      const link = /http:\/\/localhost:\d+\/platform\/password\/[A-Za-z0-9_-]{43}/.exec(bodyOf(await mailNumber(smtp!.mails, email, 1)))![0];
+      await page.goto(link);
+      await check('platform set password');
       await page.getByLabel('Password', { exact: true }).fill('an accessible passphrase');
       await page.getByLabel('Confirm password').fill('an accessible passphrase');
-      await page.getByRole('button').last().click();
+      await page.getByRole('button', { name: 'Set password and sign in' }).click();
       await page.waitForURL((url) => url.pathname === '/platform/websites');
       expect(await page.locator('.empty-state').count(), 'a new webmaster, signed in by registering, has no website yet').to.equal(1);
       await check('platform websites, empty');
@@ -104,6 +110,11 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
       await check('platform website, Webhooks with a new signing secret');
       await page.goto(`${base}${website}/activity`);
       await check('platform website, Activity');
+      await page.goto(`${base}${website}/verifications`);
+      await check('platform website, Verifications');
+      await page.locator('table.split a').first().click();
+      await page.getByRole('heading', { name: 'Verification', exact: true }).waitFor();
+      await check('platform website, one verification');
       await page.goto(`${base}${website}/settings`);
       expect(await page.locator('[aria-labelledby="domain-heading"], #domain-heading').count(), 'the domain section').to.be.above(0);
       await check('platform website, Settings with domain');
@@ -120,6 +131,10 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
       await page.goto(`${base}/platform/account/token/regenerate`);
       await check('platform confirmation (regenerate token)');
 
+      await page.goto(`${base}/platform/password/forgot`);
+      await check('platform forgotten password');
+      await page.goto(`${base}/platform/password/${'x'.repeat(43)}`);
+      await check('platform set password, link expired');
       await page.goto(`${base}/platform/signin/code`);
       await check('platform sign-in code, asking');
       await page.getByLabel('Email').fill(email);
@@ -144,7 +159,7 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
       await page.getByRole('button', { name: 'Save to a passkey' }).waitFor();
       await check('result with passkey save');
 
-      expect(checked).to.have.length(18);
+      expect(checked).to.have.length(20);
       expect(problems).to.deep.equal([]);
       await context.close();
     });
@@ -178,4 +193,33 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
       await context.close();
     });
   }
+
+  it('eu_av through the browser\'s Digital Credentials API: org-iso-mdoc is the first request; when the call fails, the visitor is told so in their language, and may try again', async () => {
+    const context = await browser!.newContext({ viewport: VIEWPORTS.desktop, locale: 'fr-FR' });
+    // A browser with the API whose wallet call fails (as when no wallet answers, or the visitor cancels): what the page asked is kept.
+    await context.addInitScript({ content: `
+      window.askedDigital = [];
+      window.DigitalCredential = function DigitalCredential() {};
+      Object.defineProperty(navigator, 'credentials', { value: { get: function (options) {
+        window.askedDigital.push(options.digital);
+        return Promise.reject(new DOMException('Unsupported protocol', 'NotAllowedError'));
+      } } });` });
+    const page = await context.newPage();
+    await page.goto(authorizationUrl(app!.url, euAv, 'checker', { challenges: 'eu_av' }));
+    await page.getByRole('button', { name: 'Accepter et continuer' }).click();
+    await page.waitForURL((url) => /\/challenge\/eu_av\/start$/.test(url.pathname));
+    const failed = page.locator('#eu-av-dc-api-failed');
+    expect(await failed.isVisible()).to.equal(false);
+    await page.getByRole('button', { name: 'Partager depuis un portefeuille via ce navigateur' }).click();
+    await failed.waitFor({ state: 'visible' });
+    expect(await page.getByRole('alert').filter({ hasText: 'portefeuille' }).textContent()).to.equal('Votre navigateur n\'a pas obtenu de réponse d\'un portefeuille. Réessayez, ou utilisez le code QR ou le lien ci-dessous.');
+    const asked = await page.evaluate('window.askedDigital') as Array<{ requests: Array<{ protocol: string }> }>;
+    expect(asked.map(({ requests }) => requests.map(({ protocol }) => protocol))).to.deep.equal([['org-iso-mdoc', 'openid4vp-v1-unsigned']]);
+    // The button stays: a second try asks again, the sentence hidden meanwhile then shown again.
+    await page.getByRole('button', { name: 'Partager depuis un portefeuille via ce navigateur' }).click();
+    await failed.waitFor({ state: 'visible' });
+    expect(await page.evaluate('window.askedDigital.length')).to.equal(2);
+    expect(await axeViolations(page)).to.deep.equal([]);
+    await context.close();
+  });
 });

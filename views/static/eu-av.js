@@ -1,5 +1,5 @@
 // eu_av page. 1. Where the browser offers the W3C Digital Credentials API, a button asks the wallet through the
-// browser, offering both OpenID4VP (unsigned request) and ISO/IEC 18013-7 Annex C (org-iso-mdoc): the browser shows
+// browser, offering both ISO/IEC 18013-7 Annex C (org-iso-mdoc, first) and OpenID4VP (unsigned request): the browser shows
 // what the visitor's wallets answer, and the answer (a vp_token, or an encrypted response) goes to our dc-api step. 2. Otherwise, or meanwhile, it
 // asks our status step every two seconds whether a wallet's answer counts (or its answers are refused for now), then
 // submits the "continue" form (which is also the way on without JavaScript). Polling stops after ten minutes.
@@ -10,6 +10,7 @@
     browserForm.hidden = false;
     browserForm.addEventListener('submit', function (event) {
       event.preventDefault();
+      document.getElementById('eu-av-dc-api-failed').hidden = true;
       var requests = JSON.parse(browserForm.getAttribute('data-requests'));
       navigator.credentials.get({ mediation: 'required', digital: { requests: requests } })
         .then(function (credential) {
@@ -21,7 +22,8 @@
           browserForm.elements.namedItem('data').value = annexC ? data.response : JSON.stringify(data.vp_token);
           HTMLFormElement.prototype.submit.call(browserForm);
         })
-        .catch(function () { browserForm.hidden = true; });
+        // Refused, cancelled, no wallet, an unsupported request: the visitor reads why, and may try again or use the QR code or a link.
+        .catch(function () { document.getElementById('eu-av-dc-api-failed').hidden = false; });
     });
   }
 

@@ -1,75 +1,48 @@
 import type { ChangeOrigin } from '../../changes.js';
 import { systemClock } from '../../clock.js';
-import { checkNewCredentials, MAX_PASSWORD_LENGTH, WEBMASTER_MIN_PASSWORD_LENGTH } from '../../webmasters/credentials.js';
-import { randomToken } from '../../security/hashing.js';
+import { MAX_PASSWORD_LENGTH, WEBMASTER_MIN_PASSWORD_LENGTH } from '../../webmasters/credentials.js';
 import { issueApiToken } from '../../webmasters/api-tokens.js';
-import { createWebmaster, EmailTakenError, findWebmasterByEmail } from '../../webmasters/accounts.js';
+import { findWebmasterByEmail } from '../../webmasters/accounts.js';
 import { CliError, output, UsageError, type CliIo, type Command } from '../command.js';
+import { confirmAddress, createAccount, emailOf, resetPassword, type Values } from './webmaster-access.js';
 import { subcommandOf } from '../arguments.js';
 import { withConfiguredDatabase } from '../configured-database.js';
 
 const USAGE = `Usage:
   age-provider webmaster create --email E [--password-stdin] [--json]
+  age-provider webmaster reset-password --email E [--json]
+  age-provider webmaster confirm --email E [--json]
   age-provider webmaster token --email E [--json]
 
 Subcommands:
-  create   Registers a webmaster who can then sign in to the platform at /platform.
-           With --password-stdin the password is read from standard input (${WEBMASTER_MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters,
-           one trailing newline removed); without it a strong password is generated and printed once.
-  token    Issues a new API token for the External API (Authorization: Bearer <token>) and prints it once.
-           The webmaster's previous token stops working at once.
+  create          Creates a webmaster account and prints a one-time link (24 hours) that sets its password on the
+                  platform at /platform; hand it to the webmaster. The address counts as confirmed: you vouch for it.
+                  With --password-stdin the password is read from standard input instead (${WEBMASTER_MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH}
+                  characters, one trailing newline removed) and no link is made.
+  reset-password  Clears the webmaster's password, ends every session of the account on every instance, and prints a
+                  one-time link (24 hours) that sets a new one. A second factor, if any, is still asked at sign-in.
+  confirm         Vouches for the address of an account registered before addresses were proven: it is confirmed
+                  and keeps its password (otherwise the first mailed link or code used for it clears its credentials).
+  token           Issues a new API token for the External API (Authorization: Bearer <token>) and prints it once.
+                  The webmaster's previous token stops working at once.
+  Each change is recorded in the account's audit trail as the operator's.
 
 Options:
   --email E          the webmaster's email address
   --password-stdin   read the new password from standard input (create only)
   --json             print one JSON document on stdout:
-                       create: {"id", "email", "createdAt", "password" (only when generated)}
-                       token:  {"webmasterId", "email", "token"}
+                       create:         {"id", "email", "createdAt", "link", "linkExpiresAt"} (no link with --password-stdin)
+                       reset-password: {"id", "email", "sessionsEnded", "link", "linkExpiresAt"}
+                       confirm:        {"id", "email", "changed"}
+                       token:          {"webmasterId", "email", "token"}
 
 Works against DATABASE_URL while the server runs. The embedded database (no DATABASE_URL) belongs to the one
 process that opened it: stop the server first, or run both against PostgreSQL.`;
-
-type Values = Record<string, string | boolean | Array<string | boolean> | undefined>;
-
-function emailOf(values: Values): string {
-  const email = typeof values.email === 'string' ? values.email.trim() : '';
-  if (!email) throw new UsageError('--email is required (run "age-provider webmaster --help")');
-  return email;
-}
-
-/** The password from standard input without the newline `echo` or a here-string adds. */
-async function passwordFromStdin(io: CliIo): Promise<string> {
-  return (await io.readStdin()).replace(/\r?\n$/, '');
-}
-
-async function create(values: Values, io: CliIo): Promise<number> {
-  const email = emailOf(values);
-  const generated = values['password-stdin'] === true ? undefined : randomToken(18);
-  const password = generated ?? (await passwordFromStdin(io));
-  const problems = checkNewCredentials({ email, password });
-  if (problems.includes('email')) throw new UsageError(`"${email}" is not a valid email address`);
-  if (problems.includes('password')) {
-    throw new CliError(`the password must have between ${WEBMASTER_MIN_PASSWORD_LENGTH} and ${MAX_PASSWORD_LENGTH} characters`);
-  }
-  const webmaster = await withConfiguredDatabase(io, async ({ db }) => {
-    try {
-      return await createWebmaster(db, { email, password });
-    } catch (error) {
-      if (error instanceof EmailTakenError) throw new CliError(`a webmaster with the email ${email} already exists`);
-      throw error;
-    }
-  });
-  output(io, values.json === true,
-    { id: webmaster.id, email: webmaster.email, createdAt: webmaster.createdAt.toISOString(), ...(generated ? { password: generated } : {}) },
-    `Created webmaster ${webmaster.email} (id ${webmaster.id}).${generated ? `\nGenerated password (shown only this once): ${generated}` : ''}`);
-  return 0;
-}
 
 /** The audit trail's name for a token issued here: the operator, at the command line. */
 const OPERATOR_TOKEN: ChangeOrigin = { actor: { type: 'operator', id: 'age-provider webmaster token' }, address: null };
 
 async function token(values: Values, io: CliIo): Promise<number> {
-  if (values['password-stdin'] !== undefined) throw new UsageError('--password-stdin applies to "webmaster create" only');
   const email = emailOf(values);
   const issued = await withConfiguredDatabase(io, async ({ db }) => {
     const webmaster = await findWebmasterByEmail(db, email);
@@ -83,10 +56,12 @@ async function token(values: Values, io: CliIo): Promise<number> {
 
 export const webmasterCommand: Command = {
   name: 'webmaster',
-  summary: 'create a webmaster account, or issue its API token',
+  summary: 'create a webmaster account, reset its password, confirm its address, or issue its API token',
   usage: USAGE,
   options: { email: { type: 'string' }, 'password-stdin': { type: 'boolean' }, json: { type: 'boolean' } },
   async run({ values, positionals }, io) {
-    return subcommandOf(webmasterCommand, positionals, ['create', 'token']) === 'create' ? create(values, io) : token(values, io);
+    const subcommand = subcommandOf(webmasterCommand, positionals, ['create', 'reset-password', 'confirm', 'token']);
+    if (subcommand !== 'create' && values['password-stdin'] !== undefined) throw new UsageError('--password-stdin applies to "webmaster create" only');
+    return { create: createAccount, 'reset-password': resetPassword, confirm: confirmAddress, token }[subcommand](values, io);
   },
 };

@@ -1,6 +1,22 @@
 import { render } from '../../http/render.js';
 import { seeOther } from '../../http/see-other.js';
 import type { Visit } from './visit.js';
+import { isCheckerClientId } from '../../checker/client.js';
+import { openState } from '../../checker/state.js';
+
+/**
+ * The host the visitor goes back to. For a website's OAuth2 client: the registered redirect URI oidc-provider
+ * matched, not the domain the webmaster typed. For the checker script's client, whose redirect URI is this service's
+ * own callback: the page that opened the window, as sealed in the state when it started (lib/checker/start.ts).
+ */
+function returnHostOf(visit: Visit): string {
+  if (isCheckerClientId(visit.params.client_id)) {
+    const { state: sealed } = visit.interaction.params as { state?: unknown };
+    const state = typeof sealed === 'string' ? openState(visit.services.runtime, sealed) : undefined;
+    return state ? new URL(state.origin).host : visit.client.website.domain;
+  }
+  return new URL(visit.params.redirect_uri).host;
+}
 
 /** The three steps the visitor's pages show: the request (prompt), the check (choice, challenges, sign-in), the result. */
 export type VisitStep = 'request' | 'check' | 'result';
@@ -13,8 +29,7 @@ export type VisitStep = 'request' | 'check' | 'result';
 export function renderPage(visit: Visit, template: string, variables: Record<string, unknown> = {}, status = 200): void {
   render(visit.ctx, template, visit.language, {
     website: visit.client.website,
-    // From the registered redirect URI oidc-provider matched, not the domain the webmaster typed.
-    returnHost: new URL(visit.params.redirect_uri).host,
+    returnHost: returnHostOf(visit),
     step: 'check' satisfies VisitStep,
     sandbox: visit.environment === 'TEST',
     signedIn: visit.progress.accountId !== null,

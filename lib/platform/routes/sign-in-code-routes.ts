@@ -9,9 +9,10 @@ import type { PlatformServices } from '../services.js';
 import { randomToken } from '../../security/hashing.js';
 import { normalizeIdentifier } from '../../security/identifiers.js';
 import { signInCodeGuard, signInGuard } from '../../security/sign-in-guard.js';
-import { findWebmasterByEmail } from '../../webmasters/accounts.js';
+import { findWebmasterByEmail, proveMailbox } from '../../webmasters/accounts.js';
 import { issueSignInCode, redeemSignInCode, SIGN_IN_CODE_SECONDS } from '../../webmasters/sign-in-codes.js';
-import { PLATFORM_DEVICE, PLATFORM_LANDING, PLATFORM_PATH, startSession } from '../authentication.js';
+import { completeSignIn, PLATFORM_DEVICE, PLATFORM_LANDING, PLATFORM_PATH } from '../authentication.js';
+import { endSessions } from '../sessions.js';
 import { onceForms } from '../once.js';
 import { renderPage } from '../page.js';
 
@@ -90,7 +91,10 @@ export function signInCodeRoutes(runtime: PlatformServices, mail: MailSettings):
     if (!webmaster) return page(ctx, { step: 'enter', failed: true }, 400);
     ctx.cookies.set(BROWSER_COOKIE, null, cookieOptions(ctx));
     guard.trustDevice(ctx, webmaster.email);
-    await startSession(ctx, runtime, webmaster.id);
+    // The code proves the mailbox: an account whose address was never proven is taken over by its reader, and
+    // whoever was signed in to it before is out (migrations/013_webmaster_access.ts).
+    if (await proveMailbox(runtime.db, runtime.clock, webmaster.id)) await endSessions(runtime.db, webmaster.id);
+    await completeSignIn(ctx, runtime, webmaster.id);
     seeOther(ctx, PLATFORM_LANDING, { noStore: true });
   });
 

@@ -20,7 +20,7 @@ import { newWebsiteSecret } from '../one-time-display.js';
 import { OVERVIEW_DAYS, legend, lastDays, overviewStatistics, statisticsCsv } from '../statistics-view.js';
 import { websiteStatistics } from '../../statistics/statistics.js';
 import { translator } from '../../i18n/catalogue.js';
-import { checkerIntegrationsOf, integrationsOf } from '../integration-view.js';
+import { checkerIntegrationsOf, integrationsOf, wordpressIntegrationsOf } from '../integration-view.js';
 import { browserLanguage } from '../../i18n/negotiate.js';
 
 /** What the page says after a successful change (?saved=...), from a fixed list so the query cannot inject text. */
@@ -28,7 +28,7 @@ const NOTICES = ['created', 'website', 'key', 'oauth2', 'credentials', 'webhook'
 export type Notice = (typeof NOTICES)[number];
 
 /** The sections of a website's page, each a page of its own behind the same tab navigation (no script needed). */
-export const TABS = ['overview', 'integrate', 'settings', 'webhooks', 'activity'] as const;
+export const TABS = ['overview', 'verifications', 'integrate', 'settings', 'webhooks', 'activity'] as const;
 export type Tab = (typeof TABS)[number];
 
 /** The path of a website's section, with the notice of what was just saved. */
@@ -142,6 +142,7 @@ export function websiteRoutes(runtime: PlatformServices): Router {
     await renderWebsiteTab(ctx, runtime, websiteOf(ctx), 'integrate', (overview) => ({
       checkers: checkerIntegrationsOf(overview, runtime.config.issuer),
       integrations: integrationsOf(overview, runtime.config.issuer, browserLanguage(ctx)),
+      wordpress: wordpressIntegrationsOf(overview, runtime.config.issuer, browserLanguage(ctx)),
     }));
   });
 

@@ -12,9 +12,11 @@ export const nameField = {
   type: 'string',
   minLength: 1,
   maxLength: NAME_MAX_LENGTH,
-  // No control characters or line breaks; not blank once trimmed. Written without overlapping repetitions, so it runs in linear time.
-  pattern: '^\\p{Zs}*[^\\s\\p{Cc}\\p{Cs}\\p{Zl}\\p{Zp}][^\\p{Cc}\\p{Cs}\\p{Zl}\\p{Zp}]*$',
-  description: `1 to ${NAME_MAX_LENGTH} characters, not blank, without control characters; surrounding spaces are trimmed.`,
+  // No control characters or line breaks, and no bidirectional embedding, override or isolate (U+202A-U+202E,
+  // U+2066-U+2069): a right-to-left override makes the visitor's prompt read the name backwards. Not blank once
+  // trimmed. Written without overlapping repetitions, so it runs in linear time.
+  pattern: '^\\p{Zs}*[^\\s\\p{Cc}\\p{Cs}\\p{Zl}\\p{Zp}\\u202A-\\u202E\\u2066-\\u2069][^\\p{Cc}\\p{Cs}\\p{Zl}\\p{Zp}\\u202A-\\u202E\\u2066-\\u2069]*$',
+  description: `1 to ${NAME_MAX_LENGTH} characters, not blank, without control characters or bidirectional controls (U+202A-U+202E, U+2066-U+2069); surrounding spaces are trimmed.`,
   examples: ['My Website'],
 } as const;
 

@@ -73,9 +73,10 @@ export function createEuAvChallenge(settings: EuAvSettings, issuer: string): Cha
       leaveUrl: context.stepUrl('leave'),
       dcApiUrl: context.stepUrl('dc-api'),
       // Both protocols in one call: the browser offers what the visitor's wallets answer, and the visitor picks.
+      // org-iso-mdoc first: the EUDI Android wallet core reads only the first request and requires it.
       dcRequests: JSON.stringify([
-        { protocol: OPENID4VP_DC_API_PROTOCOL, data: dcApiRequest(pending) },
         { protocol: ANNEX_C_PROTOCOL, data: annexCRequestData(pending.annexC, threshold) },
+        { protocol: OPENID4VP_DC_API_PROTOCOL, data: dcApiRequest(pending) },
       ]),
       waiting,
     });

@@ -18,7 +18,7 @@ export const euAvModule: ChallengeModule<EuAvSettings> = {
     return {
       ...createEuAvChallenge(trusting, runtime.config.issuer),
       routes: walletResponseRoutes(runtime, trusting),
-      ...(list ? { readiness: () => ({ trusted_list: list.report() }) } : {}),
+      ...(list ? { readiness: () => ({ trusted_list: list.report() }), available: list.available } : {}),
     };
   },
 };

@@ -70,3 +70,25 @@ export function issuerSignatureValid(auth: IssuerAuth, signer: X509Certificate):
   const toBeSigned = encoder.encode(['Signature1', auth.protectedBytes, new Uint8Array(0), auth.payload]);
   return verify(algorithm.hash, toBeSigned, { key, dsaEncoding: 'ieee-p1363' }, auth.signature);
 }
+
+/**
+ * Why the device authentication of a DeviceResponse's one document is not a device signature, or undefined. Checked
+ * here, before the library reads it: an empty `deviceAuth` made it throw "deviceMac is not iterable". A MAC needs a
+ * reader key agreed with the device, which neither OpenID4VP nor the browser API have: only a signature counts.
+ */
+export function deviceAuthProblem(encoded: Uint8Array): string | undefined {
+  let response: unknown;
+  try {
+    response = decoder.decode(encoded);
+  } catch {
+    return 'unreadable device response';
+  }
+  const documents = field(response, 'documents');
+  const deviceAuth = field(field(Array.isArray(documents) ? documents[0] : undefined, 'deviceSigned'), 'deviceAuth');
+  if (!(deviceAuth instanceof Map)) return 'the document has no deviceAuth';
+  const signature = deviceAuth.get('deviceSignature');
+  if (deviceAuth.size !== 1 || (signature === undefined && !deviceAuth.has('deviceMac'))) return 'deviceAuth holds neither exactly one deviceSignature nor a deviceMac';
+  if (signature === undefined) return 'deviceAuth is a deviceMac: only a device signature is accepted (no reader key is agreed over OpenID4VP)';
+  if (!Array.isArray(signature) || signature.length !== 4) return 'deviceSignature is not a COSE_Sign1';
+  return undefined;
+}

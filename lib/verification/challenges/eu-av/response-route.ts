@@ -1,7 +1,9 @@
+import type { Middleware } from 'koa';
 import Router from '@koa/router';
 import { formBody } from '../../../http/body.js';
 import { HttpError } from '../../../http/errors.js';
 import { oauthErrors } from '../../../http/oauth-errors.js';
+import { rateLimit } from '../../../http/rate-limit.js';
 import { interactionPaths } from '../../../oauth2/interactions/paths.js';
 import { readProgress, swapChallengeState } from '../../../oauth2/interactions/progress.js';
 import type { ChallengeServices } from '../../services.js';
@@ -52,7 +54,14 @@ export function walletResponseRoutes(runtime: ChallengeServices, settings: EuAvS
     throw new HttpError(400, description, {}, 'invalid_request');
   };
 
-  router.post(RESPONSE_PATH, oauthErrors(), formBody(RESPONSE_BODY_LIMIT), async (ctx) => {
+  const perAddress = rateLimit(runtime.rateLimits.limiter('eu-av-response-ip'), (ctx) => ctx.ip);
+  const noStore: Middleware = async (ctx, next) => {
+    // A pass carries a one-time response code in its redirect_uri: no cache may keep any answer of this endpoint.
+    ctx.set('Cache-Control', 'no-store');
+    await next();
+  };
+
+  router.post(RESPONSE_PATH, noStore, oauthErrors(), perAddress, formBody(RESPONSE_BODY_LIMIT), async (ctx) => {
     const answer = readWalletAnswer(ctx.request.body ?? {});
     if (!answer) return refuse('state and either vp_token or error are required');
     const waiting = await waitingRequest(runtime, answer.state);

@@ -24,12 +24,16 @@ interface Raw {
   TRUSTED_LIST?: string;
   TRUSTED_LIST_SIGNER?: string;
   TRUSTED_LIST_REFRESH_SECONDS: number;
+  TRUSTED_LIST_GRACE_SECONDS: number;
   TRUSTED_LIST_ALLOW_PRIVATE: boolean;
   TRUSTED_LIST_CA?: string;
   TIMEOUT_MS: number;
   ASSURANCE_LEVEL: AssuranceLevel;
   WALLET_SCHEMES: string[];
 }
+
+/** Schemes a browser handles itself: a wallet request URL under one of them reaches no wallet. */
+const WEB_SCHEMES: ReadonlySet<string> = new Set(['http', 'https', 'ws', 'wss', 'ftp', 'file', 'data', 'blob', 'about', 'javascript', 'mailto', 'tel']);
 
 /** The eu_av section: on when any EU_AV_* variable is set (else the challenge runs only in TEST, as the sandbox). */
 export const euAvSettings: SettingsSection<EuAvSettings | undefined, Raw> = {
@@ -45,6 +49,8 @@ export const euAvSettings: SettingsSection<EuAvSettings | undefined, Raw> = {
     },
     TRUSTED_LIST_SIGNER: { env: 'EU_AV_TRUSTED_LIST_SIGNER', schema: { type: 'string', minLength: 1, maxLength: 2000 }, optional: true },
     TRUSTED_LIST_REFRESH_SECONDS: { env: 'EU_AV_TRUSTED_LIST_REFRESH_SECONDS', schema: { type: 'integer', minimum: 1, maximum: 604800 }, default: 3600 },
+    // Past NextUpdate a list is still the newest there is for a while (a publisher late, an outage); then it stops eu_av.
+    TRUSTED_LIST_GRACE_SECONDS: { env: 'EU_AV_TRUSTED_LIST_GRACE_SECONDS', schema: { type: 'integer', minimum: 0, maximum: 2592000 }, default: 259200 },
     TRUSTED_LIST_ALLOW_PRIVATE: { env: 'EU_AV_TRUSTED_LIST_ALLOW_PRIVATE', schema: { type: 'boolean' }, default: false },
     TRUSTED_LIST_CA: { env: 'EU_AV_TRUSTED_LIST_CA', schema: { type: 'string', minLength: 1, maxLength: 2000 }, optional: true },
     TIMEOUT_MS: outboundTimeoutSetting,
@@ -60,6 +66,8 @@ export const euAvSettings: SettingsSection<EuAvSettings | undefined, Raw> = {
   },
   finish: (raw) => {
     if (!raw.TRUSTED_ISSUERS && !raw.TRUSTED_LIST) throw new ConfigError('EU_AV_TRUSTED_ISSUERS or EU_AV_TRUSTED_LIST must name what to trust');
+    const web = raw.WALLET_SCHEMES.find((scheme) => WEB_SCHEMES.has(scheme));
+    if (web) throw new ConfigError(`EU_AV_WALLET_SCHEMES: "${web}" is a web scheme, not a wallet's (a link "${web}://?client_id=…" opens no app): name wallet schemes such as av,openid4vp`);
     return {
       trustedIssuers: fixedTrust(raw.TRUSTED_ISSUERS ? readAnchors(raw.TRUSTED_ISSUERS) : { authorities: [], signers: [] }),
       ...(raw.TRUSTED_LIST ? { trustedList: trustedListSettings(raw, raw.TRUSTED_LIST) } : {}),
@@ -76,6 +84,7 @@ function trustedListSettings(raw: Raw, location: string): TrustedListSettings {
     location,
     signers: readCertificateFiles('EU_AV_TRUSTED_LIST_SIGNER', raw.TRUSTED_LIST_SIGNER).map((der) => new X509Certificate(der)),
     refreshMs: raw.TRUSTED_LIST_REFRESH_SECONDS * 1000,
+    graceMs: raw.TRUSTED_LIST_GRACE_SECONDS * 1000,
     fetch: {
       timeoutMs: raw.TIMEOUT_MS,
       allowPrivate: raw.TRUSTED_LIST_ALLOW_PRIVATE,

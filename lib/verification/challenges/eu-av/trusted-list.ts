@@ -33,6 +33,13 @@ export class TrustedListError extends Error {
   override name = 'TrustedListError';
 }
 
+/** A genuine list, but past its NextUpdate (ISO) and the grace: trusting by it stops eu_av. */
+export class StaleListError extends TrustedListError {
+  constructor(readonly nextUpdate: string) {
+    super(`the trusted list is past its next update (${nextUpdate}) and the grace`);
+  }
+}
+
 /** What a verified list yields. */
 export interface TrustedList {
   /** the service digital identities (DER certificates) of the services whose status is active */
@@ -130,19 +137,25 @@ function signedContent(xml: string, signers: readonly X509Certificate[]): XmlEle
   throw new TrustedListError('the trusted list\'s signature does not verify with the configured signer certificate');
 }
 
+/** Whether a list whose NextUpdate is `nextUpdate` may no longer be used at `now`, `graceMs` after it. */
+export const pastGrace = (nextUpdate: Date, graceMs: number, now: Date): boolean => now.getTime() > nextUpdate.getTime() + graceMs;
+
 const dateOf = (text: string): Date | undefined => {
   const date = new Date(text);
   return text && !Number.isNaN(date.getTime()) ? date : undefined;
 };
 
-/** Verifies an ETSI TS 119 612 trusted list and reads its active services' certificates. Throws TrustedListError. */
-export function readTrustedList(xml: string, signers: readonly X509Certificate[], now: Date): TrustedList {
+/**
+ * Verifies an ETSI TS 119 612 trusted list and reads its active services' certificates. Throws TrustedListError, among
+ * others for a list more than `graceMs` past its NextUpdate (within the grace it is still the newest there is).
+ */
+export function readTrustedList(xml: string, signers: readonly X509Certificate[], now: Date, graceMs = 0): TrustedList {
   const list = signedContent(xml, signers);
   const scheme = pathOf(list, 'SchemeInformation');
   const issued = dateOf(textOf(scheme && pathOf(scheme, 'ListIssueDateTime')));
   if (!scheme || !issued) throw new TrustedListError('the trusted list has no issue date');
   const nextUpdate = dateOf(textOf(pathOf(scheme, 'NextUpdate', 'dateTime')));
-  if (nextUpdate && nextUpdate < now) throw new TrustedListError('the trusted list is past its next update');
+  if (nextUpdate && pastGrace(nextUpdate, graceMs, now)) throw new StaleListError(nextUpdate.toISOString());
   const certificates: Buffer[] = [];
   let inactiveServices = 0;
   let otherServices = 0;

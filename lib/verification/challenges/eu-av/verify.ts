@@ -1,4 +1,4 @@
-import { issuerSignatureValid, readIssuerAuth } from './issuer-auth.js';
+import { deviceAuthProblem, issuerSignatureValid, readIssuerAuth } from './issuer-auth.js';
 import { ACCEPTED_CREDENTIALS, AV_DOCTYPE, type AcceptedCredential } from './request.js';
 import { checkSignerPath } from './signer-path.js';
 import type { TrustAnchors, TrustSource } from './trust-anchors.js';
@@ -83,6 +83,8 @@ export async function judgePresentation(encoded: Uint8Array, anchors: TrustAncho
   const path = checkSignerPath(issuerAuth.x5chain, anchors, expected.now);
   if (!path.trusted) return { verdict: path.expired ? 'expired' : 'untrusted', problem: path.problem };
   if (!issuerSignatureValid(issuerAuth, path.signer)) return { verdict: 'untrusted', problem: 'the issuer signature does not verify with the signer certificate' };
+  const deviceAuth = deviceAuthProblem(encoded);
+  if (deviceAuth) return { verdict: 'invalid', problem: deviceAuth };
 
   // Loaded on the first presentation: the library and its dependencies weigh megabytes an instance without a
   // configured eu_av never needs (docs/performance.md "Measurements behind code choices").

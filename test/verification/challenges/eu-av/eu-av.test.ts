@@ -449,15 +449,15 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     await expectRefused({ status: 200, body: await answer.json() }, browser, page, fixture, 'wallet_declined');
   });
 
-  /** The two requests the page offers the browser's Digital Credentials API, as its script reads them. */
-  type BrowserRequests = [{ protocol: string; data: { nonce: string; response_mode: string } }, { protocol: string; data: { deviceRequest: string; encryptionInfo: string } }];
+  /** The two requests the page offers the browser's Digital Credentials API, as its script reads them: org-iso-mdoc first (the EUDI Android wallet reads only the first). */
+  type BrowserRequests = [{ protocol: string; data: { deviceRequest: string; encryptionInfo: string } }, { protocol: string; data: { nonce: string; response_mode: string } }];
   const browserRequests = (page: Page): BrowserRequests => JSON.parse(decodeHtml(/data-requests="([^"]*)"/.exec(page.html)![1]!)) as BrowserRequests;
 
   it('through the browser\'s Digital Credentials API over OpenID4VP: the answer bound to our origin passes; one bound to the response URI does not', async () => {
     const fixture = await client();
     const { browser, page, walletUrl } = await openChallenge(fixture);
-    const [openid4vp, annexC] = browserRequests(page);
-    expect([openid4vp.protocol, annexC.protocol]).to.deep.equal(['openid4vp-v1-unsigned', 'org-iso-mdoc']);
+    const [annexC, openid4vp] = browserRequests(page);
+    expect([annexC.protocol, openid4vp.protocol]).to.deep.equal(['org-iso-mdoc', 'openid4vp-v1-unsigned']);
     expect(openid4vp.data.response_mode).to.equal('dc_api');
     const request = { ...readWalletRequest(walletUrl), nonce: openid4vp.data.nonce };
     const attestation = await issueAttestation(issuer, { age_over_18: true });
@@ -468,7 +468,7 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     expect(lastProblem()).to.match(/Device signature must be valid/);
 
     const again = await openChallenge(fixture);
-    const nonce = browserRequests(again.page)[0].data.nonce;
+    const nonce = browserRequests(again.page)[1].data.nonce;
     const signed = await presentation(attestation, { ...request, nonce, origin: new URL(app.url).origin });
     const result = await again.browser.submit(formOf(again.page, { id: 'eu-av-dc-api' }), { protocol: 'openid4vp-v1-unsigned', data: vpTokenOf(signed, 'age_attestation') }, undefined, { stopAt: fixture.redirectUri });
     expect(result.url.pathname).to.match(/\/result$/);
@@ -480,7 +480,7 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
       const [first, second] = [await openChallenge(fixture), await openChallenge(fixture)];
       const { Decoder } = await import('cbor-x');
       const read = new Decoder({ useRecords: false, mapsAsObjects: true });
-      const { data } = browserRequests(first.page)[1];
+      const { data } = browserRequests(first.page)[0];
       const deviceRequest = read.decode(Buffer.from(data.deviceRequest, 'base64url')) as { version: string; docRequests: Array<{ itemsRequest: { value: Uint8Array } }> };
       expect(deviceRequest.version).to.equal('1.0');
       expect(read.decode(deviceRequest.docRequests[0]!.itemsRequest.value)).to.deep.equal({ docType: 'eu.europa.ec.av.1', nameSpaces: { 'eu.europa.ec.av.1': { age_over_18: false } } });
@@ -488,14 +488,14 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
       expect(kind).to.equal('dcapi');
       expect(info.nonce).to.have.length(16);
       expect(info.recipientPublicKey).to.include({ 1: 2, '-1': 1 });
-      expect(browserRequests(second.page)[1].data.encryptionInfo).to.not.equal(data.encryptionInfo);
+      expect(browserRequests(second.page)[0].data.encryptionInfo).to.not.equal(data.encryptionInfo);
     });
 
     it('an answer sealed to our key, device-signed over our origin, passes to Resources', async () => {
       const fixture = await client();
       const { browser, page } = await openChallenge(fixture);
       const { annexCAnswer } = await import('./wallet.js');
-      const response = await annexCAnswer(await issueAttestation(issuer, { age_over_18: true }), browserRequests(page)[1].data, new URL(app.url).origin);
+      const response = await annexCAnswer(await issueAttestation(issuer, { age_over_18: true }), browserRequests(page)[0].data, new URL(app.url).origin);
       const result = await browser.submit(formOf(page, { id: 'eu-av-dc-api' }), { protocol: 'org-iso-mdoc', data: response }, undefined, { stopAt: fixture.redirectUri });
       expect(result.url.pathname).to.match(/\/result$/);
       const entry = JSON.parse(logLines.filter((line) => line.includes('eu_av presentation received')).at(-1)!) as Record<string, unknown>;
@@ -522,7 +522,7 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
       it(`an answer ${what} fails, and the visitor is not verified`, async () => {
         const fixture = await client();
         const { browser, page } = await openChallenge(fixture);
-        const result = await browser.submit(formOf(page, { id: 'eu-av-dc-api' }), { protocol: 'org-iso-mdoc', data: await answer(browserRequests(page)[1].data) }, undefined, { stopAt: fixture.redirectUri });
+        const result = await browser.submit(formOf(page, { id: 'eu-av-dc-api' }), { protocol: 'org-iso-mdoc', data: await answer(browserRequests(page)[0].data) }, undefined, { stopAt: fixture.redirectUri });
         expect(notices(result)).to.include('failed');
         expect(lastProblem()).to.match(problem);
       });
@@ -607,6 +607,8 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
       const back = new URL((answer.body as { redirect_uri: string }).redirect_uri);
       expect(back.pathname).to.equal(page.url.pathname.replace(/start$/, 'return'));
       expect(back.searchParams.get('response_code')).to.match(/^[\w-]{32}$/);
+      // The one-time code must not be kept by any cache on the way.
+      expect(answer.cacheControl).to.equal('no-store');
       // Not before: the page and "continue" still wait, and say where the check finishes.
       expect(await statusOf(browser, page)).to.deep.equal({ answered: false });
       expect((await proceed(browser, page, fixture)).html).to.include('Your app on this phone has answered. The check finishes in the browser window your app opened');
@@ -666,7 +668,21 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     });
   });
 
-  describe('limits per request and per authorization, never per address', () => {
+  describe('limits per request and per authorization; per address a ceiling generous for carrier NAT', () => {
+    it('one address gets 200 answers in ten minutes, then 429 naming no one else; another address behind the proxy still answers', async () => {
+      const post = (address: string): Promise<Response> => fetch(`${app.url}/v1/oauth2/eu-av/response`, {
+        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': address }, body: 'state=unknown.state&error=access_denied',
+      });
+      const statuses = [];
+      for (let index = 0; index < 200; index += 1) statuses.push((await post('198.51.100.7')).status);
+      expect(new Set(statuses)).to.deep.equal(new Set([400]));
+      const limited = await post('198.51.100.7');
+      expect(limited.status).to.equal(429);
+      expect(limited.headers.get('cache-control')).to.equal('no-store');
+      expect((await post('198.51.100.8')).status).to.equal(400);
+    });
+
+
     it('after 30 answers in one authorization the wallet gets 429 and the visitor is told why nothing arrives', async () => {
       const fixture = await client();
       const { browser, page } = await openChallenge(fixture);

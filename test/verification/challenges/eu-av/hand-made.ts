@@ -169,15 +169,15 @@ export function issueByHand(issuance: Issuance): HandAttestation {
   return { docType, nameSpaces: new Map([[docType, items]]), issuerAuth, deviceKey: device.privateKey };
 }
 
-/** The DeviceResponse (ISO/IEC 18013-5 §8.3.2.1.2.2) for this audience: everything issued, device-signed over the session transcript. */
-export function presentByHand(attestation: HandAttestation, to: Audience): Buffer {
+/** The DeviceResponse (ISO/IEC 18013-5 §8.3.2.1.2.2) for this audience: everything issued, device-signed over the session transcript (or with the `deviceAuth` given). */
+export function presentByHand(attestation: HandAttestation, to: Audience, deviceAuth?: Map<string, unknown>): Buffer {
   const deviceNameSpaces = embedded(new Map());
   const deviceAuthentication = cbor.encode(embedded(['DeviceAuthentication', sessionTranscript(to), attestation.docType, deviceNameSpaces]));
   const deviceSignature = coseSign1(attestation.deviceKey, new Map(), null, deviceAuthentication);
   const document = new Map<string, unknown>([
     ['docType', attestation.docType],
     ['issuerSigned', new Map<string, unknown>([['nameSpaces', attestation.nameSpaces], ['issuerAuth', attestation.issuerAuth]])],
-    ['deviceSigned', new Map<string, unknown>([['nameSpaces', deviceNameSpaces], ['deviceAuth', new Map([['deviceSignature', deviceSignature]])]])],
+    ['deviceSigned', new Map<string, unknown>([['nameSpaces', deviceNameSpaces], ['deviceAuth', deviceAuth ?? new Map([['deviceSignature', deviceSignature]])]])],
   ]);
   return cbor.encode(new Map<string, unknown>([['version', '1.0'], ['documents', [document]], ['status', 0]]));
 }

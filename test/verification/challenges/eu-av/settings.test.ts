@@ -53,6 +53,13 @@ describe('eu_av settings', () => {
     expect(authorities.map((certificate) => certificate.subject)).to.deep.equal(['CN=Age Verification Issuer CA 01\nO=Age Verification Reference Implementation\nC=AV']);
   });
 
+  it('refuses a web scheme among the wallet schemes, naming the setting: a link https://?client_id=… opens no wallet', () => {
+    for (const scheme of ['https', 'http']) {
+      expect(failure({ EU_AV_TRUSTED_ISSUERS: join(folder, 'anchors'), EU_AV_WALLET_SCHEMES: `av,${scheme}` })).to.match(new RegExp(`EU_AV_WALLET_SCHEMES: "${scheme}" is a web scheme, not a wallet's`));
+    }
+    expect(loadEuAvSettings({ EU_AV_TRUSTED_ISSUERS: join(folder, 'anchors'), EU_AV_WALLET_SCHEMES: 'openid4vp,eudi-openid4vp,av' })!.walletSchemes).to.deep.equal(['openid4vp', 'eudi-openid4vp', 'av']);
+  });
+
   it('is off when no EU_AV_* variable is set', () => {
     expect(loadEuAvSettings({})).to.equal(undefined);
   });

@@ -197,4 +197,15 @@ describe('eu_av: the document signer and its path to a trusted certificate', fun
     refused(await judge(signer, [signer, root, root]), /repeats a certificate/);
     refused(await judge(signer, [signer, root, root, root, root]), /holds 5 certificates/);
   });
+
+  it('a deviceAuth that is not one device signature is refused by our own check, with the reason: empty, a deviceMac, both, not a COSE_Sign1', async () => {
+    const attestation = issueByHand({ signingKey: signer.keys.privateKey, x5chain: [signer.der], elements: { age_over_18: true } });
+    const judgeWith = (deviceAuth: Map<string, unknown>): Promise<PresentationVerdict> =>
+      judgePresentation(presentByHand(attestation, audience, deviceAuth), anchors, { transcript: redirectTranscript(audience), threshold: 18, now: new Date() });
+    const mac = [Buffer.alloc(0), new Map(), null, Buffer.alloc(32)];
+    refused(await judgeWith(new Map()), /deviceAuth holds neither exactly one deviceSignature nor a deviceMac/, 'invalid');
+    refused(await judgeWith(new Map([['deviceMac', mac]])), /deviceAuth is a deviceMac: only a device signature is accepted/, 'invalid');
+    refused(await judgeWith(new Map<string, unknown>([['deviceMac', mac], ['deviceSignature', mac]])), /neither exactly one deviceSignature/, 'invalid');
+    refused(await judgeWith(new Map([['deviceSignature', 'signed']])), /deviceSignature is not a COSE_Sign1/, 'invalid');
+  });
 });

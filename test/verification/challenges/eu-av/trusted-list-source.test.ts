@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,7 +24,7 @@ describe('eu_av: following the trusted list', function () {
   const runtime = () => ({ clock: systemClock, log: createLogger('debug', (line) => lines.push(line)), onClose: (task: () => Promise<void> | void) => closers.push(async () => task()) });
   const noFiles = fixedTrust({ authorities: [], signers: [] });
   const settings = (location: string, allowPrivate = false, timeoutMs = 2000): TrustedListSettings =>
-    ({ location, signers: [new X509Certificate(listSigner.der)], refreshMs: 3_600_000, fetch: { timeoutMs, allowPrivate, ca: [new X509Certificate(server.certificate).raw] } });
+    ({ location, signers: [new X509Certificate(listSigner.der)], refreshMs: 3_600_000, graceMs: 0, fetch: { timeoutMs, allowPrivate, ca: [new X509Certificate(server.certificate).raw] } });
 
   before(async () => {
     folder = await mkdtemp(join(tmpdir(), 'eu-av-list-'));
@@ -94,5 +95,48 @@ describe('eu_av: following the trusted list', function () {
     } finally {
       server.serve(signedTrustedList({ signer: listSigner, services: [{ certificate: listed.der }], issued: new Date() }));
     }
+  });
+
+  describe('a list past its NextUpdate (the EC\'s test list, NextUpdate 2025-12-29T01:00:00Z)', () => {
+    const fixture = (name: string): string => new URL(`./fixtures/${name}`, import.meta.url).pathname;
+    const GRACE_MS = 3 * 24 * 3600 * 1000;
+    let now: Date;
+    const clocked = () => ({ ...runtime(), clock: { now: () => now } });
+    const ecList = (): TrustedListSettings => ({
+      location: fixture('ec-av-test-trusted-list.xml'), signers: [new X509Certificate(readFileSync(fixture('ec-test-lotl-signer-1.pem')))],
+      refreshMs: 3_600_000, graceMs: GRACE_MS, fetch: { timeoutMs: 2000, allowPrivate: false },
+    });
+
+    it('is used within the grace; past it, it is not: no anchor of it counts, eu_av is not available, the log and the report say why', async () => {
+      now = new Date('2025-12-30T00:00:00Z');
+      const list = await followTrustedList(clocked(), ecList(), noFiles);
+      expect(list.report()).to.include({ outcome: 'ok', anchors: 4, next_update: '2025-12-29T01:00:00.000Z' });
+      expect(list.available()).to.equal(true);
+      expect(list.source.current().signers).to.have.length(4);
+
+      now = new Date('2026-01-01T01:00:01Z');
+      expect(list.available()).to.equal(false);
+      expect(list.source.current().signers).to.have.length(0);
+      const report = list.report();
+      expect(report).to.include({ outcome: 'failed', stale: true, anchors: 4 });
+      expect(report.problem).to.match(/past its next update \(2025-12-29T01:00:00.000Z\) and the grace: not used, eu_av is not offered/);
+      expect(lines.filter((line) => line.includes('past its next update and the grace'))).to.have.length(1);
+    });
+
+    it('the files\' anchors do not keep eu_av offered beside a stale list, whether it was in use or read past the grace at start-up', async () => {
+      now = new Date('2026-01-05T00:00:00Z');
+      const files = fixedTrust({ authorities: [], signers: [new X509Certificate(listed.der)] });
+      const list = await followTrustedList(clocked(), ecList(), files);
+      expect(list.report()).to.include({ outcome: 'failed', anchors: 0, kept_last_good: false, stale: true });
+      expect(list.report().problem).to.match(/past its next update \(2025-12-29T01:00:00.000Z\) and the grace/);
+      expect(list.available()).to.equal(false);
+      expect(list.source.current().signers).to.have.length(1);
+
+      now = new Date('2025-12-30T00:00:00Z');
+      const loaded = await followTrustedList(clocked(), ecList(), files);
+      now = new Date('2026-01-05T00:00:00Z');
+      expect(loaded.available()).to.equal(false);
+      expect(loaded.source.current().signers).to.have.length(1);
+    });
   });
 });

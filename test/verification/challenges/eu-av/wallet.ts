@@ -165,7 +165,7 @@ export function postToVerifier(responseUri: string, fields: Record<string, strin
  */
 export const answerRequest = (
   walletUrl: string, attestation: Attestation, tweak: Partial<WalletRequest> = {}, shape: 'json' | 'form' = 'json',
-): Promise<{ status: number; body: unknown; vpToken: string }> =>
+): Promise<{ status: number; body: unknown; vpToken: string; cacheControl: string | null }> =>
   answerWith(walletUrl, (request) => presentation(attestation, request), tweak, { doctype: attestation.doctype ?? AV_DOCTYPE, shape });
 
 /**
@@ -175,7 +175,7 @@ export const answerRequest = (
 export async function answerWith(
   walletUrl: string, present: (request: WalletRequest) => Promise<Uint8Array> | Uint8Array, tweak: Partial<WalletRequest> = {},
   { doctype = AV_DOCTYPE, shape = 'json' }: { doctype?: string; shape?: 'json' | 'form' } = {},
-): Promise<{ status: number; body: unknown; vpToken: string }> {
+): Promise<{ status: number; body: unknown; vpToken: string; cacheControl: string | null }> {
   const request = { ...readWalletRequest(walletUrl), ...tweak };
   const query = JSON.parse(request.parameters.get('dcql_query') ?? '{}') as { credentials: Array<{ id: string; meta: { doctype_value: string } }> };
   const id = query.credentials.find((credential) => credential.meta.doctype_value === doctype)?.id ?? '';
@@ -183,5 +183,5 @@ export async function answerWith(
   const vpToken = JSON.stringify({ [id]: [signed] });
   const fields: Record<string, string> = shape === 'json' ? { vp_token: vpToken } : { [`vp_token[${id}]`]: signed };
   const answer = await postToVerifier(request.responseUri, { ...fields, state: request.state });
-  return { status: answer.status, body: await answer.json(), vpToken };
+  return { status: answer.status, body: await answer.json(), vpToken, cacheControl: answer.headers.get('cache-control') };
 }

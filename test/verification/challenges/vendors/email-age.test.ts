@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import nock from 'nock';
 import { startTestApp, type TestApp } from '../../../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../../../helpers/fixtures.js';
-import { startSmtpSink } from './helpers/smtp-sink.js';
+import { startSmtpSink } from '../../../helpers/smtp-sink.js';
 import { onlyVendorsFaked, recordingLogger, restoreNetwork, YOTI_SDK_ID } from './helpers/vendors.js';
 import { resourcesAfterPass, startChallenge } from './helpers/flow.js';
 import type { Browser } from '../../../helpers/browser.js';

@@ -61,3 +61,21 @@ export async function startSmtpSink(): Promise<{ url: string; mails: ReceivedMai
     },
   };
 }
+
+/** The mails received for `email`, in order. */
+export const mailsTo = (mails: readonly ReceivedMail[], email: string): ReceivedMail[] => mails.filter((mail) => mail.to.some((to) => to.includes(email)));
+
+/** The `count`th mail to `email`, waited for (our mails leave after the answer that promised them). */
+export async function mailNumber(mails: readonly ReceivedMail[], email: string, count: number): Promise<ReceivedMail> {
+  for (let waited = 0; mailsTo(mails, email).length < count; waited++) {
+    if (waited > 200) throw new Error(`no mail number ${count} to ${email}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return mailsTo(mails, email)[count - 1]!;
+}
+
+/** A mail's body as its reader sees it: quoted-printable soft line breaks joined and =XX bytes decoded (UTF-8). */
+export const bodyOf = (mail: ReceivedMail): string => {
+  const joined = mail.data.replace(/=\r?\n/g, '');
+  return Buffer.from(joined.replace(/=([0-9A-F]{2})/g, (_whole, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))), 'latin1').toString('utf8');
+};
