@@ -31,6 +31,12 @@ export const hashOf = (content: EntryContent): string => createHash('sha256').up
 /** The previous hash of a chain's first entry. */
 export const GENESIS = '';
 
+/**
+ * The action of the tombstone a closed account's chain is cut to (lib/audit/trail.ts eraseChains): the entries before
+ * it are gone, so a chain may start with it, from the previous hash it names.
+ */
+export const ERASED = 'chain.erased';
+
 /** Where a chain breaks, said so an operator can find the row. */
 export interface ChainBreak {
   chain: string;
@@ -41,12 +47,14 @@ export interface ChainBreak {
 
 /**
  * Checks one chain's entries (in seq order) against each other and against its head: every entry's hash must match its
- * content, link to the previous one, and follow it by one; the last must be the head. The first break, or undefined.
+ * content, link to the previous one, and follow it by one; the last must be the head. A chain cut to a tombstone
+ * starts at it. The first break, or undefined.
  */
 export function firstBreak(
   chain: string, entries: ReadonlyArray<EntryContent & { id: number; hash: string }>, head: { seq: number; hash: string } | undefined,
 ): ChainBreak | undefined {
-  let previous = { seq: 0, hash: GENESIS };
+  const first = entries[0];
+  let previous = first?.action === ERASED && first.seq > 1 ? { seq: first.seq - 1, hash: first.previousHash } : { seq: 0, hash: GENESIS };
   for (const entry of entries) {
     if (entry.seq !== previous.seq + 1) {
       return { chain, seq: previous.seq + 1, id: null, problem: `entry ${previous.seq + 1} is missing (deleted): the next one found is ${entry.seq}` };

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Actor, Change } from '../changes.js';
 import type { Database } from '../store/database.js';
-import { firstBreak, GENESIS, hashOf, type ChainBreak, type EntryContent } from './chain.js';
+import { ERASED, firstBreak, GENESIS, hashOf, type ChainBreak, type EntryContent } from './chain.js';
 
 /** An entry as the API, the Activity page and the export show it. */
 export interface AuditEntry {
@@ -78,6 +78,33 @@ export async function record(q: Knex.Transaction, change: Change): Promise<void>
     previous_hash: content.previousHash, hash,
   });
   await q('audit_heads').where('chain', chain).update({ seq: content.seq, hash });
+}
+
+/**
+ * Cuts every chain of a closed account to a tombstone: its entries (which name the members who acted and the
+ * addresses they acted from) are deleted, and one entry takes their place that names no person: the operator's
+ * `account closed`, no address, the number of entries erased. It links to the erased chain's last hash and its seq
+ * follows it, so the chain still verifies (lib/audit/chain.ts) and an export taken before the closure can be matched
+ * against it. Returns the number of chains cut.
+ */
+export async function eraseChains(q: Knex.Transaction, webmasterId: number, at: Date): Promise<number> {
+  const chains = await q('audit_entries').where('webmaster_id', webmasterId).distinct('chain').pluck<string[]>('chain');
+  for (const chain of chains) {
+    const head = await q('audit_heads').where('chain', chain).forUpdate().first<{ seq: number; hash: string }>('seq', 'hash');
+    await q('audit_entries').where('chain', chain).delete();
+    const content: EntryContent = {
+      chain, seq: head.seq + 1, webmasterId, websiteId: chain.startsWith('website:') ? Number(chain.slice('website:'.length)) : null,
+      at: at.toISOString(), actor: { type: 'operator', id: 'account closed' }, address: null, action: ERASED,
+      before: { entries: head.seq }, after: null, previousHash: head.hash,
+    };
+    const hash = hashOf(content);
+    await q('audit_entries').insert({
+      chain, seq: content.seq, webmaster_id: webmasterId, website_id: content.websiteId, at, actor_type: 'operator', actor_id: content.actor.id,
+      address: null, action: ERASED, before: JSON.stringify(content.before), after: null, previous_hash: head.hash, hash,
+    });
+    await q('audit_heads').where('chain', chain).update({ seq: content.seq, hash });
+  }
+  return chains.length;
 }
 
 /** A page of a website's entries, newest first, older than `before` (an entry id) when given. */

@@ -4,7 +4,7 @@ import type { ExternalServices } from './services.js';
 export interface ExternalLimiters {
   /** spent by every request from the client's address, before authentication */
   perIp: Limiter;
-  /** spent by every authenticated request, per webmaster (one active token each) */
+  /** spent by every authenticated request, per account (all its keys together: more keys are no more requests) */
   perToken: Limiter;
 }
 

@@ -7,7 +7,7 @@ import type { ExternalServices } from './services.js';
 import type { SurfaceBuilder } from '../http/surface.js';
 import { authenticate, type ExternalState } from './authenticate.js';
 import { openApiDocument } from './openapi.js';
-import { OPERATIONS, type Call } from './operations.js';
+import { OPERATIONS, type Call, type Operation } from './operations.js';
 import { pathValues } from './path-values.js';
 import { externalLimiters } from './rate-limits.js';
 import { BODY_LIMIT_KIB, EXTERNAL_PREFIX } from './paths.js';
@@ -24,6 +24,28 @@ const requireJson: RouterMiddleware<RouteState> = async (ctx, next) => {
   if (ctx.request.is('application/json') === false) throw new HttpError(415, 'Send the request body as application/json.');
   await next();
 };
+
+/**
+ * The key's scope against the operation (docs/external-api.md "API keys"): a read-only key changes nothing (403), a
+ * key for one website reaches no other (403) and creates none. Listing the websites with such a key lists its one.
+ */
+function checkScope(operation: Operation, state: RouteState): void {
+  if (operation.access === 'change' && !state.write) throw new HttpError(403, 'This API key is read-only: it cannot change anything.');
+  if (state.keyWebsiteId === null) return;
+  const websiteId = 'websiteId' in state.path ? (state.path as { websiteId: number }).websiteId : undefined;
+  if (websiteId === undefined ? operation.operationId !== 'listWebsites' : websiteId !== state.keyWebsiteId) {
+    throw new HttpError(403, `This API key is for website ${state.keyWebsiteId} only.`);
+  }
+}
+
+/** What an operation answers to this key: the answer, without its secrets for a key that may not see them. */
+function answerFor(operation: Operation, state: RouteState, answer: unknown): unknown {
+  let shown = answer;
+  if (operation.operationId === 'listWebsites' && state.keyWebsiteId !== null) {
+    shown = (answer as Array<{ id: number }>).filter((website) => website.id === state.keyWebsiteId);
+  }
+  return !state.write && operation.withoutSecrets ? operation.withoutSecrets(shown) : shown;
+}
 
 /**
  * The Webmaster External API under /external: its own router, its own error shape, rate limits per
@@ -54,13 +76,14 @@ export const externalSurface: SurfaceBuilder<ExternalServices> = ({ runtime }) =
   for (const operation of OPERATIONS) {
     router[operation.method](operation.path, ...steps, async (ctx, next) => {
       ctx.state.path = pathValues(operation.scope, ctx.params);
+      checkScope(operation, ctx.state);
       await next();
     }, ...(operation.body ? [requireJson, parseJson] : []), async (ctx) => {
       const origin = { actor: { type: 'api_token', id: ctx.state.tokenId }, address: ctx.ip } as const;
       const call = { runtime, webmasterId: ctx.state.webmasterId, origin, body: ctx.request.body, query: { ...ctx.query }, ...ctx.state.path } as Call<typeof operation.scope>;
       const answer = await operation.run(call);
       ctx.status = operation.status ?? 200;
-      if (operation.status !== 204) ctx.body = answer;
+      if (operation.status !== 204) ctx.body = answerFor(operation, ctx.state, answer);
     });
   }
   const routes = router.routes() as Middleware;

@@ -32,10 +32,11 @@ export const LIMITS = {
   requirement: { points: 300, windowSeconds: MINUTE, scope: 'shared', setting: 'REQUIREMENT_RATE_LIMIT_PER_IP', reason: 'GET /v1/requirement and GET /v1/policies per visitor address' },
   checker: { points: 120, windowSeconds: MINUTE, scope: 'shared', setting: 'CHECKER_RATE_LIMIT_PER_IP', reason: "the checker script's check, start and callback per visitor address" },
   'external-ip': { points: 3000, windowSeconds: MINUTE, scope: 'shared', setting: 'EXTERNAL_API_RATE_LIMIT_PER_IP', reason: 'External API, per address, before authentication' },
-  'external-token': { points: 1200, windowSeconds: MINUTE, scope: 'shared', setting: 'EXTERNAL_API_RATE_LIMIT_PER_TOKEN', reason: 'External API, per webmaster once authenticated' },
+  'external-token': { points: 1200, windowSeconds: MINUTE, scope: 'shared', setting: 'EXTERNAL_API_RATE_LIMIT_PER_TOKEN', reason: 'External API, per account once authenticated (all its API keys together)' },
   // Webmasters' platform
   'platform-register-email': { points: 5, windowSeconds: HOUR, scope: 'shared', reason: 'sign-up mails to one address' },
   'platform-register-ip': { points: 20, windowSeconds: HOUR, scope: 'shared', reason: 'sign-ups from one address' },
+  'platform-invite-account': { points: 20, windowSeconds: HOUR, scope: 'shared', reason: "invitation mails sent from one account (each to a mailbox that did not ask for it)" },
   // Forgotten passwords: each asks for a mail; the counts bound the mails to one mailbox, and a spent count leaves the
   // password, the sessions and the sign-in codes of the account as they were.
   'platform-reset-email': { points: 10, windowSeconds: HOUR, scope: 'shared', reason: 'password reset mails to one address' },

@@ -3,7 +3,7 @@ import type { ChangeOrigin } from '../changes.js';
 import type { PlatformServices } from './services.js';
 import { bindCsrf } from '../http/csrf.js';
 import { seeOther } from '../http/see-other.js';
-import { closeSession, openSession, resumeSession, type SessionBrowser, type SignedInWebmaster } from './sessions.js';
+import { closeSession, openAccountInSession, openSession, resumeSession, type SessionBrowser, type SignedInWebmaster } from './sessions.js';
 
 const COOKIE = 'ap_platform';
 export const PLATFORM_PATH = '/platform';
@@ -23,6 +23,12 @@ declare module 'koa' {
 }
 
 export const webmasterOf = (ctx: Context): SignedInWebmaster | undefined => ctx.state.webmaster;
+
+/**
+ * The account a request acts on: every website query filters by it (websites.webmaster_id), so tenancy stays in the
+ * query. Only routes whose access needs a permission call it, and that check found the account (lib/platform/route-table.ts).
+ */
+export const accountOf = (ctx: Context): number => webmasterOf(ctx)!.account!.id;
 
 /** Who changes something through the platform, for the audit trail: the signed-in webmaster, from the request's address. */
 export const originOf = (ctx: Context): ChangeOrigin => ({ actor: { type: 'webmaster', id: webmasterOf(ctx)!.id }, address: ctx.ip });
@@ -60,6 +66,12 @@ async function startSession(ctx: Context, runtime: PlatformServices, webmasterId
  */
 export async function completeSignIn(ctx: Context, runtime: PlatformServices, webmasterId: number): Promise<void> {
   await startSession(ctx, runtime, webmasterId);
+}
+
+/** Points this browser's session at another of the webmaster's accounts (the caller checked the membership). */
+export async function openAccount(ctx: Context, runtime: PlatformServices, accountId: number): Promise<void> {
+  const id = ctx.cookies.get(COOKIE);
+  if (id) await openAccountInSession(runtime, id, accountId);
 }
 
 export async function endSession(ctx: Context, runtime: PlatformServices): Promise<void> {

@@ -35,7 +35,7 @@ export function oneTimeDisplay<T>(cookie: string, path: string, isValue: (value:
 }
 
 /** A new API token, for the account page. */
-export const newApiToken = oneTimeDisplay('ap_new_token', '/platform/account', (value): value is string => typeof value === 'string');
+export const newApiToken = oneTimeDisplay('ap_new_token', '/platform/keys', (value): value is string => typeof value === 'string');
 
 /** A website's new secret: a client secret (with its environment and client id) or a webhook's signing secret. */
 export interface NewWebsiteSecret {

@@ -1,5 +1,5 @@
 // The website services shared by the External API, the webmasters platform and the CLI, so their rules cannot diverge.
-export { createWebsite, getWebsite, listWebsites, updateWebsite } from './websites.js';
+export { createWebsite, deleteWebsite, getWebsite, listWebsites, updateWebsite } from './websites.js';
 export { getWebsiteKey, regenerateWebsiteKey } from './keys.js';
 export {
   createOAuth2Config, CREDENTIAL_GRACE_SECONDS, getOAuth2Config, listOAuth2Configs, regenerateOAuth2Credentials, updateOAuth2Config,

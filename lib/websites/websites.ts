@@ -104,3 +104,18 @@ export async function updateWebsite(
     return website!;
   });
 }
+
+/**
+ * Delete a website (docs/decisions/team.md "Deleting a website"): its keys, OAuth2 clients, webhooks, statistics and
+ * verifications go with it in one transaction; the delete notifies the client change feed, so every instance stops
+ * resolving its clients at once. Its audit chain stays, ending with this deletion.
+ */
+export async function deleteWebsite(runtime: WebsiteServices, webmasterId: number, websiteId: number, origin: ChangeOrigin): Promise<void> {
+  checkWebsiteId(websiteId);
+  const now = runtime.clock.now();
+  await runtime.db.transaction(async (trx) => {
+    const [row] = await trx('websites').where({ id: websiteId, webmaster_id: webmasterId }).delete().returning<WebsiteRow[]>(WEBSITE_COLUMNS);
+    if (!row) return deniedAccess(trx, webmasterId, websiteId);
+    await runtime.recordChange(trx, { origin, webmasterId, websiteId, at: now, action: 'website.deleted', before: { name: row.name, domain: row.domain }, after: null });
+  });
+}

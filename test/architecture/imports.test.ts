@@ -66,6 +66,8 @@ const SQL_OWNERS = new Set([
   'lib/webhooks/outbox.ts',
   'lib/webmasters/accounts.ts',
   'lib/webmasters/api-tokens.ts',
+  'lib/webmasters/invitations.ts',
+  'lib/webmasters/members.ts',
   'lib/webmasters/password-links.ts',
   'lib/webmasters/sign-in-codes.ts',
   'lib/websites/clients.ts',

@@ -30,9 +30,10 @@ describe('age-provider webmaster (operator CLI)', function () {
     expect(help.code).to.equal(0);
     expect(help.stdout).to.contain('age-provider webmaster create --email E [--password-stdin] [--json]')
       .and.contain('age-provider webmaster reset-password --email E [--json]').and.contain('age-provider webmaster confirm --email E [--json]')
-      .and.contain('age-provider webmaster token --email E [--json]');
+      .and.contain('age-provider webmaster token --email E [--name N] [--json]')
+      .and.contain('age-provider webmaster delete (--webmaster ID | --email E) --yes [--json]');
     expect((await cli(env, ['webmaster', 'create', '--help'])).stdout).to.equal(help.stdout);
-    expect((await cli(env, ['--help'])).stdout).to.match(/webmaster\s+create a webmaster account, reset its password/);
+    expect((await cli(env, ['--help'])).stdout).to.match(/webmaster\s+create, list, show, disable, enable or delete webmaster accounts, reset a password/);
   });
 
   it('creates a webmaster with a password from stdin (--json: one document, no password echoed)', async () => {
@@ -104,11 +105,11 @@ describe('age-provider webmaster (operator CLI)', function () {
     const second = await cli(env, ['webmaster', 'token', '--email', email.toUpperCase()]);
     expect(second.code).to.equal(0);
     const token = /^(avk_\S+)$/m.exec(second.stdout)?.[1];
-    expect(second.stdout).to.contain('shown only this once; the previous token no longer works');
+    expect(second.stdout).to.contain('shown only this once; the previous token of this name no longer works');
     expect(token).to.be.a('string').and.not.equal(issued.token);
     await inspect(async (db) => {
       expect(await authenticateApiToken(db, systemClock, issued.token)).to.equal(undefined);
-      expect((await authenticateApiToken(db, systemClock, token!))?.webmasterId).to.equal(issued.webmasterId);
+      expect((await authenticateApiToken(db, systemClock, token!))?.accountId).to.equal(issued.webmasterId);
     });
   });
 

@@ -38,6 +38,8 @@ const WEBHOOK_OPERATIONS = [
 const AUDIT_OPERATIONS = ['get /external/website/{website_id}/audit', 'get /external/website/{website_id}/statistics'];
 /** Beyond the specification's ten: the verifications one by one (docs/verifications.md). */
 const VERIFICATION_OPERATIONS = ['get /external/website/{website_id}/verifications', 'get /external/website/{website_id}/verifications/{verification_id}'];
+/** Beyond the specification's ten: deleting a website (docs/external-api.md "Deleting a website"). */
+const WAY_OUT_OPERATIONS = ['delete /external/website/{website_id}'];
 const METHODS = ['get', 'post', 'patch', 'put', 'delete'];
 
 describe('External API: openapi.json', () => {
@@ -62,11 +64,11 @@ describe('External API: openapi.json', () => {
     };
   });
 
-  it('describes exactly the ten operations of the specification, the two of domain verification, the two of the policy, the five of webhooks, the audit trail, the statistics and the verifications, all behind the bearer token', () => {
+  it('describes exactly the ten operations of the specification, the two of domain verification, the two of the policy, the five of webhooks, the audit trail, the statistics, the verifications and deleting a website, all behind the bearer token', () => {
     expect(document.openapi).to.equal('3.1.0');
     const described = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method} ${path}`));
-    expect(described).to.have.members([...SPEC_OPERATIONS, ...DOMAIN_OPERATIONS, ...POLICY_OPERATIONS, ...WEBHOOK_OPERATIONS, ...AUDIT_OPERATIONS, ...VERIFICATION_OPERATIONS]);
-    expect(described).to.have.length(23);
+    expect(described).to.have.members([...SPEC_OPERATIONS, ...DOMAIN_OPERATIONS, ...POLICY_OPERATIONS, ...WEBHOOK_OPERATIONS, ...AUDIT_OPERATIONS, ...VERIFICATION_OPERATIONS, ...WAY_OUT_OPERATIONS]);
+    expect(described).to.have.length(24);
     expect(document.components.securitySchemes.apiToken).to.include({ type: 'http', scheme: 'bearer' });
   });
 

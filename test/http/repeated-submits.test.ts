@@ -161,11 +161,16 @@ describe('repeated submits of every form, in parallel: never a 5xx, one effect',
     expect(await count('webhook_messages'), 'one test message').to.equal(messages + 1);
 
     const tokens = await count('api_tokens');
-    await once('/platform/account/token/regenerate', '/platform/account/token');
-    expect(await count('api_tokens'), 'one new API token').to.equal(tokens + 1);
-    const account = await browser.open('/platform/account');
-    const shown = /value="(avk_[A-Za-z0-9_-]{20,})"/.exec(account.html)?.[1];
-    expect(shown, 'the new token is shown, as after a single click').to.be.a('string');
+    await once('/platform/keys', '/platform/keys', { name: 'once', access: 'write', website: 'all', expires: 'never' });
+    expect(await count('api_tokens'), 'one new API key').to.equal(tokens + 1);
+    const keys = await browser.open('/platform/keys');
+    const shown = /value="(avk_[A-Za-z0-9_-]{20,})"/.exec(keys.html)?.[1];
+    expect(shown, 'the new key is shown, as after a single click').to.be.a('string');
     expect((await fetch(`${app.url}/external/website`, { headers: { authorization: `Bearer ${shown}` } })).status, 'and it is the one that works').to.equal(200);
+
+    const deletions = () => db('audit_entries').where({ chain: `website:${website}`, action: 'website.deleted' }).count({ n: '*' }).first().then((row) => Number(row?.n));
+    expect(await once(`/platform/websites/${website}/delete`, `/platform/websites/${website}/delete`, { confirm: 'Once' })).to.match(/^\/platform\/websites\b/);
+    expect(await db('websites').where('id', website).first(), 'the website is gone').to.equal(undefined);
+    expect(await deletions(), 'one deletion recorded').to.equal(1);
   });
 });

@@ -39,8 +39,12 @@ const website = {
 };
 const activeConfig = { status: 'ACTIVE', redirectUris: ['https://shop.example/callback'], clientId: 'live_sample', clientSecret: 'secret_sample' };
 const overview = { website, oauth2: { LIVE: activeConfig, TEST: { ...activeConfig, status: 'DISABLED' } } };
+/** What a role allows on a page (lib/platform/page.ts): an owner's everything, a viewer's reading. */
+const everything = { view: true, secrets: true, change: true, members: true, ownership: true };
+const viewerMay = { view: true, secrets: false, change: false, members: false, ownership: false };
 const platform = {
-  webmaster: { id: 1, email: 'webmaster@example.test' },
+  webmaster: { id: 1, email: 'webmaster@example.test', account: { id: 1, email: 'webmaster@example.test', role: 'owner' } },
+  may: everything,
   languages: LANGUAGE_CHOICES, challenges: WEBSITE_CHALLENGES, freeChallenges: WEBSITE_CHALLENGES.slice(0, 3), environments: ['LIVE', 'TEST'],
 };
 const fieldError = { key: Object.keys(catalogues.en).find((key) => key.startsWith('platform.error.')) ?? 'platform.oauth2.error.redirectUri', params: { uri: 'http://bad' } };
@@ -51,7 +55,7 @@ const failedForm = (form: string) => ({
   fields: { name: fieldError, domain: fieldError, language: fieldError, challenges: fieldError, regions: fieldError, status: fieldError, redirectUris: eachUriError },
 });
 
-const confirmationParams = { environment: 'LIVE', name: 'Example Shop', key: 'pk_live_sample', clientId: 'live_sample', date: '2026-01-02 10:00 UTC' };
+const confirmationParams = { environment: 'LIVE', name: 'Example Shop', key: 'pk_live_sample', clientId: 'live_sample', date: '2026-01-02 10:00 UTC', email: 'webmaster@example.test' };
 const confirmation = (heading: string, consequences: string[], button: string) => ({
   ...platform,
   confirmation: {
@@ -147,10 +151,48 @@ export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
     ]),
   ],
   'platform/account.njk': [
-    { ...platform, newToken: 'avk_sample', token: { createdAt: '2026-01-01', lastUsedAt: '2026-01-02' } },
-    { ...platform, token: { createdAt: '2026-01-01', lastUsedAt: null } },
-    { ...platform, token: null },
+    { ...platform, others: true, may: everything },
+    { ...platform, webmaster: { id: 1, email: 'webmaster@example.test' } },
   ],
+  // as lib/platform/routes/key-routes.ts fills it
+  'platform/keys.njk': [
+    ...[everything, viewerMay].map((may) => ({
+      ...platform, may, newToken: 'avk_sample', saved: 'revoked', websites: [website], expiries: ['never', '30', '90', '365'],
+      failed: { values: { name: 'deploy', access: 'read', website: '1' }, message: 'platform.apiKeys.error.form' },
+      keys: [
+        { id: 1, name: 'deploy', access: 'write', website: undefined, memberEmail: 'a@example.test', createdAt: '2026-01-01 10:00 UTC', lastUsedAt: null, expiresAt: null, expired: false },
+        { id: 2, name: 'stats', access: 'read', website: 'Example Shop', memberEmail: 'a@example.test', createdAt: '2026-01-01 10:00 UTC', lastUsedAt: '2026-01-02 10:00 UTC', expiresAt: '2026-02-01 10:00 UTC', expired: false },
+        { id: 3, name: 'old', access: 'read', website: undefined, memberEmail: 'a@example.test', createdAt: '2026-01-01 10:00 UTC', lastUsedAt: null, expiresAt: '2026-01-02 10:00 UTC', expired: true },
+      ],
+    })),
+    { ...platform, may: everything, keys: [], websites: [], expiries: ['never'] },
+  ],
+  // as lib/platform/routes/member-routes.ts fills it
+  'platform/members.njk': [
+    ...each({
+      ...platform, may: everything, roles: ['owner', 'admin', 'developer', 'viewer'], canInvite: true,
+      members: [
+        { webmasterId: 1, email: 'webmaster@example.test', role: 'owner', since: '2026-01-01 10:00 UTC', founder: true },
+        { webmasterId: 2, email: 'dev@example.test', role: 'developer', since: '2026-01-01 10:00 UTC', founder: false },
+      ],
+      invitations: [{ id: 1, email: 'new@example.test', role: 'viewer', expiresAt: '2026-01-03 10:00 UTC' }],
+      failed: { values: { email: 'x' }, key: 'platform.members.error.invite' },
+    }, 'notice', keyParts('platform.members.saved.')),
+    { ...platform, webmaster: { ...platform.webmaster, id: 2 }, may: viewerMay, roles: ['owner', 'admin', 'developer', 'viewer'], canInvite: false,
+      members: [{ webmasterId: 2, email: 'dev@example.test', role: 'viewer', since: '2026-01-01 10:00 UTC', founder: false }], invitations: [],
+      failed: { values: {}, message: 'An account always keeps an owner.' } },
+    { ...platform, may: everything, roles: ['owner'], canInvite: false, members: [], invitations: [] },
+  ],
+  'platform/accounts.njk': [
+    { ...platform, current: 1, memberships: [{ accountId: 1, accountEmail: 'webmaster@example.test', role: 'owner' }, { accountId: 2, accountEmail: 'shop@example.test', role: 'viewer' }] },
+    { ...platform, memberships: [] },
+  ],
+  'platform/invitation.njk': [
+    ...[true, false].map((matches) => ({ ...platform, matches, refused: !matches, invitation: { accountEmail: 'shop@example.test', email: 'webmaster@example.test', role: 'developer', expiresAt: '2026-01-03 10:00 UTC' } })),
+    { ...platform, webmaster: undefined, invitation: { accountEmail: 'shop@example.test', email: 'webmaster@example.test', role: 'admin', expiresAt: '2026-01-03 10:00 UTC' } },
+    { ...platform, webmaster: undefined, invitation: undefined },
+  ],
+  'platform/not-permitted.njk': [{ ...platform, role: 'viewer' }],
   'platform/websites.njk': [
     { ...platform, overviews: [overview], failed: failedForm('create') },
     { ...platform, overviews: [] },
@@ -217,7 +259,13 @@ export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
     confirmation('platform.confirm.key.heading', ['platform.confirm.key.stops', 'platform.confirm.key.then'], 'platform.keys.regenerate'),
     confirmation('platform.confirm.credentials.heading',
       ['platform.confirm.credentials.new', 'platform.confirm.credentials.grace', 'platform.confirm.credentials.again'], 'platform.oauth2.regenerate'),
-    confirmation('platform.confirm.token.heading', ['platform.confirm.token.stops', 'platform.confirm.token.then'], 'platform.account.generate'),
-    confirmation('platform.confirm.token.heading', ['platform.confirm.token.none'], 'platform.account.generate'),
+    ...[false, true].map((mismatch) => {
+      const sample = confirmation('platform.confirm.delete.heading', ['platform.confirm.delete.stops', 'platform.confirm.delete.kept'], 'platform.confirm.delete.button');
+      return { ...sample, mismatch, confirmation: { ...sample.confirmation, typed: { label: 'platform.confirm.delete.type', params: { name: 'Example Shop' } } } };
+    }),
+    (() => {
+      const sample = confirmation('platform.confirm.close.heading', ['platform.confirm.close.erased', 'platform.confirm.close.audit'], 'platform.confirm.close.button');
+      return { ...sample, confirmation: { ...sample.confirmation, typed: { label: 'platform.confirm.close.type', params: { name: 'webmaster@example.test' } } } };
+    })(),
   ],
 };

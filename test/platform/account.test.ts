@@ -23,14 +23,14 @@ async function sessionCookieOfSignIn(app: TestApp, headers: Record<string, strin
   return response.headers.getSetCookie().find((line) => line.startsWith('ap_platform='))!;
 }
 
-describe('webmasters platform: accounts, sessions and the Authorization Token', () => {
+describe('webmasters platform: accounts, sessions and API keys', () => {
   const app = useApp();
 
   it('signs a webmaster in, who lands on their websites', async () => {
     const { client, email } = await register(app);
     const page = await client.open('/platform/account');
     expect(page.status).to.equal(200);
-    expect(page.html).to.contain('Authorization Token').and.contain(`Signed in as ${email}`).and.contain('You have no active token.');
+    expect(page.html).to.contain('API keys').and.contain(`Signed in as ${email}`).and.contain('as Owner');
     expect(page.headers.get('cache-control')).to.equal('no-store');
     const csp = page.headers.get('content-security-policy') ?? '';
     expect(csp).to.contain("script-src 'self'").and.contain("style-src 'self'").and.not.contain('unsafe-inline');
@@ -98,7 +98,7 @@ describe('webmasters platform: accounts, sessions and the Authorization Token', 
     const { client, email } = await register(app);
     const before = await app.provider.db('api_tokens').count<{ count: number }[]>('* as count');
     for (const [path, fields] of [
-      ['/platform/account/token', {}],
+      ['/platform/keys', { name: 'forged', access: 'write', website: 'all', expires: 'never' }],
       ['/platform/signout', {}],
       ['/platform/signin', { email, password: PASSWORD }],
     ] as const) {
@@ -112,35 +112,44 @@ describe('webmasters platform: accounts, sessions and the Authorization Token', 
     expect((await client.open('/platform/account')).status).to.equal(200);
   });
 
-  it('generates the API token, shows it once, records its use, and generating again revokes the previous one', async () => {
+  it('makes named API keys, shows each once, records their use, and revokes them one by one', async () => {
     const { client } = await register(app);
-    const generated = await client.post('/platform/account/token');
-    expect(generated.status).to.equal(200);
-    expect(generated.headers.get('cache-control')).to.equal('no-store');
-    const [token] = generated.html.match(TOKEN) ?? [];
-    expect(token).to.be.a('string');
-    expect(decodeHtml(generated.html)).to.contain('it is shown only this once').and.contain('Not used yet.');
+    await client.open('/platform/keys');
+    const make = async (name: string, fields: Record<string, string> = {}) => {
+      const page = await client.post('/platform/keys', { name, access: 'write', website: 'all', expires: 'never', ...fields });
+      expect(page.status, page.html).to.equal(200);
+      expect(page.headers.get('cache-control')).to.equal('no-store');
+      const [token] = page.html.match(TOKEN) ?? [];
+      expect(token).to.be.a('string');
+      expect(decodeHtml(page.html)).to.contain('it is shown only this once').and.contain(name);
+      return token!;
+    };
+    const deploy = await make('deploy script');
+    const stats = await make('statistics', { access: 'read', expires: '30' });
     const stored = await app.provider.db('api_tokens').select('token_hash');
-    expect(JSON.stringify(stored)).not.to.contain(token);
+    expect(JSON.stringify(stored)).not.to.contain(deploy);
 
-    const later = await client.open('/platform/account');
-    expect(later.html.match(TOKEN)).to.equal(null);
-    expect(later.html).to.match(/Your active token was generated on \d{4}-\d\d-\d\d \d\d:\d\d UTC\./);
+    const later = await client.open('/platform/keys');
+    expect(later.html.match(TOKEN), 'shown once').to.equal(null);
+    expect(decodeHtml(later.html)).to.contain('deploy script').and.contain('statistics').and.contain('Read only').and.match(/Expires on \d{4}-\d\d-\d\d/);
 
     const api = (bearer: string) => fetch(`${app.url}/external/website`, { headers: { authorization: `Bearer ${bearer}` } });
-    const listed = await api(token!);
+    const listed = await api(deploy);
     expect(listed.status).to.equal(200);
     expect(await listed.json()).to.deep.equal([]);
-    expect((await client.open('/platform/account')).html).to.match(/Last used on \d{4}-\d\d-\d\d \d\d:\d\d UTC\./);
+    expect((await api(stats)).status).to.equal(200);
+    const readOnly = await fetch(`${app.url}/external/website`, { method: 'POST', headers: { authorization: `Bearer ${stats}`, 'content-type': 'application/json' }, body: '{"name":"x","domain":"x.example"}' });
+    expect(readOnly.status).to.equal(403);
+    expect((await client.open('/platform/keys')).html).to.match(/Last used on \d{4}-\d\d-\d\d \d\d:\d\d UTC\./);
 
-    const again = await client.post('/platform/account/token');
-    const [second] = again.html.match(TOKEN) ?? [];
-    expect(second).to.be.a('string').and.not.equal(token);
-    expect(again.html).to.contain('Not used yet.');
-    const revoked = await api(token!);
+    const keys = await app.provider.db('api_tokens').whereNull('revoked_at').where('name', 'deploy script').select('id');
+    const revokedPage = await client.post(`/platform/keys/${keys[0].id}/revoke`);
+    expect(revokedPage.status).to.equal(200);
+    expect(decodeHtml(revokedPage.html)).to.contain('The key was revoked').and.not.contain('deploy script');
+    const revoked = await api(deploy);
     expect(revoked.status).to.equal(401);
     expect(await revoked.json()).to.deep.include({ statusCode: 401, error: 'Unauthorized' });
-    expect((await api(second!)).status).to.equal(200);
+    expect((await api(stats)).status, 'the other key still works').to.equal(200);
   });
 
   it('sends strangers from the signed-in pages to the sign-in page, and /platform to the right place', async () => {
@@ -168,7 +177,8 @@ describe('webmasters platform: languages', () => {
       await client.open('/platform/signin');
       const account = await client.post('/platform/signin', { email, password: PASSWORD });
       expect(account.url.pathname, language).to.equal('/platform/websites');
-      expect((await client.post('/platform/account/token')).status, language).to.equal(200);
+      await client.open('/platform/keys');
+      expect((await client.post('/platform/keys', { name: 'key', access: 'write', website: 'all', expires: 'never' })).status, language).to.equal(200);
       await client.open('/platform/websites');
       const website = await client.post('/platform/websites', { name: 'Site', domain: 'site.example.com', language: 'auto', challenges: 'selfie', regions: '' });
       expect(website.status, language).to.equal(200);

@@ -122,7 +122,7 @@ describe('webmasters platform: onboarding, integration, confirmations and form e
     expect(page.html).to.contain('data-copy="wordpress-test-wordpress"').and.contain('docs/wordpress.md');
   });
 
-  it('asks before replacing a key, OAuth2 credentials or the API token, saying what stops working and when', async () => {
+  it('asks before replacing a key or OAuth2 credentials, or deleting the website, saying what stops working and when; makes an API key', async () => {
     const { client } = await registered(app);
     const created = await client.post('/platform/websites', { name: 'Shop', domain: 'confirm.example.com', language: 'en', challenges: ['selfie'], regions: '' });
     const id = websiteIdOf(created);
@@ -151,11 +151,18 @@ describe('webmasters platform: onboarding, integration, confirmations and form e
     expect((await getOAuth2Config(app.provider.runtime, webmasterId, id, 'LIVE')).clientId).not.to.equal(before.clientId);
 
     const account = await client.open('/platform/account');
-    expect(formOf(account, { action: '/platform/account/token' })).to.be.an('object'); // no token yet: nothing to confirm
-    const withToken = await client.post('/platform/account/token');
-    expect(formsOf(withToken).some((form) => form.action.pathname === '/platform/account/token')).to.equal(false);
-    const tokenPage = await client.open(linkWithText(withToken, 'Generate'));
-    expect(text(tokenPage)).to.match(/Your current token \(generated on \d{4}-\d\d-\d\d \d\d:\d\d UTC\) stops working at once/);
-    expect(formOf(tokenPage, { button: 'Generate' }).action.pathname).to.equal('/platform/account/token');
+    const keys = await client.open(linkWithText(account, 'API keys'));
+    const made = await client.submit(formOf(keys, { button: 'Make the key' }), { name: 'deploy', access: 'write', website: 'all', expires: 'never' });
+    expect(text(made)).to.contain('Your new API key').and.contain('deploy').and.contain('Every website');
+
+    // deleting asks first, and only the website's name typed back deletes it
+    const settings = await client.open(`/platform/websites/${id}/settings`);
+    const confirm = await client.open(linkWithText(settings, 'Delete Shop'));
+    expect(text(confirm)).to.contain('Its OAuth2 clients, keys and webhooks stop at once');
+    const mismatch = await client.submit(formOf(confirm, { button: 'Delete the website' }), { confirm: 'something else' });
+    expect(mismatch.status).to.equal(400);
+    expect(text(mismatch)).to.contain('What you typed does not match: nothing was deleted.');
+    const deleted = await client.submit(formOf(mismatch, { button: 'Delete the website' }), { confirm: 'Shop' });
+    expect(text(deleted)).to.contain('The website was deleted');
   });
 });

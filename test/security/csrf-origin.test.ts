@@ -92,7 +92,7 @@ describe('security: CSRF tokens bound to their interaction or session, and an Or
     const tokens = () => app.provider.db('api_tokens').where('webmaster_id', webmaster.id).select('id');
     const before = await tokens();
     plantCsrfCookies(attacker, victim, app.url);
-    const refused = await victim.post('/platform/account/token', {}, { csrf: attackerToken });
+    const refused = await victim.post('/platform/keys', { name: 'planted', access: 'write', website: 'all', expires: 'never' }, { csrf: attackerToken });
     expect(refused.status).to.equal(403);
     expect(await tokens()).to.deep.equal(before);
   });

@@ -125,11 +125,18 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
 
       await page.goto(`${base}/platform/account`);
       await check('platform account');
-      await page.getByRole('button', { name: 'Generate' }).click();
-      await page.getByLabel('Your new API token').waitFor();
-      await check('platform account, new token shown once');
-      await page.goto(`${base}/platform/account/token/regenerate`);
-      await check('platform confirmation (regenerate token)');
+      await page.goto(`${base}/platform/keys`);
+      await check('platform API keys');
+      await page.getByLabel('Name', { exact: true }).fill('deploy script');
+      await page.getByRole('button', { name: 'Make the key' }).click();
+      await page.getByLabel('Your new API key').waitFor();
+      await check('platform API keys, new key shown once');
+      await page.goto(`${base}/platform/members`);
+      await check('platform members');
+      await page.goto(`${base}${website}/delete`);
+      await check('platform confirmation (delete website)');
+      await page.goto(`${base}/platform/account/close`);
+      await check('platform confirmation (close account)');
 
       await page.goto(`${base}/platform/password/forgot`);
       await check('platform forgotten password');

@@ -1,34 +1,17 @@
-import Router from '@koa/router';
 import type { PlatformServices } from '../services.js';
-import { describeApiToken, issueApiToken } from '../../webmasters/api-tokens.js';
-import { originOf, PLATFORM_PATH, webmasterOf } from '../authentication.js';
-import { formatTimestamp, renderPage } from '../page.js';
-import { seeOther } from '../../http/see-other.js';
-import { newApiToken } from '../one-time-display.js';
+import { membershipsOf } from '../../webmasters/members.js';
+import { webmasterOf } from '../authentication.js';
+import { renderPage } from '../page.js';
+import { PlatformRoutes } from '../route-table.js';
 
-/** The Account page and its "Authorization Token" section (Account, Authorization Token, Generate). */
-export function accountRoutes(runtime: PlatformServices): Router {
-  const router = new Router();
+/** The Account page: who is signed in, the account the session acts on and the role held there, and the ways on. */
+export function accountRoutes(runtime: PlatformServices): PlatformRoutes {
+  const routes = new PlatformRoutes();
 
-  router.get('/account', async (ctx) => {
-    const webmasterId = webmasterOf(ctx)!.id;
-    const newToken = newApiToken.take(ctx, runtime, webmasterId);
-    const active = await describeApiToken(runtime.db, webmasterId);
-    renderPage(ctx, 'account.njk', {
-      newToken,
-      token: active && {
-        createdAt: formatTimestamp(active.createdAt),
-        lastUsedAt: active.lastUsedAt && formatTimestamp(active.lastUsedAt),
-      },
-    });
+  routes.get('/account', 'signed-in', async (ctx) => {
+    const memberships = await membershipsOf(runtime.db, webmasterOf(ctx)!.id);
+    renderPage(ctx, 'account.njk', { others: memberships.length > 1 });
   });
 
-  // Generating revokes the previous token (issueApiToken); only its hash is stored, so this is the one chance to show it.
-  router.post('/account/token', async (ctx) => {
-    const webmasterId = webmasterOf(ctx)!.id;
-    newApiToken.hold(ctx, runtime, webmasterId, await issueApiToken(runtime.db, runtime.clock, webmasterId, originOf(ctx)));
-    seeOther(ctx, `${PLATFORM_PATH}/account`, { noStore: true });
-  });
-
-  return router;
+  return routes;
 }

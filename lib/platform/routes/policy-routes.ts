@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import { PlatformRoutes } from '../route-table.js';
 import type { Context } from 'koa';
 import { seeOther } from '../../http/see-other.js';
 import { browserLanguage } from '../../i18n/negotiate.js';
@@ -6,7 +6,7 @@ import { Refusal } from '../../refusal.js';
 import type { PlatformServices } from '../services.js';
 import { websiteIdOf } from '../../websites/identifiers.js';
 import { getWebsite, getWebsitePolicy, PolicyLoosening, updateWebsitePolicy, type WebsitePolicyInput } from '../../websites/index.js';
-import { originOf, PLATFORM_PATH, webmasterOf } from '../authentication.js';
+import { originOf, PLATFORM_PATH, accountOf } from '../authentication.js';
 import { renderPage } from '../page.js';
 import { policyRows } from '../policy-view.js';
 
@@ -25,9 +25,9 @@ interface EditorRefusal {
  * A website's policy page (docs/policies.md): the rule in force in each region and why, and an editor for the
  * website's own rules, refused exactly as PUT /external/website/{website_id}/policy refuses them (the same service).
  */
-export function policyRoutes(runtime: PlatformServices): Router {
-  const router = new Router();
-  const ownerOf = (ctx: Context): number => webmasterOf(ctx)!.id;
+export function policyRoutes(runtime: PlatformServices): PlatformRoutes {
+  const routes = new PlatformRoutes();
+  const ownerOf = (ctx: Context): number => accountOf(ctx);
   const websiteOf = (ctx: Context): number => websiteIdOf({ website_id: ctx.params.id }).websiteId;
 
   async function show(ctx: Context, websiteId: number, refusal?: EditorRefusal, status = 200): Promise<void> {
@@ -43,9 +43,9 @@ export function policyRoutes(runtime: PlatformServices): Router {
     }, status);
   }
 
-  router.get('/websites/:id/policy', (ctx) => show(ctx, websiteOf(ctx)));
+  routes.get('/websites/:id/policy', 'view', (ctx) => show(ctx, websiteOf(ctx)));
 
-  router.post('/websites/:id/policy', async (ctx) => {
+  routes.post('/websites/:id/policy', 'change', async (ctx) => {
     const websiteId = websiteOf(ctx);
     const text = String((ctx.request.body as Record<string, unknown> | undefined)?.rules ?? '');
     let rules: unknown;
@@ -66,5 +66,5 @@ export function policyRoutes(runtime: PlatformServices): Router {
     seeOther(ctx, `${PLATFORM_PATH}/websites/${websiteId}/policy?saved=policy`, { noStore: true });
   });
 
-  return router;
+  return routes;
 }

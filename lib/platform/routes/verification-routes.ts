@@ -1,11 +1,11 @@
-import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { PlatformServices } from '../services.js';
 import { Refusal } from '../../refusal.js';
 import { OUTCOMES, VERIFICATION_ID_PATTERN } from '../../verification/listing-schemas.js';
 import { allVerifications, getVerification, listVerifications } from '../../verification/listing.js';
 import { websiteIdOf, websiteVerificationOf } from '../../websites/identifiers.js';
-import { webmasterOf } from '../authentication.js';
+import { accountOf } from '../authentication.js';
+import { PlatformRoutes } from '../route-table.js';
 import { CSV_MAX_ROWS, filtersOf, ruleLabel, verificationsCsv } from '../verification-view.js';
 import { renderWebsiteTab, websitePath } from './website-routes.js';
 import { seeOther } from '../../http/see-other.js';
@@ -17,12 +17,12 @@ const keptHours = (runtime: PlatformServices): number => Math.round((runtime.con
  * A website's Verifications: the flows one by one with the API's filters (lib/verification/listing.ts), a search by
  * the id the website received, each flow's page, and a CSV of what the filters selected.
  */
-export function verificationRoutes(runtime: PlatformServices): Router {
-  const router = new Router();
-  const ownerOf = (ctx: Context): number => webmasterOf(ctx)!.id;
+export function verificationRoutes(runtime: PlatformServices): PlatformRoutes {
+  const routes = new PlatformRoutes();
+  const ownerOf = (ctx: Context): number => accountOf(ctx);
   const common = { outcomes: OUTCOMES, keptHours: keptHours(runtime), csvMax: CSV_MAX_ROWS };
 
-  router.get('/websites/:id/verifications', async (ctx) => {
+  routes.get('/websites/:id/verifications', 'view', async (ctx) => {
     const { websiteId } = websiteIdOf({ website_id: ctx.params.id });
     const { id, ...query } = filtersOf(ctx.query);
     if (id !== undefined) {
@@ -49,7 +49,7 @@ export function verificationRoutes(runtime: PlatformServices): Router {
     }, problem ? 400 : 200);
   });
 
-  router.get('/websites/:id/verifications.csv', async (ctx) => {
+  routes.get('/websites/:id/verifications.csv', 'view', async (ctx) => {
     const { websiteId } = websiteIdOf({ website_id: ctx.params.id });
     const { cursor: _cursor, id: _id, ...filters } = filtersOf(ctx.query);
     ctx.body = verificationsCsv(await allVerifications(runtime, ownerOf(ctx), websiteId, filters, CSV_MAX_ROWS));
@@ -58,11 +58,11 @@ export function verificationRoutes(runtime: PlatformServices): Router {
     ctx.set('Cache-Control', 'no-store');
   });
 
-  router.get('/websites/:id/verifications/:verification', async (ctx) => {
+  routes.get('/websites/:id/verifications/:verification', 'view', async (ctx) => {
     const { websiteId, verificationId } = websiteVerificationOf({ website_id: ctx.params.id, verification_id: ctx.params.verification });
     const flow = await getVerification(runtime, ownerOf(ctx), websiteId, verificationId);
     await renderWebsiteTab(ctx, runtime, websiteId, 'verifications', { ...common, flow, rules: flow.rules.map(ruleLabel) });
   });
 
-  return router;
+  return routes;
 }

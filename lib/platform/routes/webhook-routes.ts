@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import { PlatformRoutes } from '../route-table.js';
 import type { Context } from 'koa';
 import { websiteIdOf, websiteWebhookOf } from '../../websites/identifiers.js';
 import { Refusal } from '../../refusal.js';
@@ -6,7 +6,7 @@ import { seeOther } from '../../http/see-other.js';
 import type { PlatformServices } from '../services.js';
 import { SUBSCRIBABLE_EVENTS } from '../../webhooks/events.js';
 import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, testWebhook } from '../../webhooks/endpoints.js';
-import { originOf, webmasterOf } from '../authentication.js';
+import { originOf, accountOf } from '../authentication.js';
 import { formatTimestamp } from '../page.js';
 import { newWebsiteSecret } from '../one-time-display.js';
 import { renderWebsiteTab, websitePath } from './website-routes.js';
@@ -17,9 +17,9 @@ const DELIVERIES_SHOWN = 10;
 const listOf = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : typeof value === 'string' ? [value] : []);
 
 /** A website's Webhooks section: its endpoints with their latest deliveries, and the forms to add, test and delete them. */
-export function webhookRoutes(runtime: PlatformServices): Router {
-  const router = new Router();
-  const ownerOf = (ctx: Context): number => webmasterOf(ctx)!.id;
+export function webhookRoutes(runtime: PlatformServices): PlatformRoutes {
+  const routes = new PlatformRoutes();
+  const ownerOf = (ctx: Context): number => accountOf(ctx);
   const websiteOf = (ctx: Context): number => websiteIdOf({ website_id: ctx.params.id }).websiteId;
   const hookOf = (ctx: Context) => websiteWebhookOf({ website_id: ctx.params.id, webhook_id: ctx.params.webhook });
 
@@ -38,9 +38,9 @@ export function webhookRoutes(runtime: PlatformServices): Router {
     await renderWebsiteTab(ctx, runtime, websiteId, 'webhooks', { webhooks, events: SUBSCRIBABLE_EVENTS, failed }, status);
   }
 
-  router.get('/websites/:id/webhooks', (ctx) => show(ctx, websiteOf(ctx)));
+  routes.get('/websites/:id/webhooks', 'view', (ctx) => show(ctx, websiteOf(ctx)));
 
-  router.post('/websites/:id/webhooks', async (ctx) => {
+  routes.post('/websites/:id/webhooks', 'change', async (ctx) => {
     const websiteId = websiteOf(ctx);
     const body = ctx.request.body as Record<string, unknown>;
     const values = { url: typeof body.url === 'string' ? body.url.trim() : '', events: listOf(body.events) };
@@ -55,17 +55,17 @@ export function webhookRoutes(runtime: PlatformServices): Router {
     seeOther(ctx, websitePath(websiteId, 'webhooks', 'webhook'), { noStore: true });
   });
 
-  router.post('/websites/:id/webhooks/:webhook/test', async (ctx) => {
+  routes.post('/websites/:id/webhooks/:webhook/test', 'change', async (ctx) => {
     const { websiteId, webhookId } = hookOf(ctx);
     await testWebhook(runtime, ownerOf(ctx), websiteId, webhookId);
     seeOther(ctx, websitePath(websiteId, 'webhooks', 'webhookTest'), { noStore: true });
   });
 
-  router.post('/websites/:id/webhooks/:webhook/delete', async (ctx) => {
+  routes.post('/websites/:id/webhooks/:webhook/delete', 'change', async (ctx) => {
     const { websiteId, webhookId } = hookOf(ctx);
     await deleteWebhook(runtime, ownerOf(ctx), websiteId, webhookId, originOf(ctx));
     seeOther(ctx, websitePath(websiteId, 'webhooks', 'webhookDeleted'), { noStore: true });
   });
 
-  return router;
+  return routes;
 }

@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import { PlatformRoutes } from '../route-table.js';
 import type { Context } from 'koa';
 import { Refusal } from '../../refusal.js';
 import { LANGUAGE_CHOICES } from '../../i18n/languages.js';
@@ -9,7 +9,7 @@ import {
   createOAuth2Config, createWebsite, ENVIRONMENTS, getDomainVerification, getWebsite, listWebsites, regenerateOAuth2Credentials,
   regenerateWebsiteKey, updateOAuth2Config, updateWebsite,
 } from '../../websites/index.js';
-import { originOf, PLATFORM_PATH, webmasterOf } from '../authentication.js';
+import { originOf, PLATFORM_PATH, accountOf } from '../authentication.js';
 import { renderPage } from '../page.js';
 import { seeOther } from '../../http/see-other.js';
 import {
@@ -53,7 +53,7 @@ export async function renderWebsiteTab(
   ctx: Context, runtime: PlatformServices, websiteId: number, tab: Tab,
   variables: Record<string, unknown> | ((overview: WebsiteOverview) => Record<string, unknown>) = {}, status = 200,
 ): Promise<void> {
-  const webmasterId = webmasterOf(ctx)!.id;
+  const webmasterId = accountOf(ctx);
   const [overview] = await overviewsOf(runtime, webmasterId, [await getWebsite(runtime, webmasterId, websiteId)]);
   const held = newWebsiteSecret.take(ctx, runtime, webmasterId);
   renderPage(ctx, `website-${tab}.njk`, {
@@ -68,13 +68,15 @@ export async function renderWebsiteTab(
 }
 
 /** The websites overview and each website's sections: overview, integrate, settings (the forms that change it). */
-export function websiteRoutes(runtime: PlatformServices): Router {
-  const router = new Router();
-  const ownerOf = (ctx: Context): number => webmasterOf(ctx)!.id;
+export function websiteRoutes(runtime: PlatformServices): PlatformRoutes {
+  const routes = new PlatformRoutes();
+  const ownerOf = (ctx: Context): number => accountOf(ctx);
 
   async function showList(ctx: Context, failed?: FailedForm, status = 200): Promise<void> {
     const overviews = await overviewsOf(runtime, ownerOf(ctx), await listWebsites(runtime, ownerOf(ctx)));
-    renderPage(ctx, 'websites.njk', { ...OPTIONS, freeChallenges: runtime.challenges.freeChallenges(), overviews, failed }, status);
+    renderPage(ctx, 'websites.njk', {
+      ...OPTIONS, freeChallenges: runtime.challenges.freeChallenges(), overviews, failed, deleted: ctx.query.saved === 'deleted',
+    }, status);
   }
 
   async function showSettings(ctx: Context, websiteId: number, failed?: FailedForm, status = 200): Promise<void> {
@@ -116,20 +118,20 @@ export function websiteRoutes(runtime: PlatformServices): Router {
     if (secret) newWebsiteSecret.hold(ctx, runtime, ownerOf(ctx), { websiteId, kind: 'client', label: environment, secret });
   };
 
-  router.get('/websites', (ctx) => showList(ctx));
+  routes.get('/websites', 'view', (ctx) => showList(ctx));
 
-  router.post('/websites', (ctx) =>
+  routes.post('/websites', 'change', (ctx) =>
     submit(ctx, 'create', websiteCreateForm(ctx.request.body), async (input) => websitePath((await createWebsite(runtime, ownerOf(ctx), input, originOf(ctx))).id, 'integrate', 'created'),
       (failed, status) => showList(ctx, failed, status)));
 
-  router.get('/websites/:id', async (ctx) => {
+  routes.get('/websites/:id', 'view', async (ctx) => {
     const websiteId = websiteOf(ctx);
     const { days, counted } = await recentStatistics(ctx, websiteId);
     const t = translator(browserLanguage(ctx));
     await renderWebsiteTab(ctx, runtime, websiteId, 'overview', { statistics: overviewStatistics(counted, days, t), legend: legend(t), days: OVERVIEW_DAYS });
   });
 
-  router.get('/websites/:id/statistics.csv', async (ctx) => {
+  routes.get('/websites/:id/statistics.csv', 'view', async (ctx) => {
     const websiteId = websiteOf(ctx);
     const { counted } = await recentStatistics(ctx, websiteId);
     ctx.body = statisticsCsv(counted);
@@ -138,7 +140,7 @@ export function websiteRoutes(runtime: PlatformServices): Router {
     ctx.set('Cache-Control', 'no-store');
   });
 
-  router.get('/websites/:id/integrate', async (ctx) => {
+  routes.get('/websites/:id/integrate', 'view', async (ctx) => {
     await renderWebsiteTab(ctx, runtime, websiteOf(ctx), 'integrate', (overview) => ({
       checkers: checkerIntegrationsOf(overview, runtime.config.issuer),
       integrations: integrationsOf(overview, runtime.config.issuer, browserLanguage(ctx)),
@@ -146,9 +148,9 @@ export function websiteRoutes(runtime: PlatformServices): Router {
     }));
   });
 
-  router.get('/websites/:id/settings', (ctx) => showSettings(ctx, websiteOf(ctx)));
+  routes.get('/websites/:id/settings', 'view', (ctx) => showSettings(ctx, websiteOf(ctx)));
 
-  router.post('/websites/:id', async (ctx) => {
+  routes.post('/websites/:id', 'change', async (ctx) => {
     const websiteId = websiteOf(ctx);
     await submit(ctx, 'website', websiteUpdateForm(ctx.request.body),
       async (input) => {
@@ -158,13 +160,13 @@ export function websiteRoutes(runtime: PlatformServices): Router {
       (failed, status) => showSettings(ctx, websiteId, failed, status));
   });
 
-  router.post('/websites/:id/keys/:environment/regenerate', async (ctx) => {
+  routes.post('/websites/:id/keys/:environment/regenerate', 'change', async (ctx) => {
     const { websiteId, environment } = environmentOf(ctx);
     await regenerateWebsiteKey(runtime, ownerOf(ctx), websiteId, environment, originOf(ctx));
     seeOther(ctx, websitePath(websiteId, 'settings', 'key'), { noStore: true });
   });
 
-  router.post('/websites/:id/oauth2/:environment', async (ctx) => {
+  routes.post('/websites/:id/oauth2/:environment', 'change', async (ctx) => {
     const { websiteId, environment } = environmentOf(ctx);
     await submit(ctx, `oauth2-${environment}`, oauth2CreateForm(ctx.request.body), async (input) => {
       const created = await createOAuth2Config(runtime, ownerOf(ctx), websiteId, environment, input, originOf(ctx));
@@ -173,7 +175,7 @@ export function websiteRoutes(runtime: PlatformServices): Router {
     }, (failed, status) => showSettings(ctx, websiteId, failed, status));
   });
 
-  router.post('/websites/:id/oauth2/:environment/update', async (ctx) => {
+  routes.post('/websites/:id/oauth2/:environment/update', 'change', async (ctx) => {
     const { websiteId, environment } = environmentOf(ctx);
     await submit(ctx, `oauth2-${environment}`, oauth2UpdateForm(ctx.request.body), async (input) => {
       await updateOAuth2Config(runtime, ownerOf(ctx), websiteId, environment, input, originOf(ctx));
@@ -181,7 +183,7 @@ export function websiteRoutes(runtime: PlatformServices): Router {
     }, (failed, status) => showSettings(ctx, websiteId, failed, status));
   });
 
-  router.post('/websites/:id/oauth2/:environment/regenerate', async (ctx) => {
+  routes.post('/websites/:id/oauth2/:environment/regenerate', 'change', async (ctx) => {
     const { websiteId, environment } = environmentOf(ctx);
     await submit(ctx, `credentials-${environment}`, { input: {}, errors: {} }, async () => {
       const regenerated = await regenerateOAuth2Credentials(runtime, ownerOf(ctx), websiteId, environment, originOf(ctx));
@@ -190,5 +192,5 @@ export function websiteRoutes(runtime: PlatformServices): Router {
     }, (failed, status) => showSettings(ctx, websiteId, failed, status));
   });
 
-  return router;
+  return routes;
 }

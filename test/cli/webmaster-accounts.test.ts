@@ -1,0 +1,104 @@
+import { expect } from 'chai';
+import { verifyTrail } from '../../lib/audit/trail.js';
+import { systemClock } from '../../lib/clock.js';
+import type { Database } from '../../lib/store/database.js';
+import { authenticateApiToken } from '../../lib/webmasters/api-tokens.js';
+import { cli, cliDatabase, type CliDatabase } from './run.js';
+
+let counter = 0;
+const newEmail = () => `accounts-${Date.now()}-${counter++}@example.test`;
+const STRONG = 'a long enough passphrase';
+
+describe('age-provider webmaster list | show | disable | enable | delete, members and keys (operator CLI)', function () {
+  this.timeout(180_000);
+  let target: CliDatabase;
+  let env: NodeJS.ProcessEnv;
+  const inspect = <T>(work: (db: Database) => Promise<T>): Promise<T> => target.inspect(work);
+  const json = async <T>(args: string[]): Promise<T> => {
+    const run = await cli(env, [...args, '--json']);
+    expect(run.code, `${args.join(' ')}: ${run.stderr}`).to.equal(0);
+    return JSON.parse(run.stdout) as T;
+  };
+
+  before(async () => {
+    target = await cliDatabase('age-provider-cli-accounts-');
+    env = target.env;
+  });
+  after(() => target.close());
+
+  it('lists and shows accounts, changes members\' roles, removes members, lists and revokes keys, each audited', async () => {
+    const owner = newEmail();
+    const other = newEmail();
+    const ownerId = (await json<{ id: number }>(['webmaster', 'create', '--email', owner])).id;
+    const otherId = (await json<{ id: number }>(['webmaster', 'create', '--email', other])).id;
+    await inspect((db) => db('account_members').insert({ account_id: ownerId, webmaster_id: otherId, role: 'viewer' }));
+    const { token } = await json<{ token: string }>(['webmaster', 'token', '--email', owner, '--name', 'deploy']);
+
+    const listed = await json<Array<{ id: number; email: string; members: number; activeKeys: number; disabledAt: null }>>(['webmaster', 'list']);
+    expect(listed.find((account) => account.id === ownerId)).to.include({ email: owner, members: 2, activeKeys: 1, disabledAt: null });
+    const shown = await json<{ members: Array<{ webmasterId: number; role: string }> }>(['webmaster', 'show', '--webmaster', String(ownerId)]);
+    expect(shown.members.map((member) => [member.webmasterId, member.role])).to.deep.equal([[ownerId, 'owner'], [otherId, 'viewer']]);
+    expect((await cli(env, ['webmaster', 'list'])).stdout).to.contain(owner);
+
+    await json(['webmaster', 'set-role', '--email', owner, '--member', other, '--role', 'owner']);
+    expect((await json<Array<{ role: string }>>(['webmaster', 'members', '--email', owner])).map((member) => member.role)).to.deep.equal(['owner', 'owner']);
+    await json(['webmaster', 'set-role', '--email', owner, '--member', String(otherId), '--role', 'developer']);
+    const lastOwner = await cli(env, ['webmaster', 'set-role', '--email', owner, '--member', owner, '--role', 'admin']);
+    expect(lastOwner.code).to.equal(1);
+    expect(lastOwner.stderr).to.match(/^age-provider webmaster: An account always keeps an owner/);
+    await json(['webmaster', 'remove-member', '--email', owner, '--member', other]);
+    expect(await json<unknown[]>(['webmaster', 'members', '--email', owner])).to.have.length(1);
+
+    const keys = await json<Array<{ id: number; name: string; access: string }>>(['webmaster', 'keys', '--email', owner]);
+    expect(keys.map((key) => [key.name, key.access])).to.deep.equal([['deploy', 'write']]);
+    await json(['webmaster', 'revoke-key', '--email', owner, '--key', String(keys[0]!.id)]);
+    await inspect(async (db) => {
+      expect(await authenticateApiToken(db, systemClock, token)).to.equal(undefined);
+      const actions = await db('audit_entries').where('chain', `webmaster:${ownerId}`).orderBy('seq').select('action', 'actor_type', 'actor_id');
+      expect(actions.filter((entry) => entry.actor_type === 'operator').map((entry) => `${entry.action} ${entry.actor_id}`)).to.include.members([
+        'member.role_changed age-provider webmaster set-role', 'member.removed age-provider webmaster remove-member', 'api_key.revoked age-provider webmaster revoke-key',
+      ]);
+    });
+  });
+
+  it('disables an account (its keys stop, its sign-in fails), enables it again, and deletes it leaving a trail that verifies', async () => {
+    const email = newEmail();
+    await cli(env, ['webmaster', 'create', '--email', email, '--password-stdin'], STRONG);
+    const { token, webmasterId } = await json<{ token: string; webmasterId: number }>(['webmaster', 'token', '--email', email]);
+    const disabled = await json<{ changed: boolean; disabled: boolean }>(['webmaster', 'disable', '--email', email]);
+    expect(disabled).to.include({ changed: true, disabled: true });
+    expect((await json<{ changed: boolean }>(['webmaster', 'disable', '--email', email])).changed, 'twice changes nothing').to.equal(false);
+    await inspect(async (db) => expect(await authenticateApiToken(db, systemClock, token)).to.equal(undefined));
+    await json(['webmaster', 'enable', '--webmaster', String(webmasterId)]);
+    await inspect(async (db) => expect((await authenticateApiToken(db, systemClock, token))?.accountId).to.equal(webmasterId));
+
+    const unconfirmed = await cli(env, ['webmaster', 'delete', '--email', email]);
+    expect(unconfirmed.code).to.equal(2);
+    expect(unconfirmed.stderr).to.contain('add --yes');
+    const deleted = await json<{ deleted: boolean; chains: number }>(['webmaster', 'delete', '--email', email, '--yes']);
+    expect(deleted.deleted).to.equal(true);
+    expect(deleted.chains).to.be.greaterThan(0);
+    await inspect(async (db) => {
+      expect(await db('webmasters').where('email', email).first()).to.equal(undefined);
+      expect((await verifyTrail(db)).breaks).to.deep.equal([]);
+    });
+    const audit = await cli(env, ['audit', 'verify']);
+    expect(audit.code, audit.stdout + audit.stderr).to.equal(0);
+    const gone = await cli(env, ['webmaster', 'show', '--webmaster', String(webmasterId)]);
+    expect(gone.code).to.equal(1);
+    expect(gone.stderr).to.equal(`age-provider webmaster: no webmaster has the id ${webmasterId}\n`);
+  });
+
+  it('refuses a wrong command line in one line, exit 2', async () => {
+    for (const [args, message] of [
+      [['webmaster', 'show'], /--webmaster ID or --email E is required/],
+      [['webmaster', 'show', '--webmaster', 'x'], /--webmaster must be a webmaster id/],
+      [['webmaster', 'set-role', '--webmaster', '1', '--member', 'a', '--role', 'king'], /--role must be one of owner, admin, developer, viewer/],
+      [['webmaster', 'revoke-key', '--webmaster', '1', '--key', '-3'], /--key needs a value|--key must be/],
+    ] as const) {
+      const run = await cli(env, [...args]);
+      expect(run.code, args.join(' ')).to.equal(2);
+      expect(run.stderr).to.match(message);
+    }
+  });
+});
