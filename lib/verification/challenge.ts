@@ -34,9 +34,9 @@ export interface ChallengeAttempt {
 
 /**
  * What a wallet-based check may tell the visitor instead of its reason's general words: the wallet truthfully said
- * under age, its attestation could not be trusted, had expired, or the visitor declined in the wallet.
+ * under age, its attestation could not be trusted, had expired, was revoked by its issuer, or the visitor declined in the wallet.
  */
-export const OUTCOME_NOTICES = ['wallet_under_age', 'wallet_untrusted', 'wallet_expired', 'wallet_declined'] as const;
+export const OUTCOME_NOTICES = ['wallet_under_age', 'wallet_untrusted', 'wallet_expired', 'wallet_revoked', 'wallet_declined'] as const;
 export type OutcomeNotice = (typeof OUTCOME_NOTICES)[number];
 
 export type ChallengeOutcome =

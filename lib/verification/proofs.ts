@@ -73,6 +73,14 @@ interface ReuseQuery {
   maxAgeSeconds?: number;
   /** made by passing one of these challenges */
   challenges?: readonly string[];
+  /** not made by these (challenges the rule no longer allows: past their `challengesUntil`) */
+  retired?: readonly string[];
+  /**
+   * For a proof made by an age estimation (these challenges), the age it proved must also cover the rule's estimation
+   * buffer: `ageThreshold + estimationBuffer`. A proof keeps the age it proved, not the buffer it was judged with, so
+   * this asks the most a fresh estimation would.
+   */
+  estimation?: { challenges: readonly string[]; buffer: number };
 }
 
 /**
@@ -89,6 +97,11 @@ export async function findReusableProof(db: Database, clock: Clock, query: Reuse
   if (levels.length < ASSURANCE_LEVELS.length) select = select.whereIn('assurance_level', levels);
   if (query.maxAgeSeconds !== undefined) select = select.where('proven_at', '>=', addSeconds(now, -query.maxAgeSeconds));
   if (query.challenges) select = select.whereIn('method', [...query.challenges]);
+  if (query.retired?.length) select = select.whereNotIn('method', [...query.retired]);
+  const { estimation } = query;
+  if (estimation && estimation.buffer > 0 && estimation.challenges.length > 0) {
+    select = select.where((proof) => proof.whereNotIn('method', [...estimation.challenges]).orWhere('age_threshold', '>=', query.ageThreshold + estimation.buffer));
+  }
   const row = await select.orderBy('proven_at', 'desc').first();
   return row
     ? {

@@ -142,4 +142,35 @@ describe('policy: enforced in the flow', () => {
     expect(stronger.html).to.match(/action="[^"]*\/reuse"/);
     expect(locationOf(await browser.submit(formOf(stronger, { action: /\/reuse$/ }))).searchParams.get('code')).to.be.a('string');
   });
+
+  it('reuses nothing a fresh check would refuse: a challenge past its challengesUntil, an estimation short of the buffer', async () => {
+    const { runtime } = app.provider;
+    const webmasterId = (await runtime.db('websites').where('id', client.websiteId).first<{ webmaster_id: number }>('webmaster_id'))!.webmaster_id;
+    const setRule = (rule: Record<string, unknown>) => updateWebsitePolicy(runtime, webmasterId, client.websiteId, {
+      rules: [{ regions: ['FR'], challenges: ['selfie', 'ticket'], minimumAssuranceLevel: 'ENHANCED', reuseMaxAgeSeconds: 600, ...rule }],
+    }, TEST_ORIGIN);
+    // The prompt, then the landing page's offer; with nothing to offer (no challenge left and no reuse) the entry says so (503).
+    const reuseOffered = async (browser: Browser): Promise<boolean> => {
+      const prompt = await browser.open(authorizationUrl(app.url, client));
+      if (prompt.status === 503) return false;
+      return /action="[^"]*\/reuse"/.test(expectPage(await accept(browser, prompt)).html);
+    };
+    await runtime.db('age_proofs').delete();
+    const { browser, page } = await choicePage(IN_FRANCE);
+    await continueWithoutSaving(browser, expectPage(await submitSandbox(browser, await sandboxOf(browser, page, 'ticket'), { level: 'STRICT', country: 'FR' })));
+    expect(await reuseOffered(browser)).to.equal(true);
+    // The ticket retired by the rule since (observed: a retired challenge's result reused).
+    await setRule({ challengesUntil: { ticket: '2020-01-01' } });
+    expect(await reuseOffered(browser)).to.equal(false);
+    // A selfie's estimate of 18 under a rule asking a buffer of 2 years: a fresh selfie would need 20.
+    await setRule({ estimationBuffer: 2 });
+    await runtime.db('age_proofs').update({ method: 'selfie', age_threshold: 18 });
+    expect(await reuseOffered(browser)).to.equal(false);
+    await runtime.db('age_proofs').update({ age_threshold: 20 });
+    expect(await reuseOffered(browser)).to.equal(true);
+    // A ticket is no estimation: the buffer does not apply to it.
+    await runtime.db('age_proofs').update({ method: 'ticket', age_threshold: 18 });
+    expect(await reuseOffered(browser)).to.equal(true);
+    await setRule({});
+  });
 });

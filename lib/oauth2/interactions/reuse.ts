@@ -1,14 +1,20 @@
 import { findReusableProof, type AgeProof } from '../../verification/proofs.js';
+import { CHALLENGE_NAMES, isEstimation } from '../../verification/catalogue.js';
+import { utcDay } from '../../policy/offer.js';
 import { browserVisitor } from './browser-visitor.js';
 import { seeOther } from '../../http/see-other.js';
 import { handOverNew, locateVisitor } from './outcome.js';
 import { landingOf, readyToVerify } from './page.js';
 import type { Visit } from './visit.js';
 
+/** The estimation challenges (selfie, email age): a policy's estimation buffer applies to them. */
+const ESTIMATIONS = CHALLENGE_NAMES.filter(isEstimation);
+
 /**
  * A proof reusable for this visit: same environment, proving at least the age required where the visitor is now, and
- * as the policy there asks (docs/policies.md): young enough, at its level, made by a method it allows. A policy
- * asking for a check at each access reuses nothing.
+ * meeting the policy there exactly as a fresh check would (docs/policies.md): young enough, at its level, made by a
+ * method it allows and not past that method's `challengesUntil`, and for an estimation, an age that covers the
+ * estimation buffer too. A policy asking for a check at each access reuses nothing.
  */
 export async function reusableProof(visit: Visit, subject: string | undefined): Promise<AgeProof | undefined> {
   const { services } = visit;
@@ -22,6 +28,8 @@ export async function reusableProof(visit: Visit, subject: string | undefined): 
     minimumLevel: rule.minimumAssuranceLevel,
     ...(rule.reuseMaxAgeSeconds !== null ? { maxAgeSeconds: rule.reuseMaxAgeSeconds } : {}),
     ...(rule.challenges ? { challenges: rule.challenges } : {}),
+    retired: Object.entries(rule.challengesUntil).filter(([, until]) => until < utcDay(services.runtime.clock.now())).map(([name]) => name),
+    estimation: { challenges: ESTIMATIONS, buffer: rule.estimationBuffer },
   });
 }
 

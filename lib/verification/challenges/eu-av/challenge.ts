@@ -37,6 +37,7 @@ const OUTCOMES: Record<NonNullable<PendingPresentation['answer']>, (settings: Eu
   under: () => ({ passed: false, reason: 'refused', notice: 'wallet_under_age' }),
   untrusted: () => ({ passed: false, reason: 'failed', notice: 'wallet_untrusted' }),
   expired: () => ({ passed: false, reason: 'failed', notice: 'wallet_expired' }),
+  revoked: () => ({ passed: false, reason: 'failed', notice: 'wallet_revoked' }),
   invalid: () => ({ passed: false, reason: 'failed' }),
   declined: () => ({ passed: false, reason: 'cancelled', notice: 'wallet_declined' }),
 };
@@ -61,7 +62,7 @@ async function waitingFor(pending: PendingPresentation, limitReached: () => Prom
  * by polling `status` or on "continue".
  */
 export function createEuAvChallenge(settings: EuAvSettings, issuer: string): Challenge {
-  async function showRequest(context: StepContext, pending: PendingPresentation, waiting: Waiting = undefined): Promise<void> {
+  async function showRequest(context: StepContext, pending: PendingPresentation, waiting?: Waiting): Promise<void> {
     const { threshold, requests } = pending;
     const [qrScheme = 'av'] = settings.walletSchemes;
     context.render('challenges/eu-av.njk', {
@@ -139,7 +140,7 @@ export function createEuAvChallenge(settings: EuAvSettings, issuer: string): Cha
     if (!pending || pending.answer) return proceed(context);
     const form = readForm(context.koa, validateBrowserAnswer);
     const origin = new URL(issuer).origin;
-    const expected = { threshold: pending.threshold, now: context.runtime.clock.now() };
+    const expected = { threshold: pending.threshold, now: context.runtime.clock.now(), statuses: settings.statuses };
     let judged: PresentationVerdict;
     if (form?.protocol === ANNEX_C_PROTOCOL) {
       // The Annex C request asks for the AV attestation only (annex-c.ts).

@@ -2,6 +2,7 @@ import type { ChallengeModule } from '../../challenge.js';
 import { createEuAvChallenge } from './challenge.js';
 import { walletResponseRoutes } from './response-route.js';
 import { euAvSettings, type EuAvSettings } from './settings.js';
+import { createStatusLists } from './status-list.js';
 
 /** eu_av loads when EU_AV_TRUSTED_ISSUERS or EU_AV_TRUSTED_LIST names what to trust; its wallet response endpoint comes with it. */
 export const euAvModule: ChallengeModule<EuAvSettings> = {
@@ -14,7 +15,8 @@ export const euAvModule: ChallengeModule<EuAvSettings> = {
     const list = settings.trustedList
       ? await (await import('./trusted-list-source.js')).followTrustedList(runtime, settings.trustedList, settings.trustedIssuers)
       : undefined;
-    const trusting = list ? { ...settings, trustedIssuers: list.source } : settings;
+    const statuses = { lists: createStatusLists(runtime, { fetch: settings.statusLists.fetch }), unreachable: settings.statusLists.unreachable };
+    const trusting = { ...settings, ...(list ? { trustedIssuers: list.source } : {}), statuses };
     return {
       ...createEuAvChallenge(trusting, runtime.config.issuer),
       routes: walletResponseRoutes(runtime, trusting),

@@ -42,7 +42,7 @@ export interface PendingPresentation {
   /** the key and EncryptionInfo of the browser's Digital Credentials API request under ISO/IEC 18013-7 Annex C */
   annexC: AnnexCRequest;
   /** set once by the response endpoint: the verdict, so a second response (a replay) is refused */
-  answer?: 'over' | 'under' | 'untrusted' | 'expired' | 'invalid' | 'declined';
+  answer?: 'over' | 'under' | 'untrusted' | 'expired' | 'revoked' | 'invalid' | 'declined';
   /** the request that was answered */
   answeredBy?: Channel;
   /** a same-device pass waits for this browser: SHA-256 (hex) of the one-time response code the wallet redirects with */

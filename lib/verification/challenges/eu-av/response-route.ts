@@ -73,7 +73,7 @@ export function walletResponseRoutes(runtime: ChallengeServices, settings: EuAvS
     const judged = answer.vpToken === undefined
       ? { verdict: 'declined' as const }
       : await judgeVpToken(answer.vpToken, settings.trustedIssuers, {
-          transcript: redirectTranscript({ clientId, responseUri, nonce }), threshold: pending.threshold, now: runtime.clock.now(),
+          transcript: redirectTranscript({ clientId, responseUri, nonce }), threshold: pending.threshold, now: runtime.clock.now(), statuses: settings.statuses,
         });
     // The wallet on this device brings the visitor back; a pass carries the code that proves it is the interaction's
     // own browser, a failure needs no such proof.

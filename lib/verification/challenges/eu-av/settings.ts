@@ -5,6 +5,8 @@ import { ASSURANCE_LEVELS, type AssuranceLevel } from '../../challenge.js';
 import { notADocumentSigner } from './signer-path.js';
 import { readCertificateFiles } from './trust-files.js';
 import type { TrustedListSettings } from './trusted-list-source.js';
+import type { ListFetchOptions } from './trusted-list-fetch.js';
+import type { StatusLists, UnreachableStatus } from './status-list.js';
 import { fixedTrust, trustAnchors, type TrustAnchors, type TrustSource } from './trust-anchors.js';
 
 /** The operator's eu_av settings (docs/challenges.md, "eu_av"). */
@@ -17,6 +19,10 @@ export interface EuAvSettings {
   assuranceLevel: AssuranceLevel;
   /** schemes of the wallet request URL: one same-device link each, in this order; the first is the QR code's */
   walletSchemes: string[];
+  /** how attestations' status lists are fetched, and what a status that cannot be known means */
+  statusLists: { unreachable: UnreachableStatus; fetch: ListFetchOptions };
+  /** the status lists themselves, set up with the challenge (index.ts); unchecked while absent */
+  statuses?: { lists: StatusLists; unreachable: UnreachableStatus };
 }
 
 interface Raw {
@@ -30,6 +36,9 @@ interface Raw {
   TIMEOUT_MS: number;
   ASSURANCE_LEVEL: AssuranceLevel;
   WALLET_SCHEMES: string[];
+  STATUS_LIST_UNREACHABLE: UnreachableStatus;
+  STATUS_LIST_ALLOW_PRIVATE: boolean;
+  STATUS_LIST_CA?: string;
 }
 
 /** Schemes a browser handles itself: a wallet request URL under one of them reaches no wallet. */
@@ -63,6 +72,10 @@ export const euAvSettings: SettingsSection<EuAvSettings | undefined, Raw> = {
       default: ['av', 'openid4vp'],
       expected: 'must be one to four URL schemes without "://", comma-separated, e.g. av,openid4vp',
     },
+    // An attestation whose revocation status cannot be known is refused unless the operator accepts it.
+    STATUS_LIST_UNREACHABLE: { env: 'EU_AV_STATUS_LIST_UNREACHABLE', schema: { type: 'string', enum: ['refuse', 'accept'] }, default: 'refuse' },
+    STATUS_LIST_ALLOW_PRIVATE: { env: 'EU_AV_STATUS_LIST_ALLOW_PRIVATE', schema: { type: 'boolean' }, default: false },
+    STATUS_LIST_CA: { env: 'EU_AV_STATUS_LIST_CA', schema: { type: 'string', minLength: 1, maxLength: 2000 }, optional: true },
   },
   finish: (raw) => {
     if (!raw.TRUSTED_ISSUERS && !raw.TRUSTED_LIST) throw new ConfigError('EU_AV_TRUSTED_ISSUERS or EU_AV_TRUSTED_LIST must name what to trust');
@@ -73,6 +86,14 @@ export const euAvSettings: SettingsSection<EuAvSettings | undefined, Raw> = {
       ...(raw.TRUSTED_LIST ? { trustedList: trustedListSettings(raw, raw.TRUSTED_LIST) } : {}),
       assuranceLevel: raw.ASSURANCE_LEVEL,
       walletSchemes: [...new Set(raw.WALLET_SCHEMES)],
+      statusLists: {
+        unreachable: raw.STATUS_LIST_UNREACHABLE,
+        fetch: {
+          timeoutMs: raw.TIMEOUT_MS,
+          allowPrivate: raw.STATUS_LIST_ALLOW_PRIVATE,
+          ...(raw.STATUS_LIST_CA ? { ca: readCertificateFiles('EU_AV_STATUS_LIST_CA', raw.STATUS_LIST_CA) } : {}),
+        },
+      },
     };
   },
 };

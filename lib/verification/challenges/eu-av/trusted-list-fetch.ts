@@ -32,35 +32,58 @@ const publicOnly: LookupFunction = (hostname, options, callback) => {
   });
 };
 
-function fetchHttps(url: string, options: ListFetchOptions): Promise<string> {
+/** What an outbound GET could not do, in words for the log (never the address, which may carry a token). */
+export class FetchError extends Error {}
+
+interface GetOptions extends ListFetchOptions {
+  accept: string;
+  /** an answer past this is not the document asked for */
+  maxBytes: number;
+}
+
+/**
+ * GET over https to a public address (unless `allowPrivate`), redirects not followed, within `timeoutMs` and
+ * `maxBytes`: the trusted list and the attestations' status lists. Throws FetchError.
+ */
+export function httpsGet(url: string, options: GetOptions): Promise<Buffer> {
   // An address written in the URL is connected to without a look-up: it is checked here.
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  if (!options.allowPrivate && isIP(host) && isPrivateAddress(host)) return Promise.reject(new TrustedListError('the trusted list could not be fetched (EPRIVATE)'));
+  if (!options.allowPrivate && isIP(host) && isPrivateAddress(host)) return Promise.reject(new FetchError('could not be fetched (EPRIVATE)'));
   return new Promise((resolve, reject) => {
     const request = get(url, {
-      headers: { accept: 'application/xml, text/xml' },
+      headers: { accept: options.accept },
       signal: AbortSignal.timeout(options.timeoutMs),
       ...(options.allowPrivate ? {} : { lookup: publicOnly }),
       ...(options.ca ? { ca: options.ca.map((der) => new X509Certificate(der).toString()) } : {}),
     }, (response) => {
-      // Redirects are not followed: the operator names the list's address.
+      // Redirects are not followed: the operator (or the attestation) names the address.
       if (response.statusCode !== 200) {
         response.resume();
-        return reject(new TrustedListError(`the trusted list's address answered ${response.statusCode}`));
+        return reject(new FetchError(`its address answered ${response.statusCode}`));
       }
       const chunks: Buffer[] = [];
       let size = 0;
       response.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size > MAX_LIST_BYTES) return request.destroy(new TrustedListError('the trusted list is larger than 16 MiB'));
+        if (size > options.maxBytes) return request.destroy(new FetchError(`it is larger than ${options.maxBytes} bytes`));
         chunks.push(chunk);
       });
-      response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      response.on('end', () => resolve(Buffer.concat(chunks)));
       response.on('error', reject);
     });
     request.on('error', (error: Error & { code?: string }) =>
-      reject(error instanceof TrustedListError ? error : new TrustedListError(error.name === 'TimeoutError' || error.name === 'AbortError' ? 'the trusted list\'s address did not answer in time' : `the trusted list could not be fetched (${error.code ?? error.message})`)));
+      reject(error instanceof FetchError ? error : new FetchError(error.name === 'TimeoutError' || error.name === 'AbortError' ? 'its address did not answer in time' : `could not be fetched (${error.code ?? error.message})`)));
   });
+}
+
+async function fetchHttps(url: string, options: ListFetchOptions): Promise<string> {
+  try {
+    return (await httpsGet(url, { ...options, accept: 'application/xml, text/xml', maxBytes: MAX_LIST_BYTES })).toString('utf8');
+  } catch (error) {
+    if (!(error instanceof FetchError)) throw error;
+    if (error.message.startsWith('it is larger')) throw new TrustedListError('the trusted list is larger than 16 MiB');
+    throw new TrustedListError(error.message.startsWith('its ') ? `the trusted list's ${error.message.slice(4)}` : `the trusted list ${error.message}`);
+  }
 }
 
 /** The list's text: from an https URL (never over plain http), or from a file. */

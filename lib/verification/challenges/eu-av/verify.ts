@@ -1,6 +1,7 @@
-import { deviceAuthProblem, issuerSignatureValid, readIssuerAuth } from './issuer-auth.js';
+import { deviceAuthProblem, issuerSignatureValid, readIssuerAuth, type IssuerAuth } from './issuer-auth.js';
 import { ACCEPTED_CREDENTIALS, AV_DOCTYPE, type AcceptedCredential } from './request.js';
 import { checkSignerPath } from './signer-path.js';
+import { statusReference, type StatusLists, type UnreachableStatus } from './status-list.js';
 import type { TrustAnchors, TrustSource } from './trust-anchors.js';
 
 /**
@@ -8,7 +9,7 @@ import type { TrustAnchors, TrustSource } from './trust-anchors.js';
  * be trusted (no path to an anchor, a bad signer, a signature or digest that does not verify), it has expired (the MSO's
  * window or the signer certificate), or it is otherwise unusable (unreadable, not for this request, not an answer).
  */
-export type Refusal = 'untrusted' | 'expired' | 'invalid';
+export type Refusal = 'untrusted' | 'expired' | 'revoked' | 'invalid';
 
 export type PresentationVerdict =
   /** `doctype`: which attestation answered */
@@ -30,6 +31,8 @@ export interface Expectation {
   transcript: Uint8Array;
   threshold: number;
   now: Date;
+  /** the attestation's revocation status (status-list.ts), and what an unknown status means; unchecked when absent */
+  statuses?: { lists: StatusLists; unreachable: UnreachableStatus };
 }
 
 const AGE_OVER = /^age_over_(\d{2})$/;
@@ -113,7 +116,23 @@ export async function judgePresentation(encoded: Uint8Array, anchors: TrustAncho
   if (document.docType !== docType || !(expected.doctypes ?? ACCEPTED_DOCTYPES).includes(docType)) return { verdict: 'invalid', problem: 'not a document type this request accepts' };
   if (expected.now > validityInfo.validUntil) return { verdict: 'expired', problem: 'attestation past its validity window' };
   if (expected.now < validityInfo.validFrom) return { verdict: 'invalid', problem: 'attestation not valid yet' };
-  return ageAnswer(docType, document.issuerSigned.nameSpaces[docType] ?? [], expected.threshold);
+  const answer = ageAnswer(docType, document.issuerSigned.nameSpaces[docType] ?? [], expected.threshold);
+  return 'problem' in answer ? answer : (await revocation(issuerAuth, anchors, expected)) ?? answer;
+}
+
+/**
+ * Why the attestation's status refuses it, or undefined: revoked (or suspended) in its status list; or its status
+ * cannot be known (the list unreachable, unverifiable) and the operator refuses then (EU_AV_STATUS_LIST_UNREACHABLE).
+ */
+async function revocation(issuerAuth: IssuerAuth, anchors: TrustAnchors, expected: Expectation): Promise<PresentationVerdict | undefined> {
+  if (!expected.statuses) return undefined;
+  const reference = statusReference(issuerAuth);
+  if (reference === undefined) return undefined;
+  if (typeof reference === 'string') return { verdict: 'invalid', problem: reference };
+  const status = await expected.statuses.lists.check(reference, anchors);
+  if (status.status === 'revoked') return { verdict: 'revoked', problem: 'the attestation is revoked or suspended in its status list' };
+  if (status.status === 'unknown' && expected.statuses.unreachable === 'refuse') return { verdict: 'untrusted', problem: status.problem };
+  return undefined;
 }
 
 /**

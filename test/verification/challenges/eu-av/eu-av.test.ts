@@ -13,6 +13,7 @@ import { answerRequest, answerWith, AV_DOCTYPE, createTestIssuer, issueAttestati
 import { issueByHand, makeCertificate, makeIntermediate, makeReferenceIaca, makeReferenceSigner, makeRoot, makeSigner, presentByHand, TLS_SERVER_EKU, type Issued } from './hand-made.js';
 import { startListServer, type ListServer } from './list-server.js';
 import { signedTrustedList, type ListShape } from './trusted-list-maker.js';
+import { statusListToken } from './status-list-maker.js';
 import { authorizationUrl } from '../../../helpers/relying-party.js';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -32,6 +33,8 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
   let listedSigner: Issued;
   /** the ETSI trusted list the service follows beside its files, served over https and refreshed every second */
   let listServer: ListServer;
+  /** where the attestations' status lists are served (IETF Token Status List) */
+  let statusServer: ListServer;
   let listSigner: Issued;
   let firstList: ListShape;
   let onFirstList: Issued;
@@ -62,6 +65,8 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     onFirstList = await makeSigner('On the first list', await makeRoot('Listed'));
     firstList = { signer: listSigner, services: [{ certificate: onFirstList.der }], issued: new Date(Date.now() - 2 * DAY) };
     listServer.serve(signedTrustedList(firstList));
+    statusServer = await startListServer();
+    await writeFile(`${trustDir}-status-server-ca.pem`, statusServer.certificate);
     logLines = [];
     app = await startTestApp({
       logger: createLogger('debug', (line) => logLines.push(line)),
@@ -69,6 +74,7 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
         EU_AV_TRUSTED_ISSUERS: trustDir, TRUST_PROXY: 'true', GEO_COUNTRY_HEADER: 'CF-IPCountry', AGE_THRESHOLDS: '{"IT":21}',
         EU_AV_TRUSTED_LIST: listServer.url, EU_AV_TRUSTED_LIST_SIGNER: `${trustDir}-list-signer.pem`,
         EU_AV_TRUSTED_LIST_REFRESH_SECONDS: '1', EU_AV_TRUSTED_LIST_ALLOW_PRIVATE: 'true', EU_AV_TRUSTED_LIST_CA: `${trustDir}-list-server-ca.pem`,
+        EU_AV_STATUS_LIST_ALLOW_PRIVATE: 'true', EU_AV_STATUS_LIST_CA: `${trustDir}-status-server-ca.pem`,
       },
     });
     webmasterId = (await createWebmasterFixture(app.provider.runtime)).id;
@@ -76,8 +82,10 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
   after(async () => {
     await app?.close();
     await listServer?.close();
+    await statusServer?.close();
     await rm(trustDir, { recursive: true, force: true });
     await rm(`${trustDir}-list-signer.pem`, { force: true });
+    await rm(`${trustDir}-status-server-ca.pem`, { force: true });
   });
 
   const client = (environment: 'LIVE' | 'TEST' = 'LIVE', challenges = ['ticket']): Promise<ClientFixture> =>
@@ -110,6 +118,7 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     wallet_under_age: 'Your app confirmed that you are not old enough for this website.',
     wallet_untrusted: 'The attestation your app presented could not be trusted, so your age was not confirmed.',
     wallet_expired: 'The attestation in your app has expired. Renew it in the app and try again, or choose another method.',
+    wallet_revoked: 'The attestation in your app has been withdrawn by its issuer, so your age was not confirmed. Get a new one in the app, or choose another method.',
     wallet_declined: 'You declined the request in your app. You can try again or choose another method.',
   };
 
@@ -242,6 +251,24 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
       const { resources } = (await (await readResources(app, accessToken)).json()) as { resources: Record<string, unknown> };
       expect(resources).to.include({ verified: true, assurance_level: 'ENHANCED' });
     }
+  });
+
+  it('an attestation revoked in its status list is refused and the visitor is told it was withdrawn; one still valid in the same list passes', async () => {
+    const ds = await makeReferenceSigner('Age Verification', referenceIaca);
+    statusServer.serve(await statusListToken({ signer: ds, uri: statusServer.url, statuses: [0, 1], exp: Math.floor(Date.now() / 1000) + 600 }));
+    const answerWithStatus = (walletUrl: string, idx: number) => answerWith(walletUrl, (request) =>
+      presentByHand(issueByHand({ signingKey: ds.keys.privateKey, x5chain: [ds.der], elements: { age_over_18: true }, status: { idx, uri: statusServer.url } }), request));
+    const revoked = await client();
+    const opened = await openChallenge(revoked);
+    const answer = await answerWithStatus(opened.walletUrl, 1);
+    expect(answer).to.deep.include({ status: 400, body: { error: 'invalid_request', error_description: 'the presentation was not accepted' } });
+    expect(lastProblem()).to.equal('the attestation is revoked or suspended in its status list');
+    await expectRefused(answer, opened.browser, opened.page, revoked, 'wallet_revoked');
+
+    const valid = await client();
+    const again = await openChallenge(valid);
+    expect(await answerWithStatus(again.walletUrl, 0)).to.include({ status: 200 });
+    expect((await proceed(again.browser, again.page, valid)).url.pathname).to.match(/\/result$/);
   });
 
   it('anchors read from DER files pass: a signer under a DER root, and a signer trusted as itself; a sibling of that signer does not', async () => {
@@ -395,7 +422,7 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     const { presentation, vpTokenOf } = await import('./wallet.js');
     const vpToken = vpTokenOf(await presentation(await issueAttestation(issuer, { age_over_18: true }), request), 'age_attestation');
     const answers = await Promise.all([1, 2, 3].map(() => postToVerifier(request.responseUri, { vp_token: vpToken, state: request.state })));
-    expect(answers.map((answer) => answer.status).sort()).to.deep.equal([200, 400, 400]);
+    expect(answers.map((answer) => answer.status).sort((a, b) => a - b)).to.deep.equal([200, 400, 400]);
   });
 
   it('a response made for another interaction is refused where it is posted; the interaction it was made for still waits', async () => {

@@ -144,6 +144,8 @@ export interface Issuance {
   docType?: string;
   validFrom?: Date;
   validUntil?: Date;
+  /** the MSO's status (IETF Token Status List): where this attestation's status is */
+  status?: { idx: number; uri: string };
 }
 
 /** Signs an MSO over `elements` (ISO/IEC 18013-5 §9.1.2.4) with the given key and x5chain. */
@@ -163,6 +165,7 @@ export function issueByHand(issuance: Issuance): HandAttestation {
     ['deviceKeyInfo', new Map([['deviceKey', coseKey]])],
     ['docType', docType],
     ['validityInfo', new Map([['signed', tdate(signed)], ['validFrom', tdate(issuance.validFrom ?? signed)], ['validUntil', tdate(issuance.validUntil ?? new Date(Date.now() + 90 * DAY))]])],
+    ...(issuance.status ? [['status', new Map([['status_list', new Map<string, unknown>([['idx', issuance.status.idx], ['uri', issuance.status.uri]])]])] as [string, unknown]] : []),
   ]);
   const x5chain = issuance.x5chain.length === 1 ? issuance.x5chain[0] : issuance.x5chain;
   const issuerAuth = coseSign1(KeyObject.from(issuance.signingKey), new Map([[33, x5chain]]), cbor.encode(embedded(mso)));

@@ -8,8 +8,10 @@ export interface ListServer {
   url: string;
   /** the server's self-signed certificate (PEM): the CA a client must be told to trust (EU_AV_TRUSTED_LIST_CA) */
   certificate: string;
-  /** what the next request gets: the list's text, a status with no list, or (null) no answer at all */
-  serve(answer: string | number | null): void;
+  /** what the next request gets: the list's text (or a status list token's bytes), a status with no list, or (null) no answer at all */
+  serve(answer: string | Buffer | number | null): void;
+  /** how many requests it has taken */
+  requests(): number;
   close(): Promise<void>;
 }
 
@@ -23,13 +25,15 @@ export async function startListServer(): Promise<ListServer> {
     extensions: [new x509.SubjectAlternativeNameExtension([{ type: 'ip', value: '127.0.0.1' }])],
   });
   const key = x509.PemConverter.encode(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey), 'PRIVATE KEY');
-  let answer: string | number | null = 404;
+  let answer: string | Buffer | number | null = 404;
+  let requests = 0;
   const server = createServer({ key, cert: certificate.toString('pem') }, (request, response) => {
+    requests += 1;
     if (answer === null) return; // the connection stays open, the request unanswered
     if (typeof answer === 'number') {
       response.writeHead(answer).end();
     } else {
-      response.writeHead(200, { 'content-type': 'application/xml' }).end(answer);
+      response.writeHead(200, { 'content-type': typeof answer === 'string' ? 'application/xml' : 'application/statuslist+cwt' }).end(answer);
     }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -39,6 +43,7 @@ export async function startListServer(): Promise<ListServer> {
     serve: (next) => {
       answer = next;
     },
+    requests: () => requests,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
