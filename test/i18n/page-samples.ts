@@ -216,8 +216,8 @@ export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
   ],
   'platform/website-base.njk': section('overview'),
   'platform/website-overview.njk': [
-    ...section('overview', { statistics: { environments: [] }, legend: [], days: 30 }),
-    { ...section('overview')[0], days: 30, legend: [{ outcome: 'passed', swatch: '<svg></svg>', label: 'Passed' }], statistics: {
+    ...section('overview', { statistics: { environments: [] }, legend: [], range: { from: '2026-01-01', to: '2026-01-30' }, rangeProblem: 'Invalid range.' }),
+    { ...section('overview')[0], range: { from: '2026-01-01', to: '2026-01-30' }, legend: [{ outcome: 'passed', swatch: '<svg></svg>', label: 'Passed' }], statistics: {
       environments: [{ environment: 'TEST', chart: '<svg></svg>', totals: statisticsDay({ passed: 2, refused: 1 }), split: [{ challenge: 'sandbox', passed: 2, refused: 1, reused: 0 }] }],
     } },
   ],

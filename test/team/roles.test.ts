@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { OPERATIONS } from '../../lib/external/operations.js';
-import { platformRouteTable } from '../../lib/platform/router.js';
+import { platformRouteTable } from '../../lib/platform/surface.js';
 import type { PlatformRoute } from '../../lib/platform/route-table.js';
 import { createApiKey } from '../../lib/webmasters/api-tokens.js';
 import { mayDo, ROLES, type Role } from '../../lib/webmasters/roles.js';
