@@ -22,7 +22,7 @@ const FIND: PreparedStatement = {
  * lib/oauth2/flow-storage.ts, which calls none of this.
  */
 export const knexAdapter: OidcAdapterFactory = (options) => {
-  const { db, clock, findClient } = options;
+  const { db, clock } = options;
   schedulePeriodic(options, {
     name: 'sweeping expired oidc_payloads',
     everyMs: options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS,
@@ -37,7 +37,9 @@ export const knexAdapter: OidcAdapterFactory = (options) => {
     db<StoredPayload>(PAYLOADS_TABLE)
       .select('payload', 'consumed_at')
       .where('type', type)
-      .andWhere((query) => query.whereNull('expires_at').orWhere('expires_at', '>', clock.now()));
+      .andWhere((query) => {
+        query.whereNull('expires_at').orWhere('expires_at', '>', clock.now());
+      });
 
   return class KnexAdapter implements Adapter {
     constructor(private readonly type: string) {}
@@ -48,7 +50,6 @@ export const knexAdapter: OidcAdapterFactory = (options) => {
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
-      if (this.type === 'Client') return findClient(id);
       const [row] = await runPrepared<StoredPayload>(db, FIND, [this.type, keyOf(this.type, id), clock.now()]);
       return modelPayload(this.type, id, row);
     }

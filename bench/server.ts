@@ -28,16 +28,20 @@ runtime.db.on('query', () => {
 });
 const handle = app.provider.app.callback();
 app.server.removeAllListeners('request');
-app.server.on('request', (request: IncomingMessage, response: ServerResponse) => requestEndpoint.run(endpointOf(request.url ?? '/'), () => handle(request, response)));
+app.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+  void requestEndpoint.run(endpointOf(request.url ?? '/'), () => handle(request, response));
+});
 
-process.on('message', async (message: ToServer) => {
+process.on('message', (message: ToServer) => void answer(message));
+
+async function answer(message: ToServer): Promise<void> {
   if (message.type === 'count-sql') counts = {};
   if (message.type === 'report-sql') send({ type: 'sql', counts: counts ?? {} });
   if (message.type === 'stop') {
     await app.close();
     process.disconnect();
   }
-});
+}
 
 send({
   type: 'ready',

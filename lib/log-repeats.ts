@@ -73,7 +73,7 @@ export function collapseRepeats(log: Logger, windowMs = REPEAT_WINDOW_MS): Repea
 
   return {
     write,
-    logger: { debug: log.debug, info: log.info, warn: collapsing('warn'), error: collapsing('error') },
+    logger: { debug: (message, fields) => log.debug(message, fields), info: (message, fields) => log.info(message, fields), warn: collapsing('warn'), error: collapsing('error') },
     every: log,
     close() {
       for (const window of windows.values()) {

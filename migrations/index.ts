@@ -12,6 +12,7 @@ import * as signInCodes from './010_sign_in_codes.js';
 import * as formEffects from './011_form_effects.js';
 import * as domainVerifiedBy from './012_domain_verified_by.js';
 import * as webmasterAccess from './013_webmaster_access.js';
+import * as secondFactors from './014_second_factors.js';
 import * as team from './015_team.js';
 import * as statisticsCounted from './019_statistics_counted.js';
 import * as verificationListing from './020_verification_listing.js';
@@ -36,6 +37,7 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['011_form_effects', formEffects],
   ['012_domain_verified_by', domainVerifiedBy],
   ['013_webmaster_access', webmasterAccess],
+  ['014_second_factors', secondFactors],
   ['015_team', team],
   ['019_statistics_counted', statisticsCounted],
   ['020_verification_listing', verificationListing],

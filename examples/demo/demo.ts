@@ -68,7 +68,8 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     const siteUrl = publicOrigin(wanted.host, await listen(relyingPartyServer, relyingPartyPort ?? (wanted.port === 0 ? 0 : port + 1), wanted.host));
 
     provider = await createAgeProvider({ ...providerOptions, ...settings, env, port, issuer }, knexAdapter);
-    providerServer.on('request', provider.app.callback());
+    const handle = provider.app.callback();
+    providerServer.on('request', (request, response) => void handle(request, response));
 
     const seed = await seedDemo(provider.runtime, `${siteUrl}/callback`);
     const relyingParty: RunningRelyingParty = await startRelyingParty(relyingPartySettings({

@@ -33,7 +33,8 @@ export async function startEmbedded(options: AgeProviderOptions = {}, port = Num
   });
   app.use(mount(ageProvider.app));
 
-  const server = createServer(app.callback());
+  const handle = app.callback();
+  const server = createServer((request, response) => void handle(request, response));
   await new Promise<void>((resolve) => server.listen(port, ageProvider.config.host, resolve));
   return {
     app,

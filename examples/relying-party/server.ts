@@ -21,7 +21,8 @@ export interface RunningRelyingParty {
 
 /** Listens on settings.host:settings.port (0 picks a free port; then siteUrl must already name the real one). */
 export async function startRelyingParty(settings: RelyingPartySettings, server: Server = createServer()): Promise<RunningRelyingParty> {
-  server.on('request', createRelyingPartyApp(settings).callback());
+  const handle = createRelyingPartyApp(settings).callback();
+  server.on('request', (request, response) => void handle(request, response));
   if (!server.listening) {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

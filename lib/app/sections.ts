@@ -9,6 +9,7 @@ import { policySettings } from '../policy/settings.js';
 import { statisticsSettings } from '../statistics/settings.js';
 import { CHALLENGE_MODULES } from '../verification/registry.js';
 import { webhookSettings } from '../webhooks/settings.js';
+import { webmasterSettings } from '../webmasters/settings.js';
 import { clientCacheSettings } from '../websites/client-cache.js';
 
 /**
@@ -32,6 +33,8 @@ export const SECTIONS = {
   mail: mailSettings,
   webhooks: webhookSettings,
   statistics: statisticsSettings,
+  /** how webmasters sign in: whether every one must have a second factor */
+  webmasters: webmasterSettings,
 } as const;
 
 export type Sections = typeof SECTIONS;

@@ -1,9 +1,8 @@
 import { createHmac, hkdfSync } from 'node:crypto';
 import type { AdapterPayload } from 'oidc-provider';
-import type { ClientWebsite } from '../oauth2/clients.js';
 import { SCOPE } from '../oauth2/protocol.js';
 import type { CheckerServices } from './services.js';
-import { CHECKER_CLIENT_PREFIX } from '../websites/clients.js';
+import { CHECKER_CLIENT_PREFIX, type ClientWebsite } from '../websites/clients.js';
 import { findKeyWebsite } from '../websites/keys.js';
 import { CHECKER_PATHS } from './paths.js';
 

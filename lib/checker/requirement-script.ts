@@ -8,7 +8,7 @@ import { validRequirementQuery } from './requests.js';
 /** What the script learns before it shows anything (docs/checker.md "The check"). */
 type Answer =
   | { error: 'invalid_request' | 'invalid_key' | 'origin_not_allowed'; message: string }
-  | Requirement & { country: string; country_subdivision: string | null; website: string; language: string; environment: string };
+  | Requirement & { website: string; language: string; environment: string };
 
 /**
  * The answer as a script calling back into the checker: loaded with a script element (`crossorigin`, so the browser
@@ -46,14 +46,8 @@ export async function requirementScript(ctx: Context, runtime: CheckerServices):
     return;
   }
   const location = await runtime.geo.locate(ctx);
-  const requirement = requirementAt(runtime, found.website, found.environment, location);
   answerScript(ctx, {
-    required: requirement.required,
-    country: location.country,
-    country_subdivision: location.subdivision,
-    age_threshold: requirement.age_threshold,
-    challenges: requirement.challenges,
-    minimum_assurance_level: requirement.minimum_assurance_level,
+    ...requirementAt(runtime, found.website, found.environment, location),
     website: found.website.name,
     language: found.website.language,
     environment: found.environment,

@@ -2,7 +2,7 @@ import type { SchemaObject } from 'ajv';
 import { OPERATIONS, type Operation } from './operations.js';
 import { errorSchema } from './schemas/responses.js';
 import { environmentParameter, verificationIdParameter, webhookIdParameter, websiteIdParameter } from '../websites/schemas/path-parameters.js';
-import { BODY_LIMIT_KIB, EXTERNAL_PREFIX } from './surface.js';
+import { BODY_LIMIT_KIB, EXTERNAL_PREFIX } from './paths.js';
 
 const ERROR_RESPONSES: Record<string, string> = {
   400: 'Invalid path parameter or body, or the request cannot be served (e.g. regenerate while DISABLED).',

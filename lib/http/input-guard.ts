@@ -21,8 +21,10 @@ export const INPUT_LIMITS = {
 } as const;
 
 /** C0 controls (NUL included), DEL and C1 controls: never meaningful in a parameter, fatal to PostgreSQL text (NUL). */
+// oxlint-disable-next-line no-control-regex -- control characters are what it finds
 const CONTROL = /[\u0000-\u001F\u007F-\u009F]/u;
 /** In a body, a text area may carry line breaks and tabs. */
+// oxlint-disable-next-line no-control-regex -- control characters are what it finds
 const CONTROL_IN_BODY = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/u;
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
@@ -189,6 +191,7 @@ export function inputGuard(): Middleware {
       throw refusal(ctx, error);
     }
     if (type === undefined) return next();
+    // oxlint-disable-next-line promise/no-callback-in-promise -- next is Koa's continuation, not a Node callback
     return checkBody(ctx, type).then(next, (error: unknown) => {
       throw refusal(ctx, error);
     });

@@ -40,6 +40,9 @@ export const LIMITS = {
   // Forgotten passwords: each asks for a mail; the counts bound the mails to one mailbox, and a spent count leaves the
   // password, the sessions and the sign-in codes of the account as they were.
   'platform-reset-email': { points: 10, windowSeconds: HOUR, scope: 'shared', reason: 'password reset mails to one address' },
+  // Wrong current passwords at a password change, per account: a session left open is no way to guess it. The owner
+  // is never held: a fresh sign-in (or a reset link) changes the password without the current one.
+  'platform-password-change': { points: 5, windowSeconds: FIFTEEN_MINUTES, scope: 'shared', reason: 'wrong current passwords at a password change, per account' },
   'platform-reset-ip': { points: 20, windowSeconds: HOUR, scope: 'shared', reason: 'password resets asked for from one address' },
   // Password guessing (lib/security/sign-in-guard.ts): only failures count; a known device passes the first three.
   'platform-signin-accountAndNetwork': { points: 10, windowSeconds: FIFTEEN_MINUTES, scope: 'shared', reason: 'failed webmaster sign-ins per account and network' },

@@ -8,7 +8,7 @@ export interface Metrics {
   /** GET /metrics in the Prometheus text format. */
   routes: Router;
   /** Adds what a statistics rollup counted to age_provider_verifications_total. */
-  countVerifications(challenge: string, outcome: string, environment: string, count: number): void;
+  countVerifications: (challenge: string, outcome: string, environment: string, count: number) => void;
 }
 
 /** What the metrics read when scraped, from the modules that own each fact. */

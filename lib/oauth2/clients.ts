@@ -1,22 +1,8 @@
-import type { AdapterPayload } from 'oidc-provider';
+import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { OAuth2Services } from './services.js';
-import type { PolicyRule } from '../policy/rule.js';
-import type { Environment } from '../verification/challenge.js';
-import { findCheckerClientWebsite, isCheckerClientId } from '../checker/client.js';
+import { checkerClientMetadata, findCheckerClientWebsite, isCheckerClientId } from '../checker/client.js';
 import { SCOPE } from './protocol.js';
-import { findActiveClient, type ActiveClient } from '../websites/clients.js';
-
-/** The website behind an OAuth2 client_id, as the visitor's pages need it. */
-export interface ClientWebsite {
-  clientId: string;
-  environment: Environment;
-  redirectUris: string[];
-  website: {
-    id: number; name: string; domain: string; domainVerified: boolean; language: string; challenges: string[]; regions: string[];
-    /** its own policy rules (docs/policies.md) */
-    policyRules: PolicyRule[];
-  };
-}
+import { findActiveClient, type ActiveClient, type ClientWebsite } from '../websites/clients.js';
 
 const toClientWebsite = (row: ActiveClient): ClientWebsite => ({
   clientId: row.client_id,
@@ -34,18 +20,12 @@ const toClientWebsite = (row: ActiveClient): ClientWebsite => ({
   },
 });
 
-export async function findClientWebsite(runtime: OAuth2Services, clientId: string): Promise<ClientWebsite | undefined> {
-  if (isCheckerClientId(clientId)) return findCheckerClientWebsite(runtime, clientId);
-  const row = await findActiveClient(runtime, clientId);
-  return row ? toClientWebsite(row) : undefined;
-}
-
 /**
- * oidc-provider client metadata for a client_id, or undefined when it does not resolve. Asked on every request (the
- * provider caches only the built object by a hash of this metadata); the row comes from the instance's client cache,
- * which every change to a client empties on every instance, so disabling or rotating takes effect at once.
+ * A registered website's oidc-provider client metadata. Asked on every request (the provider caches only the built
+ * object by a hash of this metadata); the row comes from the instance's client cache, which every change to a client
+ * empties on every instance, so disabling or rotating takes effect at once.
  */
-export async function findClientMetadata(runtime: OAuth2Services, clientId: string): Promise<AdapterPayload | undefined> {
+async function registeredClientMetadata(runtime: OAuth2Services, clientId: string): Promise<AdapterPayload | undefined> {
   const row = await findActiveClient(runtime, clientId);
   if (!row) return undefined;
   return {
@@ -59,5 +39,51 @@ export async function findClientMetadata(runtime: OAuth2Services, clientId: stri
     token_endpoint_auth_method: 'client_secret_basic',
     scope: SCOPE,
     environment: row.environment,
+  };
+}
+
+/** One kind of client: how its website is found for the visitor's pages, and its metadata for oidc-provider. */
+interface ClientKind {
+  website(runtime: OAuth2Services, clientId: string): Promise<ClientWebsite | undefined>;
+  metadata(runtime: OAuth2Services, clientId: string): Promise<AdapterPayload | undefined>;
+}
+
+const REGISTERED: ClientKind = {
+  website: async (runtime, clientId) => {
+    const row = await findActiveClient(runtime, clientId);
+    return row ? toClientWebsite(row) : undefined;
+  },
+  metadata: registeredClientMetadata,
+};
+
+/** The checker script's internal client, one per website key (lib/checker/client.ts). */
+const CHECKER: ClientKind = { website: findCheckerClientWebsite, metadata: checkerClientMetadata };
+
+/** The one place that decides whether a client_id is the checker's internal client or a registered website's. */
+const kindOf = (clientId: string): ClientKind => (isCheckerClientId(clientId) ? CHECKER : REGISTERED);
+
+/** The website behind a client_id, as the visitor's pages need it; undefined when it does not resolve. */
+export const findClientWebsite = (runtime: OAuth2Services, clientId: string): Promise<ClientWebsite | undefined> =>
+  kindOf(clientId).website(runtime, clientId);
+
+/** oidc-provider client metadata for a client_id, or undefined when it does not resolve. */
+export const findClientMetadata = (runtime: OAuth2Services, clientId: string): Promise<AdapterPayload | undefined> =>
+  kindOf(clientId).metadata(runtime, clientId);
+
+/**
+ * oidc-provider's `Client` model: clients resolve from the websites' own tables (findClientMetadata), never from the
+ * storage adapter, which keeps oidc-provider's other models; they are changed through the External API and the
+ * platform, never by oidc-provider.
+ */
+export function clientAdapter(runtime: OAuth2Services): Adapter {
+  const refuse = (): Promise<never> => Promise.reject(new Error('clients are managed through the External API, not oidc-provider'));
+  return {
+    find: (id) => findClientMetadata(runtime, id),
+    findByUid: () => Promise.resolve(undefined),
+    findByUserCode: () => Promise.resolve(undefined),
+    upsert: refuse,
+    consume: refuse,
+    destroy: refuse,
+    revokeByGrantId: refuse,
   };
 }

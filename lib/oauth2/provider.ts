@@ -1,8 +1,7 @@
 import type { Next } from 'koa';
 import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import { checkerClientMetadata, isCheckerClientId } from '../checker/client.js';
 import type { OAuth2Services } from './services.js';
-import { findClientMetadata } from './clients.js';
+import { clientAdapter } from './clients.js';
 import { recordExpiredFlows } from '../verification/flow-endings.js';
 import { flowAdapter } from './flow-storage.js';
 import type { OidcAdapterFactory } from '../store/oidc-payloads.js';
@@ -37,12 +36,12 @@ const FEATURES_OFF = [
 ] as const;
 
 function configuration(runtime: OAuth2Services, oidcAdapter: OidcAdapterFactory): Configuration {
-  const { db, clock, sealer, log, config } = runtime;
+  const { db, clock, log, config } = runtime;
+  // The storage adapter keeps oidc-provider's models, the flow's steps run in its transactions; clients resolve in lib.
+  const Stored = flowAdapter(oidcAdapter({ db, clock, log, onClose: (task) => runtime.onClose(task), beforeSweep: (now) => recordExpiredFlows(db, now) }), db, clock);
+  const clients = clientAdapter(runtime);
   return {
-    adapter: flowAdapter(
-      oidcAdapter({ db, clock, log, onClose: runtime.onClose, beforeSweep: (now) => recordExpiredFlows(db, now), findClient: (id) => (isCheckerClientId(id) ? checkerClientMetadata(runtime, id) : findClientMetadata(runtime, id)) }),
-      db, clock,
-    ),
+    adapter: (model: string) => (model === 'Client' ? clients : new Stored(model)),
     jwks: config.jwks,
     cookies: providerCookies(config, runtime.cookieKeys),
     clientAuthMethods: ['client_secret_basic', 'client_secret_post'],

@@ -3,7 +3,8 @@ import type { ChangeOrigin } from '../changes.js';
 import type { PlatformServices } from './services.js';
 import { bindCsrf } from '../http/csrf.js';
 import { seeOther } from '../http/see-other.js';
-import { closeSession, openAccountInSession, openSession, resumeSession, type SessionBrowser, type SignedInWebmaster } from './sessions.js';
+import { hasSecondFactor } from '../webmasters/second-factors.js';
+import { closeSession, openAccountInSession, openSession, resumeSession, type SessionBrowser, type SessionStage, type SignedInWebmaster } from './sessions.js';
 
 const COOKIE = 'ap_platform';
 export const PLATFORM_PATH = '/platform';
@@ -46,27 +47,50 @@ export const loadSession = (runtime: PlatformServices): Middleware => async (ctx
   await next();
 };
 
-/** Pages behind sign-in send strangers to the sign-in page. */
+/** Where a session that is not `full` yet is sent: the one page its stage may reach. */
+const SECOND_FACTOR_PAGE = `${PLATFORM_PATH}/signin/second-factor`;
+export const ENROL_PAGE = `${PLATFORM_PATH}/account/second-factor`;
+const STAGE_PAGE: Record<Exclude<SessionStage, 'full'>, string> = { second_factor: SECOND_FACTOR_PAGE, enrol: ENROL_PAGE };
+
+/**
+ * Pages behind sign-in send strangers to the sign-in page, and a session still waiting for its second factor (or,
+ * where the operator requires one, for one to be added) to the one page its stage reaches: nothing else is reachable
+ * by a password, a mailed code or a reset link alone.
+ */
 export const requireWebmaster: Middleware = async (ctx, next) => {
-  if (webmasterOf(ctx)) await next();
-  else seeOther(ctx, `${PLATFORM_PATH}/signin`, { noStore: true });
+  const webmaster = webmasterOf(ctx);
+  if (!webmaster) return seeOther(ctx, `${PLATFORM_PATH}/signin`, { noStore: true });
+  if (webmaster.stage === 'full' || (webmaster.stage === 'enrol' && ctx.path.startsWith(ENROL_PAGE))) return next();
+  seeOther(ctx, STAGE_PAGE[webmaster.stage], { noStore: true });
 };
 
 const browserOf = (ctx: Context): SessionBrowser => ({ userAgent: ctx.get('user-agent'), address: ctx.ip });
 
 /** Signs the browser in with a new session id (any previous session of this browser is closed: no fixation). */
-async function startSession(ctx: Context, runtime: PlatformServices, webmasterId: number): Promise<void> {
+async function startSession(ctx: Context, runtime: PlatformServices, webmasterId: number, stage: SessionStage): Promise<void> {
   await endSession(ctx, runtime);
-  ctx.cookies.set(COOKIE, await openSession(runtime, webmasterId, browserOf(ctx)), cookieOptions(ctx));
+  ctx.cookies.set(COOKIE, await openSession(runtime, webmasterId, browserOf(ctx), stage), cookieOptions(ctx));
 }
 
 /**
  * The one way a browser is signed in, whatever proved who it is (a password, a mailed code, a set-password link):
  * every sign-in path ends here, so what is still asked after it holds on each of them.
  */
-export async function completeSignIn(ctx: Context, runtime: PlatformServices, webmasterId: number): Promise<void> {
-  await startSession(ctx, runtime, webmasterId);
+export async function completeSignIn(ctx: Context, runtime: PlatformServices, webmasterId: number): Promise<string> {
+  const stage: SessionStage = (await hasSecondFactor(runtime.db, webmasterId))
+    ? 'second_factor'
+    : runtime.config.webmasters.secondFactorRequired ? 'enrol' : 'full';
+  await startSession(ctx, runtime, webmasterId, stage);
+  return stage === 'full' ? PLATFORM_LANDING : STAGE_PAGE[stage];
 }
+
+/** The second factor was given (or added where one is required): the session is replaced by a full one (a new id). */
+export async function advanceSession(ctx: Context, runtime: PlatformServices): Promise<void> {
+  await startSession(ctx, runtime, webmasterOf(ctx)!.id, 'full');
+}
+
+/** The signed-in browser's session id (its cookie's value), to spare it when every other session ends. */
+export const sessionIdOf = (ctx: Context): string => ctx.cookies.get(COOKIE) ?? '';
 
 /** Points this browser's session at another of the webmaster's accounts (the caller checked the membership). */
 export async function openAccount(ctx: Context, runtime: PlatformServices, accountId: number): Promise<void> {

@@ -25,6 +25,11 @@ export function lastDays(today: string, count = OVERVIEW_DAYS): string[] {
   return Array.from({ length: count }, (_, index) => new Date(end - (count - 1 - index) * 86_400_000).toISOString().slice(0, 10));
 }
 
+/** Every day from `from` to `to` (YYYY-MM-DD, UTC, a range the statistics accepted), oldest first. */
+export function daysBetween(from: string, to: string): string[] {
+  return lastDays(to, Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000) + 1);
+}
+
 /** One environment's chart: a stacked bar per day, an outlined square per outcome in the legend, a title per bar. */
 function chartOf(environment: Environment, days: string[], byDay: Map<string, StatisticsDay>, t: Translate): string {
   const width = 480;
@@ -123,15 +128,18 @@ export const csvCell = (value: string | number | null): string => {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 };
 
-/** The days as CSV, one line per day and environment, the challenges' counts in columns of their own. */
+/** The days as CSV, one line per day and environment, the challenges' counts and the countries' in columns of their own. */
 export function statisticsCsv(days: StatisticsDay[]): string {
   const challenges = [...new Set(days.flatMap((day) => Object.keys(day.byChallenge)))].sort();
+  const countries = [...new Set(days.flatMap((day) => Object.keys(day.byCountry)))].sort();
   const header = ['date', 'environment', 'started', 'passed', 'refused', 'abandoned', 'reused', 'median_seconds_to_result',
-    ...challenges.flatMap((challenge) => ['passed', 'refused', 'reused'].map((outcome) => `${challenge}_${outcome}`))];
+    ...challenges.flatMap((challenge) => ['passed', 'refused', 'reused'].map((outcome) => `${challenge}_${outcome}`)),
+    ...countries.map((country) => `country_${country}`)];
   const lines = days.map((day) => [day.date, day.environment, day.started, day.passed, day.refused, day.abandoned, day.reused, day.medianSecondsToResult,
     ...challenges.flatMap((challenge) => {
       const counts = day.byChallenge[challenge];
       return [counts?.passed ?? 0, counts?.refused ?? 0, counts?.reused ?? 0];
-    })]);
+    }),
+    ...countries.map((country) => day.byCountry[country] ?? 0)]);
   return [header, ...lines].map((line) => line.map(csvCell).join(',')).join('\r\n') + '\r\n';
 }

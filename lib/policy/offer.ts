@@ -38,7 +38,7 @@ export function offeredChallenges(rule: EffectiveRule, available: readonly Chall
 export function challengesUnder(
   rule: EffectiveRule, registry: ChallengeRegistry, environment: Environment, websiteChallenges: readonly string[], requested: readonly ChallengeName[] | undefined, now: Date,
 ): ChallengeName[] {
-  const available = availableChallenges(websiteChallenges, requested, (name) => registry.offers(environment, name), registry.configured);
+  const available = availableChallenges(websiteChallenges, requested, (name) => registry.offers(environment, name), (name) => registry.configured(name));
   return offeredChallenges(rule, available, {
     today: utcDay(now),
     // The sandbox lets the visitor pick any level; a live challenge records its own.

@@ -36,9 +36,15 @@ export function websiteRule({ config, geo }: PolicyOperator, website: WebsitePol
   }, location);
 }
 
-/** What a website's page may learn before a check: must this visitor verify, and how (the requirement endpoint, the checker script). */
+/**
+ * What a website's page may learn before a check: must this visitor verify, where the visitor is, and how. The one
+ * owner of this answer's JSON, which GET /v1/requirement sends as it is and the checker script with the website's own
+ * fields added.
+ */
 export interface Requirement {
   required: boolean;
+  country: string;
+  country_subdivision: string | null;
   age_threshold: number;
   /** the methods this visitor would be offered, in order */
   challenges: ChallengeName[];
@@ -50,6 +56,8 @@ export function requirementAt(runtime: PolicyServices, website: WebsitePolicyInp
   const rule = websiteRule(runtime, website, location);
   return {
     required: rule.required,
+    country: location.country,
+    country_subdivision: location.subdivision,
     age_threshold: rule.ageThreshold,
     challenges: challengesUnder(rule, runtime.challenges, environment, website.challenges, undefined, runtime.clock.now()),
     minimum_assurance_level: rule.minimumAssuranceLevel,

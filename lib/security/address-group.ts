@@ -20,6 +20,6 @@ function expandIPv6(ip: string): string[] {
   const [head = '', tail] = withoutIPv4.split('::');
   const headGroups = head === '' ? [] : head.split(':');
   const tailGroups = tail === undefined || tail === '' ? [] : tail.split(':');
-  const zeros = tail === undefined ? [] : new Array<string>(8 - headGroups.length - tailGroups.length).fill('0');
+  const zeros = tail === undefined ? [] : Array.from({ length: 8 - headGroups.length - tailGroups.length }, () => '0');
   return [...headGroups, ...zeros, ...tailGroups].map((group) => parseInt(group, 16).toString(16));
 }

@@ -4,7 +4,6 @@ import { addressGroup } from './address-group.js';
 import { knownDevice, rememberDevice, type DeviceCookieScope } from './device-cookie.js';
 import { sha256 } from './hashing.js';
 
-const FIFTEEN_MINUTES = 15 * 60;
 
 /**
  * Password guessing stays expensive without letting a stranger lock the owner out (OWASP "slow brute-force

@@ -9,6 +9,12 @@ export const DAY_SCHEMA = { type: 'string', pattern: '^(?!0000)[0-9]{4}-[0-9]{2}
 /** Whether `value` (matching DAY_SCHEMA) is a day of the calendar: 2026-02-30 is not. */
 const isDay = (value: string): boolean => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
 
+/** Whether PostgreSQL can hold `instant`: years 0001 to 9999, as every day above (JavaScript also has a year 0). */
+export const isStorableInstant = (instant: Date): boolean => {
+  const year = instant.getUTCFullYear();
+  return !Number.isNaN(year) && year >= 1 && year <= 9999;
+};
+
 /**
  * Refuses (`invalid`, 400) a day that is not one, and a range whose `to` is before `from` or that spans more than
  * `maxDays` days; returns the range's first instant and the instant after its last day.

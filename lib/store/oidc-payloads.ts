@@ -19,8 +19,6 @@ export interface OidcAdapterOptions {
   /** decides expiry (stored expires_at, hidden rows, the sweeper) so tests can move time */
   clock: Clock;
   log: Logger;
-  /** Clients do not live in oidc_payloads: their metadata comes from our own tables. */
-  findClient(clientId: string): Promise<AdapterPayload | undefined>;
   /** milliseconds between two sweeps of expired rows */
   sweepIntervalMs?: number;
   /** what must read the expired rows before each sweep deletes them (the flows that expired: lib/verification/flow-endings.ts) */
@@ -132,6 +130,8 @@ export async function revokeGrantOf(db: Database, type: string, key: string): Pr
   const grantOf = db(PAYLOADS_TABLE).select('grant_id').where({ type, id: key });
   await db(PAYLOADS_TABLE)
     .whereIn('grant_id', grantOf)
-    .orWhere((query) => query.where('type', 'Grant').whereIn('id', grantOf))
+    .orWhere((query) => {
+      query.where('type', 'Grant').whereIn('id', grantOf);
+    })
     .delete();
 }

@@ -54,7 +54,9 @@ export const RETENTION_RULES: readonly RetentionRule[] = [
     // A message carries a verification's result: it is kept no longer than the verification, once it needs no attempt.
     expired: (db, now, limits) => db('webhook_messages')
       .whereNull('next_attempt_at')
-      .where((finished) => finished.where('delivered_at', '<=', ago(now, limits.verificationRetention)).orWhere('given_up_at', '<=', ago(now, limits.verificationRetention)))
+      .where((finished) => {
+        finished.where('delivered_at', '<=', ago(now, limits.verificationRetention)).orWhere('given_up_at', '<=', ago(now, limits.verificationRetention));
+      })
       .limit(BATCH)
       .pluck('id'),
   },

@@ -1,7 +1,7 @@
 import type { ChallengeServices } from './services.js';
 import { Refusal } from '../refusal.js';
 import type { Database } from '../store/database.js';
-import { dayRange } from '../statistics/days.js';
+import { dayRange, isStorableInstant } from '../statistics/days.js';
 import { checkWebsiteId, websiteAccess } from '../websites/ownership.js';
 import { validator } from '../websites/validation.js';
 import type { RuleOrigin } from '../policy/rule.js';
@@ -83,7 +83,7 @@ const cursorOf = (flow: ListedVerification): string => Buffer.from(`${flow.compl
 function parseCursor(cursor: string): { at: Date; uid: string } {
   const [at, uid, extra] = Buffer.from(cursor, 'base64url').toString().split('|');
   const time = new Date(at ?? '');
-  if (extra !== undefined || !uid || !new RegExp(VERIFICATION_ID_PATTERN).test(uid) || Number.isNaN(time.getTime())) {
+  if (extra !== undefined || !uid || !new RegExp(VERIFICATION_ID_PATTERN).test(uid) || !isStorableInstant(time)) {
     throw new Refusal('invalid', 'Invalid cursor: pass the `next` of the previous page unchanged.');
   }
   return { at: time, uid };

@@ -1,6 +1,6 @@
 import type { ChallengeServices } from './services.js';
-import { isFreeByDefault, WEBSITE_CHALLENGES, type ChallengeName, type WebsiteChallenge } from './catalogue.js';
-import type { Challenge, ChallengeModule, ChallengeRegistry, Environment } from './challenge.js';
+import { isFreeByDefault, WEBSITE_CHALLENGES, type ChallengeName } from './catalogue.js';
+import type { Challenge, ChallengeModule, ChallengeRegistry } from './challenge.js';
 import { sandboxChallenge } from './challenges/sandbox.js';
 import { creditCardModule } from './challenges/credit-card/challenge.js';
 import { emailAgeModule } from './challenges/email-age/challenge.js';

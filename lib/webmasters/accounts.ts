@@ -7,6 +7,7 @@ import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../security/h
 import { normalizeIdentifier } from '../security/identifiers.js';
 import type { Database } from '../store/database.js';
 import { revokeApiTokens } from './api-tokens.js';
+import { removeSecondFactors } from './second-factors.js';
 
 export interface Webmaster {
   id: number;
@@ -60,6 +61,28 @@ export async function authenticateWebmaster(db: Database, email: string, passwor
     .first<(WebmasterRow & { password_hash: string | null }) | undefined>([...WEBMASTER_COLUMNS, 'password_hash']);
   const valid = await verifyPassword(password, row?.password_hash ?? DUMMY_PASSWORD_HASH);
   return row?.password_hash && valid ? toWebmaster(row) : undefined;
+}
+
+/** Whether `password` is the webmaster's current one (false when the account has none); the same work either way. */
+export async function checkPassword(db: Database, webmasterId: number, password: string): Promise<boolean> {
+  const row = await db('webmasters').where('id', webmasterId).first<{ password_hash: string | null } | undefined>('password_hash');
+  const valid = await verifyPassword(password, row?.password_hash ?? DUMMY_PASSWORD_HASH);
+  return Boolean(row?.password_hash) && valid;
+}
+
+/** Whether the account has a password at all (one the operator created, or one taken over, may not yet). */
+export async function hasPassword(db: Database, webmasterId: number): Promise<boolean> {
+  const row = await db('webmasters').where('id', webmasterId).first<{ password_hash: string | null } | undefined>('password_hash');
+  return Boolean(row?.password_hash);
+}
+
+/** The signed-in webmaster changes their password; recorded in their audit trail. The caller ends their other sessions. */
+export async function changePassword(db: Database, clock: Clock, webmasterId: number, password: string, origin: ChangeOrigin): Promise<void> {
+  const hash = await hashPassword(password);
+  await db.transaction(async (trx) => {
+    await trx('webmasters').where('id', webmasterId).update({ password_hash: hash });
+    await record(trx, { origin, webmasterId, websiteId: null, at: clock.now(), action: 'webmaster.password.changed', before: null, after: { password: SECRET_CHANGED } });
+  });
 }
 
 /** An account as the operator's CLI lists it. */
@@ -140,7 +163,7 @@ async function clearPassword(q: Database | Knex.Transaction, webmasterId: number
 /**
  * Records that whoever reads the account's mailbox just proved it (a mailed link or code was used). An account whose
  * address was never proven (registered before addresses were) is taken over by that reader: the credentials someone
- * else may have attached (its password, API keys, other members and pending invitations) are removed before it is confirmed, in the
+ * else may have attached (its password, API keys, second factors, other members and pending invitations) are removed before it is confirmed, in the
  * caller's transaction. Answers whether it was taken over: the caller then ends the account's sessions too
  * (lib/platform/sessions.ts endSessions), which this domain module does not own.
  */
@@ -149,6 +172,7 @@ export async function proveAddress(trx: Knex.Transaction, clock: Clock, webmaste
     .update({ email_confirmed_at: clock.now(), password_hash: null }).returning('id');
   if (!row) return false;
   await revokeApiTokens(trx, webmasterId, clock.now());
+  await removeSecondFactors(trx, webmasterId);
   // Whoever held the address before may have let others in (docs/team.md): the account goes back to its founder alone.
   await trx('account_members').where('account_id', webmasterId).whereNot('webmaster_id', webmasterId).delete();
   await trx('account_members').where({ account_id: webmasterId, webmaster_id: webmasterId }).update({ role: 'owner' });

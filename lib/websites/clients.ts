@@ -77,3 +77,15 @@ export function findActiveClient(runtime: WebsiteServices, clientId: string): Pr
     return { value: row, validUntil: row?.valid_until ?? null };
   });
 }
+
+/** The website behind an OAuth2 client_id, as the visitor's pages need it. */
+export interface ClientWebsite {
+  clientId: string;
+  environment: Environment;
+  redirectUris: string[];
+  website: {
+    id: number; name: string; domain: string; domainVerified: boolean; language: string; challenges: string[]; regions: string[];
+    /** its own policy rules (docs/policies.md) */
+    policyRules: PolicyRule[];
+  };
+}

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { errors, type AdapterPayload } from 'oidc-provider';
+import { errors } from 'oidc-provider';
 import { knexAdapter } from '../../adapters/knex.js';
 import { createLogger } from '../../lib/log.js';
 import { sha256 } from '../../lib/security/hashing.js';
@@ -10,14 +10,12 @@ describe('adapters/knex: oidc-provider storage', () => {
   let database: TestDatabase;
   let clock: MovableClock;
   const closers: Array<() => Promise<void>> = [];
-  const clientMetadata: AdapterPayload = { client_id: 'known' };
 
   const adapterClass = (sweepIntervalMs?: number) =>
     knexAdapter({
       db: database.db,
       clock,
       log: createLogger('silent'),
-      findClient: async (id) => (id === 'known' ? clientMetadata : undefined),
       onClose: (task) => closers.push(task),
       ...(sweepIntervalMs ? { sweepIntervalMs } : {}),
     });
@@ -54,10 +52,9 @@ describe('adapters/knex: oidc-provider storage', () => {
     expect(await new Adapter('Interaction').find('d1'), 'types never mix').to.equal(undefined);
   });
 
-  it('resolves clients from the given lookup and never stores them', async () => {
+  it('holds no client and never stores one (clients resolve from the websites\' tables, in lib)', async () => {
     const clients = new (adapterClass())('Client');
-    expect(await clients.find('known')).to.equal(clientMetadata);
-    expect(await clients.find('unknown')).to.equal(undefined);
+    expect(await clients.find('known')).to.equal(undefined);
     let refused = false;
     await clients.upsert('x', { client_id: 'x' }).catch(() => {
       refused = true;

@@ -69,6 +69,7 @@ const SQL_OWNERS = new Set([
   'lib/webmasters/invitations.ts',
   'lib/webmasters/members.ts',
   'lib/webmasters/password-links.ts',
+  'lib/webmasters/second-factors.ts',
   'lib/webmasters/sign-in-codes.ts',
   'lib/websites/clients.ts',
   'lib/websites/domain-verification.ts',

@@ -36,7 +36,7 @@ describe('External API: concurrent writes', () => {
     const websiteId = await newWebsite();
     const responses = await Promise.all(Array.from({ length: 6 }, (_, index) =>
       api.post(`/website/${websiteId}/oauth2/test`, { redirectUris: [`https://race.example.com/cb/${index}`] })));
-    expect(responses.map((response) => response.status).sort()).to.deep.equal([200, 400, 400, 400, 400, 400]);
+    expect(responses.map((response) => response.status).sort((a, b) => a - b)).to.deep.equal([200, 400, 400, 400, 400, 400]);
     expect(await app.database.db('oauth2_configs').where('website_id', websiteId).count<Array<{ count: number }>>('id as count')).to.deep.equal([{ count: 1 }]);
     expect(await app.database.db('oauth2_credentials as c').join('oauth2_configs as o', 'o.id', 'c.config_id').where('o.website_id', websiteId)
       .count<Array<{ count: number }>>('c.id as count')).to.deep.equal([{ count: 1 }]);

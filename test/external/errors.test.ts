@@ -63,7 +63,7 @@ describe('External API: error responses', () => {
 
   it('answers 500 in the error shape without details when something unexpected fails', async () => {
     const { sealer } = app.provider.runtime;
-    const unseal = sealer.unseal;
+    const unseal = sealer.unseal.bind(sealer);
     sealer.unseal = () => {
       throw new Error('sealing key mismatch at /secret/path');
     };

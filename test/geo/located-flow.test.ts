@@ -33,7 +33,8 @@ describe('a located visitor through the sandbox flow', () => {
       }
     });
     app.server.removeAllListeners('request');
-    app.server.on('request', app.provider.app.callback());
+    const handle = app.provider.app.callback();
+    app.server.on('request', (request, response) => void handle(request, response));
     const webmaster = await createWebmasterFixture(app.provider.runtime);
     client = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'TEST', challenges: ['selfie', 'ticket'] });
   });

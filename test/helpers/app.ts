@@ -65,7 +65,8 @@ export async function startTestApp(
     await cleanUp();
     throw error;
   }
-  server.on('request', provider.app.callback());
+  const handle = provider.app.callback();
+  server.on('request', (request, response) => void handle(request, response));
   return {
     url,
     provider,

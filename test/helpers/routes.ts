@@ -3,7 +3,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from 'koa';
 import { BRAND_PATHS } from '../../lib/branding/assets.js';
-import { checkerSurface } from '../../lib/checker/routes.js';
+import { checkerSurface } from '../../lib/checker/surface.js';
 import { openApiDocument } from '../../lib/external/openapi.js';
 import { healthRoutes } from '../../lib/http/health.js';
 import { homeRoutes } from '../../lib/http/home.js';
@@ -12,8 +12,8 @@ import { INTERACTION_ROUTES } from '../../lib/oauth2/interactions/paths.js';
 import { OAUTH2_ROUTE_METHODS } from '../../lib/oauth2/method-guard.js';
 import { OAUTH2_PATHS } from '../../lib/oauth2/protocol.js';
 import { viewsDir } from '../../lib/paths.js';
-import { platformSurface } from '../../lib/platform/router.js';
-import { requirementSurface } from '../../lib/requirement/routes.js';
+import { platformSurface } from '../../lib/platform/surface.js';
+import { requirementSurface } from '../../lib/requirement/surface.js';
 import type { SurfaceBuilder, SurfaceDeps } from '../../lib/app/runtime.js';
 import { SURFACES } from '../../lib/app/surfaces.js';
 import type { AgeProvider } from '../../lib/app/app.js';
@@ -96,7 +96,7 @@ const fill = (pattern: string): string => pattern
  * under the surface that claims it (the first in SURFACES order, as mountSurfaces hands requests out); a surface
  * without a source, or whose source yields no route it claims, throws.
  */
-export function serviceRoutes(app: AgeProvider): { routes: ServiceRoute[]; claimant(path: string): Claimant } {
+export function serviceRoutes(app: AgeProvider): { routes: ServiceRoute[]; claimant: (path: string) => Claimant } {
   const deps: SurfaceDeps = { runtime: app.runtime, provider: app.provider, health: healthRoutes(app.db, { draining: false }) };
   const claims = SURFACES.map((row) => ({ row, claims: row.claims(deps) }));
   /** the surface serving a path, found as mountSurfaces finds it */

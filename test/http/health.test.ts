@@ -69,7 +69,8 @@ describe('/metrics on the operations listener', () => {
   let operationsUrl: string;
   before(async () => {
     app = await startTestApp();
-    operations = createServer(app.provider.operations.callback());
+    const handle = app.provider.operations.callback();
+    operations = createServer((request, response) => void handle(request, response));
     await new Promise<void>((resolve) => operations.listen(0, '127.0.0.1', resolve));
     operationsUrl = `http://127.0.0.1:${(operations.address() as AddressInfo).port}`;
   });

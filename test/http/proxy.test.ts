@@ -14,7 +14,8 @@ describe('behind a trusted proxy', () => {
       if (ctx.path === '/__ip') ctx.body = ctx.ip;
       else await next();
     });
-    probe = createServer(app.provider.app.callback());
+    const handle = app.provider.app.callback();
+    probe = createServer((request, response) => void handle(request, response));
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     probeUrl = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
   });

@@ -150,6 +150,23 @@ export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
       undefined, { password: 'platform.register.error.password' }, { confirm: 'platform.register.error.confirm' },
     ]),
   ],
+  // as lib/platform/routes/security-routes.ts fills it
+  'platform/account-security.njk': [
+    ...each({ ...platform, minLength: 12, maxLength: 256, hasPassword: true, needsCurrent: true, sessions: [
+      { key: 'a'.repeat(64), browser: 'Firefox', system: 'Linux', address: '192.0.2.1', lastSeenAt: '2026-01-02 10:00 UTC', signedInAt: '2026-01-02 09:00 UTC', current: true },
+      { key: 'b'.repeat(64), address: null, lastSeenAt: '2026-01-01 10:00 UTC', signedInAt: '2026-01-01 09:00 UTC', current: false },
+    ] }, 'errors', [undefined, { current: 'platform.security.error.current', password: 'platform.register.error.password' }, { confirm: 'platform.register.error.confirm' }]),
+    { ...platform, minLength: 12, maxLength: 256, hasPassword: false, needsCurrent: true, changed: true, ended: true, sessions: [] },
+  ],
+  // as lib/platform/routes/second-factor-routes.ts fills it
+  'platform/second-factor.njk': [
+    { ...platform, step: 'sign-in' }, { ...platform, step: 'sign-in', failed: true },
+    { ...platform, step: 'codes', codes: ['abcd-efgh-ijkl-mnop', 'qrst-uvwx-yz23-4567'] },
+    { ...platform, step: 'manage', active: false, required: false },
+    { ...platform, step: 'manage', active: false, required: true, enrolling: true, adding: { secret: 'ABCD EFGH', qr: '<svg viewBox="0 0 1 1"></svg>' }, failed: true },
+    { ...platform, step: 'manage', active: true, required: false, codesLeft: 9, removeFailed: true },
+    { ...platform, step: 'manage', active: true, required: true, codesLeft: 10 },
+  ],
   'platform/account.njk': [
     { ...platform, others: true, may: everything },
     { ...platform, webmaster: { id: 1, email: 'webmaster@example.test' } },
@@ -199,8 +216,8 @@ export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
   ],
   'platform/website-base.njk': section('overview'),
   'platform/website-overview.njk': [
-    ...section('overview', { statistics: { environments: [] }, legend: [], days: 30 }),
-    { ...section('overview')[0], days: 30, legend: [{ outcome: 'passed', swatch: '<svg></svg>', label: 'Passed' }], statistics: {
+    ...section('overview', { statistics: { environments: [] }, legend: [], range: { from: '2026-01-01', to: '2026-01-30' }, rangeProblem: 'Invalid range.' }),
+    { ...section('overview')[0], range: { from: '2026-01-01', to: '2026-01-30' }, legend: [{ outcome: 'passed', swatch: '<svg></svg>', label: 'Passed' }], statistics: {
       environments: [{ environment: 'TEST', chart: '<svg></svg>', totals: statisticsDay({ passed: 2, refused: 1 }), split: [{ challenge: 'sandbox', passed: 2, refused: 1, reused: 0 }] }],
     } },
   ],

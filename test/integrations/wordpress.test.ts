@@ -188,6 +188,20 @@ describe('the WordPress plugin in a real WordPress (Debian wordpress, PHP, Maria
     expect(await wordpress.eval(`echo get_term_meta(${site.categoryId}, '_age_provider_protected', true);`)).to.equal('1');
   });
 
+  it('marks a post protected in the editor\'s Age verification box, saved with its nonce', async () => {
+    const id = Number(await wordpress.eval(`
+      update_user_meta(1, $GLOBALS['wpdb']->get_blog_prefix() . 'persisted_preferences', array('core/edit-post' => array('welcomeGuide' => false), '_modified' => gmdate('c')));
+      echo wp_insert_post(array('post_title' => 'Cellar diary', 'post_status' => 'publish', 'post_content' => '<p>Diary.</p>'));
+    `));
+    await admin.goto(`${wordpress.url}/wp-admin/post.php?post=${id}&action=edit`);
+    await admin.getByLabel('Only visitors who verified their age see this content').check();
+    const metaBoxesSaved = admin.waitForResponse((response) => response.url().includes('meta-box-loader=1') && response.request().method() === 'POST');
+    await admin.getByRole('button', { name: 'Update', exact: true }).click();
+    expect((await metaBoxesSaved).status()).to.equal(302);
+    expect(await wordpress.eval(`echo get_post_meta(${id}, '_age_provider_protected', true);`)).to.equal('1');
+    expect((await served(`${wordpress.url}/?p=${id}`)).html).not.to.contain('Diary.');
+  });
+
   it('checker script: sends nothing protected before the check, shows the post after a TEST sandbox check, remembers it', async () => {
     for (const address of [site.post, site.categoryPost]) {
       const gate = await served(address);
@@ -416,6 +430,9 @@ describe('the WordPress plugin in a real WordPress (Debian wordpress, PHP, Maria
     });
 
     it('shows its admin pages without a PHP notice or warning of its own (WP_DEBUG on)', async () => {
+      // Everything the visitors' pages, the endpoints and the flows logged so far: nothing from the plugin.
+      const before = await debugLogLines(wordpress.debugLog);
+      expect(before.filter((line) => line.includes('/plugins/age-provider/')), before.join('\n')).to.deep.equal([]);
       await writeFile(wordpress.debugLog, '');
       for (const path of ['options-general.php?page=age-provider', 'plugins.php', `term.php?taxonomy=category&tag_ID=${site.categoryId}`, 'edit-tags.php?taxonomy=post_tag', `post.php?post=${site.postId}&action=edit`]) {
         const response = await admin.goto(`${wordpress.url}/wp-admin/${path}`);
@@ -426,6 +443,18 @@ describe('the WordPress plugin in a real WordPress (Debian wordpress, PHP, Maria
       const lines = await debugLogLines(wordpress.debugLog);
       const ours = lines.filter((line) => line.includes('/plugins/age-provider/') || !/PHP Deprecated: .* in \S+\/wp-(includes|admin)\//.test(line));
       expect(ours, lines.join('\n')).to.deep.equal([]);
+    });
+
+    it('protects every page in the whole-site setting, and nothing of them is sent before the check', async () => {
+      await configure({ scope: 'site' });
+      for (const address of [site.publicPost, `${wordpress.url}/`, site.shortcodePage]) {
+        const { html, headers } = await served(address);
+        expect(html, address).to.contain('Verify my age').and.not.contain('Open from six.').and.not.contain('Welcome to the shop.');
+        expect(headers.get('cache-control'), address).to.contain('no-store');
+      }
+      expect((await served(`${wordpress.url}/wp-login.php`)).html, 'signing in stays possible').to.contain('user_login');
+      await configure({ scope: 'chosen' });
+      expect((await served(site.publicPost)).html).to.contain('Open from six.');
     });
 
     it('removes its options when uninstalled', async () => {

@@ -35,7 +35,8 @@ describe('oauth2: two instances on one PostgreSQL database', function () {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     // Behind one load balancer both answer for the same issuer.
     const provider = await createAgeProvider({ env: {}, logLevel: 'silent', issuer: first.url, ...testSecrets, db, databaseUrl: first.database.url! }, knexAdapter);
-    server.on('request', provider.app.callback());
+    const handle = provider.app.callback();
+    server.on('request', (request, response) => void handle(request, response));
     second = { provider, server, db, url };
     webmasterId = (await createWebmasterFixture(first.provider.runtime)).id;
   });

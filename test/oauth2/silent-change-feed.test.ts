@@ -43,7 +43,8 @@ describe('oauth2: an instance whose change feed went silent', function () {
     const provider = await createAgeProvider({
       env: { CHANGE_FEED_HEARTBEAT_MS: String(HEARTBEAT_MS) }, logger, issuer: first.url, ...testSecrets, db, databaseUrl: proxy.url,
     }, knexAdapter);
-    server.on('request', provider.app.callback());
+    const handle = provider.app.callback();
+    server.on('request', (request, response) => void handle(request, response));
     second = { provider, server, db, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
   });
   after(async () => {

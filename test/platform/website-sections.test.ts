@@ -55,12 +55,23 @@ describe('webmasters platform: a website\'s sections (overview, integrate, setti
     expect(words).to.contain('Passed').and.contain('Reused').and.contain('Refused').and.contain('Abandoned');
     expect(words).to.contain('Over these days: 3 started, 2 passed, 0 reused, 1 refused, 0 abandoned.');
     // Each environment's split under its chart, without an environment column: four columns fit a phone.
-    expect(words).to.match(/TEST .*Over these days: 3 started.* By challenge and outcome, last 30 days Challenge Passed Reused Refused sandbox 2 0 1 /);
+    expect(words).to.match(/TEST .*Over these days: 3 started.* By challenge and outcome, \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d Challenge Passed Reused Refused sandbox 2 0 1 /);
     const csv = await client.request(`/platform/websites/${id}/statistics.csv`);
     expect(csv.headers.get('content-type')).to.match(/^text\/csv/);
     const [header, line] = (await csv.text()).trim().split('\r\n');
-    expect(header).to.equal('date,environment,started,passed,refused,abandoned,reused,median_seconds_to_result,sandbox_passed,sandbox_refused,sandbox_reused');
-    expect(line).to.match(/^\d{4}-\d\d-\d\d,TEST,3,2,1,0,0,\d+(\.5)?,2,1,0$/);
+    // The countries in columns of their own, after the challenges: each pass counted in its visitor's country.
+    expect(header).to.match(/^date,environment,started,passed,refused,abandoned,reused,median_seconds_to_result,sandbox_passed,sandbox_refused,sandbox_reused(,country_[A-Z]{2})+$/);
+    expect(line).to.match(/^\d{4}-\d\d-\d\d,TEST,3,2,1,0,0,\d+(\.5)?,2,1,0(,\d+)+$/);
+    expect(line!.split(',').slice(11).map(Number).reduce((sum, count) => sum + count, 0)).to.equal(2);
+
+    // Any period the API accepts; a day PostgreSQL cannot hold is refused like any bad date, on the page and the CSV.
+    const past = await client.open(`/platform/websites/${id}?from=2020-01-01&to=2020-12-31`);
+    expect(past.status).to.equal(200);
+    expect(text(past)).to.contain('Verifications from 2020-01-01 to 2020-12-31 (UTC)').and.not.contain('Over these days');
+    const bad = await client.open(`/platform/websites/${id}?from=0000-01-01&to=0000-01-31`);
+    expect(bad.status).to.equal(400);
+    expect(bad.html).to.contain('id="range-error"');
+    expect((await client.request(`/platform/websites/${id}/statistics.csv?from=0000-01-01&to=0000-01-31`)).status).to.equal(400);
   });
 
   it('adds a webhook with its signing secret shown once, queues a test, lists it, deletes it; refuses a bad URL', async () => {

@@ -15,7 +15,8 @@ async function cookieApp(keys: string[] | CookieKeys): Promise<{ url: string; se
     if (ctx.path === '/set') ctx.cookies.set('visit', 'v-123', { signed: true });
     ctx.body = ctx.cookies.get('visit', { signed: true }) ?? 'refused';
   });
-  const server = createServer(app.callback());
+  const handle = app.callback();
+  const server = createServer((request, response) => void handle(request, response));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }

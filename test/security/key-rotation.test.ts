@@ -75,7 +75,7 @@ describe('rotating the signing and cookie keys across two instances, one restart
     // The proxy in front: requests alternate between the two instances.
     server = createServer((request, response) => {
       const instance = instances[turn++ % instances.length]!;
-      instance.app.callback()(request, response);
+      void instance.app.callback()(request, response);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -18,7 +18,7 @@ export async function insertWebmaster(runtime: Runtime, email = `member-${unique
 
 /** A browser signed in as the webmaster, its session on `accountId`, holding a form token. */
 export async function signedIn(runtime: Runtime, url: string, webmasterId: number, accountId: number): Promise<Browser> {
-  const session = await openSession(runtime, webmasterId, { userAgent: 'test', address: '127.0.0.1' });
+  const session = await openSession(runtime, webmasterId, { userAgent: 'test', address: '127.0.0.1' }, 'full');
   await openAccountInSession(runtime, session, accountId);
   const browser = new Browser(url);
   browser.cookies.set('ap_platform', session, url, '/platform');

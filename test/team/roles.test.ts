@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { OPERATIONS } from '../../lib/external/operations.js';
-import { platformRouteTable } from '../../lib/platform/router.js';
+import { platformRouteTable } from '../../lib/platform/surface.js';
 import type { PlatformRoute } from '../../lib/platform/route-table.js';
 import { createApiKey } from '../../lib/webmasters/api-tokens.js';
 import { mayDo, ROLES, type Role } from '../../lib/webmasters/roles.js';
@@ -33,7 +33,10 @@ describe('roles: every route of the platform and the External API, driven as eac
     expect(routes.map((route) => `${route.method} ${route.path}`)).to.include.members(['POST /members/:member/remove', 'POST /keys', 'POST /websites/:id/delete', 'POST /account/close']);
     // A viewer reads: the only posts it may make change nothing but its own place (which account it works in, leaving one,
     // accepting an invitation sent to its own address).
-    const SELF_SERVICE = ['POST /accounts/:account/open', 'POST /members/leave', 'POST /invitation/:token'];
+    // The webmaster's own sign-in (password, sessions, second factor) is theirs whatever their role on an account.
+    const SELF_SERVICE = ['POST /accounts/:account/open', 'POST /members/leave', 'POST /invitation/:token',
+      'POST /account/password', 'POST /account/sessions/end', 'POST /account/sessions/end-others', 'POST /account/second-factor/totp',
+      'POST /account/second-factor/totp/confirm', 'POST /account/second-factor/remove', 'POST /signin/second-factor'];
     const viewerPosts = routes.filter((route) => route.method === 'POST' && route.access !== 'public' && allows('viewer', route));
     expect(viewerPosts.map((route) => `${route.method} ${route.path}`).filter((route) => !SELF_SERVICE.includes(route)), 'posts a viewer may make').to.deep.equal([]);
     const problems: string[] = [];

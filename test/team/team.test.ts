@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { verifyTrail } from '../../lib/audit/trail.js';
-import { closeAccount, setAccountDisabled } from '../../lib/webmasters/accounts.js';
+import { closeAccount, proveMailbox, setAccountDisabled } from '../../lib/webmasters/accounts.js';
 import { authenticateApiToken, createApiKey, LAST_USE_RESOLUTION_SECONDS } from '../../lib/webmasters/api-tokens.js';
 import { acceptInvitation, inviteMember, previewInvitation } from '../../lib/webmasters/invitations.js';
 import { changeMemberRole, listMembers, removeMember } from '../../lib/webmasters/members.js';
@@ -105,6 +105,20 @@ describe('teams: members, invitations, keys and a way out, on two instances of o
       { webmasterId: team.accountId, origin: TEST_ORIGIN, role: 'owner' }), 'invalid');
     await refusedWith(inviteMember(runtime().db, runtime().clock, team.accountId, { email: late.email, role: 'owner' },
       { webmasterId: team.members.admin.id, origin: TEST_ORIGIN, role: 'admin' }), 'not_permitted');
+  });
+
+  it('the owner of an address proving it takes the account back from whoever registered it first, with the members they let in', async () => {
+    const team = await createTeam(runtime());
+    // registered before addresses were proven: nothing tells its owner from someone who registered the address first
+    await runtime().db('webmasters').where('id', team.accountId).update({ email_confirmed_at: null });
+    await runtime().db('account_members').where({ account_id: team.accountId, webmaster_id: team.accountId }).update({ role: 'viewer' });
+    await runtime().db('account_members').where({ account_id: team.accountId, webmaster_id: team.members.admin.id }).update({ role: 'owner' });
+    const accomplice = await signedIn(second.provider.runtime, second.url, team.members.admin.id, team.accountId);
+    expect(await proveMailbox(runtime().db, runtime().clock, team.accountId)).to.equal(true);
+    expect((await listMembers(runtime().db, team.accountId)).map((member) => [member.webmasterId, member.role])).to.deep.equal([[team.accountId, 'owner']]);
+    expect(await runtime().db('account_invitations').where('account_id', team.accountId).whereNull('accepted_at').first()).to.equal(undefined);
+    expect((await request(second.url, 'GET', '/external/website', { token: team.keys.readWrite })).status).to.equal(401);
+    expect(await reaches(second, accomplice, '/platform/websites'), 'a member let in before loses the account').to.equal(303);
   });
 
   it('a removed member\'s session and API key stop at once on the other instance too', async () => {

@@ -106,7 +106,7 @@ describe('verifications one by one: GET /external/website/{id}/verifications and
   });
 
   it('answers bad filters, a year PostgreSQL cannot hold and a forged cursor with 400, in the External API\'s error body', async () => {
-    for (const query of ['from=0000-01-01', 'to=0000-12-31', 'from=2026-02-30', 'from=2026-03-02&to=2026-03-01', 'outcome=lost', 'country=fr', 'environment=live', 'limit=0', 'limit=1000', 'cursor=%2F%2F', 'cursor=bm90LWEtY3Vyc29y', 'x=1']) {
+    for (const query of ['from=0000-01-01', 'to=0000-12-31', 'from=2026-02-30', 'from=2026-03-02&to=2026-03-01', 'outcome=lost', 'country=fr', 'environment=live', 'limit=0', 'limit=1000', 'cursor=%2F%2F', 'cursor=bm90LWEtY3Vyc29y', `cursor=${Buffer.from('0000-01-01|test_a').toString('base64url')}`, 'x=1']) {
       const answer = await api.get<{ message: string; error: string; statusCode: number }>(`/website/${client.websiteId}/verifications?${query}`);
       expect(answer.status, query).to.equal(400);
       expect(answer.body, query).to.include({ error: 'Bad Request', statusCode: 400 });

@@ -166,7 +166,7 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
       await page.getByRole('button', { name: 'Save to a passkey' }).waitFor();
       await check('result with passkey save');
 
-      expect(checked).to.have.length(20);
+      expect(checked).to.have.length(27);
       expect(problems).to.deep.equal([]);
       await context.close();
     });

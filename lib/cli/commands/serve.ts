@@ -50,8 +50,11 @@ the process exits within SHUTDOWN_TIMEOUT seconds (exit code 1 when requests had
     const servers = operationsServer ? [publicServer, operationsServer] : [publicServer];
     // Follow requests from the first one, so a drain knows every response in flight.
     const drainers = servers.map((server) => graceful(server));
-    publicServer.on('request', provider.app.callback());
-    operationsServer?.on('request', provider.operations.callback());
+    // Koa answers its own errors: the handlers' promises are not the server's to await.
+    const serve = provider.app.callback();
+    const operate = provider.operations.callback();
+    publicServer.on('request', (request, response) => void serve(request, response));
+    operationsServer?.on('request', (request, response) => void operate(request, response));
     let listening: string;
     let operations: string | undefined;
     try {

@@ -54,6 +54,7 @@ export const oauth2ConfigurationSchema = {
   },
   // Credentials appear exactly when the configuration is ACTIVE.
   if: { properties: { status: { const: 'ACTIVE' } } },
+  // oxlint-disable-next-line unicorn/no-thenable -- JSON Schema's if/then/else, not a promise
   then: { required: ['clientId', 'clientSecret'] },
   else: { not: { anyOf: [{ required: ['clientId'] }, { required: ['clientSecret'] }] } },
 } as const;

@@ -11,7 +11,8 @@ import { challengesUnder } from '../../policy/offer.js';
 import { websiteRule } from '../../policy/resolve.js';
 import type { EffectiveRule } from '../../policy/rule.js';
 import type { ChallengeRegistry } from '../../verification/challenge.js';
-import { findClientWebsite, type ClientWebsite } from '../clients.js';
+import type { ClientWebsite } from '../../websites/clients.js';
+import { findClientWebsite } from '../clients.js';
 import type { Flow } from '../protocol.js';
 import type { RequestParameterValues } from '../request-parameters.js';
 import type { InteractionLimits } from './limits.js';
@@ -41,7 +42,7 @@ type VisitParams = RequestParameterValues & { client_id: string; redirect_uri: s
 /** A page of the interaction: everything it needs is in the visit. */
 export type PageHandler = (visit: Visit) => Promise<void>;
 
-/** The interaction pages' Koa state: the visit, loaded before any page runs (router.ts). */
+/** The interaction pages' Koa state: the visit, loaded before any page runs (surface.ts). */
 export interface VisitState extends DefaultState {
   visit: Visit;
 }

@@ -33,7 +33,7 @@ export function authRoutes(runtime: PlatformServices): Router {
     renderPage(ctx, 'signin.njk', { ...variables, codes: Boolean(runtime.config.mail) }, status);
 
   /** A password checked behind the guard's counters; on success the browser is signed in. */
-  async function passwordSignIn(ctx: Context, email: string, password: string): Promise<'signed_in' | 'failed' | 'throttled'> {
+  async function passwordSignIn(ctx: Context, email: string, password: string): Promise<{ landing: string } | 'failed' | 'throttled'> {
     let attempt;
     try {
       attempt = await guard.admit(ctx, normalizeIdentifier(email));
@@ -48,8 +48,7 @@ export function authRoutes(runtime: PlatformServices): Router {
       return 'failed';
     }
     await guard.succeeded(ctx, attempt);
-    await completeSignIn(ctx, runtime, webmaster.id);
-    return 'signed_in';
+    return { landing: await completeSignIn(ctx, runtime, webmaster.id) };
   }
 
   router.get('/', (ctx) => seeOther(ctx, webmasterOf(ctx) ? LANDING : `${PLATFORM_PATH}/signin`, { noStore: true }));
@@ -68,7 +67,8 @@ export function authRoutes(runtime: PlatformServices): Router {
     // Throttled: the same page says so and offers the code by mail, which these counters do not hold back.
     if (outcome === 'throttled') return signInPage(ctx, { email, throttled: true }, 429);
     if (outcome === 'failed') return signInPage(ctx, { email, failed: true }, 400);
-    seeOther(ctx, LANDING, { noStore: true });
+    // Where a second factor is asked (or must be added), there; else the websites.
+    seeOther(ctx, outcome.landing, { noStore: true });
   });
 
   router.post('/signout', async (ctx) => {

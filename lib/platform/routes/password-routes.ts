@@ -128,8 +128,8 @@ export function setPasswordRoutes(runtime: PlatformServices): Router {
     if (!webmaster) return expired(ctx);
     // Whoever was signed in before (someone who knew the old password, or registered the address first) is out.
     await endSessions(runtime.db, webmaster.id);
-    await completeSignIn(ctx, runtime, webmaster.id);
-    seeOther(ctx, PLATFORM_LANDING, { noStore: true });
+    // A second factor, where the account has one, is still asked: the link or code alone opens nothing else.
+    seeOther(ctx, await completeSignIn(ctx, runtime, webmaster.id), { noStore: true });
   });
   return router;
 }

@@ -94,8 +94,8 @@ export function signInCodeRoutes(runtime: PlatformServices, mail: MailSettings):
     // The code proves the mailbox: an account whose address was never proven is taken over by its reader, and
     // whoever was signed in to it before is out (migrations/013_webmaster_access.ts).
     if (await proveMailbox(runtime.db, runtime.clock, webmaster.id)) await endSessions(runtime.db, webmaster.id);
-    await completeSignIn(ctx, runtime, webmaster.id);
-    seeOther(ctx, PLATFORM_LANDING, { noStore: true });
+    // A second factor, where the account has one, is still asked: the link or code alone opens nothing else.
+    seeOther(ctx, await completeSignIn(ctx, runtime, webmaster.id), { noStore: true });
   });
 
   return router;

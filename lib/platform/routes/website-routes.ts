@@ -17,7 +17,7 @@ import {
 } from '../website-forms.js';
 import { overviewsOf, type WebsiteOverview } from '../website-view.js';
 import { newWebsiteSecret } from '../one-time-display.js';
-import { OVERVIEW_DAYS, legend, lastDays, overviewStatistics, statisticsCsv } from '../statistics-view.js';
+import { daysBetween, legend, lastDays, overviewStatistics, statisticsCsv } from '../statistics-view.js';
 import { websiteStatistics } from '../../statistics/statistics.js';
 import { translator } from '../../i18n/catalogue.js';
 import { checkerIntegrationsOf, integrationsOf, wordpressIntegrationsOf } from '../integration-view.js';
@@ -84,11 +84,26 @@ export function websiteRoutes(runtime: PlatformServices): PlatformRoutes {
     await renderWebsiteTab(ctx, runtime, websiteId, 'settings', { failed, domainVerification }, status);
   }
 
-  /** The statistics of the last days, ending today (UTC). */
-  const recentStatistics = async (ctx: Context, websiteId: number) => {
-    const days = lastDays(runtime.clock.now().toISOString().slice(0, 10));
-    const { days: counted } = await websiteStatistics(runtime, ownerOf(ctx), websiteId, { from: days[0], to: days.at(-1) });
-    return { days, counted };
+  /**
+   * The statistics of the period the query asks (`from`, `to`: any range the API accepts), else of the last days
+   * ending today (UTC). A range the API refuses shows the last days, with why.
+   */
+  const periodStatistics = async (ctx: Context, websiteId: number) => {
+    const recent = lastDays(runtime.clock.now().toISOString().slice(0, 10));
+    const asked = typeof ctx.query.from === 'string' || typeof ctx.query.to === 'string' ? { from: ctx.query.from, to: ctx.query.to } : undefined;
+    if (asked) {
+      try {
+        const { days: counted } = await websiteStatistics(runtime, ownerOf(ctx), websiteId, asked);
+        const { from, to } = asked as { from: string; to: string };
+        return { days: daysBetween(from, to), counted, range: { from, to } };
+      } catch (error) {
+        if (!(error instanceof Refusal) || error.kind !== 'invalid') throw error;
+        const { days: counted } = await websiteStatistics(runtime, ownerOf(ctx), websiteId, { from: recent[0], to: recent.at(-1) });
+        return { days: recent, counted, range: { from: recent[0]!, to: recent.at(-1)! }, problem: error.message };
+      }
+    }
+    const { days: counted } = await websiteStatistics(runtime, ownerOf(ctx), websiteId, { from: recent[0], to: recent.at(-1) });
+    return { days: recent, counted, range: { from: recent[0]!, to: recent.at(-1)! } };
   };
 
   /**
@@ -126,14 +141,15 @@ export function websiteRoutes(runtime: PlatformServices): PlatformRoutes {
 
   routes.get('/websites/:id', 'view', async (ctx) => {
     const websiteId = websiteOf(ctx);
-    const { days, counted } = await recentStatistics(ctx, websiteId);
+    const { days, counted, range, problem } = await periodStatistics(ctx, websiteId);
     const t = translator(browserLanguage(ctx));
-    await renderWebsiteTab(ctx, runtime, websiteId, 'overview', { statistics: overviewStatistics(counted, days, t), legend: legend(t), days: OVERVIEW_DAYS });
+    await renderWebsiteTab(ctx, runtime, websiteId, 'overview', { statistics: overviewStatistics(counted, days, t), legend: legend(t), range, rangeProblem: problem }, problem ? 400 : 200);
   });
 
   routes.get('/websites/:id/statistics.csv', 'view', async (ctx) => {
     const websiteId = websiteOf(ctx);
-    const { counted } = await recentStatistics(ctx, websiteId);
+    const { counted, problem } = await periodStatistics(ctx, websiteId);
+    if (problem) throw new Refusal('invalid', problem);
     ctx.body = statisticsCsv(counted);
     ctx.type = 'text/csv; charset=utf-8';
     ctx.set('Content-Disposition', `attachment; filename="website-${websiteId}-statistics.csv"`);

@@ -9,7 +9,7 @@ import { endInteraction } from '../../../lib/oauth2/flow-storage.js';
 import { verificationInsert, type NewVerification } from '../../../lib/verification/verifications.js';
 import { Browser, locationOf } from '../../helpers/browser.js';
 import { MovableClock } from './clock.js';
-import { authorizationUrl, readResources, requestToken } from '../../helpers/relying-party.js';
+import { authorizationUrl, requestToken } from '../../helpers/relying-party.js';
 
 // What a website's server does (the token request, Resources) is the relying party's: the tests here use it as is.
 export { authorizationUrl, readResources, requestToken, type TokenRequest } from '../../helpers/relying-party.js';

@@ -62,7 +62,7 @@ async function waitingFor(pending: PendingPresentation, limitReached: () => Prom
  * by polling `status` or on "continue".
  */
 export function createEuAvChallenge(settings: EuAvSettings, issuer: string): Challenge {
-  async function showRequest(context: StepContext, pending: PendingPresentation, waiting: Waiting = undefined): Promise<void> {
+  async function showRequest(context: StepContext, pending: PendingPresentation, waiting?: Waiting): Promise<void> {
     const { threshold, requests } = pending;
     const [qrScheme = 'av'] = settings.walletSchemes;
     context.render('challenges/eu-av.njk', {

@@ -22,7 +22,7 @@ export function generateTicketCode(): string {
 /** The canonical form of what a visitor typed (case, spaces, any dash and look-alikes ignored), or undefined when it cannot be a code. */
 export function normalizeTicketCode(typed: string): string | undefined {
   const canonical = typed.toUpperCase().replace(/[\s\p{Pd}]+/gu, '').replace(/O/g, '0').replace(/[IL]/g, '1');
-  return canonical.length === CODE_LENGTH && [...canonical].every((symbol) => ALPHABET.includes(symbol)) ? canonical : undefined;
+  return canonical.length === CODE_LENGTH && canonical.split('').every((symbol) => ALPHABET.includes(symbol)) ? canonical : undefined;
 }
 
 const hashCode = (canonical: string): string => sha256(canonical);
@@ -71,7 +71,9 @@ export async function redeemTicket(db: Database, clock: Clock, canonicalCode: st
   const [row] = await db('tickets')
     .where('code_hash', hashCode(canonicalCode))
     .whereNull('redeemed_at')
-    .where((query) => query.whereNull('expires_at').orWhere('expires_at', '>', now))
+    .where((query) => {
+      query.whereNull('expires_at').orWhere('expires_at', '>', now);
+    })
     .update({ redeemed_at: now })
     .returning(['assurance_level']);
   return (row as { assurance_level: AssuranceLevel } | undefined)?.assurance_level;

@@ -422,7 +422,7 @@ describe('eu_av: the EU age-verification attestation over OpenID4VP (a simulated
     const { presentation, vpTokenOf } = await import('./wallet.js');
     const vpToken = vpTokenOf(await presentation(await issueAttestation(issuer, { age_over_18: true }), request), 'age_attestation');
     const answers = await Promise.all([1, 2, 3].map(() => postToVerifier(request.responseUri, { vp_token: vpToken, state: request.state })));
-    expect(answers.map((answer) => answer.status).sort()).to.deep.equal([200, 400, 400]);
+    expect(answers.map((answer) => answer.status).sort((a, b) => a - b)).to.deep.equal([200, 400, 400]);
   });
 
   it('a response made for another interaction is refused where it is posted; the interaction it was made for still waits', async () => {

@@ -1,6 +1,5 @@
 import Router from '@koa/router';
 import type { Middleware, ParameterizedContext } from 'koa';
-import type Provider from 'oidc-provider';
 import { formBody } from '../../http/body.js';
 import { bindCsrf, RELAYED_FORM_BINDING, requireCsrf } from '../../http/csrf.js';
 import { sameOrigin } from '../../http/same-origin.js';

@@ -93,22 +93,15 @@ export const requirementSurface: SurfaceBuilder<RequirementServices> = ({ runtim
       ctx.type = JWT_TYPE;
       ctx.body = await signRequirement({
         required: requirement.required,
-        country: location.country,
-        country_subdivision: location.subdivision,
+        country: requirement.country,
+        country_subdivision: requirement.country_subdivision,
         age_threshold: requirement.age_threshold,
         environment: found.environment,
       }, query.key);
       return;
     }
     ctx.set('Cache-Control', 'private, max-age=60');
-    ctx.body = {
-      required: requirement.required,
-      country: location.country,
-      country_subdivision: location.subdivision,
-      age_threshold: requirement.age_threshold,
-      challenges: requirement.challenges,
-      minimum_assurance_level: requirement.minimum_assurance_level,
-    };
+    ctx.body = requirement;
   });
   return [router.routes() as Middleware, policiesRoutes(runtime).routes() as Middleware];
 };

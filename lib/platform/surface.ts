@@ -20,19 +20,23 @@ import { keyRoutes } from './routes/key-routes.js';
 import { memberRoutes } from './routes/member-routes.js';
 import { mailedLinkRoutes, setPasswordRoutes } from './routes/password-routes.js';
 import { policyRoutes } from './routes/policy-routes.js';
+import { secondFactorRoutes, secondFactorSignInRoutes } from './routes/second-factor-routes.js';
+import { securityRoutes } from './routes/security-routes.js';
 import { signInCodeRoutes } from './routes/sign-in-code-routes.js';
 import { wayOutRoutes } from './routes/way-out-routes.js';
 import { webhookRoutes } from './routes/webhook-routes.js';
 import { websiteRoutes } from './routes/website-routes.js';
 
-const SIGN_OUT = `${PLATFORM_PATH}/signout`;
+/** The posts that can end this browser's own session: signing out, and ending it from the session list. */
+const SIGN_OUTS = new Set([`${PLATFORM_PATH}/signout`, `${PLATFORM_PATH}/account/sessions/end`]);
 
 /**
- * A sign-out from a browser without a live session (a repeat of the sign-out just done: a double click) has nothing
+ * A sign-out (also of this session from the session list) from a browser without a live session (a repeat of the
+ * sign-out just done: a double click) has nothing
  * to end and no session its form token could be checked against: it lands where the first did, the sign-in page.
  */
 const signedOutAlready: Middleware = async (ctx, next) => {
-  if (ctx.method === 'POST' && ctx.path.toLowerCase().replace(/\/$/, '') === SIGN_OUT && !webmasterOf(ctx)) {
+  if (ctx.method === 'POST' && SIGN_OUTS.has(ctx.path.toLowerCase().replace(/\/$/, '')) && !webmasterOf(ctx)) {
     seeOther(ctx, `${PLATFORM_PATH}/signin`, { noStore: true });
     return;
   }
@@ -47,8 +51,9 @@ function platformRouters(runtime: PlatformServices): { open: Router[]; declared:
       authRoutes(runtime), ...(runtime.config.mail ? [signInCodeRoutes(runtime, runtime.config.mail), mailedLinkRoutes(runtime, runtime.config.mail)] : []),
       setPasswordRoutes(runtime),
     ],
-    declared: [accountChoiceRoutes(runtime)],
-    signedIn: [accountRoutes(runtime), keyRoutes(runtime), memberRoutes(runtime), websiteRoutes(runtime), confirmationRoutes(runtime), domainRoutes(runtime),
+    // Reached by a session still waiting for its second factor, which the signed-in group sends here.
+    declared: [accountChoiceRoutes(runtime), secondFactorSignInRoutes(runtime)],
+    signedIn: [accountRoutes(runtime), securityRoutes(runtime), secondFactorRoutes(runtime), keyRoutes(runtime), memberRoutes(runtime), websiteRoutes(runtime), confirmationRoutes(runtime), domainRoutes(runtime),
       policyRoutes(runtime), activityRoutes(runtime), verificationRoutes(runtime), webhookRoutes(runtime), wayOutRoutes(runtime)],
   };
 }
