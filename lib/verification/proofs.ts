@@ -100,7 +100,7 @@ export async function findReusableProof(db: Database, clock: Clock, query: Reuse
   if (query.retired?.length) select = select.whereNotIn('method', [...query.retired]);
   const { estimation } = query;
   if (estimation && estimation.buffer > 0 && estimation.challenges.length > 0) {
-    select = select.where((proof) => proof.whereNotIn('method', [...estimation.challenges]).orWhere('age_threshold', '>=', query.ageThreshold + estimation.buffer));
+    select = select.where((proof) => { proof.whereNotIn('method', [...estimation.challenges]).orWhere('age_threshold', '>=', query.ageThreshold + estimation.buffer); });
   }
   const row = await select.orderBy('proven_at', 'desc').first();
   return row

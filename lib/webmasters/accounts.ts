@@ -120,7 +120,7 @@ export async function setAccountDisabled(db: Database, clock: Clock, accountId: 
   return db.transaction(async (trx) => {
     const now = clock.now();
     const changed = await trx('webmasters').where('id', accountId)
-      .modify((query) => (disabled ? query.whereNull('disabled_at') : query.whereNotNull('disabled_at')))
+      .modify((query) => { if (disabled) query.whereNull('disabled_at'); else query.whereNotNull('disabled_at'); })
       .update('disabled_at', disabled ? now : null).returning('id');
     if (changed.length === 0) {
       if (!(await trx('webmasters').where('id', accountId).first('id'))) throw new Refusal('not_found', `No webmaster has the id ${accountId}.`);

@@ -154,7 +154,7 @@ export async function authenticateApiToken(db: Database, clock: Clock, token: st
     .join('account_members as m', (on) => on.on('m.account_id', 'k.webmaster_id').andOn('m.webmaster_id', 'k.member_id'))
     .join('webmasters as p', 'p.id', 'k.member_id')
     .where('k.token_hash', sha256(token)).whereNull('k.revoked_at')
-    .where((expiry) => expiry.whereNull('k.expires_at').orWhere('k.expires_at', '>', now))
+    .where((expiry) => { expiry.whereNull('k.expires_at').orWhere('k.expires_at', '>', now); })
     .whereNull('a.disabled_at').whereNull('p.disabled_at')
     .first<{ id: number; webmaster_id: number; read_only: boolean; website_id: number | null; last_used_at: Date | null; role: string } | undefined>(
       'k.id', 'k.webmaster_id', 'k.read_only', 'k.website_id', 'k.last_used_at', 'm.role');

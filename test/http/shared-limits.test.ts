@@ -57,7 +57,8 @@ async function roundRobin(apps: TestApp[], count: number, request: (app: TestApp
 }
 /** The operations listener's /metrics of an app, as Prometheus scrapes it. */
 async function scrape(app: TestApp): Promise<string> {
-  const server = createHttpServer(app.provider.operations.callback());
+  const handle = app.provider.operations.callback();
+  const server = createHttpServer((request, response) => void handle(request, response));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     return await (await fetch(`http://127.0.0.1:${(server.address() as { port: number }).port}/metrics`)).text();

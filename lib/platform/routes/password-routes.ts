@@ -13,7 +13,7 @@ import { checkNewCredentials, MAX_PASSWORD_LENGTH, WEBMASTER_MIN_PASSWORD_LENGTH
 import { findPasswordLink, issuePasswordLink, MAILED_LINK_SECONDS, passwordLinkUrl, usePasswordLink, type LinkPurpose } from '../../webmasters/password-links.js';
 import { onceForms } from '../once.js';
 import { renderPage } from '../page.js';
-import { completeSignIn, PLATFORM_LANDING, PLATFORM_PATH } from '../authentication.js';
+import { completeSignIn, PLATFORM_PATH } from '../authentication.js';
 import { endSessions } from '../sessions.js';
 
 const PASSWORD_LIMITS = { minLength: WEBMASTER_MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH };

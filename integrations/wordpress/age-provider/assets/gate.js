@@ -73,7 +73,7 @@
 	});
 	// A whole protected page opens the check by itself; a protected part waits for its button.
 	if (wholePage) {
-		required.then(function (needed) {
+		void required.then(function (needed) {
 			if (needed) withChecker(function (checker) { checker.start(); });
 		});
 	}

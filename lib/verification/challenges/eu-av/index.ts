@@ -20,7 +20,7 @@ export const euAvModule: ChallengeModule<EuAvSettings> = {
     return {
       ...createEuAvChallenge(trusting, runtime.config.issuer),
       routes: walletResponseRoutes(runtime, trusting),
-      ...(list ? { readiness: () => ({ trusted_list: list.report() }), available: list.available } : {}),
+      ...(list ? { readiness: () => ({ trusted_list: list.report() }), available: () => list.available() } : {}),
     };
   },
 };

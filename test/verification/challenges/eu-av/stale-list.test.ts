@@ -30,7 +30,8 @@ describe('eu_av: a trusted list past its NextUpdate and the grace', function () 
       logger: createLogger('debug', (line) => lines.push(line)),
       env: { EU_AV_TRUSTED_LIST: fixture('ec-av-test-trusted-list.xml'), EU_AV_TRUSTED_LIST_SIGNER: fixture('ec-test-lotl-signer-1.pem'), EU_AV_TRUSTED_LIST_GRACE_SECONDS: '86400' },
     });
-    operations = createServer(app.provider.operations.callback());
+    const handle = app.provider.operations.callback();
+    operations = createServer((request, response) => void handle(request, response));
     await new Promise<void>((resolve) => operations.listen(0, '127.0.0.1', resolve));
     operationsUrl = `http://127.0.0.1:${(operations.address() as AddressInfo).port}`;
     client = await createClientFixture(app.provider.runtime, (await createWebmasterFixture(app.provider.runtime)).id, { environment: 'LIVE', challenges: ['ticket'] });
