@@ -2,10 +2,17 @@ import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import { schedulePeriodic } from '../lib/periodic.js';
 import {
-  keyOf, modelPayload, PAYLOADS_TABLE, payloadRow, revokeGrantOf, rowValues, upsertOf, type OidcAdapterFactory, type StoredPayload,
+  keyOf,
+  modelPayload,
+  PAYLOADS_TABLE,
+  payloadRow,
+  revokeGrantOf,
+  rowValues,
+  upsertOf,
+  type OidcAdapterFactory,
+  type StoredPayload,
 } from '../lib/store/oidc-payloads.js';
 import { runPrepared, type PreparedStatement } from '../lib/store/prepared.js';
-
 
 const DEFAULT_SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
@@ -63,7 +70,9 @@ export const knexAdapter: OidcAdapterFactory = (options) => {
     }
 
     async destroy(id: string): Promise<void> {
-      await db(PAYLOADS_TABLE).where({ type: this.type, id: keyOf(this.type, id) }).delete();
+      await db(PAYLOADS_TABLE)
+        .where({ type: this.type, id: keyOf(this.type, id) })
+        .delete();
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
@@ -76,7 +85,10 @@ export const knexAdapter: OidcAdapterFactory = (options) => {
      */
     async consume(id: string): Promise<void> {
       const key = keyOf(this.type, id);
-      const changed: number = await db(PAYLOADS_TABLE).where({ type: this.type, id: key }).whereNull('consumed_at').update({ consumed_at: clock.now() });
+      const changed: number = await db(PAYLOADS_TABLE)
+        .where({ type: this.type, id: key })
+        .whereNull('consumed_at')
+        .update({ consumed_at: clock.now() });
       if (changed === 1) return;
       await revokeGrantOf(db, this.type, key);
       throw new errors.InvalidGrant('authorization code already used');

@@ -5,7 +5,11 @@ import { walkSandboxSteps, type SandboxAction } from '../test/helpers/visitor.js
 import { Browser, type Page } from '../test/helpers/browser.js';
 import { percentile, round } from './flows.js';
 
-export const VANILLA_CLIENT = { clientId: 'bench', clientSecret: 'bench-secret-bench-secret-bench-secret', redirectUri: 'http://127.0.0.1:9/callback' };
+export const VANILLA_CLIENT = {
+  clientId: 'bench',
+  clientSecret: 'bench-secret-bench-secret-bench-secret',
+  redirectUri: 'http://127.0.0.1:9/callback',
+};
 
 /** A server under test: where its endpoints are, its client, and its process (for CPU and memory). */
 export interface Target {
@@ -29,16 +33,28 @@ const nextVisitor = (): Record<string, string> => {
  * Authorization (PKCE S256): the shortcut, or age-provider's pages walked for at most `steps` of the visitor's
  * actions. Returns where it stopped, what the visitor did, and the PKCE verifier.
  */
-async function authorize(target: Target, pages: boolean, steps?: number): Promise<{ page: Page; actions: SandboxAction[]; verifier: string; visitor: Browser }> {
+async function authorize(
+  target: Target,
+  pages: boolean,
+  steps?: number,
+): Promise<{ page: Page; actions: SandboxAction[]; verifier: string; visitor: Browser }> {
   const verifier = randomBytes(32).toString('base64url');
   const query = new URLSearchParams({
-    client_id: target.client.clientId, redirect_uri: target.client.redirectUri, response_type: 'code', scope: 'read', state: 'bench',
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256', ...(pages ? {} : target.shortcut),
+    client_id: target.client.clientId,
+    redirect_uri: target.client.redirectUri,
+    response_type: 'code',
+    scope: 'read',
+    state: 'bench',
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    ...(pages ? {} : target.shortcut),
   });
   const done = new URL(target.client.redirectUri).origin;
   const visitor = new Browser(target.url, { headers: nextVisitor(), stopAt: done });
   const start = await visitor.open(`${target.paths.authorization}?${query.toString()}`);
-  const { page, actions } = pages ? await walkSandboxSteps(visitor, start, done, 'accept', steps) : { page: start, actions: [] };
+  const { page, actions } = pages
+    ? await walkSandboxSteps(visitor, start, done, 'accept', steps)
+    : { page: start, actions: [] };
   return { page, actions, verifier, visitor };
 }
 
@@ -64,17 +80,26 @@ export async function exchange(target: Target, minted: { code: string; verifier:
       'content-type': 'application/x-www-form-urlencoded',
       ...nextVisitor(),
     },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code: minted.code, code_verifier: minted.verifier, redirect_uri: redirectUri }),
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: minted.code,
+      code_verifier: minted.verifier,
+      redirect_uri: redirectUri,
+    }),
   });
   const body = (await response.json()) as { access_token?: string };
-  if (response.status !== 200 || !body.access_token) throw new Error(`${target.name}: token ${response.status} ${JSON.stringify(body)}`);
+  if (response.status !== 200 || !body.access_token)
+    throw new Error(`${target.name}: token ${response.status} ${JSON.stringify(body)}`);
   return body.access_token;
 }
 
 export async function readResources(target: Target, accessToken: string): Promise<void> {
-  const response = await fetch(`${target.url}${target.paths.resources}`, { headers: { authorization: `Bearer ${accessToken}`, ...nextVisitor() } });
+  const response = await fetch(`${target.url}${target.paths.resources}`, {
+    headers: { authorization: `Bearer ${accessToken}`, ...nextVisitor() },
+  });
   const body = (await response.json()) as { resources?: { verified?: boolean } };
-  if (response.status !== 200 || body.resources?.verified !== true) throw new Error(`${target.name}: Resources ${response.status}`);
+  if (response.status !== 200 || body.resources?.verified !== true)
+    throw new Error(`${target.name}: Resources ${response.status}`);
 }
 
 /** Whole flow: authorization → interaction → resume → token → Resources. */
@@ -115,7 +140,13 @@ export interface Batches {
  * Runs `operation` `count` times, `concurrency` at a time, timing each and the server's CPU over the whole. With
  * `batches`, the operations run in batches of `batches.size`, each after its `prepare`, which neither clock sees.
  */
-export async function phase(target: Target, count: number, concurrency: number, operation: (index: number) => Promise<void>, batches?: Batches): Promise<PhaseResult> {
+export async function phase(
+  target: Target,
+  count: number,
+  concurrency: number,
+  operation: (index: number) => Promise<void>,
+  batches?: Batches,
+): Promise<PhaseResult> {
   const durations: number[] = [];
   let failures = 0;
   let seconds = 0;
@@ -129,20 +160,22 @@ export async function phase(target: Target, count: number, concurrency: number, 
     const cpuBefore = cpuMs(target.pid);
     const loadBefore = process.cpuUsage();
     const started = performance.now();
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      while (next < end) {
-        const index = next;
-        next += 1;
-        const begun = performance.now();
-        try {
-          await operation(index);
-          durations.push(performance.now() - begun);
-        } catch (error) {
-          failures += 1;
-          if (failures === 1) console.error(`  first failure: ${(error as Error).message}`);
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < end) {
+          const index = next;
+          next += 1;
+          const begun = performance.now();
+          try {
+            await operation(index);
+            durations.push(performance.now() - begun);
+          } catch (error) {
+            failures += 1;
+            if (failures === 1) console.error(`  first failure: ${(error as Error).message}`);
+          }
         }
-      }
-    }));
+      }),
+    );
     seconds += (performance.now() - started) / 1000;
     cpu += cpuMs(target.pid) - cpuBefore;
     const load = process.cpuUsage(loadBefore);
@@ -150,8 +183,12 @@ export async function phase(target: Target, count: number, concurrency: number, 
   }
   durations.sort((a, b) => a - b);
   return {
-    operations: durations.length, failures, perSecond: round(durations.length / seconds), p50Ms: round(percentile(durations, 50)),
-    p99Ms: round(percentile(durations, 99)), cpuMsPerOperation: round(cpu / Math.max(1, durations.length), 2),
+    operations: durations.length,
+    failures,
+    perSecond: round(durations.length / seconds),
+    p50Ms: round(percentile(durations, 50)),
+    p99Ms: round(percentile(durations, 99)),
+    cpuMsPerOperation: round(cpu / Math.max(1, durations.length), 2),
     loadCpuMsPerOperation: round(loadMicroseconds / 1000 / Math.max(1, durations.length), 2),
   };
 }

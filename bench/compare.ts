@@ -16,8 +16,26 @@ import knexFactory from 'knex';
 import { packageRoot } from '../lib/paths.js';
 import type { SandboxAction } from '../test/helpers/visitor.js';
 import { summariseProfile } from './profile-summary.js';
-import { printSqlPerFlow, sqlPerFlow, startBenchServer, stopBenchServer, type FlowKind, type SqlCount } from './sql-count.js';
-import { exchange, obtainCode, peakRssMb, phase, readResources, VANILLA_CLIENT, walkPages, wholeFlow, type PhaseResult, type Target } from './compare-flows.js';
+import {
+  printSqlPerFlow,
+  sqlPerFlow,
+  startBenchServer,
+  stopBenchServer,
+  type FlowKind,
+  type SqlCount,
+} from './sql-count.js';
+import {
+  exchange,
+  obtainCode,
+  peakRssMb,
+  phase,
+  readResources,
+  VANILLA_CLIENT,
+  walkPages,
+  wholeFlow,
+  type PhaseResult,
+  type Target,
+} from './compare-flows.js';
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const FLOWS = Number(process.env.BENCH_FLOWS ?? 300);
@@ -38,23 +56,25 @@ const STEPS = process.env.BENCH_STEPS === '1';
 const PHASES = ['flows', 'token', 'resources', 'pages'] as const;
 type PhaseName = (typeof PHASES)[number];
 
-const freePort = (): Promise<number> => new Promise((resolve) => {
-  const probe = createServer().listen(0, '127.0.0.1', () => {
-    const { port } = probe.address() as { port: number };
-    probe.close(() => resolve(port));
+const freePort = (): Promise<number> =>
+  new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
   });
-});
 
 /** Waits for a line of the child's output matching `pattern`. */
-const lineOf = (child: ChildProcess, pattern: RegExp): Promise<RegExpExecArray> => new Promise((resolve, reject) => {
-  let seen = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    seen += chunk.toString();
-    const match = pattern.exec(seen);
-    if (match) resolve(match);
+const lineOf = (child: ChildProcess, pattern: RegExp): Promise<RegExpExecArray> =>
+  new Promise((resolve, reject) => {
+    let seen = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      const match = pattern.exec(seen);
+      if (match) resolve(match);
+    });
+    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${seen}`)));
   });
-  child.once('exit', (code) => reject(new Error(`exited with ${code}: ${seen}`)));
-});
 
 const stop = async (child: ChildProcess): Promise<void> => {
   if (child.exitCode !== null) return;
@@ -65,28 +85,50 @@ const stop = async (child: ChildProcess): Promise<void> => {
 };
 
 async function startVanilla(): Promise<{ child: ChildProcess; target: Target }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(packageRoot, 'bench', 'vanilla-server.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(packageRoot, 'bench', 'vanilla-server.ts')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const [, url] = await lineOf(child, /ready (\S+)\n/);
   return {
     child,
-    target: { name: 'vanilla', url: url!, pid: child.pid!, paths: { authorization: '/auth', token: '/token', resources: '/resources' }, client: VANILLA_CLIENT, shortcut: {} },
+    target: {
+      name: 'vanilla',
+      url: url!,
+      pid: child.pid!,
+      paths: { authorization: '/auth', token: '/token', resources: '/resources' },
+      client: VANILLA_CLIENT,
+      shortcut: {},
+    },
   };
 }
 
 const cli = (args: string[], env: NodeJS.ProcessEnv): string => {
-  const run = spawnSync(process.execPath, [join(packageRoot, 'bin', 'age-provider.js'), ...args], { env, encoding: 'utf8' });
+  const run = spawnSync(process.execPath, [join(packageRoot, 'bin', 'age-provider.js'), ...args], {
+    env,
+    encoding: 'utf8',
+  });
   if (run.status !== 0) throw new Error(`age-provider ${args.join(' ')}: ${run.stderr}`);
   return run.stdout;
 };
 
 /** `age-provider serve` on a fresh database, with a webmaster, a website and a TEST OAuth2 client made as an operator would. */
-async function startAgeProvider(databaseUrl: string | undefined): Promise<{ child: ChildProcess; target: Target; cleanUp(): Promise<void> }> {
+async function startAgeProvider(
+  databaseUrl: string | undefined,
+): Promise<{ child: ChildProcess; target: Target; cleanUp(): Promise<void> }> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'age-provider-bench-'));
   let dropDatabase = async () => {};
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, PORT: String(port), ISSUER: `http://127.0.0.1:${port}`, TRUST_PROXY: 'true', LOG_LEVEL: 'warn', DATA_DIR: dataDir };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    PORT: String(port),
+    ISSUER: `http://127.0.0.1:${port}`,
+    TRUST_PROXY: 'true',
+    LOG_LEVEL: 'warn',
+    DATA_DIR: dataDir,
+  };
   // REDIS_URL=... npm run bench:compare: the limits counted in Redis, under a prefix of this run's own.
-  if (process.env.REDIS_URL) Object.assign(env, { REDIS_URL: process.env.REDIS_URL, REDIS_KEY_PREFIX: `bench-${process.pid}-${Date.now()}:` });
+  if (process.env.REDIS_URL)
+    Object.assign(env, { REDIS_URL: process.env.REDIS_URL, REDIS_KEY_PREFIX: `bench-${process.pid}-${Date.now()}:` });
   if (databaseUrl) {
     const name = `ap_bench_${process.pid}_${Date.now()}`;
     const admin = knexFactory({ client: 'pg', connection: databaseUrl, pool: { min: 0, max: 1 } });
@@ -101,28 +143,44 @@ async function startAgeProvider(databaseUrl: string | undefined): Promise<{ chil
   }
   cli(['migrate'], env);
   cli(['webmaster', 'create', '--email', 'bench@example.com', '--json'], env);
-  const { token } = JSON.parse(cli(['webmaster', 'token', '--email', 'bench@example.com', '--json'], env)) as { token: string };
+  const { token } = JSON.parse(cli(['webmaster', 'token', '--email', 'bench@example.com', '--json'], env)) as {
+    token: string;
+  };
   const profileDir = join(dataDir, 'profile');
   const profiling = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  const child = spawn(process.execPath, [...profiling, join(packageRoot, 'bin', 'age-provider.js'), 'serve'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...profiling, join(packageRoot, 'bin', 'age-provider.js'), 'serve'], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const url = `http://127.0.0.1:${port}`;
   for (let attempt = 0; ; attempt += 1) {
-    const ready = await fetch(`${url}/readyz`).then((response) => response.ok, () => false);
+    const ready = await fetch(`${url}/readyz`).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (ready) break;
     if (attempt > 300 || child.exitCode !== null) throw new Error('age-provider serve did not become ready');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const api = async <T>(method: string, path: string, json: unknown): Promise<T> => {
-    const response = await fetch(`${url}/external${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(json) });
+    const response = await fetch(`${url}/external${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(json),
+    });
     if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
     return (await response.json()) as T;
   };
   const website = await api<{ id: number }>('POST', '/website', { name: 'Bench shop', domain: 'bench.example.com' });
-  const oauth2 = await api<{ clientId: string; clientSecret: string }>('POST', `/website/${website.id}/oauth2/test`, { redirectUris: [VANILLA_CLIENT.redirectUri] });
+  const oauth2 = await api<{ clientId: string; clientSecret: string }>('POST', `/website/${website.id}/oauth2/test`, {
+    redirectUris: [VANILLA_CLIENT.redirectUri],
+  });
   return {
     child,
     target: {
-      name: databaseUrl ? 'age-provider (PostgreSQL)' : 'age-provider (embedded)', url, pid: child.pid!,
+      name: databaseUrl ? 'age-provider (PostgreSQL)' : 'age-provider (embedded)',
+      url,
+      pid: child.pid!,
       paths: { authorization: '/v1/oauth2/checker', token: '/v1/oauth2/token', resources: '/v1/oauth2/resources' },
       client: { clientId: oauth2.clientId, clientSecret: oauth2.clientSecret, redirectUri: VANILLA_CLIENT.redirectUri },
       shortcut: { test_outcome: 'pass' },
@@ -154,7 +212,9 @@ async function pageSteps(target: Target): Promise<PageSteps> {
   const actions = await walkPages(target);
   const cpuMsAfter: number[] = [];
   for (let steps = 0; steps <= actions.length; steps += 1) {
-    cpuMsAfter.push((await phase(target, FLOWS, CONCURRENCY, () => walkPages(target, steps).then(() => undefined))).cpuMsPerOperation);
+    cpuMsAfter.push(
+      (await phase(target, FLOWS, CONCURRENCY, () => walkPages(target, steps).then(() => undefined))).cpuMsPerOperation,
+    );
   }
   return { actions, cpuMsAfter };
 }
@@ -167,12 +227,22 @@ async function measure(target: Target, isAgeProvider: boolean): Promise<Results>
   await phase(target, Math.ceil(WARM_UP / 3), CONCURRENCY, () => wholeFlow(target, isAgeProvider));
   const flows = await phase(target, FLOWS, CONCURRENCY, () => wholeFlow(target));
   const minted: Array<{ code: string; verifier: string }> = [];
-  const token = await phase(target, TOKENS, CONCURRENCY, (index) => exchange(target, minted[index]!).then(() => undefined), {
-    size: TOKEN_BATCH,
-    prepare: async (first, end) => {
-      minted.splice(first, end - first, ...(await Promise.all(Array.from({ length: end - first }, () => obtainCode(target)))));
+  const token = await phase(
+    target,
+    TOKENS,
+    CONCURRENCY,
+    (index) => exchange(target, minted[index]!).then(() => undefined),
+    {
+      size: TOKEN_BATCH,
+      prepare: async (first, end) => {
+        minted.splice(
+          first,
+          end - first,
+          ...(await Promise.all(Array.from({ length: end - first }, () => obtainCode(target)))),
+        );
+      },
     },
-  });
+  );
   const accessToken = await exchange(target, await obtainCode(target));
   const resources = await phase(target, FLOWS * 10, CONCURRENCY, () => readResources(target, accessToken));
   const pages = await phase(target, FLOWS, CONCURRENCY, () => wholeFlow(target, isAgeProvider));
@@ -186,33 +256,71 @@ function medianOf(runs: Results[]): Results {
   const pick = (name: PhaseName): PhaseResult => {
     const list = runs.map((run) => run[name]);
     return {
-      operations: median(list.map((item) => item.operations)), failures: Math.max(...list.map((item) => item.failures)),
-      perSecond: median(list.map((item) => item.perSecond)), p50Ms: median(list.map((item) => item.p50Ms)),
-      p99Ms: median(list.map((item) => item.p99Ms)), cpuMsPerOperation: median(list.map((item) => item.cpuMsPerOperation)),
+      operations: median(list.map((item) => item.operations)),
+      failures: Math.max(...list.map((item) => item.failures)),
+      perSecond: median(list.map((item) => item.perSecond)),
+      p50Ms: median(list.map((item) => item.p50Ms)),
+      p99Ms: median(list.map((item) => item.p99Ms)),
+      cpuMsPerOperation: median(list.map((item) => item.cpuMsPerOperation)),
       loadCpuMsPerOperation: median(list.map((item) => item.loadCpuMsPerOperation)),
     };
   };
   const measuredSteps = runs.flatMap((run) => (run.steps ? [run.steps] : []));
   const steps = measuredSteps[0] && {
     actions: measuredSteps[0].actions,
-    cpuMsAfter: measuredSteps[0].cpuMsAfter.map((_, index) => median(measuredSteps.map((run) => run.cpuMsAfter[index]!))),
+    cpuMsAfter: measuredSteps[0].cpuMsAfter.map((_, index) =>
+      median(measuredSteps.map((run) => run.cpuMsAfter[index]!)),
+    ),
   };
   return {
-    flows: pick('flows'), token: pick('token'), resources: pick('resources'), pages: pick('pages'), peakRssMb: median(runs.map((run) => run.peakRssMb)),
+    flows: pick('flows'),
+    token: pick('token'),
+    resources: pick('resources'),
+    pages: pick('pages'),
+    peakRssMb: median(runs.map((run) => run.peakRssMb)),
     ...(steps ? { steps } : {}),
   };
 }
 
 function print(vanilla: Results, ours: Record<string, Results>): void {
-  const row = (cells: Array<string | number>) => console.log(cells.map((cell, index) => String(cell)[index === 0 ? 'padEnd' : 'padStart'](index === 0 ? 30 : 26)).join(''));
+  const row = (cells: Array<string | number>) =>
+    console.log(
+      cells.map((cell, index) => String(cell)[index === 0 ? 'padEnd' : 'padStart'](index === 0 ? 30 : 26)).join(''),
+    );
   console.log('');
   row(['', 'vanilla', ...Object.keys(ours)]);
-  const labels: Record<PhaseName, string> = { flows: 'whole flows (shortcut)', token: 'token exchanges', resources: 'Resources', pages: 'flows through the pages' };
+  const labels: Record<PhaseName, string> = {
+    flows: 'whole flows (shortcut)',
+    token: 'token exchanges',
+    resources: 'Resources',
+    pages: 'flows through the pages',
+  };
   for (const name of PHASES) {
-    row([`${labels[name]} /s`, vanilla[name].perSecond, ...Object.values(ours).map((result) => `${result[name].perSecond} (${(result[name].perSecond / vanilla[name].perSecond).toFixed(2)}x)`)]);
-    row(['  p50 / p99 ms', `${vanilla[name].p50Ms} / ${vanilla[name].p99Ms}`, ...Object.values(ours).map((result) => `${result[name].p50Ms} / ${result[name].p99Ms}`)]);
-    row(['  server CPU ms per op', vanilla[name].cpuMsPerOperation, ...Object.values(ours).map((result) => `${result[name].cpuMsPerOperation} (${(result[name].cpuMsPerOperation / vanilla[name].cpuMsPerOperation).toFixed(1)}x)`)]);
-    row(['  load generator CPU ms per op', vanilla[name].loadCpuMsPerOperation, ...Object.values(ours).map((result) => result[name].loadCpuMsPerOperation)]);
+    row([
+      `${labels[name]} /s`,
+      vanilla[name].perSecond,
+      ...Object.values(ours).map(
+        (result) => `${result[name].perSecond} (${(result[name].perSecond / vanilla[name].perSecond).toFixed(2)}x)`,
+      ),
+    ]);
+    row([
+      '  p50 / p99 ms',
+      `${vanilla[name].p50Ms} / ${vanilla[name].p99Ms}`,
+      ...Object.values(ours).map((result) => `${result[name].p50Ms} / ${result[name].p99Ms}`),
+    ]);
+    row([
+      '  server CPU ms per op',
+      vanilla[name].cpuMsPerOperation,
+      ...Object.values(ours).map(
+        (result) =>
+          `${result[name].cpuMsPerOperation} (${(result[name].cpuMsPerOperation / vanilla[name].cpuMsPerOperation).toFixed(1)}x)`,
+      ),
+    ]);
+    row([
+      '  load generator CPU ms per op',
+      vanilla[name].loadCpuMsPerOperation,
+      ...Object.values(ours).map((result) => result[name].loadCpuMsPerOperation),
+    ]);
     row(['  failures', vanilla[name].failures, ...Object.values(ours).map((result) => result[name].failures)]);
   }
   row(['peak RSS MB', vanilla.peakRssMb, ...Object.values(ours).map((result) => result.peakRssMb)]);
@@ -227,16 +335,31 @@ function print(vanilla: Results, ours: Record<string, Results>): void {
       ['token exchange, then Resources', result.token.cpuMsPerOperation + result.resources.cpuMsPerOperation],
     ];
     const total = parts.reduce((sum, [, ms]) => sum + ms, 0);
-    console.log(`\n${name}: the server's CPU per flow through the pages, step by step (ms; ${total.toFixed(2)} in all, ${result.pages.cpuMsPerOperation} in the pages phase; vanilla's whole flow ${vanilla.pages.cpuMsPerOperation})`);
-    for (const [label, ms] of parts) console.log(`  ${label.padEnd(40)}${ms.toFixed(2).padStart(8)}${`${Math.round((100 * ms) / total)}%`.padStart(6)}`);
+    console.log(
+      `\n${name}: the server's CPU per flow through the pages, step by step (ms; ${total.toFixed(2)} in all, ${result.pages.cpuMsPerOperation} in the pages phase; vanilla's whole flow ${vanilla.pages.cpuMsPerOperation})`,
+    );
+    for (const [label, ms] of parts)
+      console.log(
+        `  ${label.padEnd(40)}${ms.toFixed(2).padStart(8)}${`${Math.round((100 * ms) / total)}%`.padStart(6)}`,
+      );
   }
 }
 
 console.log('building (tsc): `age-provider serve` runs the compiled CLI...');
-if (spawnSync(process.execPath, [join(packageRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(packageRoot, 'tsconfig.json')], { stdio: 'inherit' }).status !== 0) process.exit(1);
+if (
+  spawnSync(
+    process.execPath,
+    [join(packageRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(packageRoot, 'tsconfig.json')],
+    { stdio: 'inherit' },
+  ).status !== 0
+)
+  process.exit(1);
 
 /** BENCH_EMBEDDED=0 leaves the embedded database out (PostgreSQL alone, for a quicker comparison) */
-const databases: Array<string | undefined> = [...(process.env.DATABASE_URL ? [process.env.DATABASE_URL] : []), ...(process.env.BENCH_EMBEDDED === '0' ? [] : [undefined])];
+const databases: Array<string | undefined> = [
+  ...(process.env.DATABASE_URL ? [process.env.DATABASE_URL] : []),
+  ...(process.env.BENCH_EMBEDDED === '0' ? [] : [undefined]),
+];
 const vanillaRuns: Results[] = [];
 const ourRuns: Record<string, Results[]> = {};
 for (let run = 1; run <= RUNS; run += 1) {
@@ -269,8 +392,11 @@ for (const databaseUrl of databases) {
     await stopBenchServer(child);
   }
 }
-const sqlRow = (label: string, values: Array<string | number>) => console.log(`${label.padEnd(44)}${values.map((value) => String(value).padStart(16)).join('')}`);
+const sqlRow = (label: string, values: Array<string | number>) =>
+  console.log(`${label.padEnd(44)}${values.map((value) => String(value).padStart(16)).join('')}`);
 console.log('');
 sqlRow('', Object.keys(sqlCounts));
 printSqlPerFlow(sqlCounts, sqlRow);
-console.log(`\n${RUNS === 1 ? 'one run' : `median of ${RUNS} runs`}; ${FLOWS} flows, ${TOKENS} token exchanges, ${FLOWS * 10} Resources reads, ${FLOWS} page flows per server, concurrency ${CONCURRENCY}`);
+console.log(
+  `\n${RUNS === 1 ? 'one run' : `median of ${RUNS} runs`}; ${FLOWS} flows, ${TOKENS} token exchanges, ${FLOWS * 10} Resources reads, ${FLOWS} page flows per server, concurrency ${CONCURRENCY}`,
+);

@@ -1,4 +1,10 @@
-import { authorizationUrl, exchangeCode, newAttempt, readVerification, stateMatches } from '../examples/relying-party/oauth2-client.js';
+import {
+  authorizationUrl,
+  exchangeCode,
+  newAttempt,
+  readVerification,
+  stateMatches,
+} from '../examples/relying-party/oauth2-client.js';
 import type { RelyingPartySettings } from '../examples/relying-party/settings.js';
 import { walkSandbox } from '../test/helpers/visitor.js';
 import { Browser, type Page } from '../test/helpers/browser.js';
@@ -8,8 +14,15 @@ import type { BenchTarget } from './protocol.js';
 export function clientSettings(target: BenchTarget): RelyingPartySettings {
   const callback = new URL(target.redirectUri);
   return {
-    ageProviderUrl: target.url, clientId: target.clientId, clientSecret: target.clientSecret, publicKey: target.publicKey,
-    siteUrl: callback.origin, port: Number(callback.port), host: callback.hostname, language: 'en', cookieKeys: [],
+    ageProviderUrl: target.url,
+    clientId: target.clientId,
+    clientSecret: target.clientSecret,
+    publicKey: target.publicKey,
+    siteUrl: callback.origin,
+    port: Number(callback.port),
+    host: callback.hostname,
+    language: 'en',
+    cookieKeys: [],
   };
 }
 
@@ -55,10 +68,16 @@ export interface FlowLoad {
 }
 
 /** The p-th percentile of ascending `sorted`. */
-export const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+export const percentile = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
 /** `flows` whole flows, `concurrency` at a time. */
-export async function loadFlows(target: BenchTarget, kind: FlowKind, flows: number, concurrency: number): Promise<FlowLoad> {
+export async function loadFlows(
+  target: BenchTarget,
+  kind: FlowKind,
+  flows: number,
+  concurrency: number,
+): Promise<FlowLoad> {
   const durations: number[] = [];
   let failures = 0;
   let next = 0;
@@ -78,8 +97,13 @@ export async function loadFlows(target: BenchTarget, kind: FlowKind, flows: numb
   const seconds = (performance.now() - started) / 1000;
   durations.sort((a, b) => a - b);
   return {
-    flows, concurrency, seconds: round(seconds), flowsPerSecond: round(durations.length / seconds),
-    p50Ms: round(percentile(durations, 50)), p95Ms: round(percentile(durations, 95)), failures,
+    flows,
+    concurrency,
+    seconds: round(seconds),
+    flowsPerSecond: round(durations.length / seconds),
+    p50Ms: round(percentile(durations, 50)),
+    p95Ms: round(percentile(durations, 95)),
+    failures,
   };
 }
 

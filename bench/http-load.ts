@@ -15,7 +15,10 @@ export interface HttpLoad {
  * autocannon against one loopback URL for `seconds`. `distinctClients` sends each request with its own
  * X-Forwarded-For (the server trusts the proxy), so per-IP rate limits see many visitors, as in production.
  */
-export async function hammer(url: string, options: { headers?: Record<string, string>; distinctClients?: boolean; connections?: number; seconds?: number }): Promise<HttpLoad> {
+export async function hammer(
+  url: string,
+  options: { headers?: Record<string, string>; distinctClients?: boolean; connections?: number; seconds?: number },
+): Promise<HttpLoad> {
   const connections = options.connections ?? 10;
   const seconds = options.seconds ?? 5;
   let counter = 0;
@@ -26,13 +29,21 @@ export async function hammer(url: string, options: { headers?: Record<string, st
     headers: options.headers ?? {},
     ...(options.distinctClients
       ? {
-        requests: [{
-          setupRequest: (request) => {
-            counter += 1;
-            return { ...request, headers: { ...request.headers, 'x-forwarded-for': `10.${(counter >> 16) & 255}.${(counter >> 8) & 255}.${counter & 255}` } };
-          },
-        }],
-      }
+          requests: [
+            {
+              setupRequest: (request) => {
+                counter += 1;
+                return {
+                  ...request,
+                  headers: {
+                    ...request.headers,
+                    'x-forwarded-for': `10.${(counter >> 16) & 255}.${(counter >> 8) & 255}.${counter & 255}`,
+                  },
+                };
+              },
+            },
+          ],
+        }
       : {}),
   });
   return {

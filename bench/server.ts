@@ -16,7 +16,12 @@ const REDIRECT_URI = 'http://127.0.0.1:9/callback'; // never contacted: the flow
 const app = await startTestApp({ trustProxy: true, env: {} });
 const { runtime } = app.provider;
 const webmaster = await createWebmasterFixture(runtime);
-const client = await createClientFixture(runtime, webmaster.id, { environment: 'TEST', name: 'Bench shop', domain: 'bench.example.com', redirectUris: [REDIRECT_URI] });
+const client = await createClientFixture(runtime, webmaster.id, {
+  environment: 'TEST',
+  name: 'Bench shop',
+  domain: 'bench.example.com',
+  redirectUris: [REDIRECT_URI],
+});
 
 // SQL statements are attributed to the request whose handling issued them (async context), else to "background".
 const requestEndpoint = new AsyncLocalStorage<string>();

@@ -15,9 +15,14 @@ export interface SqlCount {
   byEndpoint: Record<string, number>;
 }
 
-export function startBenchServer(databaseUrl: string | undefined): Promise<{ child: ChildProcess; target: BenchTarget }> {
+export function startBenchServer(
+  databaseUrl: string | undefined,
+): Promise<{ child: ChildProcess; target: BenchTarget }> {
   const { DATABASE_URL: _ignored, ...env } = process.env;
-  const child = fork(join(packageRoot, 'bench', 'server.ts'), { execArgv: ['--import', 'tsx'], env: { ...env, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) } });
+  const child = fork(join(packageRoot, 'bench', 'server.ts'), {
+    execArgv: ['--import', 'tsx'],
+    env: { ...env, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
+  });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
     child.once('message', (message: FromServer) => {
@@ -61,11 +66,21 @@ export async function sqlPerFlow(child: ChildProcess, target: BenchTarget): Prom
 }
 
 /** Prints the statements per flow and per endpoint, one column per database. */
-export function printSqlPerFlow(counts: Record<string, Record<FlowKind, SqlCount>>, row: (label: string, values: Array<string | number>) => void): void {
+export function printSqlPerFlow(
+  counts: Record<string, Record<FlowKind, SqlCount>>,
+  row: (label: string, values: Array<string | number>) => void,
+): void {
   const databases = Object.keys(counts);
   for (const kind of ['test_outcome', 'pages'] as const) {
-    row(`SQL statements per flow (${kind})`, databases.map((db) => counts[db]![kind].total));
+    row(
+      `SQL statements per flow (${kind})`,
+      databases.map((db) => counts[db]![kind].total),
+    );
     const endpoints = [...new Set(databases.flatMap((db) => Object.keys(counts[db]![kind].byEndpoint)))].sort();
-    for (const endpoint of endpoints) row(`  ${endpoint}`, databases.map((db) => counts[db]![kind].byEndpoint[endpoint] ?? 0));
+    for (const endpoint of endpoints)
+      row(
+        `  ${endpoint}`,
+        databases.map((db) => counts[db]![kind].byEndpoint[endpoint] ?? 0),
+      );
   }
 }

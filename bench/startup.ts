@@ -27,15 +27,18 @@ export interface Startup {
   exitCode: number | null;
 }
 
-const freePort = (): Promise<number> => new Promise((resolve) => {
-  const probe = createServer().listen(0, '127.0.0.1', () => {
-    const { port } = probe.address() as { port: number };
-    probe.close(() => resolve(port));
+const freePort = (): Promise<number> =>
+  new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
   });
-});
 
 const rssMb = (pid: number): number => {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((entry) => entry.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((entry) => entry.startsWith('VmRSS:'));
   return round(Number(line?.replace(/\D+/g, '') ?? NaN) / 1024);
 };
 
@@ -61,16 +64,28 @@ async function measure(what: Startup['what'], run: Startup['run'], env: NodeJS.P
   const port = await freePort();
   const script = what === 'age-provider serve' ? ['bin/age-provider.js', 'serve'] : ['dist/examples/demo/main.js'];
   const started = performance.now();
-  const child = spawn(process.execPath, script, { cwd: packageRoot, env: { ...env, PORT: String(port), LOG_LEVEL: 'error' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, script, {
+    cwd: packageRoot,
+    env: { ...env, PORT: String(port), LOG_LEVEL: 'error' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   let errors = '';
-  child.stdout!.on('data', (chunk: Buffer) => { output += chunk.toString(); });
-  child.stderr!.on('data', (chunk: Buffer) => { errors += chunk.toString(); });
+  child.stdout!.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    errors += chunk.toString();
+  });
   try {
     // The demo is ready when it prints its next steps (both servers listening, records seeded); serve when /readyz says so.
-    await until(child, what === 'age-provider serve'
-      ? () => answers(`http://127.0.0.1:${port}/readyz`)
-      : async () => output.includes('Press Ctrl-C') && (await answers(`http://127.0.0.1:${port + 1}/`)), 120_000);
+    await until(
+      child,
+      what === 'age-provider serve'
+        ? () => answers(`http://127.0.0.1:${port}/readyz`)
+        : async () => output.includes('Press Ctrl-C') && (await answers(`http://127.0.0.1:${port + 1}/`)),
+      120_000,
+    );
     const readyMs = round(performance.now() - started, 0);
     const rss = rssMb(child.pid!);
     const stopping = performance.now();
@@ -111,7 +126,12 @@ export async function measureStartups(databaseUrl: string | undefined): Promise<
     const dataDir = await mkdtemp(join(tmpdir(), 'age-provider-bench-'));
     const runBoth = async (url: string | undefined) => {
       // SINGLE_INSTANCE: one process on its own database may keep its keys in DATA_DIR (the demo sets it itself).
-      const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, ...(url ? { DATABASE_URL: url, SINGLE_INSTANCE: 'true' } : {}) };
+      const env: NodeJS.ProcessEnv = {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        DATA_DIR: dataDir,
+        ...(url ? { DATABASE_URL: url, SINGLE_INSTANCE: 'true' } : {}),
+      };
       for (const run of ['cold', 'warm'] as const) {
         results.push(await measure(what, run, env).catch((error: Error) => ({ what, run, error: error.message })));
       }

@@ -13,10 +13,16 @@ await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 const provider = new Provider(issuer, {
-  clients: [{
-    client_id: VANILLA_CLIENT.clientId, client_secret: VANILLA_CLIENT.clientSecret, redirect_uris: [VANILLA_CLIENT.redirectUri],
-    grant_types: ['authorization_code'], response_types: ['code'], scope: 'read',
-  }],
+  clients: [
+    {
+      client_id: VANILLA_CLIENT.clientId,
+      client_secret: VANILLA_CLIENT.clientSecret,
+      redirect_uris: [VANILLA_CLIENT.redirectUri],
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      scope: 'read',
+    },
+  ],
   scopes: ['read'],
   features: { devInteractions: { enabled: false } },
   interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
@@ -31,7 +37,12 @@ async function finishInteraction(req: IncomingMessage, res: ServerResponse): Pro
   const grant = new provider.Grant({ accountId: 'visitor', clientId: String(details.params['client_id']) });
   grant.addOIDCScope('read');
   const grantId = await grant.save();
-  await provider.interactionFinished(req, res, { login: { accountId: 'visitor' }, consent: { grantId } }, { mergeWithLastSubmission: false });
+  await provider.interactionFinished(
+    req,
+    res,
+    { login: { accountId: 'visitor' }, consent: { grantId } },
+    { mergeWithLastSubmission: false },
+  );
 }
 
 /** What a resource server on oidc-provider does: find the token, check it, answer. */
@@ -45,9 +56,12 @@ async function resources(req: IncomingMessage, res: ServerResponse): Promise<voi
 
 server.on('request', (req: IncomingMessage, res: ServerResponse) => {
   const path = (req.url ?? '/').split('?')[0]!;
-  const answer = req.method === 'GET' && path.startsWith('/interaction/') ? finishInteraction(req, res)
-    : req.method === 'GET' && path === '/resources' ? resources(req, res)
-    : handleProvider(req, res);
+  const answer =
+    req.method === 'GET' && path.startsWith('/interaction/')
+      ? finishInteraction(req, res)
+      : req.method === 'GET' && path === '/resources'
+        ? resources(req, res)
+        : handleProvider(req, res);
   void Promise.resolve(answer).catch((error: unknown) => {
     res.statusCode = 500;
     res.end(String(error));

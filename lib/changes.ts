@@ -1,7 +1,10 @@
 import type { Knex } from 'knex';
 
 /** Who made a change: a webmaster on the platform, an API token (its id), or the operator at the command line (its command). */
-export type Actor = { type: 'webmaster'; id: number } | { type: 'api_token'; id: number } | { type: 'operator'; id: string };
+export type Actor =
+  | { type: 'webmaster'; id: number }
+  | { type: 'api_token'; id: number }
+  | { type: 'operator'; id: string };
 
 /** Who made a change and from which address (none at the command line). */
 export interface ChangeOrigin {

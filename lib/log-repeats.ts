@@ -40,7 +40,11 @@ export function collapseRepeats(log: Logger, windowMs = REPEAT_WINDOW_MS): Repea
 
   const summarise = (window: Window): void => {
     const seconds = Math.max(1, Math.round((Date.now() - window.started) / 1000));
-    log[window.level](`${window.repeats} more like this in the last ${seconds} s`, { repeats: window.repeats, seconds, like: window.message });
+    log[window.level](`${window.repeats} more like this in the last ${seconds} s`, {
+      repeats: window.repeats,
+      seconds,
+      like: window.message,
+    });
   };
 
   const end = (kind: string): void => {
@@ -65,15 +69,23 @@ export function collapseRepeats(log: Logger, windowMs = REPEAT_WINDOW_MS): Repea
       return;
     }
     log[level](message, fields);
-    if (windows.size < MAX_COUNTED_KINDS) windows.set(kind, { level, message, started: Date.now(), repeats: 0, timer: schedule(kind) });
+    if (windows.size < MAX_COUNTED_KINDS)
+      windows.set(kind, { level, message, started: Date.now(), repeats: 0, timer: schedule(kind) });
   };
 
-  const collapsing = (level: Level) => (message: string, fields: Record<string, unknown> = {}) =>
-    write(level, `${level} ${message} ${JSON.stringify(fields)}`, message, fields);
+  const collapsing =
+    (level: Level) =>
+    (message: string, fields: Record<string, unknown> = {}) =>
+      write(level, `${level} ${message} ${JSON.stringify(fields)}`, message, fields);
 
   return {
     write,
-    logger: { debug: (message, fields) => log.debug(message, fields), info: (message, fields) => log.info(message, fields), warn: collapsing('warn'), error: collapsing('error') },
+    logger: {
+      debug: (message, fields) => log.debug(message, fields),
+      info: (message, fields) => log.info(message, fields),
+      warn: collapsing('warn'),
+      error: collapsing('error'),
+    },
     every: log,
     close() {
       for (const window of windows.values()) {

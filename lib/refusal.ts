@@ -15,7 +15,10 @@ export type RefusalKind =
 /** A rule of the domain said no, with a message safe to show the caller. */
 export class Refusal extends Error {
   override name = 'Refusal';
-  constructor(readonly kind: RefusalKind, message: string) {
+  constructor(
+    readonly kind: RefusalKind,
+    message: string,
+  ) {
     super(message);
   }
 }

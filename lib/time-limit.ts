@@ -7,7 +7,13 @@ export async function settlesWithin(work: Promise<unknown>, ms: number): Promise
     timer = setTimeout(() => resolve('late'), ms);
   });
   try {
-    return await Promise.race([work.then((): Settled => 'done', (): Settled => 'failed'), late]);
+    return await Promise.race([
+      work.then(
+        (): Settled => 'done',
+        (): Settled => 'failed',
+      ),
+      late,
+    ]);
   } finally {
     clearTimeout(timer);
   }

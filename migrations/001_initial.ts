@@ -70,7 +70,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('valid_until', { useTz: true });
     t.index(['config_id']);
   });
-  await knex.raw('CREATE UNIQUE INDEX oauth2_credentials_one_current ON oauth2_credentials (config_id) WHERE superseded_at IS NULL');
+  await knex.raw(
+    'CREATE UNIQUE INDEX oauth2_credentials_one_current ON oauth2_credentials (config_id) WHERE superseded_at IS NULL',
+  );
 
   // An age proof a subject (visitor account or anonymous browser session) may reuse.
   await knex.schema.createTable('age_proofs', (t) => {

@@ -7,7 +7,9 @@ import type { Knex } from 'knex';
  * The ceremony challenges live only while their interaction does (cascade from interaction_progress).
  */
 export async function up(knex: Knex): Promise<void> {
-  await knex.raw('ALTER TABLE visitor_accounts ALTER COLUMN username DROP NOT NULL, ALTER COLUMN password_hash DROP NOT NULL');
+  await knex.raw(
+    'ALTER TABLE visitor_accounts ALTER COLUMN username DROP NOT NULL, ALTER COLUMN password_hash DROP NOT NULL',
+  );
   await knex.schema.createTable('visitor_passkeys', (t) => {
     t.bigIncrements('id');
     t.bigInteger('account_id').notNullable().references('visitor_accounts.id').onDelete('CASCADE');

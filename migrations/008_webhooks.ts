@@ -33,7 +33,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('given_up_at', { useTz: true });
     t.index(['webhook_id', 'id']);
   });
-  await knex.raw('CREATE INDEX webhook_messages_due ON webhook_messages (next_attempt_at) WHERE next_attempt_at IS NOT NULL');
+  await knex.raw(
+    'CREATE INDEX webhook_messages_due ON webhook_messages (next_attempt_at) WHERE next_attempt_at IS NOT NULL',
+  );
 
   await knex.schema.createTable('webhook_attempts', (t) => {
     t.bigIncrements('id');

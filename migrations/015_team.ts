@@ -73,7 +73,9 @@ export async function down(knex: Knex): Promise<void> {
     t.dropIndex(['webmaster_id']);
     t.dropColumns('name', 'member_id', 'read_only', 'website_id', 'expires_at');
   });
-  await knex('api_tokens').whereNull('revoked_at').whereNotIn('id', knex('api_tokens').max('id').whereNull('revoked_at').groupBy('webmaster_id'))
+  await knex('api_tokens')
+    .whereNull('revoked_at')
+    .whereNotIn('id', knex('api_tokens').max('id').whereNull('revoked_at').groupBy('webmaster_id'))
     .update('revoked_at', knex.fn.now());
   await knex.raw('CREATE UNIQUE INDEX api_tokens_one_active ON api_tokens (webmaster_id) WHERE revoked_at IS NULL');
   await knex.schema.alterTable('platform_sessions', (t) => {

@@ -14,12 +14,17 @@ import type { Knex } from 'knex';
  */
 export async function up(knex: Knex): Promise<void> {
   // The rollup's lock first, then the table's, in the order a rollup takes them (no deadlock with a running one).
-  const state = await knex('statistics_rollup').where('source', 'verifications').forUpdate().first<{ last_id: string | number } | undefined>('last_id');
+  const state = await knex('statistics_rollup')
+    .where('source', 'verifications')
+    .forUpdate()
+    .first<{ last_id: string | number } | undefined>('last_id');
   await knex.schema.alterTable('verifications', (t) => {
     t.boolean('counted').notNullable().defaultTo(false);
   });
   if (state) await knex('verifications').where('id', '<=', state.last_id).update({ counted: true });
-  await knex('statistics_rollup').where('source', 'verifications').update({ last_id: knex.raw('9223372036854775807') });
+  await knex('statistics_rollup')
+    .where('source', 'verifications')
+    .update({ last_id: knex.raw('9223372036854775807') });
   await knex.raw('CREATE INDEX verifications_uncounted ON verifications (id) WHERE NOT counted');
 }
 

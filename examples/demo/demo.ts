@@ -52,7 +52,16 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   const { relyingPartyPort, ...providerOptions } = options;
   const env = providerOptions.env ?? process.env;
   // The demo is one process: on PostgreSQL it may keep its keys in DATA_DIR (SINGLE_INSTANCE).
-  const { env: _env, clock: _clock, logger: _logger, db: _db, geo: _geo, branding: _branding, domainProbe: _probe, ...given } = providerOptions;
+  const {
+    env: _env,
+    clock: _clock,
+    logger: _logger,
+    db: _db,
+    geo: _geo,
+    branding: _branding,
+    domainProbe: _probe,
+    ...given
+  } = providerOptions;
   const settings = { singleInstance: true, ...given };
 
   // Both ports are bound before the provider is built, so its issuer names the real port even when PORT is 0.
@@ -65,23 +74,29 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     // Without ISSUER, the address it defaults to (http://HOST:PORT), named as a browser should reach it.
     const issuer = given.issuer === undefined && !env.ISSUER?.trim() ? publicOrigin(wanted.host, port) : wanted.issuer;
     // The shop is reached by the same name as age-provider, so the redirect host matches what the visitor sees.
-    const siteUrl = publicOrigin(wanted.host, await listen(relyingPartyServer, relyingPartyPort ?? (wanted.port === 0 ? 0 : port + 1), wanted.host));
+    const siteUrl = publicOrigin(
+      wanted.host,
+      await listen(relyingPartyServer, relyingPartyPort ?? (wanted.port === 0 ? 0 : port + 1), wanted.host),
+    );
 
     provider = await createAgeProvider({ ...providerOptions, ...settings, env, port, issuer }, knexAdapter);
     const handle = provider.app.callback();
     providerServer.on('request', (request, response) => void handle(request, response));
 
     const seed = await seedDemo(provider.runtime, `${siteUrl}/callback`);
-    const relyingParty: RunningRelyingParty = await startRelyingParty(relyingPartySettings({
-      AGE_PROVIDER_URL: provider.config.issuer,
-      CLIENT_ID: seed.oauth2.clientId,
-      CLIENT_SECRET: seed.oauth2.clientSecret,
-      PUBLIC_KEY: seed.publicKey,
-      HOST: wanted.host,
-      PORT: new URL(siteUrl).port,
-      SITE_URL: siteUrl,
-      SITE_LANGUAGE: env.SITE_LANGUAGE,
-    }), relyingPartyServer);
+    const relyingParty: RunningRelyingParty = await startRelyingParty(
+      relyingPartySettings({
+        AGE_PROVIDER_URL: provider.config.issuer,
+        CLIENT_ID: seed.oauth2.clientId,
+        CLIENT_SECRET: seed.oauth2.clientSecret,
+        PUBLIC_KEY: seed.publicKey,
+        HOST: wanted.host,
+        PORT: new URL(siteUrl).port,
+        SITE_URL: siteUrl,
+        SITE_LANGUAGE: env.SITE_LANGUAGE,
+      }),
+      relyingPartyServer,
+    );
 
     const running = provider;
     return {

@@ -45,7 +45,11 @@ try {
 } catch (error) {
   const portTaken = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
   // Refusal: the seeding services refused a demo record, e.g. a callback on a non-loopback HOST over http.
-  const explained = error instanceof ConfigError || error instanceof DatabaseInUseError || error instanceof RelyingPartySettingsError || error instanceof Refusal;
+  const explained =
+    error instanceof ConfigError ||
+    error instanceof DatabaseInUseError ||
+    error instanceof RelyingPartySettingsError ||
+    error instanceof Refusal;
   if (!portTaken && !explained) throw error;
   const hint = portTaken ? '; choose other ports with PORT (the demo shop takes PORT + 1)' : '';
   process.stderr.write(`age-provider demo: ${(error as Error).message}${hint}\n`);

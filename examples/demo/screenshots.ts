@@ -25,7 +25,9 @@ const PLATFORM_VIEWPORTS = { 1280: { width: 1280, height: 900 }, 390: { width: 3
 /** The TEST flows run through the `test_outcome` shortcut, after the visitor's own: the Overview's day, the webhook's deliveries. */
 const SHORTCUT_OUTCOMES = ['pass', 'pass', 'refuse', 'pass'];
 /** The website's own rules in the policy editor: visitors from France verify with a stronger method, reused for an hour at most. */
-const DEMO_RULES = [{ regions: ['FR'], challenges: ['selfie', 'ticket'], minimumAssuranceLevel: 'ENHANCED', reuseMaxAgeSeconds: 3600 }];
+const DEMO_RULES = [
+  { regions: ['FR'], challenges: ['selfie', 'ticket'], minimumAssuranceLevel: 'ENHANCED', reuseMaxAgeSeconds: 3600 },
+];
 
 const en = catalogues.en;
 const label = (key: string, params: Record<string, string> = {}): string =>
@@ -63,7 +65,11 @@ async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'age-provider-screenshots-'));
   const receiver = await startReceiver();
   // Statistics rolled up and webhooks delivered within the run; the receiver is on this machine, which the operator allows.
-  const env = { STATISTICS_ROLLUP_INTERVAL_MS: '200', WEBHOOK_POLL_INTERVAL_MS: '200', WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true' };
+  const env = {
+    STATISTICS_ROLLUP_INTERVAL_MS: '200',
+    WEBHOOK_POLL_INTERVAL_MS: '200',
+    WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true',
+  };
   const demo = await startDemo({ env, dataDir, port: 0, logLevel: 'silent' });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   try {
@@ -88,11 +94,14 @@ async function main(): Promise<void> {
     await method.click();
     await popup.getByRole('radio', { name: label('challenges.sandbox.outcome.pass') }).check();
     await popup.getByRole('button', { name: label('challenges.sandbox.submit') }).click();
-    await popup.getByRole('button', { name: label('interaction.result.continue', { website: website.name }) }).waitFor();
+    await popup
+      .getByRole('button', { name: label('interaction.result.continue', { website: website.name }) })
+      .waitFor();
     await shoot(popup, 'visitor-result');
 
     // The platform, signed in as the demo webmaster.
-    if (!webmaster.password) throw new Error('the demo webmaster existed already: its password is unknown (use a fresh data directory)');
+    if (!webmaster.password)
+      throw new Error('the demo webmaster existed already: its password is unknown (use a fresh data directory)');
     const platform = await browser.newPage({ viewport: PLATFORM_VIEWPORTS[1280], locale: 'en-GB' });
     await platform.goto(`${demo.providerUrl}/platform/signin`);
     await platform.getByLabel(label('platform.field.email')).fill(webmaster.email);
@@ -110,7 +119,14 @@ async function main(): Promise<void> {
     // More TEST flows, each followed up to the shop's callback with a code (not into it: the shop expects its own state).
     const callback = demo.seed.oauth2.redirectUris[0]!;
     for (const outcome of SHORTCUT_OUTCOMES) {
-      const query = new URLSearchParams({ client_id: demo.seed.oauth2.clientId, redirect_uri: callback, response_type: 'code', scope: 'read', state: 'screenshots', test_outcome: outcome });
+      const query = new URLSearchParams({
+        client_id: demo.seed.oauth2.clientId,
+        redirect_uri: callback,
+        response_type: 'code',
+        scope: 'read',
+        state: 'screenshots',
+        test_outcome: outcome,
+      });
       let next = `${demo.providerUrl}/v1/oauth2/checker?${query.toString()}`;
       while (!next.startsWith(callback)) {
         const location = (await shop.request.get(next, { maxRedirects: 0 })).headers()['location'];
@@ -122,7 +138,7 @@ async function main(): Promise<void> {
     const passed = SHORTCUT_OUTCOMES.filter((outcome) => outcome === 'pass').length;
     await waitFor(async () => {
       await platform.goto(`${websitePath}/webhooks`);
-      return await platform.getByRole('table').getByText('verification.completed').count() === passed;
+      return (await platform.getByRole('table').getByText('verification.completed').count()) === passed;
     });
 
     // Changes the Activity section records with their before and after: the website's own rules, a new LIVE key.
@@ -132,18 +148,31 @@ async function main(): Promise<void> {
     await platform.getByText(label('platform.policy.saved')).waitFor();
     await platform.goto(`${websitePath}/keys/live/regenerate`);
     await platform.getByRole('button', { name: label('platform.keys.regenerate', { environment: 'LIVE' }) }).click();
-    await platform.waitForURL((url) => url.pathname.startsWith(new URL(websitePath).pathname) && !url.pathname.endsWith('/regenerate'));
+    await platform.waitForURL(
+      (url) => url.pathname.startsWith(new URL(websitePath).pathname) && !url.pathname.endsWith('/regenerate'),
+    );
 
     // The Overview draws from the rolled-up statistics: wait until every flow above is counted.
     const totals = label('platform.statistics.totals', {
-      started: String(1 + SHORTCUT_OUTCOMES.length), passed: String(1 + passed), reused: '0', refused: String(SHORTCUT_OUTCOMES.length - passed), abandoned: '0',
+      started: String(1 + SHORTCUT_OUTCOMES.length),
+      passed: String(1 + passed),
+      reused: '0',
+      refused: String(SHORTCUT_OUTCOMES.length - passed),
+      abandoned: '0',
     });
     await waitFor(async () => {
       await platform.goto(websitePath);
       return (await platform.locator('figure.chart figcaption').allTextContents()).includes(totals);
     });
 
-    const pages = { overview: '', integrate: '/integrate', settings: '/settings', webhooks: '/webhooks', activity: '/activity', policy: '/policy' };
+    const pages = {
+      overview: '',
+      integrate: '/integrate',
+      settings: '/settings',
+      webhooks: '/webhooks',
+      activity: '/activity',
+      policy: '/policy',
+    };
     for (const [width, viewport] of Object.entries(PLATFORM_VIEWPORTS)) {
       await platform.setViewportSize(viewport);
       for (const [name, path] of Object.entries(pages)) {

@@ -5,8 +5,16 @@ import { Refusal } from '../../lib/refusal.js';
 import type { Runtime } from '../../lib/app/runtime.js';
 import { createWebmaster, findWebmasterByEmail } from '../../lib/webmasters/accounts.js';
 import {
-  createOAuth2Config, createWebsite, getOAuth2Config, getWebsite, listWebsites, regenerateOAuth2Credentials, updateOAuth2Config, vouchForDomain,
-  type OAuth2Configuration, type Website,
+  createOAuth2Config,
+  createWebsite,
+  getOAuth2Config,
+  getWebsite,
+  listWebsites,
+  regenerateOAuth2Credentials,
+  updateOAuth2Config,
+  vouchForDomain,
+  type OAuth2Configuration,
+  type Website,
 } from '../../lib/websites/index.js';
 import type { ChangeOrigin } from '../../lib/changes.js';
 
@@ -16,7 +24,8 @@ export const DEMO_EMAIL = 'demo@example.com';
  * vouches for it (nobody can publish a token for localhost), so visitors see the domain verified.
  */
 export const DEMO_WEBSITE = { name: 'Demo shop', domain: 'localhost' };
-const isDemoWebsite = (website: Website): boolean => website.name === DEMO_WEBSITE.name && website.domain === DEMO_WEBSITE.domain;
+const isDemoWebsite = (website: Website): boolean =>
+  website.name === DEMO_WEBSITE.name && website.domain === DEMO_WEBSITE.domain;
 
 /** What the demo remembers between runs, in DATA_DIR/demo.json (mode 600: it holds the webmaster's password). */
 interface DemoFile {
@@ -78,27 +87,48 @@ export async function seedDemo(runtime: Runtime, redirectUri: string): Promise<D
     created = true;
   }
 
-  const rememberedWebsite = remembered.websiteId ? await unlessAbsent(getWebsite(runtime, webmaster.id, remembered.websiteId)) : undefined;
-  const website = (rememberedWebsite && isDemoWebsite(rememberedWebsite) ? rememberedWebsite : undefined)
-    ?? (await listWebsites(runtime, webmaster.id)).find(isDemoWebsite)
-    ?? (await createWebsite(runtime, webmaster.id, DEMO_WEBSITE, DEMO_ORIGIN));
+  const rememberedWebsite = remembered.websiteId
+    ? await unlessAbsent(getWebsite(runtime, webmaster.id, remembered.websiteId))
+    : undefined;
+  const website =
+    (rememberedWebsite && isDemoWebsite(rememberedWebsite) ? rememberedWebsite : undefined) ??
+    (await listWebsites(runtime, webmaster.id)).find(isDemoWebsite) ??
+    (await createWebsite(runtime, webmaster.id, DEMO_WEBSITE, DEMO_ORIGIN));
   if (rememberedWebsite && rememberedWebsite.id !== website.id) {
-    runtime.log.info('the demo website is now on localhost; the one an earlier demo made is left as it was',
-      { website_id: website.id, earlier_website_id: rememberedWebsite.id, earlier_domain: rememberedWebsite.domain });
+    runtime.log.info('the demo website is now on localhost; the one an earlier demo made is left as it was', {
+      website_id: website.id,
+      earlier_website_id: rememberedWebsite.id,
+      earlier_domain: rememberedWebsite.domain,
+    });
   }
   // Every start, as the operator would with `age-provider website vouch-domain`; a domain already vouched for is left alone.
   await vouchForDomain(runtime, website.id, DEMO_ORIGIN);
 
-  const existing = await unlessAbsent(getOAuth2Config(runtime, webmaster.id, website.id, 'TEST')).catch((error: unknown) => {
-    if (error instanceof Refusal) throw error;
-    // The secret was sealed with another SEALING_KEY (a new DATA_DIR on a kept database): new credentials, sealed with ours.
-    runtime.log.warn('the demo client secret cannot be unsealed with this SEALING_KEY; regenerating the demo TEST credentials');
-    return regenerateOAuth2Credentials(runtime, webmaster.id, website.id, 'TEST', DEMO_ORIGIN);
-  });
-  let oauth2 = existing ?? (await createOAuth2Config(runtime, webmaster.id, website.id, 'TEST', { redirectUris: [redirectUri] }, DEMO_ORIGIN));
+  const existing = await unlessAbsent(getOAuth2Config(runtime, webmaster.id, website.id, 'TEST')).catch(
+    (error: unknown) => {
+      if (error instanceof Refusal) throw error;
+      // The secret was sealed with another SEALING_KEY (a new DATA_DIR on a kept database): new credentials, sealed with ours.
+      runtime.log.warn(
+        'the demo client secret cannot be unsealed with this SEALING_KEY; regenerating the demo TEST credentials',
+      );
+      return regenerateOAuth2Credentials(runtime, webmaster.id, website.id, 'TEST', DEMO_ORIGIN);
+    },
+  );
+  let oauth2 =
+    existing ??
+    (await createOAuth2Config(runtime, webmaster.id, website.id, 'TEST', { redirectUris: [redirectUri] }, DEMO_ORIGIN));
   if (oauth2.status !== 'ACTIVE' || !oauth2.redirectUris.includes(redirectUri)) {
-    const redirectUris = oauth2.redirectUris.includes(redirectUri) ? oauth2.redirectUris : [...oauth2.redirectUris, redirectUri];
-    oauth2 = await updateOAuth2Config(runtime, webmaster.id, website.id, 'TEST', { status: 'ACTIVE', redirectUris }, DEMO_ORIGIN);
+    const redirectUris = oauth2.redirectUris.includes(redirectUri)
+      ? oauth2.redirectUris
+      : [...oauth2.redirectUris, redirectUri];
+    oauth2 = await updateOAuth2Config(
+      runtime,
+      webmaster.id,
+      website.id,
+      'TEST',
+      { status: 'ACTIVE', redirectUris },
+      DEMO_ORIGIN,
+    );
   }
 
   const demoFile: DemoFile = { email, ...(password ? { password } : {}), websiteId: website.id };

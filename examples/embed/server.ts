@@ -18,7 +18,10 @@ export interface EmbeddedServer {
   close(): Promise<void>;
 }
 
-export async function startEmbedded(options: AgeProviderOptions = {}, port = Number(process.env.PORT ?? 3000)): Promise<EmbeddedServer> {
+export async function startEmbedded(
+  options: AgeProviderOptions = {},
+  port = Number(process.env.PORT ?? 3000),
+): Promise<EmbeddedServer> {
   const ageProvider = await createAgeProvider(options, knexAdapter);
 
   const app = new Koa();

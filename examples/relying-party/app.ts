@@ -4,7 +4,17 @@ import { extname, join } from 'node:path';
 import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
 import { packageRoot } from '../../lib/paths.js';
-import { authorizationUrl, exchangeCode, isVerification, newAttempt, ProviderError, readVerification, stateMatches, type Attempt, type Verification } from './oauth2-client.js';
+import {
+  authorizationUrl,
+  exchangeCode,
+  isVerification,
+  newAttempt,
+  ProviderError,
+  readVerification,
+  stateMatches,
+  type Attempt,
+  type Verification,
+} from './oauth2-client.js';
 import { homePage, problemPage, type Problem } from './pages.js';
 import { scriptShopRoutes } from './script-shop.js';
 import type { RelyingPartySettings } from './settings.js';
@@ -16,13 +26,22 @@ const DECLINED_COOKIE = 'rp_declined';
 const DECLINED_LIFETIME_MS = 5 * 60 * 1000;
 const ATTEMPT_LIFETIME_MS = 10 * 60 * 1000;
 
-const STATIC_TYPES: Record<string, string> = { '.css': 'text/css; charset=utf-8', '.js': 'text/javascript; charset=utf-8' };
+const STATIC_TYPES: Record<string, string> = {
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+};
 
 /** The site's own scripts and stylesheet, read once (no request path ever reaches the file system). */
 function staticFiles(): Map<string, { body: Buffer; type: string }> {
   const folder = join(packageRoot, 'examples', 'relying-party', 'static');
-  return new Map(readdirSync(folder).filter((name) => STATIC_TYPES[extname(name)])
-    .map((name) => [`/static/${name}`, { body: readFileSync(join(folder, name)), type: STATIC_TYPES[extname(name)]! }]));
+  return new Map(
+    readdirSync(folder)
+      .filter((name) => STATIC_TYPES[extname(name)])
+      .map((name) => [
+        `/static/${name}`,
+        { body: readFileSync(join(folder, name)), type: STATIC_TYPES[extname(name)]! },
+      ]),
+  );
 }
 
 /** Our own scripts only; images and the requirement call may reach the age provider, nothing else. */
@@ -31,7 +50,13 @@ const contentSecurityPolicy = (settings: RelyingPartySettings): string => {
   return `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' ${provider}; connect-src ${provider}; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`;
 };
 
-const cookieOptions = (ctx: Context) => ({ signed: true, httpOnly: true, sameSite: 'lax' as const, secure: ctx.secure, overwrite: true });
+const cookieOptions = (ctx: Context) => ({
+  signed: true,
+  httpOnly: true,
+  sameSite: 'lax' as const,
+  secure: ctx.secure,
+  overwrite: true,
+});
 
 function readCookieJson<T>(ctx: Context, name: string, accept: (value: unknown) => value is T): T | undefined {
   const raw = ctx.cookies.get(name, { signed: true });
@@ -58,7 +83,9 @@ const queryString = (ctx: Context, name: string): string | undefined => {
 
 /** The demo website: an age gate with the "Verify my age" button, and the OAuth2 callback that reads the result. */
 export function createRelyingPartyApp(settings: RelyingPartySettings): Koa {
-  const app = new Koa({ keys: settings.cookieKeys.length > 0 ? settings.cookieKeys : [randomBytes(32).toString('base64url')] });
+  const app = new Koa({
+    keys: settings.cookieKeys.length > 0 ? settings.cookieKeys : [randomBytes(32).toString('base64url')],
+  });
   app.silent = true;
   const files = staticFiles();
   const csp = contentSecurityPolicy(settings);
@@ -108,7 +135,12 @@ export function createRelyingPartyApp(settings: RelyingPartySettings): Koa {
     try {
       verification = await readVerification(settings, await exchangeCode(settings, attempt, code));
     } catch (error) {
-      if (!(error instanceof ProviderError) && !(error instanceof TypeError) && (error as Error).name !== 'TimeoutError') throw error;
+      if (
+        !(error instanceof ProviderError) &&
+        !(error instanceof TypeError) &&
+        (error as Error).name !== 'TimeoutError'
+      )
+        throw error;
       console.error(`relying party: ${(error as Error).message}`);
       return problem(ctx, 'providerFailed', 502);
     }

@@ -43,7 +43,8 @@ export const MESSAGES: Record<SiteLanguage, Messages> = {
     gateHeading: 'This shop is for adults only',
     gateText: 'Before you enter, please verify your age. We only learn the result, never your identity documents.',
     gateRequired: 'Age verification is required where you are ({country}): you must be {age} or older.',
-    gateRequiredUnknown: 'We could not tell where you are, so age verification is required: you must be {age} or older.',
+    gateRequiredUnknown:
+      'We could not tell where you are, so age verification is required: you must be {age} or older.',
     countryUnknown: 'Unknown: the age provider could not tell where you are',
     gateNotRequired: 'Age verification is not required where you are ({country}). You may still verify your age.',
     button: 'Verify my age with Age Provider',
@@ -63,7 +64,8 @@ export const MESSAGES: Record<SiteLanguage, Messages> = {
     no: 'no',
     none: 'none',
     declined: 'You declined the age verification, so we cannot let you in. You can try again at any time.',
-    stateMismatch: 'We could not confirm this verification: the answer does not belong to a request from this browser. Please try again.',
+    stateMismatch:
+      'We could not confirm this verification: the answer does not belong to a request from this browser. Please try again.',
     providerFailed: 'The age verification service could not be reached or refused the answer. Please try again later.',
     back: 'Back to the shop',
     scriptPage: 'The same shop with the one-line checker script',
@@ -71,11 +73,15 @@ export const MESSAGES: Record<SiteLanguage, Messages> = {
   de: {
     title: 'Demo-Shop',
     gateHeading: 'Dieser Shop ist nur für Erwachsene',
-    gateText: 'Bitte bestätigen Sie vor dem Betreten Ihr Alter. Wir erfahren nur das Ergebnis, niemals Ihre Ausweisdokumente.',
-    gateRequired: 'An Ihrem Standort ({country}) ist eine Altersprüfung vorgeschrieben: Sie müssen mindestens {age} Jahre alt sein.',
-    gateRequiredUnknown: 'Wir konnten Ihren Standort nicht feststellen, daher ist eine Altersprüfung vorgeschrieben: Sie müssen mindestens {age} Jahre alt sein.',
+    gateText:
+      'Bitte bestätigen Sie vor dem Betreten Ihr Alter. Wir erfahren nur das Ergebnis, niemals Ihre Ausweisdokumente.',
+    gateRequired:
+      'An Ihrem Standort ({country}) ist eine Altersprüfung vorgeschrieben: Sie müssen mindestens {age} Jahre alt sein.',
+    gateRequiredUnknown:
+      'Wir konnten Ihren Standort nicht feststellen, daher ist eine Altersprüfung vorgeschrieben: Sie müssen mindestens {age} Jahre alt sein.',
     countryUnknown: 'Unbekannt: Der Altersprüfdienst konnte Ihren Standort nicht feststellen',
-    gateNotRequired: 'An Ihrem Standort ({country}) ist keine Altersprüfung vorgeschrieben. Sie können Ihr Alter trotzdem bestätigen.',
+    gateNotRequired:
+      'An Ihrem Standort ({country}) ist keine Altersprüfung vorgeschrieben. Sie können Ihr Alter trotzdem bestätigen.',
     button: 'Mein Alter mit Age Provider bestätigen',
     buttonHint: 'Öffnet Age Provider in einem neuen Fenster.',
     verifiedHeading: 'Ihr Alter ist bestätigt',
@@ -92,9 +98,12 @@ export const MESSAGES: Record<SiteLanguage, Messages> = {
     yes: 'ja',
     no: 'nein',
     none: 'keine',
-    declined: 'Sie haben die Altersprüfung abgelehnt, daher können wir Sie nicht einlassen. Sie können es jederzeit erneut versuchen.',
-    stateMismatch: 'Wir konnten diese Prüfung nicht bestätigen: Die Antwort gehört zu keiner Anfrage aus diesem Browser. Bitte versuchen Sie es erneut.',
-    providerFailed: 'Der Dienst zur Altersprüfung war nicht erreichbar oder hat die Antwort abgelehnt. Bitte versuchen Sie es später erneut.',
+    declined:
+      'Sie haben die Altersprüfung abgelehnt, daher können wir Sie nicht einlassen. Sie können es jederzeit erneut versuchen.',
+    stateMismatch:
+      'Wir konnten diese Prüfung nicht bestätigen: Die Antwort gehört zu keiner Anfrage aus diesem Browser. Bitte versuchen Sie es erneut.',
+    providerFailed:
+      'Der Dienst zur Altersprüfung war nicht erreichbar oder hat die Antwort abgelehnt. Bitte versuchen Sie es später erneut.',
     back: 'Zurück zum Shop',
     scriptPage: 'Derselbe Shop mit dem einzeiligen Prüfskript',
   },
@@ -103,9 +112,11 @@ export const MESSAGES: Record<SiteLanguage, Messages> = {
     gateHeading: 'Esta tienda es solo para adultos',
     gateText: 'Antes de entrar, verifica tu edad. Solo conocemos el resultado, nunca tus documentos de identidad.',
     gateRequired: 'En tu ubicación ({country}) la verificación de edad es obligatoria: debes tener {age} años o más.',
-    gateRequiredUnknown: 'No pudimos saber dónde estás, así que la verificación de edad es obligatoria: debes tener {age} años o más.',
+    gateRequiredUnknown:
+      'No pudimos saber dónde estás, así que la verificación de edad es obligatoria: debes tener {age} años o más.',
     countryUnknown: 'Desconocido: el servicio de verificación no pudo saber dónde estás',
-    gateNotRequired: 'En tu ubicación ({country}) la verificación de edad no es obligatoria. Aun así puedes verificar tu edad.',
+    gateNotRequired:
+      'En tu ubicación ({country}) la verificación de edad no es obligatoria. Aun así puedes verificar tu edad.',
     button: 'Verificar mi edad con Age Provider',
     buttonHint: 'Abre Age Provider en una ventana nueva.',
     verifiedHeading: 'Tu edad está verificada',
@@ -122,20 +133,27 @@ export const MESSAGES: Record<SiteLanguage, Messages> = {
     yes: 'sí',
     no: 'no',
     none: 'ninguna',
-    declined: 'Has rechazado la verificación de edad, así que no podemos dejarte entrar. Puedes volver a intentarlo cuando quieras.',
-    stateMismatch: 'No hemos podido confirmar esta verificación: la respuesta no corresponde a ninguna solicitud de este navegador. Inténtalo de nuevo.',
-    providerFailed: 'No se ha podido contactar con el servicio de verificación de edad o ha rechazado la respuesta. Inténtalo más tarde.',
+    declined:
+      'Has rechazado la verificación de edad, así que no podemos dejarte entrar. Puedes volver a intentarlo cuando quieras.',
+    stateMismatch:
+      'No hemos podido confirmar esta verificación: la respuesta no corresponde a ninguna solicitud de este navegador. Inténtalo de nuevo.',
+    providerFailed:
+      'No se ha podido contactar con el servicio de verificación de edad o ha rechazado la respuesta. Inténtalo más tarde.',
     back: 'Volver a la tienda',
     scriptPage: 'La misma tienda con el script de verificación de una línea',
   },
   fr: {
     title: 'Boutique de démonstration',
     gateHeading: 'Cette boutique est réservée aux adultes',
-    gateText: 'Avant d’entrer, veuillez vérifier votre âge. Nous ne connaissons que le résultat, jamais vos pièces d’identité.',
-    gateRequired: 'La vérification de l’âge est obligatoire là où vous êtes ({country}) : vous devez avoir {age} ans ou plus.',
-    gateRequiredUnknown: 'Nous n’avons pas pu déterminer où vous êtes, la vérification de l’âge est donc obligatoire : vous devez avoir {age} ans ou plus.',
+    gateText:
+      'Avant d’entrer, veuillez vérifier votre âge. Nous ne connaissons que le résultat, jamais vos pièces d’identité.',
+    gateRequired:
+      'La vérification de l’âge est obligatoire là où vous êtes ({country}) : vous devez avoir {age} ans ou plus.',
+    gateRequiredUnknown:
+      'Nous n’avons pas pu déterminer où vous êtes, la vérification de l’âge est donc obligatoire : vous devez avoir {age} ans ou plus.',
     countryUnknown: 'Inconnu : le service de vérification n’a pas pu déterminer où vous êtes',
-    gateNotRequired: 'La vérification de l’âge n’est pas obligatoire là où vous êtes ({country}). Vous pouvez tout de même vérifier votre âge.',
+    gateNotRequired:
+      'La vérification de l’âge n’est pas obligatoire là où vous êtes ({country}). Vous pouvez tout de même vérifier votre âge.',
     button: 'Vérifier mon âge avec Age Provider',
     buttonHint: 'Ouvre Age Provider dans une nouvelle fenêtre.',
     verifiedHeading: 'Votre âge est vérifié',
@@ -152,9 +170,12 @@ export const MESSAGES: Record<SiteLanguage, Messages> = {
     yes: 'oui',
     no: 'non',
     none: 'aucune',
-    declined: 'Vous avez refusé la vérification de l’âge, nous ne pouvons donc pas vous laisser entrer. Vous pouvez réessayer à tout moment.',
-    stateMismatch: 'Nous n’avons pas pu confirmer cette vérification : la réponse ne correspond à aucune demande de ce navigateur. Veuillez réessayer.',
-    providerFailed: 'Le service de vérification de l’âge est injoignable ou a refusé la réponse. Veuillez réessayer plus tard.',
+    declined:
+      'Vous avez refusé la vérification de l’âge, nous ne pouvons donc pas vous laisser entrer. Vous pouvez réessayer à tout moment.',
+    stateMismatch:
+      'Nous n’avons pas pu confirmer cette vérification : la réponse ne correspond à aucune demande de ce navigateur. Veuillez réessayer.',
+    providerFailed:
+      'Le service de vérification de l’âge est injoignable ou a refusé la réponse. Veuillez réessayer plus tard.',
     back: 'Retour à la boutique',
     scriptPage: 'La même boutique avec le script de vérification en une ligne',
   },
@@ -162,10 +183,13 @@ export const MESSAGES: Record<SiteLanguage, Messages> = {
     title: 'Negozio dimostrativo',
     gateHeading: 'Questo negozio è riservato agli adulti',
     gateText: 'Prima di entrare, verifica la tua età. Conosciamo solo il risultato, mai i tuoi documenti d’identità.',
-    gateRequired: 'Nel luogo in cui ti trovi ({country}) la verifica dell’età è obbligatoria: devi avere almeno {age} anni.',
-    gateRequiredUnknown: 'Non siamo riusciti a capire dove ti trovi, quindi la verifica dell’età è obbligatoria: devi avere almeno {age} anni.',
+    gateRequired:
+      'Nel luogo in cui ti trovi ({country}) la verifica dell’età è obbligatoria: devi avere almeno {age} anni.',
+    gateRequiredUnknown:
+      'Non siamo riusciti a capire dove ti trovi, quindi la verifica dell’età è obbligatoria: devi avere almeno {age} anni.',
     countryUnknown: 'Sconosciuto: il servizio di verifica non è riuscito a capire dove ti trovi',
-    gateNotRequired: 'Nel luogo in cui ti trovi ({country}) la verifica dell’età non è obbligatoria. Puoi comunque verificare la tua età.',
+    gateNotRequired:
+      'Nel luogo in cui ti trovi ({country}) la verifica dell’età non è obbligatoria. Puoi comunque verificare la tua età.',
     button: 'Verifica la mia età con Age Provider',
     buttonHint: 'Apre Age Provider in una nuova finestra.',
     verifiedHeading: 'La tua età è verificata',
@@ -182,20 +206,27 @@ export const MESSAGES: Record<SiteLanguage, Messages> = {
     yes: 'sì',
     no: 'no',
     none: 'nessuna',
-    declined: 'Hai rifiutato la verifica dell’età, quindi non possiamo farti entrare. Puoi riprovare in qualsiasi momento.',
-    stateMismatch: 'Non siamo riusciti a confermare questa verifica: la risposta non corrisponde a nessuna richiesta di questo browser. Riprova.',
-    providerFailed: 'Il servizio di verifica dell’età non è raggiungibile o ha rifiutato la risposta. Riprova più tardi.',
+    declined:
+      'Hai rifiutato la verifica dell’età, quindi non possiamo farti entrare. Puoi riprovare in qualsiasi momento.',
+    stateMismatch:
+      'Non siamo riusciti a confermare questa verifica: la risposta non corrisponde a nessuna richiesta di questo browser. Riprova.',
+    providerFailed:
+      'Il servizio di verifica dell’età non è raggiungibile o ha rifiutato la risposta. Riprova più tardi.',
     back: 'Torna al negozio',
     scriptPage: 'Lo stesso negozio con lo script di verifica di una riga',
   },
   pt: {
     title: 'Loja de demonstração',
     gateHeading: 'Esta loja é apenas para adultos',
-    gateText: 'Antes de entrar, verifique a sua idade. Só ficamos a saber o resultado, nunca os seus documentos de identificação.',
-    gateRequired: 'No local onde se encontra ({country}) a verificação da idade é obrigatória: tem de ter {age} anos ou mais.',
-    gateRequiredUnknown: 'Não conseguimos saber onde se encontra, por isso a verificação da idade é obrigatória: tem de ter {age} anos ou mais.',
+    gateText:
+      'Antes de entrar, verifique a sua idade. Só ficamos a saber o resultado, nunca os seus documentos de identificação.',
+    gateRequired:
+      'No local onde se encontra ({country}) a verificação da idade é obrigatória: tem de ter {age} anos ou mais.',
+    gateRequiredUnknown:
+      'Não conseguimos saber onde se encontra, por isso a verificação da idade é obrigatória: tem de ter {age} anos ou mais.',
     countryUnknown: 'Desconhecido: o serviço de verificação não conseguiu saber onde se encontra',
-    gateNotRequired: 'No local onde se encontra ({country}) a verificação da idade não é obrigatória. Pode verificar a sua idade na mesma.',
+    gateNotRequired:
+      'No local onde se encontra ({country}) a verificação da idade não é obrigatória. Pode verificar a sua idade na mesma.',
     button: 'Verificar a minha idade com Age Provider',
     buttonHint: 'Abre o Age Provider numa nova janela.',
     verifiedHeading: 'A sua idade está verificada',
@@ -212,9 +243,12 @@ export const MESSAGES: Record<SiteLanguage, Messages> = {
     yes: 'sim',
     no: 'não',
     none: 'nenhuma',
-    declined: 'Recusou a verificação da idade, por isso não o podemos deixar entrar. Pode tentar novamente a qualquer momento.',
-    stateMismatch: 'Não foi possível confirmar esta verificação: a resposta não pertence a nenhum pedido deste navegador. Tente novamente.',
-    providerFailed: 'Não foi possível contactar o serviço de verificação da idade ou este recusou a resposta. Tente novamente mais tarde.',
+    declined:
+      'Recusou a verificação da idade, por isso não o podemos deixar entrar. Pode tentar novamente a qualquer momento.',
+    stateMismatch:
+      'Não foi possível confirmar esta verificação: a resposta não pertence a nenhum pedido deste navegador. Tente novamente.',
+    providerFailed:
+      'Não foi possível contactar o serviço de verificação da idade ou este recusou a resposta. Tente novamente mais tarde.',
     back: 'Voltar à loja',
     scriptPage: 'A mesma loja com o script de verificação de uma linha',
   },

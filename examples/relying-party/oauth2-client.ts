@@ -70,20 +70,40 @@ async function json(response: Response, what: string): Promise<Record<string, un
 export async function exchangeCode(settings: RelyingPartySettings, attempt: Attempt, code: string): Promise<string> {
   const response = await fetch(`${settings.ageProviderUrl}/v1/oauth2/token`, {
     method: 'POST',
-    headers: { authorization: basicAuthorization(settings), 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri(settings), code_verifier: attempt.codeVerifier }),
+    headers: {
+      authorization: basicAuthorization(settings),
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'application/json',
+    },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri(settings),
+      code_verifier: attempt.codeVerifier,
+    }),
     signal: AbortSignal.timeout(10_000),
   });
   const body = await json(response, 'the token endpoint');
-  if (body.token_type !== 'Bearer' || typeof body.access_token !== 'string') throw new ProviderError('the token endpoint gave no bearer token');
+  if (body.token_type !== 'Bearer' || typeof body.access_token !== 'string')
+    throw new ProviderError('the token endpoint gave no bearer token');
   return body.access_token;
 }
 
 export const isVerification = (value: unknown): value is Verification => {
   const v = value as Partial<Verification> | null;
-  return typeof v === 'object' && v !== null && typeof v.verified === 'boolean' && typeof v.uid === 'string' && typeof v.country === 'string'
-    && (v.country_subdivision === null || typeof v.country_subdivision === 'string') && typeof v.assurance_level === 'string'
-    && typeof v.age_threshold === 'number' && typeof v.reused === 'boolean' && typeof v.expires_at === 'number' && typeof v.expires_in === 'number';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof v.verified === 'boolean' &&
+    typeof v.uid === 'string' &&
+    typeof v.country === 'string' &&
+    (v.country_subdivision === null || typeof v.country_subdivision === 'string') &&
+    typeof v.assurance_level === 'string' &&
+    typeof v.age_threshold === 'number' &&
+    typeof v.reused === 'boolean' &&
+    typeof v.expires_at === 'number' &&
+    typeof v.expires_in === 'number'
+  );
 };
 
 /** Reads the verification result from the Resources endpoint. */

@@ -96,14 +96,21 @@ ${rows.map(([label, value]) => `        <dt>${escapeHtml(label)}</dt><dd>${escap
     </section>`;
 }
 
-const declinedNotice = (m: Messages): string => `    <section id="problem" class="not-verified" aria-labelledby="problem-heading">
+const declinedNotice = (
+  m: Messages,
+): string => `    <section id="problem" class="not-verified" aria-labelledby="problem-heading">
       <h1 id="problem-heading">${escapeHtml(m.notVerifiedHeading)}</h1>
       <p>${escapeHtml(m.declined)}</p>
     </section>
 `;
 
 /** The shop's home page: the verification result when there is one, else the age gate (after a decline, saying so). */
-export function homePage(settings: RelyingPartySettings, verification: Verification | undefined, returnToOpener: boolean, declined = false): string {
+export function homePage(
+  settings: RelyingPartySettings,
+  verification: Verification | undefined,
+  returnToOpener: boolean,
+  declined = false,
+): string {
   const m = MESSAGES[settings.language];
   if (verification?.verified) return layout(settings, result(settings, m, verification), { returnToOpener });
   const before = verification ? result(settings, m, verification) : declined ? declinedNotice(m) : '';
@@ -114,9 +121,12 @@ export type Problem = 'declined' | 'stateMismatch' | 'providerFailed';
 
 export function problemPage(settings: RelyingPartySettings, problem: Problem): string {
   const m = MESSAGES[settings.language];
-  return layout(settings, `    <section id="problem" aria-labelledby="problem-heading">
+  return layout(
+    settings,
+    `    <section id="problem" aria-labelledby="problem-heading">
       <h1 id="problem-heading">${escapeHtml(m.notVerifiedHeading)}</h1>
       <p>${escapeHtml(m[problem])}</p>
       <p><a href="/">${escapeHtml(m.back)}</a></p>
-    </section>`);
+    </section>`,
+  );
 }

@@ -84,9 +84,13 @@ export function scriptShopRoutes(router: Router, settings: RelyingPartySettings)
     }
     try {
       const { payload } = await jwtVerify(token, jwks, {
-        issuer: settings.ageProviderUrl, audience: settings.publicKey, typ: 'age-verification+jwt', algorithms: ['RS256', 'PS256', 'ES256', 'EdDSA'],
+        issuer: settings.ageProviderUrl,
+        audience: settings.publicKey,
+        typ: 'age-verification+jwt',
+        algorithms: ['RS256', 'PS256', 'ES256', 'EdDSA'],
       });
-      if (payload.verified !== true || payload.environment !== environment) throw new joseErrors.JWTClaimValidationFailed('not a verified result of this environment', payload);
+      if (payload.verified !== true || payload.environment !== environment)
+        throw new joseErrors.JWTClaimValidationFailed('not a verified result of this environment', payload);
       ctx.body = { content: `${m.welcome} (${String(payload.uid)})` };
     } catch (error) {
       if (!(error instanceof joseErrors.JOSEError)) throw error;

@@ -20,7 +20,10 @@ export interface RunningRelyingParty {
 }
 
 /** Listens on settings.host:settings.port (0 picks a free port; then siteUrl must already name the real one). */
-export async function startRelyingParty(settings: RelyingPartySettings, server: Server = createServer()): Promise<RunningRelyingParty> {
+export async function startRelyingParty(
+  settings: RelyingPartySettings,
+  server: Server = createServer(),
+): Promise<RunningRelyingParty> {
   const handle = createRelyingPartyApp(settings).callback();
   server.on('request', (request, response) => void handle(request, response));
   if (!server.listening) {
@@ -44,7 +47,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   try {
     const settings = relyingPartySettings(process.env);
     const site = await startRelyingParty(settings);
-    console.log(`relying party on ${site.url} (callback ${settings.siteUrl}/callback, age provider ${settings.ageProviderUrl})`);
+    console.log(
+      `relying party on ${site.url} (callback ${settings.siteUrl}/callback, age provider ${settings.ageProviderUrl})`,
+    );
     const stop = () => void site.close();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

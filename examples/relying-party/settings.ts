@@ -36,7 +36,8 @@ function httpUrl(name: string, value: string): string {
   } catch {
     throw new RelyingPartySettingsError(`${name} must be an absolute URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RelyingPartySettingsError(`${name} must be an http(s) URL`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new RelyingPartySettingsError(`${name} must be an http(s) URL`);
   return url.origin + url.pathname.replace(/\/$/, '');
 }
 
@@ -46,12 +47,18 @@ function httpUrl(name: string, value: string): string {
  */
 export function relyingPartySettings(env: NodeJS.ProcessEnv): RelyingPartySettings {
   const port = Number(env.PORT ?? 4000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RelyingPartySettingsError('PORT must be a port number');
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new RelyingPartySettingsError('PORT must be a port number');
   const host = env.HOST?.trim() || '127.0.0.1';
   const language = (env.SITE_LANGUAGE?.trim() || 'en') as SiteLanguage;
-  if (!SITE_LANGUAGES.includes(language)) throw new RelyingPartySettingsError(`SITE_LANGUAGE must be one of ${SITE_LANGUAGES.join(', ')}`);
-  const cookieKeys = (env.COOKIE_KEYS ?? '').split(',').map((key) => key.trim()).filter(Boolean);
-  if (cookieKeys.some((key) => key.length < 32)) throw new RelyingPartySettingsError('COOKIE_KEYS entries must be at least 32 characters');
+  if (!SITE_LANGUAGES.includes(language))
+    throw new RelyingPartySettingsError(`SITE_LANGUAGE must be one of ${SITE_LANGUAGES.join(', ')}`);
+  const cookieKeys = (env.COOKIE_KEYS ?? '')
+    .split(',')
+    .map((key) => key.trim())
+    .filter(Boolean);
+  if (cookieKeys.some((key) => key.length < 32))
+    throw new RelyingPartySettingsError('COOKIE_KEYS entries must be at least 32 characters');
   return {
     ageProviderUrl: httpUrl('AGE_PROVIDER_URL', required(env, 'AGE_PROVIDER_URL')),
     clientId: required(env, 'CLIENT_ID'),

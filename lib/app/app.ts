@@ -73,7 +73,10 @@ export interface AgeProvider {
  * `oidcAdapter` is the storage oidc-provider runs on, plugged in by the caller: `knexAdapter` from adapters/knex.ts
  * (docs/architecture.md "Storage").
  */
-export async function createAgeProvider(options: AgeProviderOptions, oidcAdapter: OidcAdapterFactory): Promise<AgeProvider> {
+export async function createAgeProvider(
+  options: AgeProviderOptions,
+  oidcAdapter: OidcAdapterFactory,
+): Promise<AgeProvider> {
   const { env, clock, logger, db: givenDb, domainProbe, ...settings } = options;
   // Every section of the configuration, read and checked before anything opens or listens.
   const { config, warnings } = await loadConfig(settings, env ?? process.env);
@@ -112,7 +115,16 @@ interface AssemblyInput {
   closers: Array<() => Promise<void> | void>;
 }
 
-async function assemble({ config, db, clock, log, repeats, domainProbe, oidcAdapter, closers }: AssemblyInput): Promise<AgeProvider> {
+async function assemble({
+  config,
+  db,
+  clock,
+  log,
+  repeats,
+  domainProbe,
+  oidcAdapter,
+  closers,
+}: AssemblyInput): Promise<AgeProvider> {
   const clients = await createClientCache(db, clock, log, config.clientCache);
   closers.push(() => clients.close());
   const redis = config.redis && (await connectSharedLimitStore(config.redis, log));
@@ -147,11 +159,23 @@ async function assemble({ config, db, clock, log, repeats, domainProbe, oidcAdap
   const app = new Koa({ proxy: config.trustProxy, maxIpsCount: config.trustProxy ? 1 : 0 });
   app.keys = runtime.cookieKeys;
   app.silent = true;
-  const metrics = createMetrics({ redisFallbackActive: () => runtime.rateLimits.fallbackActive(), availability: () => runtime.challenges.availability() });
+  const metrics = createMetrics({
+    redisFallbackActive: () => runtime.rateLimits.fallbackActive(),
+    availability: () => runtime.challenges.availability(),
+  });
   // Set once on the app, not per request: the issuer's origin on every request, the brand on every page.
   pinOriginToIssuer(app, config.issuer);
   showBrand(app, config.branding);
-  app.use(requestEnvelope({ log, repeats, metrics, trustProxy: config.trustProxy, https: config.issuer.startsWith('https://'), accessLog: config.accessLog }));
+  app.use(
+    requestEnvelope({
+      log,
+      repeats,
+      metrics,
+      trustProxy: config.trustProxy,
+      https: config.issuer.startsWith('https://'),
+      accessLog: config.accessLog,
+    }),
+  );
   const readiness: Readiness = { draining: false, detail: () => runtime.challenges.readiness() };
   const health = healthRoutes(db, readiness);
   const provider = createProvider(runtime, oidcAdapter);

@@ -48,7 +48,8 @@ export type SectionGiven<S> = S extends SettingsSection<infer _T, infer R> ? Par
 /** The features' sections by name, in the table's order. */
 export const featureSections = (): Array<[FeatureSection, SettingsSection<unknown, unknown>]> =>
   (Object.keys(SECTIONS) as Array<keyof Sections>).flatMap((name) =>
-    (name === 'core' ? [] : [[name, SECTIONS[name] as SettingsSection<unknown, unknown>]]));
+    name === 'core' ? [] : [[name, SECTIONS[name] as SettingsSection<unknown, unknown>]],
+  );
 
 /** The challenges' sections, by challenge name. */
 export const challengeSections = (): ReadonlyArray<readonly [string, SettingsSection<unknown, unknown>]> =>
@@ -56,5 +57,6 @@ export const challengeSections = (): ReadonlyArray<readonly [string, SettingsSec
 
 /** Every environment variable any section reads: what the docs must describe. */
 export const settingVariables = (): string[] =>
-  [...Object.values(SECTIONS), ...challengeSections().map(([, section]) => section)]
-    .flatMap((section: SettingsSection<unknown, unknown>) => variablesOf(section));
+  [...Object.values(SECTIONS), ...challengeSections().map(([, section]) => section)].flatMap(
+    (section: SettingsSection<unknown, unknown>) => variablesOf(section),
+  );

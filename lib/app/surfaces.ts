@@ -46,7 +46,10 @@ interface SurfaceRow {
   composesProvider: boolean;
 }
 
-const under = (prefix: string): Claim => (path) => path === prefix || path.startsWith(`${prefix}/`);
+const under =
+  (prefix: string): Claim =>
+  (path) =>
+    path === prefix || path.startsWith(`${prefix}/`);
 const oneOf = (paths: readonly string[]): Claim => {
   const set = new Set(paths.map((path) => path.toLowerCase()));
   return (path) => set.has(path);
@@ -64,7 +67,9 @@ const CHECKER_SCRIPT = CHECKER_PATHS.script.toLowerCase();
 
 /** The challenges' own routes, not their routers' path-less `use` layers (those match every path). */
 function challengeRoutes(runtime: Runtime): Claim {
-  const layers = runtime.challenges.routes.flatMap((router) => router.stack.filter((layer) => layer.methods.length > 0));
+  const layers = runtime.challenges.routes.flatMap((router) =>
+    router.stack.filter((layer) => layer.methods.length > 0),
+  );
   return (_path, ctx) => layers.some((layer) => layer.match(ctx.path));
 }
 
@@ -75,18 +80,47 @@ function challengeRoutes(runtime: Runtime): Claim {
  * interactions surface, which claims whatever their routes match.
  */
 export const SURFACES: readonly SurfaceRow[] = [
-  { name: 'oauth2-back-channel', claims: () => BACK_CHANNEL, errors: 'oauth', guarded: true, build: oauth2BackChannelSurface, composesProvider: true },
-  { name: 'operations', claims: () => oneOf(['/healthz', '/readyz']), errors: 'visitor', guarded: false, build: operationsSurface, composesProvider: false },
+  {
+    name: 'oauth2-back-channel',
+    claims: () => BACK_CHANNEL,
+    errors: 'oauth',
+    guarded: true,
+    build: oauth2BackChannelSurface,
+    composesProvider: true,
+  },
+  {
+    name: 'operations',
+    claims: () => oneOf(['/healthz', '/readyz']),
+    errors: 'visitor',
+    guarded: false,
+    build: operationsSurface,
+    composesProvider: false,
+  },
   {
     name: 'assets',
-    claims: () => (path) => path.startsWith('/static/') || path.startsWith(BRAND_PATHS.prefix) || path === BRAND_PATHS.favicon,
+    claims: () => (path) =>
+      path.startsWith('/static/') || path.startsWith(BRAND_PATHS.prefix) || path === BRAND_PATHS.favicon,
     errors: 'visitor',
     guarded: false,
     build: assetsSurface,
     composesProvider: false,
   },
-  { name: 'home', claims: () => oneOf(['/']), errors: 'visitor', guarded: true, build: homeSurface, composesProvider: false },
-  { name: 'external', claims: () => under(EXTERNAL_PREFIX), errors: 'external', guarded: true, build: externalSurface, composesProvider: false },
+  {
+    name: 'home',
+    claims: () => oneOf(['/']),
+    errors: 'visitor',
+    guarded: true,
+    build: homeSurface,
+    composesProvider: false,
+  },
+  {
+    name: 'external',
+    claims: () => under(EXTERNAL_PREFIX),
+    errors: 'external',
+    guarded: true,
+    build: externalSurface,
+    composesProvider: false,
+  },
   {
     name: 'requirement',
     claims: () => oneOf([REQUIREMENT_PATH, POLICIES_PATH]),
@@ -103,7 +137,14 @@ export const SURFACES: readonly SurfaceRow[] = [
     build: checkerSurface,
     composesProvider: false,
   },
-  { name: 'platform', claims: () => under(PLATFORM_PATH), errors: 'visitor', guarded: true, build: platformSurface, composesProvider: false },
+  {
+    name: 'platform',
+    claims: () => under(PLATFORM_PATH),
+    errors: 'visitor',
+    guarded: true,
+    build: platformSurface,
+    composesProvider: false,
+  },
   {
     name: 'interactions',
     claims: ({ runtime }) => {
@@ -115,7 +156,14 @@ export const SURFACES: readonly SurfaceRow[] = [
     build: interactionsSurface,
     composesProvider: false,
   },
-  { name: 'oauth2', claims: () => () => true, errors: 'visitor', guarded: true, build: oauth2Surface, composesProvider: true },
+  {
+    name: 'oauth2',
+    claims: () => () => true,
+    errors: 'visitor',
+    guarded: true,
+    build: oauth2Surface,
+    composesProvider: true,
+  },
 ];
 
 /** The surface serving a request, as the metrics and the error handlers read it. */
@@ -150,7 +198,10 @@ export function mountSurfaces(deps: SurfaceDeps): Middleware {
   // outermost handler's (lib/http/envelope.ts), for every surface.
   const errorsOf: Record<ErrorShape, Middleware[]> = { external: [jsonErrors()], oauth: [oauthErrors()], visitor: [] };
   // The surfaces that compose the provider's middleware are built last (SurfaceRow.composesProvider).
-  for (const row of [...SURFACES.filter((row) => !row.composesProvider), ...SURFACES.filter((row) => row.composesProvider)]) {
+  for (const row of [
+    ...SURFACES.filter((row) => !row.composesProvider),
+    ...SURFACES.filter((row) => row.composesProvider),
+  ]) {
     chains.set(row, [...errorsOf[row.errors], ...(row.guarded ? guard : []), ...row.build(deps)]);
   }
   const mounted: MountedSurface[] = SURFACES.map((row) => ({

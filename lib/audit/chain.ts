@@ -19,7 +19,9 @@ export interface EntryContent {
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, inner]) => inner !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, inner]) => inner !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([key, inner]) => `${JSON.stringify(key)}:${canonical(inner)}`).join(',')}}`;
   }
   return JSON.stringify(value ?? null);
@@ -51,26 +53,54 @@ export interface ChainBreak {
  * starts at it. The first break, or undefined.
  */
 export function firstBreak(
-  chain: string, entries: ReadonlyArray<EntryContent & { id: number; hash: string }>, head: { seq: number; hash: string } | undefined,
+  chain: string,
+  entries: ReadonlyArray<EntryContent & { id: number; hash: string }>,
+  head: { seq: number; hash: string } | undefined,
 ): ChainBreak | undefined {
   const first = entries[0];
-  let previous = first?.action === ERASED && first.seq > 1 ? { seq: first.seq - 1, hash: first.previousHash } : { seq: 0, hash: GENESIS };
+  let previous =
+    first?.action === ERASED && first.seq > 1
+      ? { seq: first.seq - 1, hash: first.previousHash }
+      : { seq: 0, hash: GENESIS };
   for (const entry of entries) {
     if (entry.seq !== previous.seq + 1) {
-      return { chain, seq: previous.seq + 1, id: null, problem: `entry ${previous.seq + 1} is missing (deleted): the next one found is ${entry.seq}` };
+      return {
+        chain,
+        seq: previous.seq + 1,
+        id: null,
+        problem: `entry ${previous.seq + 1} is missing (deleted): the next one found is ${entry.seq}`,
+      };
     }
     if (entry.previousHash !== previous.hash) {
-      return { chain, seq: entry.seq, id: entry.id, problem: `entry ${entry.seq} does not link to entry ${previous.seq} (its previous hash differs)` };
+      return {
+        chain,
+        seq: entry.seq,
+        id: entry.id,
+        problem: `entry ${entry.seq} does not link to entry ${previous.seq} (its previous hash differs)`,
+      };
     }
     const { id: _id, hash, ...content } = entry;
     if (hashOf(content) !== hash) {
-      return { chain, seq: entry.seq, id: entry.id, problem: `entry ${entry.seq} was edited: its content no longer matches its hash` };
+      return {
+        chain,
+        seq: entry.seq,
+        id: entry.id,
+        problem: `entry ${entry.seq} was edited: its content no longer matches its hash`,
+      };
     }
     previous = { seq: entry.seq, hash: entry.hash };
   }
-  if (!head) return entries.length > 0 ? { chain, seq: previous.seq, id: null, problem: 'the chain has no head (audit_heads row deleted)' } : undefined;
+  if (!head)
+    return entries.length > 0
+      ? { chain, seq: previous.seq, id: null, problem: 'the chain has no head (audit_heads row deleted)' }
+      : undefined;
   if (head.seq !== previous.seq || head.hash !== previous.hash) {
-    return { chain, seq: previous.seq + 1, id: null, problem: `the chain ends at entry ${previous.seq} but its head says ${head.seq}: the newest entries were deleted or altered` };
+    return {
+      chain,
+      seq: previous.seq + 1,
+      id: null,
+      problem: `the chain ends at entry ${previous.seq} but its head says ${head.seq}: the newest entries were deleted or altered`,
+    };
   }
   return undefined;
 }

@@ -40,18 +40,32 @@ interface EntryRow {
 
 /** Whose chain: a website's changes form one; a webmaster's own (the API token), another. */
 export type ChainOwner = { website: number } | { webmaster: number };
-const chainName = (owner: ChainOwner): string => ('website' in owner ? `website:${owner.website}` : `webmaster:${owner.webmaster}`);
+const chainName = (owner: ChainOwner): string =>
+  'website' in owner ? `website:${owner.website}` : `webmaster:${owner.webmaster}`;
 const chainOf = (change: Pick<Change, 'webmasterId' | 'websiteId'>): string =>
   chainName(change.websiteId === null ? { webmaster: change.webmasterId } : { website: change.websiteId });
 
 const contentOf = (row: EntryRow): EntryContent => ({
-  chain: row.chain, seq: row.seq, webmasterId: Number(row.webmaster_id), websiteId: row.website_id === null ? null : Number(row.website_id),
-  at: new Date(row.at).toISOString(), actor: { type: row.actor_type, id: row.actor_id }, address: row.address, action: row.action,
-  before: row.before, after: row.after, previousHash: row.previous_hash,
+  chain: row.chain,
+  seq: row.seq,
+  webmasterId: Number(row.webmaster_id),
+  websiteId: row.website_id === null ? null : Number(row.website_id),
+  at: new Date(row.at).toISOString(),
+  actor: { type: row.actor_type, id: row.actor_id },
+  address: row.address,
+  action: row.action,
+  before: row.before,
+  after: row.after,
+  previousHash: row.previous_hash,
 });
 
 /** Everything the entry's hash covers, with its id and hash: whoever receives it can check the chain from it alone. */
-const present = (row: EntryRow): AuditEntry => ({ id: Number(row.id), ...contentOf(row), actor: { type: row.actor_type, id: row.actor_id }, hash: row.hash });
+const present = (row: EntryRow): AuditEntry => ({
+  id: Number(row.id),
+  ...contentOf(row),
+  actor: { type: row.actor_type, id: row.actor_id },
+  hash: row.hash,
+});
 
 /**
  * Appends a change to its chain, in the caller's transaction (the entry exists exactly when the change committed).
@@ -66,16 +80,33 @@ export async function record(q: Knex.Transaction, change: Change): Promise<void>
     .merge({ chain })
     .returning<Array<{ seq: number; hash: string }>>(['seq', 'hash']);
   const content: EntryContent = {
-    chain, seq: head!.seq + 1, webmasterId: change.webmasterId, websiteId: change.websiteId, at: change.at.toISOString(),
-    actor: { type: change.origin.actor.type, id: String(change.origin.actor.id) }, address: change.origin.address,
-    action: change.action, before: change.before, after: change.after, previousHash: head!.hash,
+    chain,
+    seq: head!.seq + 1,
+    webmasterId: change.webmasterId,
+    websiteId: change.websiteId,
+    at: change.at.toISOString(),
+    actor: { type: change.origin.actor.type, id: String(change.origin.actor.id) },
+    address: change.origin.address,
+    action: change.action,
+    before: change.before,
+    after: change.after,
+    previousHash: head!.hash,
   };
   const hash = hashOf(content);
   await q('audit_entries').insert({
-    chain, seq: content.seq, webmaster_id: change.webmasterId, website_id: change.websiteId, at: change.at,
-    actor_type: content.actor.type, actor_id: content.actor.id, address: content.address, action: content.action,
-    before: content.before === null ? null : JSON.stringify(content.before), after: content.after === null ? null : JSON.stringify(content.after),
-    previous_hash: content.previousHash, hash,
+    chain,
+    seq: content.seq,
+    webmaster_id: change.webmasterId,
+    website_id: change.websiteId,
+    at: change.at,
+    actor_type: content.actor.type,
+    actor_id: content.actor.id,
+    address: content.address,
+    action: content.action,
+    before: content.before === null ? null : JSON.stringify(content.before),
+    after: content.after === null ? null : JSON.stringify(content.after),
+    previous_hash: content.previousHash,
+    hash,
   });
   await q('audit_heads').where('chain', chain).update({ seq: content.seq, hash });
 }
@@ -90,17 +121,39 @@ export async function record(q: Knex.Transaction, change: Change): Promise<void>
 export async function eraseChains(q: Knex.Transaction, webmasterId: number, at: Date): Promise<number> {
   const chains = await q('audit_entries').where('webmaster_id', webmasterId).distinct('chain').pluck<string[]>('chain');
   for (const chain of chains) {
-    const head = await q('audit_heads').where('chain', chain).forUpdate().first<{ seq: number; hash: string }>('seq', 'hash');
+    const head = await q('audit_heads')
+      .where('chain', chain)
+      .forUpdate()
+      .first<{ seq: number; hash: string }>('seq', 'hash');
     await q('audit_entries').where('chain', chain).delete();
     const content: EntryContent = {
-      chain, seq: head.seq + 1, webmasterId, websiteId: chain.startsWith('website:') ? Number(chain.slice('website:'.length)) : null,
-      at: at.toISOString(), actor: { type: 'operator', id: 'account closed' }, address: null, action: ERASED,
-      before: { entries: head.seq }, after: null, previousHash: head.hash,
+      chain,
+      seq: head.seq + 1,
+      webmasterId,
+      websiteId: chain.startsWith('website:') ? Number(chain.slice('website:'.length)) : null,
+      at: at.toISOString(),
+      actor: { type: 'operator', id: 'account closed' },
+      address: null,
+      action: ERASED,
+      before: { entries: head.seq },
+      after: null,
+      previousHash: head.hash,
     };
     const hash = hashOf(content);
     await q('audit_entries').insert({
-      chain, seq: content.seq, webmaster_id: webmasterId, website_id: content.websiteId, at, actor_type: 'operator', actor_id: content.actor.id,
-      address: null, action: ERASED, before: JSON.stringify(content.before), after: null, previous_hash: head.hash, hash,
+      chain,
+      seq: content.seq,
+      webmaster_id: webmasterId,
+      website_id: content.websiteId,
+      at,
+      actor_type: 'operator',
+      actor_id: content.actor.id,
+      address: null,
+      action: ERASED,
+      before: JSON.stringify(content.before),
+      after: null,
+      previous_hash: head.hash,
+      hash,
     });
     await q('audit_heads').where('chain', chain).update({ seq: content.seq, hash });
   }
@@ -108,7 +161,11 @@ export async function eraseChains(q: Knex.Transaction, webmasterId: number, at: 
 }
 
 /** A page of a website's entries, newest first, older than `before` (an entry id) when given. */
-export async function websiteEntries(db: Database, websiteId: number, page: { limit: number; before?: number }): Promise<AuditEntry[]> {
+export async function websiteEntries(
+  db: Database,
+  websiteId: number,
+  page: { limit: number; before?: number },
+): Promise<AuditEntry[]> {
   const rows = await db('audit_entries')
     .where('chain', chainName({ website: websiteId }))
     .modify((query) => {
@@ -128,14 +185,23 @@ export async function wholeChain(db: Database, owner: ChainOwner): Promise<Audit
 
 /** Checks every chain; the first break of each broken one (none: the trail is intact). */
 export async function verifyTrail(db: Database): Promise<{ chains: number; entries: number; breaks: ChainBreak[] }> {
-  const heads = new Map((await db('audit_heads').select<Array<{ chain: string; seq: number; hash: string }>>()).map((head) => [head.chain, head]));
+  const heads = new Map(
+    (await db('audit_heads').select<Array<{ chain: string; seq: number; hash: string }>>()).map((head) => [
+      head.chain,
+      head,
+    ]),
+  );
   const chains = new Set([...heads.keys(), ...(await db('audit_entries').distinct('chain').pluck<string[]>('chain'))]);
   const breaks: ChainBreak[] = [];
   let entries = 0;
   for (const chain of [...chains].sort()) {
     const rows = await db('audit_entries').where('chain', chain).orderBy('seq').select<EntryRow[]>();
     entries += rows.length;
-    const broken = firstBreak(chain, rows.map((row) => ({ ...contentOf(row), id: Number(row.id), hash: row.hash })), heads.get(chain));
+    const broken = firstBreak(
+      chain,
+      rows.map((row) => ({ ...contentOf(row), id: Number(row.id), hash: row.hash })),
+      heads.get(chain),
+    );
     if (broken) breaks.push(broken);
   }
   return { chains: chains.size, entries, breaks };

@@ -7,7 +7,12 @@ import type { Branding } from './settings.js';
 
 /** Where the pages find the operator's logo and colour: served from our own origin, so the strict CSP holds. */
 const BRAND_PREFIX = '/brand/';
-export const BRAND_PATHS = { prefix: BRAND_PREFIX, theme: `${BRAND_PREFIX}theme.css`, logoPrefix: `${BRAND_PREFIX}logo.`, favicon: '/favicon.ico' } as const;
+export const BRAND_PATHS = {
+  prefix: BRAND_PREFIX,
+  theme: `${BRAND_PREFIX}theme.css`,
+  logoPrefix: `${BRAND_PREFIX}logo.`,
+  favicon: '/favicon.ico',
+} as const;
 const DEFAULT_LOGO = '/static/logo-on-light.svg';
 
 /** What the templates get as `brand`: the name, links and where the logo is. */
@@ -30,7 +35,11 @@ const themeCss = (branding: Branding): string => `:root { --brand: ${branding.co
 
 export function brandView(branding: Branding): BrandView {
   const { logo, color: _color, ...rest } = branding;
-  return { ...rest, logoUrl: logo ? BRAND_PATHS.logoPrefix + logo.extension : DEFAULT_LOGO, themeUrl: BRAND_PATHS.theme };
+  return {
+    ...rest,
+    logoUrl: logo ? BRAND_PATHS.logoPrefix + logo.extension : DEFAULT_LOGO,
+    themeUrl: BRAND_PATHS.theme,
+  };
 }
 
 const BRAND = Symbol('brand');

@@ -7,7 +7,13 @@ const channel = (value: number): number => {
 /** The red, green and blue of `#rgb` or `#rrggbb`. */
 export function parseHexColor(color: string): [number, number, number] {
   const hex = color.slice(1);
-  const full = hex.length === 3 ? hex.split('').map((digit) => digit + digit).join('') : hex;
+  const full =
+    hex.length === 3
+      ? hex
+          .split('')
+          .map((digit) => digit + digit)
+          .join('')
+      : hex;
   return [0, 2, 4].map((at) => Number.parseInt(full.slice(at, at + 2), 16)) as [number, number, number];
 }
 

@@ -26,7 +26,11 @@ export interface BrandLogo {
   extension: 'svg' | 'png';
 }
 
-export type Branding = Omit<BrandingOptions, 'logo' | 'name' | 'color'> & { name: string; color: string; logo?: BrandLogo };
+export type Branding = Omit<BrandingOptions, 'logo' | 'name' | 'color'> & {
+  name: string;
+  color: string;
+  logo?: BrandLogo;
+};
 
 export const DEFAULT_BRAND_NAME = 'Age Provider';
 /** The project's blue: 7.7:1 with white. */
@@ -41,18 +45,40 @@ const TEXT = { type: 'string', minLength: 1, maxLength: 100 } as const;
 export const brandingSettings: SettingsSection<Branding, BrandingOptions & { name: string; color: string }> = {
   spec: {
     name: { env: 'BRAND_NAME', schema: TEXT, default: DEFAULT_BRAND_NAME },
-    logo: { env: 'BRAND_LOGO', schema: { type: 'string', minLength: 1, pattern: '\\.(svg|png)$' }, optional: true, expected: 'must be the path of an .svg or .png file' },
-    color: { env: 'BRAND_COLOR', schema: { type: 'string', pattern: '^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$' }, default: DEFAULT_BRAND_COLOR, expected: 'must be a colour like #004db3' },
-    privacyPolicyUrl: { env: 'PRIVACY_POLICY_URL', schema: HTTPS_URL, optional: true, expected: 'must be an http(s) URL' },
+    logo: {
+      env: 'BRAND_LOGO',
+      schema: { type: 'string', minLength: 1, pattern: '\\.(svg|png)$' },
+      optional: true,
+      expected: 'must be the path of an .svg or .png file',
+    },
+    color: {
+      env: 'BRAND_COLOR',
+      schema: { type: 'string', pattern: '^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$' },
+      default: DEFAULT_BRAND_COLOR,
+      expected: 'must be a colour like #004db3',
+    },
+    privacyPolicyUrl: {
+      env: 'PRIVACY_POLICY_URL',
+      schema: HTTPS_URL,
+      optional: true,
+      expected: 'must be an http(s) URL',
+    },
     termsUrl: { env: 'TERMS_URL', schema: HTTPS_URL, optional: true, expected: 'must be an http(s) URL' },
     supportUrl: { env: 'SUPPORT_URL', schema: HTTPS_URL, optional: true, expected: 'must be an http(s) URL' },
-    supportEmail: { env: 'SUPPORT_EMAIL', schema: { type: 'string', maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' }, optional: true, expected: 'must be an email address' },
+    supportEmail: {
+      env: 'SUPPORT_EMAIL',
+      schema: { type: 'string', maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' },
+      optional: true,
+      expected: 'must be an email address',
+    },
     operatorName: { env: 'OPERATOR_NAME', schema: TEXT, optional: true },
   },
   finish: ({ logo, color, name, ...links }) => {
     const ratio = contrastWithWhite(color);
     if (ratio < AA_CONTRAST) {
-      throw new ConfigError(`BRAND_COLOR: white text on ${color} has a contrast of ${ratio.toFixed(2)}:1, below the ${AA_CONTRAST}:1 WCAG AA needs; choose a darker colour`);
+      throw new ConfigError(
+        `BRAND_COLOR: white text on ${color} has a contrast of ${ratio.toFixed(2)}:1, below the ${AA_CONTRAST}:1 WCAG AA needs; choose a darker colour`,
+      );
     }
     return { ...links, name, color: color.toLowerCase(), ...(logo ? { logo: readLogo(logo) } : {}) };
   },
@@ -61,7 +87,8 @@ export const brandingSettings: SettingsSection<Branding, BrandingOptions & { nam
 function readLogo(path: string): BrandLogo {
   let body: Buffer;
   try {
-    if (statSync(path).size > MAX_LOGO_BYTES) throw new ConfigError(`BRAND_LOGO: larger than ${MAX_LOGO_BYTES / 1024} KiB`);
+    if (statSync(path).size > MAX_LOGO_BYTES)
+      throw new ConfigError(`BRAND_LOGO: larger than ${MAX_LOGO_BYTES / 1024} KiB`);
     body = readFileSync(path);
   } catch (error) {
     if (error instanceof ConfigError) throw error;
@@ -70,4 +97,3 @@ function readLogo(path: string): BrandLogo {
   const png = extname(path).toLowerCase() === '.png';
   return png ? { body, type: 'image/png', extension: 'png' } : { body, type: 'image/svg+xml', extension: 'svg' };
 }
-

@@ -21,7 +21,9 @@ const publicKeyOf = (clientId: string): string => clientId.slice(PREFIX.length);
 
 /** The website behind an internal client's key, through the instance's client cache (a regenerated key empties it). */
 const keyWebsiteOf = (runtime: CheckerServices, clientId: string) =>
-  runtime.clients.get(`checker:${clientId}`, async () => ({ value: await findKeyWebsite(runtime.db, publicKeyOf(clientId)) }));
+  runtime.clients.get(`checker:${clientId}`, async () => ({
+    value: await findKeyWebsite(runtime.db, publicKeyOf(clientId)),
+  }));
 
 export const checkerCallbackUrl = (issuer: string): string => new URL(CHECKER_PATHS.callback, issuer).href;
 
@@ -36,7 +38,10 @@ function derivedSecret(sealingKey: Buffer, clientId: string): string {
 }
 
 /** oidc-provider metadata for an internal client, or undefined when its key is not current. */
-export async function checkerClientMetadata(runtime: CheckerServices, clientId: string): Promise<AdapterPayload | undefined> {
+export async function checkerClientMetadata(
+  runtime: CheckerServices,
+  clientId: string,
+): Promise<AdapterPayload | undefined> {
   const found = await keyWebsiteOf(runtime, clientId);
   if (!found) return undefined;
   return {
@@ -53,7 +58,10 @@ export async function checkerClientMetadata(runtime: CheckerServices, clientId: 
 }
 
 /** The interaction pages' view of an internal client (its redirect is our own callback, so none is listed). */
-export async function findCheckerClientWebsite(runtime: CheckerServices, clientId: string): Promise<ClientWebsite | undefined> {
+export async function findCheckerClientWebsite(
+  runtime: CheckerServices,
+  clientId: string,
+): Promise<ClientWebsite | undefined> {
   const found = await keyWebsiteOf(runtime, clientId);
   return found ? { clientId, environment: found.environment, redirectUris: [], website: found.website } : undefined;
 }

@@ -8,7 +8,11 @@ const PUBLIC_MEMBERS = ['kty', 'kid', 'alg', 'use', 'n', 'e', 'crv', 'x', 'y'] a
 function publicSigningKeys(jwks: JWKS): { keys: Array<Record<string, unknown>> } {
   const keys = (jwks.keys as Array<Record<string, unknown>>)
     .filter((key) => key.use !== 'enc')
-    .map((key) => Object.fromEntries(PUBLIC_MEMBERS.filter((member) => key[member] !== undefined).map((member) => [member, key[member]])));
+    .map((key) =>
+      Object.fromEntries(
+        PUBLIC_MEMBERS.filter((member) => key[member] !== undefined).map((member) => [member, key[member]]),
+      ),
+    );
   return { keys };
 }
 

@@ -2,7 +2,10 @@ import type { Environment } from '../verification/challenge.js';
 
 /** Loopback hosts a developer's page runs on (TEST keys only). */
 const isLoopback = (hostname: string): boolean =>
-  hostname === 'localhost' || hostname.endsWith('.localhost') || /^127(?:\.\d{1,3}){3}$/.test(hostname) || hostname === '[::1]';
+  hostname === 'localhost' ||
+  hostname.endsWith('.localhost') ||
+  /^127(?:\.\d{1,3}){3}$/.test(hostname) ||
+  hostname === '[::1]';
 
 /**
  * Whether a page at `origin` may use a key of the website at `domain` (docs/checker.md "Origins"): LIVE keys only on

@@ -8,7 +8,7 @@ import { validRequirementQuery } from './requests.js';
 /** What the script learns before it shows anything (docs/checker.md "The check"). */
 type Answer =
   | { error: 'invalid_request' | 'invalid_key' | 'origin_not_allowed'; message: string }
-  | Requirement & { website: string; language: string; environment: string };
+  | (Requirement & { website: string; language: string; environment: string });
 
 /**
  * The answer as a script calling back into the checker: loaded with a script element (`crossorigin`, so the browser
@@ -42,7 +42,10 @@ export async function requirementScript(ctx: Context, runtime: CheckerServices):
   }
   const origin = ctx.get('Origin');
   if (!isAllowedOrigin(origin, found.website.domain, found.environment)) {
-    answerScript(ctx, { error: 'origin_not_allowed', message: `this key may not be used from ${origin ? 'this origin' : 'a request without an Origin'}` });
+    answerScript(ctx, {
+      error: 'origin_not_allowed',
+      message: `this key may not be used from ${origin ? 'this origin' : 'a request without an Origin'}`,
+    });
     return;
   }
   const location = await runtime.geo.locate(ctx);

@@ -19,19 +19,28 @@ export interface CheckerScript {
 
 /** Whole-line comments and indentation go: the shipped script is what runs, not what is read. */
 const compact = (source: string): string =>
-  source.split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('//') && !line.startsWith('/*') && !line.startsWith('*')).join('\n');
+  source
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith('//') && !line.startsWith('/*') && !line.startsWith('*'))
+    .join('\n');
 
 /**
  * views/checker/checker.js with its messages (views/locales/<lang>/checker.json, so the six languages have one
  * owner) and the service's logo for dark backgrounds (views/static/logo-on-dark.svg) filled in. Built once.
  */
 export function buildCheckerScript(): CheckerScript {
-  const messages = Object.fromEntries(LANGUAGES.map((language) => [
-    language, Object.fromEntries(MODAL_MESSAGES.map((name) => [name, catalogues[language][`checker.modal.${name}`]])),
-  ]));
+  const messages = Object.fromEntries(
+    LANGUAGES.map((language) => [
+      language,
+      Object.fromEntries(MODAL_MESSAGES.map((name) => [name, catalogues[language][`checker.modal.${name}`]])),
+    ]),
+  );
   const logo = readFileSync(join(viewsDir, 'static', 'logo-on-dark.svg'), 'utf8').trim();
   const template = compact(readFileSync(join(viewsDir, 'checker', 'checker.js'), 'utf8'));
-  const withContent = template.replace('__MESSAGES__', () => JSON.stringify(messages)).replace('__LOGO__', () => JSON.stringify(logo));
+  const withContent = template
+    .replace('__MESSAGES__', () => JSON.stringify(messages))
+    .replace('__LOGO__', () => JSON.stringify(logo));
   const version = createHash('sha256').update(withContent).digest('base64url').slice(0, 16);
   const body = withContent.replace('__VERSION__', version);
   return { body, version, gzippedBytes: gzipSync(body).length };

@@ -35,7 +35,8 @@ export async function startVerification(ctx: Context, runtime: CheckerServices):
   if (!validStartQuery(query)) throw badRequest('the verification request is malformed');
   const found = await findKeyWebsite(runtime.db, query.key);
   if (!found) throw badRequest('no website has this public key');
-  if (!isAllowedOrigin(query.origin, found.website.domain, found.environment)) throw badRequest('this key may not be used from this origin');
+  if (!isAllowedOrigin(query.origin, found.website.domain, found.environment))
+    throw badRequest('this key may not be used from this origin');
   const back = returnTo(query);
   const authorization = new URL(OAUTH2_PATHS.authorization, runtime.config.issuer);
   const params = authorization.searchParams;
@@ -43,7 +44,15 @@ export async function startVerification(ctx: Context, runtime: CheckerServices):
   params.set('response_type', 'code');
   params.set('scope', SCOPE);
   params.set('redirect_uri', checkerCallbackUrl(runtime.config.issuer));
-  params.set('state', sealState(runtime, { publicKey: found.publicKey, origin: query.origin, target: query.target, ...(back ? { returnTo: back } : {}) }));
+  params.set(
+    'state',
+    sealState(runtime, {
+      publicKey: found.publicKey,
+      origin: query.origin,
+      target: query.target,
+      ...(back ? { returnTo: back } : {}),
+    }),
+  );
   if (query.language) params.set('language', query.language);
   if (query.challenges) params.set('challenges', query.challenges);
   ctx.set('Cache-Control', 'no-store');

@@ -27,7 +27,11 @@ interface Sealed {
 
 export function sealState(runtime: CheckerServices, state: CheckerState): string {
   const sealed: Sealed = {
-    k: state.publicKey, o: state.origin, t: state.target, i: epochSeconds(runtime.clock.now()), n: randomToken(12),
+    k: state.publicKey,
+    o: state.origin,
+    t: state.target,
+    i: epochSeconds(runtime.clock.now()),
+    n: randomToken(12),
     ...(state.returnTo ? { r: state.returnTo } : {}),
   };
   return runtime.sealer.seal(JSON.stringify(sealed));

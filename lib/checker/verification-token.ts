@@ -22,7 +22,14 @@ export interface SigningKey {
  * keeps the old one published until its last token expired (docs/checker.md "Rotating the signing key").
  */
 export async function currentSigningKey(jwks: JWKS): Promise<SigningKey> {
-  const jwk = (jwks.keys as JWK[]).find((key) => key.use !== 'enc' && typeof key.d === 'string' && typeof key.kid === 'string' && key.kty !== undefined && key.kty in DEFAULT_ALG);
+  const jwk = (jwks.keys as JWK[]).find(
+    (key) =>
+      key.use !== 'enc' &&
+      typeof key.d === 'string' &&
+      typeof key.kid === 'string' &&
+      key.kty !== undefined &&
+      key.kty in DEFAULT_ALG,
+  );
   if (!jwk?.kid || !jwk.kty) throw new Error('JWKS holds no private signing key with a kid');
   const alg = jwk.alg ?? DEFAULT_ALG[jwk.kty]!;
   return { kid: jwk.kid, alg, key: await importJWK(jwk, alg) };
@@ -43,7 +50,11 @@ export function createVerificationSigner(runtime: CheckerServices): Verification
       const now = epochSeconds(runtime.clock.now());
       const expiresAt = epochSeconds(verification.expiresAt);
       // The rule that applied rides in the token only: Resources' JSON stays the spec's.
-      return new SignJWT({ ...verificationResult(verification, now), environment: verification.environment, policy: verification.policy })
+      return new SignJWT({
+        ...verificationResult(verification, now),
+        environment: verification.environment,
+        policy: verification.policy,
+      })
         .setProtectedHeader({ alg, kid, typ: VERIFICATION_TOKEN_TYPE })
         .setIssuer(runtime.config.issuer)
         .setAudience(audience)

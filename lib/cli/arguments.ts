@@ -5,7 +5,9 @@ import { UsageError, type Command } from './command.js';
 type Options = NonNullable<ParseArgsConfig['options']>;
 
 const optionList = (options: Options): string =>
-  Object.entries(options).map(([name, option]) => `--${name}${option.type === 'string' ? ' VALUE' : ''}`).join(', ');
+  Object.entries(options)
+    .map(([name, option]) => `--${name}${option.type === 'string' ? ' VALUE' : ''}`)
+    .join(', ');
 
 /** The option an error of parseArgs is about (its messages quote it, e.g. "Option '--email <value>' argument missing"). */
 const optionIn = (message: string): string => /'(-[^' ]+)/.exec(message)?.[1] ?? 'an option';
@@ -45,12 +47,17 @@ export function idOf(option: 'website' | 'webmaster', value: unknown): number {
  * The one subcommand a command line names, among `names`: a missing, unknown or extra word is a usage error that
  * says what to type instead (the same words for every command that has subcommands).
  */
-export function subcommandOf<Name extends string>(command: Pick<Command, 'name'>, positionals: readonly string[], names: readonly Name[]): Name {
+export function subcommandOf<Name extends string>(
+  command: Pick<Command, 'name'>,
+  positionals: readonly string[],
+  names: readonly Name[],
+): Name {
   const [subcommand, ...extra] = positionals;
   const help = `(run "age-provider ${command.name} --help")`;
   const choices = names.map((name) => `"${name}"`).join(' or ');
   if (subcommand === undefined) throw new UsageError(`a subcommand is required: ${choices} ${help}`);
-  if (!(names as readonly string[]).includes(subcommand)) throw new UsageError(`unknown subcommand "${subcommand}": use ${choices} ${help}`);
+  if (!(names as readonly string[]).includes(subcommand))
+    throw new UsageError(`unknown subcommand "${subcommand}": use ${choices} ${help}`);
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}" ${help}`);
   return subcommand as Name;
 }

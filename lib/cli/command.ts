@@ -19,7 +19,10 @@ export interface Command {
   usage: string;
   options: NonNullable<ParseArgsConfig['options']>;
   /** Returns the exit code. Throw UsageError for a wrong command line, CliError for a clear failure message. */
-  run(args: { values: Record<string, string | boolean | Array<string | boolean> | undefined>; positionals: string[] }, io: CliIo): Promise<number>;
+  run(
+    args: { values: Record<string, string | boolean | Array<string | boolean> | undefined>; positionals: string[] },
+    io: CliIo,
+  ): Promise<number>;
 }
 
 /** The command could not be carried out (exit 1): a database it cannot reach, an email already taken, ... */

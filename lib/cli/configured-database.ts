@@ -16,7 +16,10 @@ export interface ConfiguredDatabase {
  * Runs `work` on the database the configuration names (DATABASE_URL, else the embedded one in DATA_DIR), brought up
  * to date first so a command works on a fresh database, and closed afterwards (releasing the embedded lock).
  */
-export async function withConfiguredDatabase<T>(io: CliIo, work: (database: ConfiguredDatabase) => Promise<T>): Promise<T> {
+export async function withConfiguredDatabase<T>(
+  io: CliIo,
+  work: (database: ConfiguredDatabase) => Promise<T>,
+): Promise<T> {
   const { config } = await loadConfig({}, io.env);
   await checkDatabaseReachable(config.databaseUrl);
   const db = await openConfiguredDatabase(config, createLogger(config.logLevel, io.stderr));

@@ -44,7 +44,9 @@ export async function checkDatabaseReachable(databaseUrl: string | undefined): P
   try {
     await client.connect();
   } catch (error) {
-    throw new CliError(`cannot use the PostgreSQL database DATABASE_URL=${describeDatabaseUrl(databaseUrl)}: ${reasonOf(error)}`);
+    throw new CliError(
+      `cannot use the PostgreSQL database DATABASE_URL=${describeDatabaseUrl(databaseUrl)}: ${reasonOf(error)}`,
+    );
   } finally {
     await client.end().catch(() => undefined);
   }

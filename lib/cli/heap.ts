@@ -26,7 +26,12 @@ export const SHIPPED_NODE_FLAG = `--max-semi-space-size=${MAX_SEMI_SPACE_MB}`;
 /** the old generation may grow by this much over its live size before the next full collection */
 const HEAP_GROWING_PERCENT = 50;
 
-const YOUNG_GENERATION_FLAGS = ['--max-semi-space-size', '--min-semi-space-size', '--semi-space-growth-factor', '--max-heap-size'];
+const YOUNG_GENERATION_FLAGS = [
+  '--max-semi-space-size',
+  '--min-semi-space-size',
+  '--semi-space-growth-factor',
+  '--max-heap-size',
+];
 const OLD_GENERATION_FLAGS = ['--heap-growing-percent'];
 
 /** The flags node was started with: its own arguments and NODE_OPTIONS, `_` and `-` alike as V8 accepts both. */
@@ -52,7 +57,10 @@ function capYoungGeneration(): void {
 }
 
 /** Which of the two settings apply: each only where the operator did not set that part of the heap themselves. */
-export function serverHeapSettings(execArgv: readonly string[], nodeOptions: string): { capYoungGeneration: boolean; heapGrowingPercent: boolean } {
+export function serverHeapSettings(
+  execArgv: readonly string[],
+  nodeOptions: string,
+): { capYoungGeneration: boolean; heapGrowingPercent: boolean } {
   const given = new Set(startFlags(execArgv, nodeOptions));
   return {
     capYoungGeneration: !YOUNG_GENERATION_FLAGS.some((flag) => given.has(flag)),

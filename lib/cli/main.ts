@@ -14,7 +14,15 @@ import { ticketsCommand } from './commands/tickets.js';
 import { webmasterCommand } from './commands/webmaster.js';
 import { websiteCommand } from './commands/website.js';
 
-const COMMANDS: Command[] = [serveCommand, migrateCommand, secretsCommand, webmasterCommand, websiteCommand, ticketsCommand, auditCommand];
+const COMMANDS: Command[] = [
+  serveCommand,
+  migrateCommand,
+  secretsCommand,
+  webmasterCommand,
+  websiteCommand,
+  ticketsCommand,
+  auditCommand,
+];
 
 const overview = (): string => `Usage: age-provider <command> [options]
        age-provider --version
@@ -25,7 +33,8 @@ ${COMMANDS.map((command) => `  ${command.name.padEnd(12)} ${command.summary}`).j
 Run "age-provider <command> --help" for a command's options. Every command takes --json.
 Exit status: 0 done, 1 failed (the message says why), 2 wrong command line.`;
 
-const version = (): string => (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
+const version = (): string =>
+  (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** The process's own streams and environment: the entry point adds the storage (bin/age-provider.js). */
 export const processIo: Omit<CliIo, 'oidcAdapter'> = {
@@ -67,7 +76,9 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     if (!isExplained(error)) throw error;
     if (json) io.stdout(`${JSON.stringify({ error: error.message })}\n`);
     const usage = error instanceof UsageError;
-    io.stderr(`age-provider ${name}: ${error.message}\n${usage ? `Run "age-provider ${name} --help" for its usage.\n` : ''}`);
+    io.stderr(
+      `age-provider ${name}: ${error.message}\n${usage ? `Run "age-provider ${name} --help" for its usage.\n` : ''}`,
+    );
     return usage ? EXIT.usage : EXIT.failure;
   }
 }

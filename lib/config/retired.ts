@@ -11,5 +11,6 @@ export const retiredVariables = (): string[] => RETIRED_SETTINGS.map(({ variable
 
 /** One warning per retired setting still present in `env`. */
 export const retiredSettingsIn = (env: NodeJS.ProcessEnv): string[] =>
-  RETIRED_SETTINGS.filter(({ variable }) => env[variable] !== undefined)
-    .map(({ variable, replacedBy }) => `${variable} is no longer read and has no effect: set ${replacedBy} instead`);
+  RETIRED_SETTINGS.filter(({ variable }) => env[variable] !== undefined).map(
+    ({ variable, replacedBy }) => `${variable} is no longer read and has no effect: set ${replacedBy} instead`,
+  );

@@ -19,13 +19,18 @@ export class RotationError extends Error {
 
 function rotate<T>(keys: readonly T[], step: RotationStep, make: () => T): T[] {
   if (step === 'add') {
-    if (keys.length > 1) throw new RotationError(`a rotation is under way (${keys.length} keys): finish it with "switch" and "retire" first`);
+    if (keys.length > 1)
+      throw new RotationError(
+        `a rotation is under way (${keys.length} keys): finish it with "switch" and "retire" first`,
+      );
     return [...keys, make()];
   }
   if (keys.length < 2) throw new RotationError(`only one key: "${step}" follows "add"`);
   return step === 'switch' ? [keys[keys.length - 1]!, ...keys.slice(0, -1)] : [keys[0]!];
 }
 
-export const rotateJwks = (jwks: JWKS, step: RotationStep): JWKS => ({ keys: rotate(jwks.keys as JWK[], step, newSigningKey) }) as JWKS;
+export const rotateJwks = (jwks: JWKS, step: RotationStep): JWKS =>
+  ({ keys: rotate(jwks.keys as JWK[], step, newSigningKey) }) as JWKS;
 
-export const rotateCookieKeys = (keys: readonly string[], step: RotationStep): string[] => rotate(keys, step, newCookieKey);
+export const rotateCookieKeys = (keys: readonly string[], step: RotationStep): string[] =>
+  rotate(keys, step, newCookieKey);

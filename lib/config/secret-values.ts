@@ -47,4 +47,6 @@ export function secretVariables(values: Partial<SecretValues>): Record<string, s
  * docker compose's env_file, Node's --env-file and a shell's `set -a; . file`; no value holds a single quote.
  */
 export const environmentFile = (variables: Record<string, string>): string =>
-  Object.entries(variables).map(([name, value]) => `${name}='${value}'`).join('\n');
+  Object.entries(variables)
+    .map(([name, value]) => `${name}='${value}'`)
+    .join('\n');

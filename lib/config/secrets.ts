@@ -9,7 +9,8 @@ async function readOrCreate(dataDir: string): Promise<{ stored: SecretValues; cr
   try {
     return { stored: JSON.parse(await readFile(file, 'utf8')) as SecretValues, created: false };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`cannot read ${file}: ${(error as Error).message}`);
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new Error(`cannot read ${file}: ${(error as Error).message}`);
   }
   // DATA_DIR is the owner's alone (it also holds the embedded database).
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
@@ -38,6 +39,7 @@ export async function resolveSecrets(settings: Settings): Promise<Secrets> {
     jwks: settings.jwks ?? generated!.jwks,
     sealingKey: Buffer.from(settings.sealingKey ?? generated!.sealingKey, 'base64'),
   };
-  if (secrets.sealingKey.length !== 32) throw new Error('invalid configuration SEALING_KEY: must be base64 of 32 bytes');
+  if (secrets.sealingKey.length !== 32)
+    throw new Error('invalid configuration SEALING_KEY: must be base64 of 32 bytes');
   return secrets;
 }

@@ -44,16 +44,22 @@ export interface SettingsSection<T, R = T> {
 }
 
 /** The environment variables a section reads. */
-export const variablesOf = (section: SettingsSection<unknown, unknown>): string[] => Object.values<EnvSetting>(section.spec as Record<string, EnvSetting>).map((setting) => setting.env);
+export const variablesOf = (section: SettingsSection<unknown, unknown>): string[] =>
+  Object.values<EnvSetting>(section.spec as Record<string, EnvSetting>).map((setting) => setting.env);
 
 const coercing = new Ajv({ allErrors: true, coerceTypes: true });
 const strict = new Ajv({ allErrors: true });
 
 /** True when any of these variables is set: a feature is configured as soon as one of its keys is. */
-const anySet = (env: NodeJS.ProcessEnv, names: readonly string[]): boolean => names.some((name) => (env[name]?.trim() ?? '') !== '');
+const anySet = (env: NodeJS.ProcessEnv, names: readonly string[]): boolean =>
+  names.some((name) => (env[name]?.trim() ?? '') !== '');
 
 /** Milliseconds one outbound call (a vendor's API, an SMTP server) may take: VENDOR_TIMEOUT_MS. */
-export const outboundTimeoutSetting: EnvSetting = { env: 'VENDOR_TIMEOUT_MS', schema: { type: 'integer', minimum: 100, maximum: 60000 }, default: 10000 };
+export const outboundTimeoutSetting: EnvSetting = {
+  env: 'VENDOR_TIMEOUT_MS',
+  schema: { type: 'integer', minimum: 100, maximum: 60000 },
+  default: 10000,
+};
 
 /**
  * Reads and validates one section from the environment (values given in code win). Every key without a default is
@@ -86,9 +92,12 @@ export function readSection<T, R>(section: SettingsSection<T, R>, env: NodeJS.Pr
       required: keys.filter((key) => spec[key].default === undefined && !spec[key].optional && !unparsed.has(key)),
       ...section.relations,
     }),
-    strict.compile({ type: 'object', properties: Object.fromEntries(keys.filter(exactly).map((key) => [key, spec[key].schema])) }),
+    strict.compile({
+      type: 'object',
+      properties: Object.fromEntries(keys.filter(exactly).map((key) => [key, spec[key].schema])),
+    }),
   ];
-  const errors = checks.flatMap((validate) => (validate(raw) ? [] : validate.errors ?? []));
+  const errors = checks.flatMap((validate) => (validate(raw) ? [] : (validate.errors ?? [])));
   const envOf = (key: string | undefined): string => spec[key as keyof R & string]?.env ?? String(key);
   const problems = [
     ...[...unparsed].map((key) => `${spec[key as keyof R & string].env}: not valid JSON`),
@@ -100,7 +109,14 @@ export function readSection<T, R>(section: SettingsSection<T, R>, env: NodeJS.Pr
 }
 
 function parse(setting: EnvSetting, value: string): { ok: true; value: unknown } | { ok: false } {
-  if (setting.list) return { ok: true, value: value.split(',').map((item) => item.trim()).filter(Boolean) };
+  if (setting.list)
+    return {
+      ok: true,
+      value: value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean),
+    };
   if (!setting.json) return { ok: true, value };
   try {
     return { ok: true, value: JSON.parse(value) };
@@ -113,7 +129,8 @@ function describe<R>(error: ErrorObject, envOf: (key: string | undefined) => str
   const params = error.params as { missingProperty?: string; property?: string };
   // A missing variable names itself; a property missing inside a JSON value is said below, under its variable's name.
   if (error.keyword === 'required' && error.instancePath === '') return `${envOf(params.missingProperty)} is required`;
-  if (error.keyword === 'dependencies') return `${envOf(params.missingProperty)} is required with ${envOf(params.property)}`;
+  if (error.keyword === 'dependencies')
+    return `${envOf(params.missingProperty)} is required with ${envOf(params.property)}`;
   const [key, ...inner] = error.instancePath.split('/').slice(1);
   // Inside a JSON value: say where (the entry's key or path).
   const where = error.propertyName ?? inner.join('/');

@@ -24,7 +24,8 @@ export function jsonErrors(): Middleware {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.status >= 400 && !ctx.body) throw new HttpError(ctx.status, UNANSWERED[ctx.status] ?? statusName(ctx.status));
+      if (ctx.status >= 400 && !ctx.body)
+        throw new HttpError(ctx.status, UNANSWERED[ctx.status] ?? statusName(ctx.status));
     } catch (error) {
       const { status, message, headers } = describeError(error);
       if (status >= 500) noteFailure(ctx, error);

@@ -1,46 +1,88 @@
 import type { SchemaObject } from 'ajv';
 import { OPERATIONS, type Operation } from './operations.js';
 import { errorSchema } from './schemas/responses.js';
-import { environmentParameter, verificationIdParameter, webhookIdParameter, websiteIdParameter } from '../websites/schemas/path-parameters.js';
+import {
+  environmentParameter,
+  verificationIdParameter,
+  webhookIdParameter,
+  websiteIdParameter,
+} from '../websites/schemas/path-parameters.js';
 import { BODY_LIMIT_KIB, EXTERNAL_PREFIX } from './paths.js';
 
 const ERROR_RESPONSES: Record<string, string> = {
   400: 'Invalid path parameter or body, or the request cannot be served (e.g. regenerate while DISABLED).',
   401: 'Missing, malformed, invalid or revoked API token, or the website belongs to another webmaster.',
-  404: 'No such website, OAuth2 configuration, webhook or verification (another website\'s verification is not found either).',
+  404: "No such website, OAuth2 configuration, webhook or verification (another website's verification is not found either).",
   413: `Body larger than ${BODY_LIMIT_KIB} KiB.`,
   415: 'Body sent with a content type other than application/json.',
   429: 'Rate limit reached; retry after the seconds in Retry-After.',
   500: 'Unexpected server error.',
 };
 
-const reference = (schema: SchemaObject): { $ref: string } => ({ $ref: `#/components/schemas/${String(schema.title)}` });
+const reference = (schema: SchemaObject): { $ref: string } => ({
+  $ref: `#/components/schemas/${String(schema.title)}`,
+});
 
 const toOpenApiPath = (path: string): string => `${EXTERNAL_PREFIX}${path.replace(/:(\w+)/g, '{$1}')}`;
 
 /** The query's parameters, from its schema (every one optional). */
 const queryParameters = (operation: Operation): object[] =>
-  Object.entries((operation.query?.properties ?? {}) as Record<string, { description?: string }>)
-    .map(([name, schema]) => ({ name, in: 'query', required: false, schema, description: schema.description }));
+  Object.entries((operation.query?.properties ?? {}) as Record<string, { description?: string }>).map(
+    ([name, schema]) => ({ name, in: 'query', required: false, schema, description: schema.description }),
+  );
 
 function parameters(operation: Operation): object[] {
   return [...pathParameters(operation), ...queryParameters(operation)];
 }
 
 function pathParameters(operation: Operation): object[] {
-  const websiteId = { name: 'website_id', in: 'path', required: true, schema: websiteIdParameter, description: websiteIdParameter.description };
-  const environment = { name: 'environment', in: 'path', required: true, schema: environmentParameter, description: environmentParameter.description };
-  const webhookId = { name: 'webhook_id', in: 'path', required: true, schema: webhookIdParameter, description: webhookIdParameter.description };
+  const websiteId = {
+    name: 'website_id',
+    in: 'path',
+    required: true,
+    schema: websiteIdParameter,
+    description: websiteIdParameter.description,
+  };
+  const environment = {
+    name: 'environment',
+    in: 'path',
+    required: true,
+    schema: environmentParameter,
+    description: environmentParameter.description,
+  };
+  const webhookId = {
+    name: 'webhook_id',
+    in: 'path',
+    required: true,
+    schema: webhookIdParameter,
+    description: webhookIdParameter.description,
+  };
   if (operation.scope === 'account') return [];
   if (operation.scope === 'webhook') return [websiteId, webhookId];
   if (operation.scope === 'verification') {
-    return [websiteId, { name: 'verification_id', in: 'path', required: true, schema: verificationIdParameter, description: verificationIdParameter.description }];
+    return [
+      websiteId,
+      {
+        name: 'verification_id',
+        in: 'path',
+        required: true,
+        schema: verificationIdParameter,
+        description: verificationIdParameter.description,
+      },
+    ];
   }
   return operation.scope === 'website' ? [websiteId] : [websiteId, environment];
 }
 
 function describe(operation: Operation): object {
-  const errors = ['400', '401', ...(operation.scope === 'account' ? [] : ['404']), ...(operation.body ? ['413', '415'] : []), '429', '500'];
+  const errors = [
+    '400',
+    '401',
+    ...(operation.scope === 'account' ? [] : ['404']),
+    ...(operation.body ? ['413', '415'] : []),
+    '429',
+    '500',
+  ];
   return {
     operationId: operation.operationId,
     summary: operation.summary,
@@ -50,18 +92,33 @@ function describe(operation: Operation): object {
       : {}),
     responses: {
       [operation.status ?? 200]: operation.response
-        ? { description: 'Request successful.', content: { 'application/json': { schema: reference(operation.response) } } }
+        ? {
+            description: 'Request successful.',
+            content: { 'application/json': { schema: reference(operation.response) } },
+          }
         : { description: 'Request successful; no body.' },
-      ...Object.fromEntries(errors.map((status) => [status, {
-        description: ERROR_RESPONSES[status], content: { 'application/json': { schema: reference(errorSchema) } },
-      }])),
+      ...Object.fromEntries(
+        errors.map((status) => [
+          status,
+          {
+            description: ERROR_RESPONSES[status],
+            content: { 'application/json': { schema: reference(errorSchema) } },
+          },
+        ]),
+      ),
     },
   };
 }
 
 /** OpenAPI 3.1 generated from the operation list and the very schemas that validate requests. */
 export function openApiDocument(): object {
-  const schemas = [errorSchema, ...OPERATIONS.flatMap((operation) => [...(operation.response ? [operation.response] : []), ...(operation.body ? [operation.body] : [])])];
+  const schemas = [
+    errorSchema,
+    ...OPERATIONS.flatMap((operation) => [
+      ...(operation.response ? [operation.response] : []),
+      ...(operation.body ? [operation.body] : []),
+    ]),
+  ];
   const paths: Record<string, Record<string, object>> = {};
   for (const operation of OPERATIONS) {
     (paths[toOpenApiPath(operation.path)] ??= {})[operation.method] = describe(operation);
@@ -71,13 +128,19 @@ export function openApiDocument(): object {
     info: {
       title: 'age-provider Webmaster External API',
       version: '1',
-      description: 'Manage websites, their public keys, their OAuth2 configurations and their webhooks. See docs/external-api.md and docs/webhooks.md.',
+      description:
+        'Manage websites, their public keys, their OAuth2 configurations and their webhooks. See docs/external-api.md and docs/webhooks.md.',
     },
     security: [{ apiToken: [] }],
     paths,
     components: {
       securitySchemes: {
-        apiToken: { type: 'http', scheme: 'bearer', description: 'The API token (avk_...) generated on the webmasters platform or with `age-provider webmaster token`.' },
+        apiToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'The API token (avk_...) generated on the webmasters platform or with `age-provider webmaster token`.',
+        },
       },
       schemas: Object.fromEntries(schemas.map((schema) => [String(schema.title), schema])),
     },

@@ -5,12 +5,35 @@ import { auditPageSchema, auditQuerySchema } from '../audit/schemas.js';
 import { statisticsQuerySchema, statisticsSchema } from '../statistics/schemas.js';
 import { websiteStatistics } from '../statistics/statistics.js';
 import { getVerification, listVerifications } from '../verification/listing.js';
-import { verificationPageSchema, verificationQuerySchema, verificationSchema } from '../verification/listing-schemas.js';
+import {
+  verificationPageSchema,
+  verificationQuerySchema,
+  verificationSchema,
+} from '../verification/listing-schemas.js';
 import type { ExternalServices } from './services.js';
 import {
-  checkDomainVerification, createOAuth2Config, createWebsite, deleteWebsite, getDomainVerification, getOAuth2Config, getWebsite, getWebsiteKey, getWebsitePolicy, listWebsites,
-  regenerateOAuth2Credentials, regenerateWebsiteKey, updateOAuth2Config, updateWebsite, updateWebsitePolicy,
-  type Environment, type OAuth2Configuration, type OAuth2CreateInput, type OAuth2UpdateInput, type WebsiteCreateInput, type WebsitePolicyInput, type WebsiteUpdateInput,
+  checkDomainVerification,
+  createOAuth2Config,
+  createWebsite,
+  deleteWebsite,
+  getDomainVerification,
+  getOAuth2Config,
+  getWebsite,
+  getWebsiteKey,
+  getWebsitePolicy,
+  listWebsites,
+  regenerateOAuth2Credentials,
+  regenerateWebsiteKey,
+  updateOAuth2Config,
+  updateWebsite,
+  updateWebsitePolicy,
+  type Environment,
+  type OAuth2Configuration,
+  type OAuth2CreateInput,
+  type OAuth2UpdateInput,
+  type WebsiteCreateInput,
+  type WebsitePolicyInput,
+  type WebsiteUpdateInput,
 } from '../websites/index.js';
 import { domainVerificationSchema } from './schemas/domain-verification.js';
 import { websitePolicySchema } from './schemas/policy.js';
@@ -20,8 +43,21 @@ import { oauth2UpdateSchema } from '../websites/schemas/oauth2-update.js';
 import { oauth2ConfigurationSchema, websiteKeySchema, websiteListSchema, websiteSchema } from './schemas/responses.js';
 import { websiteCreateSchema } from '../websites/schemas/website-create.js';
 import { websiteUpdateSchema } from '../websites/schemas/website-update.js';
-import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, testWebhook, type WebhookInput } from '../webhooks/endpoints.js';
-import { createdWebhookSchema, deliveryListSchema, webhookCreateSchema, webhookListSchema, webhookTestSchema } from '../webhooks/schemas.js';
+import {
+  createWebhook,
+  deleteWebhook,
+  listDeliveries,
+  listWebhooks,
+  testWebhook,
+  type WebhookInput,
+} from '../webhooks/endpoints.js';
+import {
+  createdWebhookSchema,
+  deliveryListSchema,
+  webhookCreateSchema,
+  webhookListSchema,
+  webhookTestSchema,
+} from '../webhooks/schemas.js';
 
 /** Which path parameters an operation takes. */
 export type Scope = 'account' | 'website' | 'environment' | 'webhook' | 'verification';
@@ -36,7 +72,13 @@ export interface ScopeValues {
 }
 
 /** One call of an operation; the body is validated by the service it reaches (one schema, shared with the platform). */
-export type Call<S extends Scope> = { runtime: ExternalServices; webmasterId: number; origin: ChangeOrigin; body: unknown; query: unknown } & ScopeValues[S];
+export type Call<S extends Scope> = {
+  runtime: ExternalServices;
+  webmasterId: number;
+  origin: ChangeOrigin;
+  body: unknown;
+  query: unknown;
+} & ScopeValues[S];
 
 export interface Operation<S extends Scope = Scope> {
   operationId: string;
@@ -73,132 +115,273 @@ const define = <S extends Scope>(operation: Operation<S>): Operation => operatio
  */
 export const OPERATIONS: readonly Operation[] = [
   define({
-    operationId: 'listWebsites', method: 'get', access: 'view', path: '/website', scope: 'account', summary: 'Retrieve all websites',
+    operationId: 'listWebsites',
+    method: 'get',
+    access: 'view',
+    path: '/website',
+    scope: 'account',
+    summary: 'Retrieve all websites',
     response: websiteListSchema,
     run: ({ runtime, webmasterId }) => listWebsites(runtime, webmasterId),
   }),
   define({
-    operationId: 'createWebsite', method: 'post', access: 'change', path: '/website', scope: 'account', summary: 'Create website',
-    body: websiteCreateSchema, response: websiteSchema,
-    run: ({ runtime, webmasterId, body, origin }) => createWebsite(runtime, webmasterId, body as WebsiteCreateInput, origin),
+    operationId: 'createWebsite',
+    method: 'post',
+    access: 'change',
+    path: '/website',
+    scope: 'account',
+    summary: 'Create website',
+    body: websiteCreateSchema,
+    response: websiteSchema,
+    run: ({ runtime, webmasterId, body, origin }) =>
+      createWebsite(runtime, webmasterId, body as WebsiteCreateInput, origin),
   }),
   define({
-    operationId: 'updateWebsite', method: 'patch', access: 'change', path: '/website/:website_id', scope: 'website', summary: 'Update website',
-    body: websiteUpdateSchema, response: websiteSchema,
-    run: ({ runtime, webmasterId, websiteId, body, origin }) => updateWebsite(runtime, webmasterId, websiteId, body as WebsiteUpdateInput, origin),
+    operationId: 'updateWebsite',
+    method: 'patch',
+    access: 'change',
+    path: '/website/:website_id',
+    scope: 'website',
+    summary: 'Update website',
+    body: websiteUpdateSchema,
+    response: websiteSchema,
+    run: ({ runtime, webmasterId, websiteId, body, origin }) =>
+      updateWebsite(runtime, webmasterId, websiteId, body as WebsiteUpdateInput, origin),
   }),
   define({
-    operationId: 'deleteWebsite', method: 'delete', access: 'change', path: '/website/:website_id', scope: 'website', status: 204,
+    operationId: 'deleteWebsite',
+    method: 'delete',
+    access: 'change',
+    path: '/website/:website_id',
+    scope: 'website',
+    status: 204,
     summary: 'Delete website (its OAuth2 clients stop at once; its audit trail is kept)',
     run: ({ runtime, webmasterId, websiteId, origin }) => deleteWebsite(runtime, webmasterId, websiteId, origin),
   }),
   define({
-    operationId: 'getWebsite', method: 'get', access: 'view', path: '/website/:website_id', scope: 'website', summary: 'Retrieve website',
+    operationId: 'getWebsite',
+    method: 'get',
+    access: 'view',
+    path: '/website/:website_id',
+    scope: 'website',
+    summary: 'Retrieve website',
     response: websiteSchema,
     run: ({ runtime, webmasterId, websiteId }) => getWebsite(runtime, webmasterId, websiteId),
   }),
   define({
-    operationId: 'regenerateWebsiteKey', method: 'patch', access: 'change', path: '/website/:website_id/key/:environment/regenerate', scope: 'environment',
-    summary: 'Regenerate website keys', response: websiteKeySchema,
-    run: ({ runtime, webmasterId, websiteId, environment, origin }) => regenerateWebsiteKey(runtime, webmasterId, websiteId, environment, origin),
+    operationId: 'regenerateWebsiteKey',
+    method: 'patch',
+    access: 'change',
+    path: '/website/:website_id/key/:environment/regenerate',
+    scope: 'environment',
+    summary: 'Regenerate website keys',
+    response: websiteKeySchema,
+    run: ({ runtime, webmasterId, websiteId, environment, origin }) =>
+      regenerateWebsiteKey(runtime, webmasterId, websiteId, environment, origin),
   }),
   define({
-    operationId: 'getWebsiteKey', method: 'get', access: 'view', path: '/website/:website_id/key/:environment', scope: 'environment',
-    summary: 'Retrieve website keys', response: websiteKeySchema,
-    run: ({ runtime, webmasterId, websiteId, environment }) => getWebsiteKey(runtime, webmasterId, websiteId, environment),
+    operationId: 'getWebsiteKey',
+    method: 'get',
+    access: 'view',
+    path: '/website/:website_id/key/:environment',
+    scope: 'environment',
+    summary: 'Retrieve website keys',
+    response: websiteKeySchema,
+    run: ({ runtime, webmasterId, websiteId, environment }) =>
+      getWebsiteKey(runtime, webmasterId, websiteId, environment),
   }),
   define({
-    operationId: 'createOAuth2', method: 'post', access: 'change', path: '/website/:website_id/oauth2/:environment', scope: 'environment',
-    summary: 'Create OAuth2', body: oauth2CreateSchema, response: oauth2ConfigurationSchema,
+    operationId: 'createOAuth2',
+    method: 'post',
+    access: 'change',
+    path: '/website/:website_id/oauth2/:environment',
+    scope: 'environment',
+    summary: 'Create OAuth2',
+    body: oauth2CreateSchema,
+    response: oauth2ConfigurationSchema,
     run: ({ runtime, webmasterId, websiteId, environment, body, origin }) =>
       createOAuth2Config(runtime, webmasterId, websiteId, environment, body as OAuth2CreateInput, origin),
   }),
   define({
-    operationId: 'updateOAuth2', method: 'patch', access: 'change', path: '/website/:website_id/oauth2/:environment', scope: 'environment',
-    summary: 'Update OAuth2', body: oauth2UpdateSchema, response: oauth2ConfigurationSchema,
+    operationId: 'updateOAuth2',
+    method: 'patch',
+    access: 'change',
+    path: '/website/:website_id/oauth2/:environment',
+    scope: 'environment',
+    summary: 'Update OAuth2',
+    body: oauth2UpdateSchema,
+    response: oauth2ConfigurationSchema,
     run: ({ runtime, webmasterId, websiteId, environment, body, origin }) =>
       updateOAuth2Config(runtime, webmasterId, websiteId, environment, body as OAuth2UpdateInput, origin),
   }),
   define({
-    operationId: 'regenerateOAuth2', method: 'patch', access: 'change', path: '/website/:website_id/oauth2/:environment/regenerate', scope: 'environment',
-    summary: 'Regenerate OAuth2 client id/secret', response: oauth2ConfigurationSchema,
-    run: ({ runtime, webmasterId, websiteId, environment, origin }) => regenerateOAuth2Credentials(runtime, webmasterId, websiteId, environment, origin),
+    operationId: 'regenerateOAuth2',
+    method: 'patch',
+    access: 'change',
+    path: '/website/:website_id/oauth2/:environment/regenerate',
+    scope: 'environment',
+    summary: 'Regenerate OAuth2 client id/secret',
+    response: oauth2ConfigurationSchema,
+    run: ({ runtime, webmasterId, websiteId, environment, origin }) =>
+      regenerateOAuth2Credentials(runtime, webmasterId, websiteId, environment, origin),
   }),
   define({
-    operationId: 'getOAuth2', method: 'get', access: 'view', path: '/website/:website_id/oauth2/:environment', scope: 'environment',
-    summary: 'Retrieve OAuth2', response: oauth2ConfigurationSchema,
+    operationId: 'getOAuth2',
+    method: 'get',
+    access: 'view',
+    path: '/website/:website_id/oauth2/:environment',
+    scope: 'environment',
+    summary: 'Retrieve OAuth2',
+    response: oauth2ConfigurationSchema,
     withoutSecrets: (answer) => {
       const { clientSecret: _secret, ...rest } = answer as OAuth2Configuration;
       return rest;
     },
-    run: ({ runtime, webmasterId, websiteId, environment }) => getOAuth2Config(runtime, webmasterId, websiteId, environment),
+    run: ({ runtime, webmasterId, websiteId, environment }) =>
+      getOAuth2Config(runtime, webmasterId, websiteId, environment),
   }),
   define({
-    operationId: 'getDomainVerification', method: 'get', access: 'view', path: '/website/:website_id/domain-verification', scope: 'website',
-    summary: 'Retrieve domain verification (the token to publish, and whether the domain is verified)', response: domainVerificationSchema,
+    operationId: 'getDomainVerification',
+    method: 'get',
+    access: 'view',
+    path: '/website/:website_id/domain-verification',
+    scope: 'website',
+    summary: 'Retrieve domain verification (the token to publish, and whether the domain is verified)',
+    response: domainVerificationSchema,
     run: ({ runtime, webmasterId, websiteId }) => getDomainVerification(runtime, webmasterId, websiteId),
   }),
   define({
-    operationId: 'checkDomainVerification', method: 'post', access: 'change', path: '/website/:website_id/domain-verification/check', scope: 'website',
-    summary: 'Check domain verification now (DNS TXT record or /.well-known/age-provider.txt)', response: domainVerificationSchema,
-    run: ({ runtime, webmasterId, websiteId, origin }) => checkDomainVerification(runtime, webmasterId, websiteId, origin),
+    operationId: 'checkDomainVerification',
+    method: 'post',
+    access: 'change',
+    path: '/website/:website_id/domain-verification/check',
+    scope: 'website',
+    summary: 'Check domain verification now (DNS TXT record or /.well-known/age-provider.txt)',
+    response: domainVerificationSchema,
+    run: ({ runtime, webmasterId, websiteId, origin }) =>
+      checkDomainVerification(runtime, webmasterId, websiteId, origin),
   }),
   define({
-    operationId: 'createWebhook', method: 'post', access: 'change', path: '/website/:website_id/webhooks', scope: 'website', status: 201,
-    summary: 'Create webhook (the answer carries its signing secret, shown this once)', body: webhookCreateSchema, response: createdWebhookSchema,
-    run: ({ runtime, webmasterId, websiteId, body, origin }) => createWebhook(runtime, webmasterId, websiteId, body as WebhookInput, origin),
+    operationId: 'createWebhook',
+    method: 'post',
+    access: 'change',
+    path: '/website/:website_id/webhooks',
+    scope: 'website',
+    status: 201,
+    summary: 'Create webhook (the answer carries its signing secret, shown this once)',
+    body: webhookCreateSchema,
+    response: createdWebhookSchema,
+    run: ({ runtime, webmasterId, websiteId, body, origin }) =>
+      createWebhook(runtime, webmasterId, websiteId, body as WebhookInput, origin),
   }),
   define({
-    operationId: 'listWebhooks', method: 'get', access: 'view', path: '/website/:website_id/webhooks', scope: 'website',
-    summary: 'Retrieve webhooks (without their secrets)', response: webhookListSchema,
+    operationId: 'listWebhooks',
+    method: 'get',
+    access: 'view',
+    path: '/website/:website_id/webhooks',
+    scope: 'website',
+    summary: 'Retrieve webhooks (without their secrets)',
+    response: webhookListSchema,
     run: ({ runtime, webmasterId, websiteId }) => listWebhooks(runtime, webmasterId, websiteId),
   }),
   define({
-    operationId: 'deleteWebhook', method: 'delete', access: 'change', path: '/website/:website_id/webhooks/:webhook_id', scope: 'webhook', status: 204,
+    operationId: 'deleteWebhook',
+    method: 'delete',
+    access: 'change',
+    path: '/website/:website_id/webhooks/:webhook_id',
+    scope: 'webhook',
+    status: 204,
     summary: 'Delete webhook (its undelivered messages too)',
-    run: ({ runtime, webmasterId, websiteId, webhookId, origin }) => deleteWebhook(runtime, webmasterId, websiteId, webhookId, origin),
+    run: ({ runtime, webmasterId, websiteId, webhookId, origin }) =>
+      deleteWebhook(runtime, webmasterId, websiteId, webhookId, origin),
   }),
   define({
-    operationId: 'listWebhookDeliveries', method: 'get', access: 'view', path: '/website/:website_id/webhooks/:webhook_id/deliveries', scope: 'webhook',
-    summary: 'Retrieve the newest delivery attempts (time, status, duration, next retry)', response: deliveryListSchema,
+    operationId: 'listWebhookDeliveries',
+    method: 'get',
+    access: 'view',
+    path: '/website/:website_id/webhooks/:webhook_id/deliveries',
+    scope: 'webhook',
+    summary: 'Retrieve the newest delivery attempts (time, status, duration, next retry)',
+    response: deliveryListSchema,
     run: ({ runtime, webmasterId, websiteId, webhookId }) => listDeliveries(runtime, webmasterId, websiteId, webhookId),
   }),
   define({
-    operationId: 'testWebhook', method: 'post', access: 'change', path: '/website/:website_id/webhooks/:webhook_id/test', scope: 'webhook',
-    summary: 'Send a webhook.test message (delivered in the background)', response: webhookTestSchema,
+    operationId: 'testWebhook',
+    method: 'post',
+    access: 'change',
+    path: '/website/:website_id/webhooks/:webhook_id/test',
+    scope: 'webhook',
+    summary: 'Send a webhook.test message (delivered in the background)',
+    response: webhookTestSchema,
     run: ({ runtime, webmasterId, websiteId, webhookId }) => testWebhook(runtime, webmasterId, websiteId, webhookId),
   }),
   define({
-    operationId: 'listAudit', method: 'get', access: 'view', path: '/website/:website_id/audit', scope: 'website',
-    summary: 'Retrieve the website\'s audit trail, newest first, by pages (who changed what, when, from where)', query: auditQuerySchema, response: auditPageSchema,
+    operationId: 'listAudit',
+    method: 'get',
+    access: 'view',
+    path: '/website/:website_id/audit',
+    scope: 'website',
+    summary: "Retrieve the website's audit trail, newest first, by pages (who changed what, when, from where)",
+    query: auditQuerySchema,
+    response: auditPageSchema,
     run: ({ runtime, webmasterId, websiteId, query }) => websiteActivity(runtime, webmasterId, websiteId, query),
   }),
   define({
-    operationId: 'getStatistics', method: 'get', access: 'view', path: '/website/:website_id/statistics', scope: 'website',
-    summary: 'Retrieve the website\'s daily statistics per environment (started, passed, refused, abandoned, reused, by challenge, by country, median seconds to result)',
-    query: statisticsQuerySchema, response: statisticsSchema,
+    operationId: 'getStatistics',
+    method: 'get',
+    access: 'view',
+    path: '/website/:website_id/statistics',
+    scope: 'website',
+    summary:
+      "Retrieve the website's daily statistics per environment (started, passed, refused, abandoned, reused, by challenge, by country, median seconds to result)",
+    query: statisticsQuerySchema,
+    response: statisticsSchema,
     run: ({ runtime, webmasterId, websiteId, query }) => websiteStatistics(runtime, webmasterId, websiteId, query),
   }),
   define({
-    operationId: 'listVerifications', method: 'get', access: 'view', path: '/website/:website_id/verifications', scope: 'website',
-    summary: 'Retrieve the website\'s verifications one by one, and the flows that ended without one, newest first, by pages (filters: from, to, environment, challenge, outcome, country)',
-    query: verificationQuerySchema, response: verificationPageSchema,
+    operationId: 'listVerifications',
+    method: 'get',
+    access: 'view',
+    path: '/website/:website_id/verifications',
+    scope: 'website',
+    summary:
+      "Retrieve the website's verifications one by one, and the flows that ended without one, newest first, by pages (filters: from, to, environment, challenge, outcome, country)",
+    query: verificationQuerySchema,
+    response: verificationPageSchema,
     run: ({ runtime, webmasterId, websiteId, query }) => listVerifications(runtime, webmasterId, websiteId, query),
   }),
   define({
-    operationId: 'getVerification', method: 'get', access: 'view', path: '/website/:website_id/verifications/:verification_id', scope: 'verification',
-    summary: 'Retrieve one verification by the uid the website received from Resources (test_…, vrf_…)', response: verificationSchema,
-    run: ({ runtime, webmasterId, websiteId, verificationId }) => getVerification(runtime, webmasterId, websiteId, verificationId),
+    operationId: 'getVerification',
+    method: 'get',
+    access: 'view',
+    path: '/website/:website_id/verifications/:verification_id',
+    scope: 'verification',
+    summary: 'Retrieve one verification by the uid the website received from Resources (test_…, vrf_…)',
+    response: verificationSchema,
+    run: ({ runtime, webmasterId, websiteId, verificationId }) =>
+      getVerification(runtime, webmasterId, websiteId, verificationId),
   }),
   define({
-    operationId: 'getWebsitePolicy', method: 'get', access: 'view', path: '/website/:website_id/policy', scope: 'website',
-    summary: 'Retrieve the website\'s policy: its own rules, the presets in force, and the rule in force in each region named anywhere',
+    operationId: 'getWebsitePolicy',
+    method: 'get',
+    access: 'view',
+    path: '/website/:website_id/policy',
+    scope: 'website',
+    summary:
+      "Retrieve the website's policy: its own rules, the presets in force, and the rule in force in each region named anywhere",
     response: websitePolicySchema,
     run: ({ runtime, webmasterId, websiteId }) => getWebsitePolicy(runtime, webmasterId, websiteId),
   }),
   define({
-    operationId: 'updateWebsitePolicy', method: 'put', access: 'change', path: '/website/:website_id/policy', scope: 'website',
-    summary: 'Replace the website\'s own rules (they may only tighten the operator\'s presets)', body: policyUpdateSchema, response: websitePolicySchema,
-    run: ({ runtime, webmasterId, websiteId, body, origin }) => updateWebsitePolicy(runtime, webmasterId, websiteId, body as WebsitePolicyInput, origin),
+    operationId: 'updateWebsitePolicy',
+    method: 'put',
+    access: 'change',
+    path: '/website/:website_id/policy',
+    scope: 'website',
+    summary: "Replace the website's own rules (they may only tighten the operator's presets)",
+    body: policyUpdateSchema,
+    response: websitePolicySchema,
+    run: ({ runtime, webmasterId, websiteId, body, origin }) =>
+      updateWebsitePolicy(runtime, webmasterId, websiteId, body as WebsitePolicyInput, origin),
   }),
 ];

@@ -5,6 +5,9 @@ import type { WebhookServices } from '../webhooks/services.js';
 import type { WebsiteServices } from '../websites/services.js';
 
 /** What the External API takes, in its own terms: the services it answers for, and its limits. */
-export type ExternalServices = WebsiteServices & WebhookServices & StatisticsServices & AuditServices & {
-  rateLimits: Pick<RateLimits, 'limiter'>;
-};
+export type ExternalServices = WebsiteServices &
+  WebhookServices &
+  StatisticsServices &
+  AuditServices & {
+    rateLimits: Pick<RateLimits, 'limiter'>;
+  };

@@ -12,7 +12,6 @@ import { pathValues } from './path-values.js';
 import { externalLimiters } from './rate-limits.js';
 import { BODY_LIMIT_KIB, EXTERNAL_PREFIX } from './paths.js';
 
-
 interface RouteState extends ExternalState {
   path: ReturnType<typeof pathValues>;
 }
@@ -21,7 +20,8 @@ const isExternalPath = (path: string): boolean => path === EXTERNAL_PREFIX || pa
 
 /** A body, when sent, must be JSON (415 otherwise); koa's is() answers null when there is no body at all. */
 const requireJson: RouterMiddleware<RouteState> = async (ctx, next) => {
-  if (ctx.request.is('application/json') === false) throw new HttpError(415, 'Send the request body as application/json.');
+  if (ctx.request.is('application/json') === false)
+    throw new HttpError(415, 'Send the request body as application/json.');
   await next();
 };
 
@@ -30,7 +30,8 @@ const requireJson: RouterMiddleware<RouteState> = async (ctx, next) => {
  * key for one website reaches no other (403) and creates none. Listing the websites with such a key lists its one.
  */
 function checkScope(operation: Operation, state: RouteState): void {
-  if (operation.access === 'change' && !state.write) throw new HttpError(403, 'This API key is read-only: it cannot change anything.');
+  if (operation.access === 'change' && !state.write)
+    throw new HttpError(403, 'This API key is read-only: it cannot change anything.');
   if (state.keyWebsiteId === null) return;
   const websiteId = 'websiteId' in state.path ? (state.path as { websiteId: number }).websiteId : undefined;
   if (websiteId === undefined ? operation.operationId !== 'listWebsites' : websiteId !== state.keyWebsiteId) {
@@ -68,23 +69,37 @@ export const externalSurface: SurfaceBuilder<ExternalServices> = ({ runtime }) =
     try {
       await parse(ctx, async () => {});
     } catch (error) {
-      if ((error as { status?: unknown }).status === 400) throw new HttpError(400, `Malformed JSON body: ${(error as Error).message}`);
+      if ((error as { status?: unknown }).status === 400)
+        throw new HttpError(400, `Malformed JSON body: ${(error as Error).message}`);
       throw error;
     }
     await next();
   };
   for (const operation of OPERATIONS) {
-    router[operation.method](operation.path, ...steps, async (ctx, next) => {
-      ctx.state.path = pathValues(operation.scope, ctx.params);
-      checkScope(operation, ctx.state);
-      await next();
-    }, ...(operation.body ? [requireJson, parseJson] : []), async (ctx) => {
-      const origin = { actor: { type: 'api_token', id: ctx.state.tokenId }, address: ctx.ip } as const;
-      const call = { runtime, webmasterId: ctx.state.webmasterId, origin, body: ctx.request.body, query: { ...ctx.query }, ...ctx.state.path } as Call<typeof operation.scope>;
-      const answer = await operation.run(call);
-      ctx.status = operation.status ?? 200;
-      if (operation.status !== 204) ctx.body = answerFor(operation, ctx.state, answer);
-    });
+    router[operation.method](
+      operation.path,
+      ...steps,
+      async (ctx, next) => {
+        ctx.state.path = pathValues(operation.scope, ctx.params);
+        checkScope(operation, ctx.state);
+        await next();
+      },
+      ...(operation.body ? [requireJson, parseJson] : []),
+      async (ctx) => {
+        const origin = { actor: { type: 'api_token', id: ctx.state.tokenId }, address: ctx.ip } as const;
+        const call = {
+          runtime,
+          webmasterId: ctx.state.webmasterId,
+          origin,
+          body: ctx.request.body,
+          query: { ...ctx.query },
+          ...ctx.state.path,
+        } as Call<typeof operation.scope>;
+        const answer = await operation.run(call);
+        ctx.status = operation.status ?? 200;
+        if (operation.status !== 204) ctx.body = answerFor(operation, ctx.state, answer);
+      },
+    );
   }
   const routes = router.routes() as Middleware;
   const allowedMethods = router.allowedMethods() as Middleware;

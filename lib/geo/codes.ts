@@ -48,7 +48,8 @@ export function testLocation(country: unknown, subdivision: unknown): Location |
   const unknown = typeof country === 'string' && country.trim().toUpperCase() === UNKNOWN_LOCATION.country;
   const code = unknown ? UNKNOWN_LOCATION.country : normaliseCountry(country);
   if (!code) return 'country';
-  const blank = subdivision === undefined || subdivision === null || (typeof subdivision === 'string' && subdivision.trim() === '');
+  const blank =
+    subdivision === undefined || subdivision === null || (typeof subdivision === 'string' && subdivision.trim() === '');
   if (blank) return { country: code, subdivision: null };
   const subdivisionCode = normaliseSubdivision(code, subdivision);
   return subdivisionCode ? { country: code, subdivision: subdivisionCode } : 'subdivision';

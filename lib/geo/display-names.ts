@@ -11,7 +11,8 @@ const countryNames = new Map<Language, Intl.DisplayNames>();
 
 function countryName(code: string, language: Language): string {
   let names = countryNames.get(language);
-  if (!names) countryNames.set(language, (names = new Intl.DisplayNames([language], { type: 'region', fallback: 'code' })));
+  if (!names)
+    countryNames.set(language, (names = new Intl.DisplayNames([language], { type: 'region', fallback: 'code' })));
   return names.of(code) ?? code;
 }
 

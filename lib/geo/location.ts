@@ -16,7 +16,8 @@ declare module 'koa' {
 export const UNKNOWN_LOCATION: Location = { country: 'ZZ', subdivision: null };
 
 /** A location whose country is known, else undefined (for sources that defer to the next one). */
-export const knownLocation = (location: Location): Location | undefined => (location.country === UNKNOWN_LOCATION.country ? undefined : location);
+export const knownLocation = (location: Location): Location | undefined =>
+  location.country === UNKNOWN_LOCATION.country ? undefined : location;
 
 /** Resolves a request's location; built once at start-up from the operator's geo settings. */
 export interface GeoResolver {

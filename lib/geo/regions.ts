@@ -9,8 +9,10 @@ import type { Location } from './location.js';
  */
 export function isVerificationRequired(regions: readonly string[], location: Location): boolean {
   if (regions.length === 0 || location.country === 'ZZ') return true;
-  return regions.some((region) =>
-    region === location.country
-    || region === location.subdivision
-    || (location.subdivision === null && region.startsWith(`${location.country}-`)));
+  return regions.some(
+    (region) =>
+      region === location.country ||
+      region === location.subdivision ||
+      (location.subdivision === null && region.startsWith(`${location.country}-`)),
+  );
 }

@@ -21,7 +21,8 @@ export function createGeoResolver({ config, log }: GeoServices): GeoResolver {
   const settings = config.geo;
   const { countryHeader, subdivisionHeader } = settings;
   const trustHeaders = countryHeader !== undefined && config.trustProxy;
-  if (countryHeader && !trustHeaders) log.warn('GEO_COUNTRY_HEADER and GEO_SUBDIVISION_HEADER are ignored while TRUST_PROXY is off');
+  if (countryHeader && !trustHeaders)
+    log.warn('GEO_COUNTRY_HEADER and GEO_SUBDIVISION_HEADER are ignored while TRUST_PROXY is off');
   const byIp = settings.database ? openGeoDatabase(settings.database) : undefined;
 
   const resolve = (ctx: Context): Location => {

@@ -39,7 +39,8 @@ export const geoSettings: SettingsSection<GeoSettings, GeoOptions> = {
     const thresholds = raw.ageThresholds ?? {};
     const unknown = Object.keys(thresholds).filter((code) => !isRegionCode(code));
     if (unknown.length > 0) throw new ConfigError(`AGE_THRESHOLDS: unknown region ${unknown.join(', ')}`);
-    if (raw.subdivisionHeader && !raw.countryHeader) throw new ConfigError('GEO_SUBDIVISION_HEADER: needs GEO_COUNTRY_HEADER as well');
+    if (raw.subdivisionHeader && !raw.countryHeader)
+      throw new ConfigError('GEO_SUBDIVISION_HEADER: needs GEO_COUNTRY_HEADER as well');
     return { ...raw, ageThresholds: thresholds };
   },
 };

@@ -6,7 +6,8 @@ import type { Location } from './location.js';
  */
 export function ageThresholds(thresholds: Record<string, number>, fallback: number): (location: Location) => number {
   const byRegion = new Map(Object.entries(thresholds));
-  return (location) => (location.subdivision ? byRegion.get(location.subdivision) : undefined)
-    ?? byRegion.get(location.country)
-    ?? fallback;
+  return (location) =>
+    (location.subdivision ? byRegion.get(location.subdivision) : undefined) ??
+    byRegion.get(location.country) ??
+    fallback;
 }

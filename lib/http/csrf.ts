@@ -44,14 +44,22 @@ function serverKeys(ctx: Context): ReadonlyArray<KeyObject | string> {
 }
 
 const tokenOf = (ctx: Context, key: KeyObject | string, secret: string): string =>
-  createHmac('sha256', key).update(`${ctx.state.csrfBinding ?? ''}\0${secret}`).digest('base64url');
+  createHmac('sha256', key)
+    .update(`${ctx.state.csrfBinding ?? ''}\0${secret}`)
+    .digest('base64url');
 
 /** The form token for this browser and this request's binding (a signed, HttpOnly cookie holds the browser's secret). */
 export function csrfToken(ctx: Context): string {
   let secret = ctx.cookies.get(cookieName(ctx), { signed: true });
   if (!secret) {
     secret = randomToken(24);
-    ctx.cookies.set(cookieName(ctx), secret, { signed: true, httpOnly: true, sameSite: 'lax', secure: ctx.secure, overwrite: true });
+    ctx.cookies.set(cookieName(ctx), secret, {
+      signed: true,
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: ctx.secure,
+      overwrite: true,
+    });
   }
   return tokenOf(ctx, serverKeys(ctx)[0]!, secret);
 }
@@ -59,8 +67,10 @@ export function csrfToken(ctx: Context): string {
 /** Throws 403 unless `sent` (the form's `_csrf` field) is this browser's token for this request's binding; for a body parsed by its handler. */
 export function checkCsrfToken(ctx: Context, sent: unknown): void {
   const secret = ctx.cookies.get(cookieName(ctx), { signed: true });
-  const valid = typeof sent === 'string' && secret !== undefined
-    && serverKeys(ctx).some((key) => safeEqual(sent, tokenOf(ctx, key, secret)));
+  const valid =
+    typeof sent === 'string' &&
+    secret !== undefined &&
+    serverKeys(ctx).some((key) => safeEqual(sent, tokenOf(ctx, key, secret)));
   if (!valid) throw new HttpError(403, 'This form has expired. Go back, reload the page and try again.');
 }
 

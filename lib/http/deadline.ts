@@ -12,18 +12,22 @@ export class RequestDeadlineError extends Error {
  * bounds (statement and acquire timeouts); its late result is dropped. One promise and one timer per request.
  */
 export function requestDeadline(timeoutMs: number): Middleware {
-  return (ctx, next) => new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new RequestDeadlineError(`request took longer than ${timeoutMs} ms`)), timeoutMs);
-    // After the deadline answered, the work's own end (or failure) has nobody to go to: settling again does nothing.
-    next().then(
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
+  return (ctx, next) =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new RequestDeadlineError(`request took longer than ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      // After the deadline answered, the work's own end (or failure) has nobody to go to: settling again does nothing.
+      next().then(
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
+    });
 }

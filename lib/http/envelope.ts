@@ -57,7 +57,13 @@ export function requestEnvelope({ log, repeats, metrics, trustProxy, https, acce
         metrics.observe(ctx, seconds);
         const status = ctx.status;
         if (accessLog) {
-          log.info('request', { method: ctx.method, route: routeOf(ctx), status, durationMs: Math.round(seconds * 1e4) / 10, surface: ctx.state.surface?.name ?? null });
+          log.info('request', {
+            method: ctx.method,
+            route: routeOf(ctx),
+            status,
+            durationMs: Math.round(seconds * 1e4) / 10,
+            surface: ctx.state.surface?.name ?? null,
+          });
         }
         if (status >= 500) logServerError(repeats, ctx);
       }

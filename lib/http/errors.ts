@@ -8,14 +8,25 @@ import { OUTAGE } from './outage.js';
 export class HttpError extends Error {
   override name = 'HttpError';
   readonly headers: Record<string, string>;
-  constructor(readonly status: number, message: string, headers: Record<string, string> = {}, readonly code?: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+    headers: Record<string, string> = {},
+    readonly code?: string,
+  ) {
     super(message);
     this.headers = headers;
   }
 }
 
 /** An RFC 6749 §5.2-style JSON error answer (`error`, `error_description`) with its status and headers (Retry-After, WWW-Authenticate...). */
-export function oauthJsonError(ctx: Context, status: number, code: string, description: string, headers: Record<string, string> = {}): void {
+export function oauthJsonError(
+  ctx: Context,
+  status: number,
+  code: string,
+  description: string,
+  headers: Record<string, string> = {},
+): void {
   ctx.status = status;
   ctx.set(headers);
   ctx.body = { error: code, error_description: description };
@@ -32,14 +43,30 @@ const REFUSAL_STATUS: Record<RefusalKind, number> = { invalid: 400, not_found: 4
  * (body parser 400/413/415), a database outage as 503 with Retry-After (and its OAuth2 `code`), else 500 with a
  * generic message.
  */
-export function describeError(error: unknown): { status: number; message: string; headers: Record<string, string>; code?: string } {
+export function describeError(error: unknown): {
+  status: number;
+  message: string;
+  headers: Record<string, string>;
+  code?: string;
+} {
   if (error instanceof HttpError) return { status: error.status, message: error.message, headers: error.headers };
   if (error instanceof Refusal) return { status: REFUSAL_STATUS[error.kind], message: error.message, headers: {} };
-  if (isDatabaseUnavailable(error)) return { status: OUTAGE.status, message: OUTAGE.message, headers: { ...OUTAGE.headers }, code: OUTAGE.code };
-  const candidate = error as { status?: unknown; statusCode?: unknown; expose?: unknown; message?: unknown; headers?: unknown };
+  if (isDatabaseUnavailable(error))
+    return { status: OUTAGE.status, message: OUTAGE.message, headers: { ...OUTAGE.headers }, code: OUTAGE.code };
+  const candidate = error as {
+    status?: unknown;
+    statusCode?: unknown;
+    expose?: unknown;
+    message?: unknown;
+    headers?: unknown;
+  };
   const status = Number(candidate.status ?? candidate.statusCode);
   if (Number.isInteger(status) && status >= 400 && status < 500 && candidate.expose !== false) {
-    return { status, message: typeof candidate.message === 'string' ? candidate.message : statusName(status), headers: {} };
+    return {
+      status,
+      message: typeof candidate.message === 'string' ? candidate.message : statusName(status),
+      headers: {},
+    };
   }
   return { status: 500, message: 'An unexpected error occurred.', headers: {} };
 }

@@ -18,7 +18,8 @@ export function noteFailure(ctx: Context, error: unknown): void {
   ctx.state.failure = error;
 }
 
-const firstLine = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n', 1)[0]!;
+const firstLine = (error: unknown): string =>
+  (error instanceof Error ? error.message : String(error)).split('\n', 1)[0]!;
 
 /**
  * The one log line of a request answered with a 5xx. An unexpected error is a defect: its stack, every time. A
@@ -29,12 +30,21 @@ export function logServerError(repeats: RepeatLog, ctx: Context): void {
   const error = ctx.state.failure;
   const request = { status: ctx.status, method: ctx.method, path: ctx.path };
   if (isDatabaseUnavailable(error)) {
-    repeats.write('error', 'database unavailable', 'request failed: the database is unreachable or too slow', { ...request, cause: firstLine(error) });
+    repeats.write('error', 'database unavailable', 'request failed: the database is unreachable or too slow', {
+      ...request,
+      cause: firstLine(error),
+    });
   } else if (error instanceof HttpError) {
-    repeats.write('error', `${ctx.status} ${error.message}`, 'request answered with a server error', { ...request, reason: error.message });
+    repeats.write('error', `${ctx.status} ${error.message}`, 'request answered with a server error', {
+      ...request,
+      reason: error.message,
+    });
   } else if (error === undefined) {
     repeats.write('error', `${ctx.status} ${ctx.method} ${ctx.path}`, 'request answered with a server error', request);
   } else {
-    repeats.every.error('request failed', { ...request, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    repeats.every.error('request failed', {
+      ...request,
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
   }
 }

@@ -31,7 +31,10 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 class BadInput extends Error {
   override name = 'BadInput';
-  constructor(readonly status: 400 | 413, message: string) {
+  constructor(
+    readonly status: 400 | 413,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -66,7 +69,8 @@ function checkEncoded(encoded: string, control: RegExp, what: string, maxLength?
 function checkQuery(ctx: Context): void {
   checkText(decodeComponent(ctx.path), CONTROL, 'the path');
   const query = ctx.querystring;
-  if (Buffer.byteLength(query) > INPUT_LIMITS.queryBytes) throw new BadInput(400, `the query is longer than ${INPUT_LIMITS.queryBytes} bytes`);
+  if (Buffer.byteLength(query) > INPUT_LIMITS.queryBytes)
+    throw new BadInput(400, `the query is longer than ${INPUT_LIMITS.queryBytes} bytes`);
   checkEncoded(query, CONTROL, 'a query parameter', INPUT_LIMITS.valueLength);
 }
 
@@ -100,7 +104,8 @@ function checkJsonDepth(text: string): void {
     } else if (char === 0x22) inString = true;
     else if (char === 0x5b || char === 0x7b) {
       depth += 1;
-      if (depth > INPUT_LIMITS.jsonDepth) throw new BadInput(400, `the JSON body is nested deeper than ${INPUT_LIMITS.jsonDepth} levels`);
+      if (depth > INPUT_LIMITS.jsonDepth)
+        throw new BadInput(400, `the JSON body is nested deeper than ${INPUT_LIMITS.jsonDepth} levels`);
     } else if (char === 0x5d || char === 0x7d) depth -= 1;
   }
 }

@@ -26,7 +26,10 @@ export function pinOriginToIssuer(app: Koa, issuer: string): void {
  */
 export function warnAboutUntrustedProxy(issuer: string, trustProxy: boolean, log: Logger): void {
   if (!isHttpsIssuer(issuer) || trustProxy) return;
-  log.warn('ISSUER is https but TRUST_PROXY is off: every client appears with the address of the TLS proxy in front; set TRUST_PROXY=true if one terminates TLS for this server', { issuer });
+  log.warn(
+    'ISSUER is https but TRUST_PROXY is off: every client appears with the address of the TLS proxy in front; set TRUST_PROXY=true if one terminates TLS for this server',
+    { issuer },
+  );
 }
 
 /**

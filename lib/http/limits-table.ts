@@ -11,8 +11,10 @@ const window = (seconds: number): string => (seconds % 3600 === 0 ? `${seconds /
  * test/http/limits.test.ts fails when the page differs, so the documentation cannot drift from the table).
  */
 export function limitsTable(): string {
-  const rows = (Object.entries(LIMITS) as Array<[LimitName, LimitRow]>).map(([name, row]) =>
-    `| \`${name}\` | ${row.points} per ${window(row.windowSeconds)} | ${row.setting ? `\`${row.setting}\`` : ''} | ${row.scope === 'instance' ? 'each instance' : 'shared'} | ${row.reason} |`);
+  const rows = (Object.entries(LIMITS) as Array<[LimitName, LimitRow]>).map(
+    ([name, row]) =>
+      `| \`${name}\` | ${row.points} per ${window(row.windowSeconds)} | ${row.setting ? `\`${row.setting}\`` : ''} | ${row.scope === 'instance' ? 'each instance' : 'shared'} | ${row.reason} |`,
+  );
   return ['| limit | allows | variable (per minute) | counted | why |', '|---|---|---|---|---|', ...rows].join('\n');
 }
 

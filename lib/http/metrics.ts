@@ -33,7 +33,8 @@ export function createMetrics(sources: MetricSources): Metrics {
     labelNames: ['challenge'] as const,
     registers: [registry],
     collect() {
-      for (const [challenge, available] of Object.entries(sources.availability())) this.set({ challenge }, available ? 1 : 0);
+      for (const [challenge, available] of Object.entries(sources.availability()))
+        this.set({ challenge }, available ? 1 : 0);
     },
   });
   const duration = new Histogram({
@@ -52,7 +53,7 @@ export function createMetrics(sources: MetricSources): Metrics {
   });
   new Gauge({
     name: 'age_provider_redis_fallback_active',
-    help: '1 while the rate limits count in this instance\'s memory because Redis did not answer (the breaker is open), else 0',
+    help: "1 while the rate limits count in this instance's memory because Redis did not answer (the breaker is open), else 0",
     registers: [registry],
     collect() {
       this.set(sources.redisFallbackActive() ? 1 : 0);
@@ -66,7 +67,8 @@ export function createMetrics(sources: MetricSources): Metrics {
   });
   return {
     routes,
-    countVerifications: (challenge, outcome, environment, count) => verifications.inc({ challenge, outcome, environment }, count),
+    countVerifications: (challenge, outcome, environment, count) =>
+      verifications.inc({ challenge, outcome, environment }, count),
     observe(ctx, seconds) {
       // The surface that claimed the request (lib/app/surfaces.ts): a bounded label set, never raw paths.
       const surface = ctx.state.surface?.name ?? 'none';

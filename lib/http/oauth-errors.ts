@@ -3,7 +3,8 @@ import { describeError, HttpError, oauthJsonError } from './errors.js';
 import { noteFailure } from './failure-log.js';
 
 /** The RFC 6749 §5.2 `error` for a status when the thrower named none. */
-const codeFor = (status: number): string => (status === 429 ? 'too_many_requests' : status >= 500 ? 'server_error' : 'invalid_request');
+const codeFor = (status: number): string =>
+  status === 429 ? 'too_many_requests' : status >= 500 ? 'server_error' : 'invalid_request';
 
 /**
  * The OAuth2 JSON error shape (RFC 6749 §5.2, RFC 6750 §3.1), for every surface that answers machines in it: the

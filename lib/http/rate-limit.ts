@@ -1,6 +1,10 @@
 import type { Middleware, Context } from 'koa';
 import {
-  RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type IRateLimiterOptions, type RateLimiterAbstract,
+  RateLimiterMemory,
+  RateLimiterPostgres,
+  RateLimiterRes,
+  type IRateLimiterOptions,
+  type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
 import type { EnvSetting, SettingsSection, SettingsSpec } from '../config/settings.js';
 import { isEmbedded, type Database } from '../store/database.js';
@@ -32,7 +36,10 @@ export type LimitPoints = Readonly<Record<LimitName, number>>;
 const ROWS = Object.entries(LIMITS) as Array<[LimitName, LimitRow]>;
 
 const perMinute = (env: string, fallback: number): EnvSetting => ({
-  env, schema: { type: 'integer', minimum: 1, maximum: 1_000_000 }, default: fallback, expected: 'must be requests per minute, an integer from 1 to 1000000',
+  env,
+  schema: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+  default: fallback,
+  expected: 'must be requests per minute, an integer from 1 to 1000000',
 });
 
 /** The rows an operator can change. */
@@ -40,8 +47,11 @@ type ConfigurableLimit = { [K in LimitName]: (typeof LIMITS)[K] extends { settin
 
 /** The rate-limit section of the configuration: one variable per configurable row of the table. */
 export const limitSettings: SettingsSection<LimitPoints, Record<ConfigurableLimit, number>> = {
-  spec: Object.fromEntries(ROWS.flatMap(([name, row]) => (row.setting ? [[name, perMinute(row.setting, row.points)]] : []))) as SettingsSpec<Record<ConfigurableLimit, number>>,
-  finish: (configured) => ({ ...Object.fromEntries(ROWS.map(([name, row]) => [name, row.points])), ...configured }) as LimitPoints,
+  spec: Object.fromEntries(
+    ROWS.flatMap(([name, row]) => (row.setting ? [[name, perMinute(row.setting, row.points)]] : [])),
+  ) as SettingsSpec<Record<ConfigurableLimit, number>>,
+  finish: (configured) =>
+    ({ ...Object.fromEntries(ROWS.map(([name, row]) => [name, row.points])), ...configured }) as LimitPoints,
 };
 
 /**
@@ -64,8 +74,14 @@ export function createRateLimits(db: Database, points: LimitPoints, redis?: Shar
       const store: RateLimiterAbstract = redis
         ? redis.limiter(options)
         : shared && row.scope === 'shared'
-        ? new RateLimiterPostgres({ ...options, storeClient: db, storeType: 'knex', tableName: 'rate_limits', tableCreated: true })
-        : new RateLimiterMemory(options);
+          ? new RateLimiterPostgres({
+              ...options,
+              storeClient: db,
+              storeType: 'knex',
+              tableName: 'rate_limits',
+              tableCreated: true,
+            })
+          : new RateLimiterMemory(options);
       const limiter: Limiter = {
         async consume(key) {
           try {
@@ -94,14 +110,21 @@ export function createRateLimits(db: Database, points: LimitPoints, redis?: Shar
 
 function tooManyRequests(spent: RateLimiterRes): HttpError {
   const retryAfter = Math.max(1, Math.ceil(spent.msBeforeNext / 1000));
-  return new HttpError(429, `Too many requests. Try again in ${retryAfter} seconds.`, { 'Retry-After': String(retryAfter) }, 'too_many_requests');
+  return new HttpError(
+    429,
+    `Too many requests. Try again in ${retryAfter} seconds.`,
+    { 'Retry-After': String(retryAfter) },
+    'too_many_requests',
+  );
 }
 
 /** Whether `error` is a limiter's refusal (consume or check found no point left), for callers that answer it their own way. */
 export const isRateLimited = (error: unknown): boolean => error instanceof HttpError && error.status === 429;
 
 /** Middleware spending one point of `limiter` per request, keyed by `key(ctx)`. */
-export const rateLimit = (limiter: Limiter, key: (ctx: Context) => string): Middleware => async (ctx, next) => {
-  await limiter.consume(key(ctx));
-  await next();
-};
+export const rateLimit =
+  (limiter: Limiter, key: (ctx: Context) => string): Middleware =>
+  async (ctx, next) => {
+    await limiter.consume(key(ctx));
+    await next();
+  };

@@ -31,7 +31,9 @@ export function cspOf(ctx: Context): CspDirectives {
 }
 
 const serialize = (csp: CspDirectives): string =>
-  Object.entries(csp).map(([name, values]) => `${name} ${values.join(' ')}`).join('; ');
+  Object.entries(csp)
+    .map(([name, values]) => `${name} ${values.join(' ')}`)
+    .join('; ');
 
 /** The header of every HTML page that did not widen its policy: written once, not per response. */
 const DEFAULT_CSP = serialize(defaultCsp());

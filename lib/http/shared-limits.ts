@@ -1,5 +1,10 @@
 import { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, type IRateLimiterOptions, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import {
+  RateLimiterMemory,
+  RateLimiterRedis,
+  type IRateLimiterOptions,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
 import type { SettingsSection } from '../config/settings.js';
 import type { Logger } from '../log.js';
 
@@ -12,8 +17,16 @@ export interface RedisSettings {
 export const redisSettings: SettingsSection<RedisSettings | undefined, RedisSettings> = {
   enabledBy: ['REDIS_URL'],
   spec: {
-    url: { env: 'REDIS_URL', schema: { type: 'string', pattern: '^rediss?://' }, expected: 'must be a redis:// or rediss:// URL' },
-    keyPrefix: { env: 'REDIS_KEY_PREFIX', schema: { type: 'string', minLength: 1, maxLength: 100 }, default: 'age-provider:' },
+    url: {
+      env: 'REDIS_URL',
+      schema: { type: 'string', pattern: '^rediss?://' },
+      expected: 'must be a redis:// or rediss:// URL',
+    },
+    keyPrefix: {
+      env: 'REDIS_KEY_PREFIX',
+      schema: { type: 'string', minLength: 1, maxLength: 100 },
+      default: 'age-provider:',
+    },
   },
 };
 
@@ -41,14 +54,27 @@ const PROBE_EVERY_MS = 5000;
  * shared again, however many requests and reconnection attempts fall in between. While down it pings Redis: a
  * connection can stay open while its commands time out, and then no reconnection says that Redis is back.
  */
-function outageReporter(log: Logger, client: Redis): { down(reason: string): void; up(): void; stop(): void; isDown(): boolean } {
+function outageReporter(
+  log: Logger,
+  client: Redis,
+): { down(reason: string): void; up(): void; stop(): void; isDown(): boolean } {
   let probe: NodeJS.Timeout | undefined;
   const reporter = {
     isDown: () => probe !== undefined,
     down(reason: string) {
       if (probe) return;
-      probe = setInterval(() => void client.ping().then(() => reporter.up(), () => undefined), PROBE_EVERY_MS).unref();
-      log.error('Redis does not answer: rate limits count in each instance\'s memory until it does (docs/configuration.md "Rate limits")', { reason });
+      probe = setInterval(
+        () =>
+          void client.ping().then(
+            () => reporter.up(),
+            () => undefined,
+          ),
+        PROBE_EVERY_MS,
+      ).unref();
+      log.error(
+        'Redis does not answer: rate limits count in each instance\'s memory until it does (docs/configuration.md "Rate limits")',
+        { reason },
+      );
     },
     up() {
       if (!probe) return;
@@ -102,8 +128,17 @@ export async function connectSharedLimitStore(settings: RedisSettings, log: Logg
   }
   /** Redis's limiter while the breaker is closed; its insurance, asked directly, while it is open. */
   class Breaking extends RateLimiterRedis {
-    constructor(options: IRateLimiterOptions, private readonly memory: Insurance) {
-      super({ ...options, keyPrefix: `${settings.keyPrefix}${options.keyPrefix ?? ''}`, storeClient: client, rejectIfRedisNotReady: true, insuranceLimiter: memory });
+    constructor(
+      options: IRateLimiterOptions,
+      private readonly memory: Insurance,
+    ) {
+      super({
+        ...options,
+        keyPrefix: `${settings.keyPrefix}${options.keyPrefix ?? ''}`,
+        storeClient: client,
+        rejectIfRedisNotReady: true,
+        insuranceLimiter: memory,
+      });
     }
     override consume(...args: Parameters<RateLimiterRedis['consume']>): ReturnType<RateLimiterRedis['consume']> {
       return outage.isDown() ? this.memory.consume(...args) : super.consume(...args);

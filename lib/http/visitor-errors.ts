@@ -11,9 +11,20 @@ import type { Logger } from '../log.js';
 export const VISITOR_ERROR_PAGE = 'interaction/error.njk';
 
 export type VisitorErrorKind =
-  | 'expired' | 'website' | 'unavailable' | 'too_many' | 'form_expired' | 'not_found' | 'bad_request' | 'server' | 'outage'
+  | 'expired'
+  | 'website'
+  | 'unavailable'
+  | 'too_many'
+  | 'form_expired'
+  | 'not_found'
+  | 'bad_request'
+  | 'server'
+  | 'outage'
   // oidc-provider's errors on the visitor's routes (lib/oauth2/render-error.ts)
-  | 'unknown_client' | 'redirect_uri' | 'invalid_request' | 'request_expired';
+  | 'unknown_client'
+  | 'redirect_uri'
+  | 'invalid_request'
+  | 'request_expired';
 
 /**
  * What went wrong in the website's own request, shown under "For the website's developer" on the visitor's error
@@ -53,10 +64,17 @@ export function setVisitorLanguage(ctx: Context, language: Language): void {
   ctx.state.visitorLanguage = language;
 }
 
-const visitorLanguage = (ctx: Context): Language =>
-  ctx.state.visitorLanguage ?? browserLanguage(ctx);
+const visitorLanguage = (ctx: Context): Language => ctx.state.visitorLanguage ?? browserLanguage(ctx);
 
-const KIND_OF_STATUS: Record<number, VisitorErrorKind> = { 400: 'bad_request', 403: 'form_expired', 404: 'not_found', 413: 'bad_request', 415: 'bad_request', 429: 'too_many', 503: 'outage' };
+const KIND_OF_STATUS: Record<number, VisitorErrorKind> = {
+  400: 'bad_request',
+  403: 'form_expired',
+  404: 'not_found',
+  413: 'bad_request',
+  415: 'bad_request',
+  429: 'too_many',
+  503: 'outage',
+};
 
 /**
  * Every error on a visitor's page becomes an HTML page in the visitor's language (never JSON, never a stack): ours, a
@@ -99,5 +117,11 @@ export function visitorErrors(log: Logger): Middleware {
 
 /** A website's faulty request, at info: its webmaster's problem to fix, not ours (no alert), yet findable by client id. */
 export function logDeveloperError(log: Logger, details: DeveloperDetails): void {
-  log.info('authorization request refused', { client_id: details.clientId, error: details.error, error_description: details.description, parameter: details.parameter, value: details.value });
+  log.info('authorization request refused', {
+    client_id: details.clientId,
+    error: details.error,
+    error_description: details.description,
+    parameter: details.parameter,
+    value: details.value,
+  });
 }

@@ -10,7 +10,9 @@ export type Translate = (key: string, params?: Record<string, string | number>) 
 function load(language: Language): Messages {
   const folder = join(viewsDir, 'locales', language);
   const messages: Messages = {};
-  for (const file of readdirSync(folder).filter((name) => name.endsWith('.json')).sort()) {
+  for (const file of readdirSync(folder)
+    .filter((name) => name.endsWith('.json'))
+    .sort()) {
     for (const [key, value] of Object.entries(JSON.parse(readFileSync(join(folder, file), 'utf8')) as Messages)) {
       if (key in messages) throw new Error(`duplicate translation key ${language}:${key} in ${file}`);
       messages[key] = value;
@@ -20,7 +22,10 @@ function load(language: Language): Messages {
 }
 
 /** Each language's flat catalogue, read once. */
-export const catalogues = Object.fromEntries(LANGUAGES.map((language) => [language, load(language)])) as Record<Language, Messages>;
+export const catalogues = Object.fromEntries(LANGUAGES.map((language) => [language, load(language)])) as Record<
+  Language,
+  Messages
+>;
 
 /** `t(key, {name})` for one language; `{name}` placeholders are replaced. A missing key throws, so no page shows a raw key. */
 export function translator(language: Language): Translate {

@@ -5,7 +5,11 @@ import { FALLBACK_LANGUAGE, isLanguage, LANGUAGE_CHOICES, type Language } from '
  * The page language: the request's `language` unless `auto`, else the website's unless `auto`,
  * else the best of the browser's Accept-Language among ours, else English.
  */
-export function negotiateLanguage(requested: string | undefined, website: string | undefined, acceptLanguage: string | undefined): Language {
+export function negotiateLanguage(
+  requested: string | undefined,
+  website: string | undefined,
+  acceptLanguage: string | undefined,
+): Language {
   if (isLanguage(requested)) return requested;
   if (isLanguage(website)) return website;
   return fromAcceptLanguage(acceptLanguage ?? '') ?? FALLBACK_LANGUAGE;
@@ -21,7 +25,8 @@ export function ignoredLanguage(requested: string | undefined): 'mis-cased' | 'u
 }
 
 /** The browser's language (Accept-Language), for pages no request or website chose a language for. */
-export const browserLanguage = (ctx: Context): Language => negotiateLanguage(undefined, undefined, ctx.get('Accept-Language'));
+export const browserLanguage = (ctx: Context): Language =>
+  negotiateLanguage(undefined, undefined, ctx.get('Accept-Language'));
 
 /** RFC 9110 §12.5.4 weight: 0 to 1 with up to three decimals. */
 const WEIGHT = /^q=(0(\.\d{0,3})?|1(\.0{0,3})?)$/i;
@@ -33,17 +38,23 @@ const RANGE = /^(\*|[a-z]{1,8}(-[a-z0-9]{1,8})*)$/i;
  * skipped; `q=0` means "not this one"; `*` stands for any language not named, which we serve as English.
  */
 function fromAcceptLanguage(header: string): Language | undefined {
-  const entries = header.split(',').slice(0, 50).flatMap((part, index) => {
-    const [range = '', ...params] = part.split(';').map((item) => item.trim());
-    if (!RANGE.test(range)) return [];
-    const weight = params.find((param) => /^q=/i.test(param));
-    if (weight !== undefined && !WEIGHT.test(weight)) return [];
-    const primary = range.toLowerCase().split('-')[0]!;
-    return [{ primary, q: weight === undefined ? 1 : Number(weight.slice(2)), index }];
-  });
+  const entries = header
+    .split(',')
+    .slice(0, 50)
+    .flatMap((part, index) => {
+      const [range = '', ...params] = part.split(';').map((item) => item.trim());
+      if (!RANGE.test(range)) return [];
+      const weight = params.find((param) => /^q=/i.test(param));
+      if (weight !== undefined && !WEIGHT.test(weight)) return [];
+      const primary = range.toLowerCase().split('-')[0]!;
+      return [{ primary, q: weight === undefined ? 1 : Number(weight.slice(2)), index }];
+    });
   const named = new Set(entries.map((entry) => entry.primary));
   const candidates = entries
-    .map((entry) => ({ ...entry, language: entry.primary === '*' && !named.has(FALLBACK_LANGUAGE) ? FALLBACK_LANGUAGE : entry.primary }))
+    .map((entry) => ({
+      ...entry,
+      language: entry.primary === '*' && !named.has(FALLBACK_LANGUAGE) ? FALLBACK_LANGUAGE : entry.primary,
+    }))
     .filter((entry): entry is typeof entry & { language: Language } => entry.q > 0 && isLanguage(entry.language));
   candidates.sort((a, b) => b.q - a.q || a.index - b.index);
   return candidates[0]?.language;

@@ -29,7 +29,11 @@ export interface MailSettings {
  * SMTP through nodemailer, or with SMTP_URL=console a development transport that prints each whole mail on stdout.
  * Only the server's answer code is logged: a mail address never reaches the logs.
  */
-export function createMailer(settings: MailSettings, log: Logger, print: (text: string) => void = (text) => process.stdout.write(text)): Mailer {
+export function createMailer(
+  settings: MailSettings,
+  log: Logger,
+  print: (text: string) => void = (text) => process.stdout.write(text),
+): Mailer {
   const toConsole = settings.smtpUrl === 'console';
   // nodemailer is loaded with the first mail, not at start-up: only the email challenge sends mail, and the module
   // costs memory in every server that never does (docs/performance.md "Measurements behind code choices").
@@ -53,8 +57,16 @@ export function createMailer(settings: MailSettings, log: Logger, print: (text: 
           transport = undefined;
           throw error;
         }));
-        const info = await transporter.sendMail({ from: settings.from, to: mail.to, subject: mail.subject, text: mail.text });
-        if (toConsole) print(`----- mail (SMTP_URL=console, not sent) -----\n${String((info as { message?: unknown }).message)}\n-----\n`);
+        const info = await transporter.sendMail({
+          from: settings.from,
+          to: mail.to,
+          subject: mail.subject,
+          text: mail.text,
+        });
+        if (toConsole)
+          print(
+            `----- mail (SMTP_URL=console, not sent) -----\n${String((info as { message?: unknown }).message)}\n-----\n`,
+          );
       } catch (error) {
         const { code, responseCode } = error as { code?: unknown; responseCode?: unknown };
         log.warn('mail not sent', { code: String(code ?? 'unknown'), responseCode: Number(responseCode) || undefined });

@@ -4,7 +4,10 @@ import type { MailSettings } from './mailer.js';
 /** SMTP_URL and MAIL_FROM (both required by whatever sends mail), and VENDOR_TIMEOUT_MS for the SMTP timeouts. */
 export const mailSpec: SettingsSpec<MailSettings> = {
   smtpUrl: { env: 'SMTP_URL', schema: { type: 'string', pattern: '^(console|smtps?://[^\\s/]+/?(\\?\\S*)?)$' } },
-  from: { env: 'MAIL_FROM', schema: { type: 'string', minLength: 3, maxLength: 254, pattern: '^[^\\r\\n]*@[^\\r\\n]*$' } },
+  from: {
+    env: 'MAIL_FROM',
+    schema: { type: 'string', minLength: 3, maxLength: 254, pattern: '^[^\\r\\n]*@[^\\r\\n]*$' },
+  },
   timeoutMs: outboundTimeoutSetting,
 };
 
@@ -12,4 +15,7 @@ export const mailSpec: SettingsSpec<MailSettings> = {
  * The mail server the service itself sends through (the platform's one-time sign-in codes): on as soon as SMTP_URL
  * is set, the same variables the email challenge reads.
  */
-export const mailSettings: SettingsSection<MailSettings | undefined, MailSettings> = { enabledBy: ['SMTP_URL'], spec: mailSpec };
+export const mailSettings: SettingsSection<MailSettings | undefined, MailSettings> = {
+  enabledBy: ['SMTP_URL'],
+  spec: mailSpec,
+};

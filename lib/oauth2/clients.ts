@@ -25,7 +25,10 @@ const toClientWebsite = (row: ActiveClient): ClientWebsite => ({
  * object by a hash of this metadata); the row comes from the instance's client cache, which every change to a client
  * empties on every instance, so disabling or rotating takes effect at once.
  */
-async function registeredClientMetadata(runtime: OAuth2Services, clientId: string): Promise<AdapterPayload | undefined> {
+async function registeredClientMetadata(
+  runtime: OAuth2Services,
+  clientId: string,
+): Promise<AdapterPayload | undefined> {
   const row = await findActiveClient(runtime, clientId);
   if (!row) return undefined;
   return {
@@ -76,7 +79,8 @@ export const findClientMetadata = (runtime: OAuth2Services, clientId: string): P
  * platform, never by oidc-provider.
  */
 export function clientAdapter(runtime: OAuth2Services): Adapter {
-  const refuse = (): Promise<never> => Promise.reject(new Error('clients are managed through the External API, not oidc-provider'));
+  const refuse = (): Promise<never> =>
+    Promise.reject(new Error('clients are managed through the External API, not oidc-provider'));
   return {
     find: (id) => findClientMetadata(runtime, id),
     findByUid: () => Promise.resolve(undefined),

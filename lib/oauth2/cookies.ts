@@ -8,7 +8,10 @@ import { hostOnlyCookieName, isHttpsIssuer } from '../http/issuer-origin.js';
  * from the request). Its session cookie is host-wide (path `/`), so it takes the `__Host-` prefix; the interaction
  * and resume cookies are scoped to their paths, which the prefix forbids, so they keep their names.
  */
-export function providerCookies(config: Pick<Settings, 'issuer'>, keys: CookieKeys): NonNullable<Configuration['cookies']> {
+export function providerCookies(
+  config: Pick<Settings, 'issuer'>,
+  keys: CookieKeys,
+): NonNullable<Configuration['cookies']> {
   const https = isHttpsIssuer(config.issuer);
   return {
     keys,

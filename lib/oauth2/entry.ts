@@ -10,7 +10,6 @@ function withDefault(params: URLSearchParams, name: string, value: string): void
   }
 }
 
-
 /**
  * oidc-provider sends the error of a refused authorization in the fragment when the refused response_type names a
  * token (its default response mode for those): our clients run the code flow and read the query (RFC 6749 4.1.2.1),

@@ -1,12 +1,30 @@
 import type { Knex } from 'knex';
 import type Koa from 'koa';
-import Provider, { errors, type Adapter, type AdapterConstructor, type AdapterPayload, type InteractionResults } from 'oidc-provider';
+import Provider, {
+  errors,
+  type Adapter,
+  type AdapterConstructor,
+  type AdapterPayload,
+  type InteractionResults,
+} from 'oidc-provider';
 import type { Clock } from '../clock.js';
 import { sha256 } from '../security/hashing.js';
 import type { Database } from '../store/database.js';
 import {
-  INSERT_ROW, keyOf, liveGrantJoin, MERGED, modelPayload, numbered, PAYLOADS_TABLE, payloadRow, revokeGrantOf, ROW_VALUES, rowValues, upsertOf,
-  type PayloadRow, type StoredPayload,
+  INSERT_ROW,
+  keyOf,
+  liveGrantJoin,
+  MERGED,
+  modelPayload,
+  numbered,
+  PAYLOADS_TABLE,
+  payloadRow,
+  revokeGrantOf,
+  ROW_VALUES,
+  rowValues,
+  upsertOf,
+  type PayloadRow,
+  type StoredPayload,
 } from '../store/oidc-payloads.js';
 import { runPrepared, type PreparedStatement } from '../store/prepared.js';
 
@@ -93,8 +111,17 @@ const STATEMENTS = {
 } as const satisfies Record<string, PreparedStatement>;
 
 /** Transaction: the code stored under `codeKey`, its live grant and the grant's verification, in one read. */
-export async function readCodeWithGrant(db: Database, now: Date, codeKey: string): Promise<{ code: StoredPayload; read: ReadWithCode | undefined } | undefined> {
-  type Row = StoredPayload & { grant_id: string | null; grant_payload: AdapterPayload | null; verification_uid: string | null; verified: boolean | null };
+export async function readCodeWithGrant(
+  db: Database,
+  now: Date,
+  codeKey: string,
+): Promise<{ code: StoredPayload; read: ReadWithCode | undefined } | undefined> {
+  type Row = StoredPayload & {
+    grant_id: string | null;
+    grant_payload: AdapterPayload | null;
+    verification_uid: string | null;
+    verified: boolean | null;
+  };
   const [row] = await runPrepared<Row>(db, STATEMENTS.codeWithGrant, [now, codeKey]);
   if (!row) return undefined;
   const read = row.grant_id
@@ -123,8 +150,16 @@ export async function redeemCode(db: Database, now: Date, codeKey: string, token
  * Transaction: the interaction `id` read and deleted (oidc-provider deletes it at every resume, so a resume that
  * fails its checks cannot be repeated either), with the live grant its result names.
  */
-export async function takeInteraction(db: Database, now: Date, id: string): Promise<{ interaction: StoredPayload | undefined; grantId: string | null; grant: AdapterPayload | undefined }> {
-  const [row] = await runPrepared<StoredPayload & { grant_id: string | null; grant_payload: AdapterPayload | null }>(db, STATEMENTS.takeInteraction, [id, now]);
+export async function takeInteraction(
+  db: Database,
+  now: Date,
+  id: string,
+): Promise<{ interaction: StoredPayload | undefined; grantId: string | null; grant: AdapterPayload | undefined }> {
+  const [row] = await runPrepared<StoredPayload & { grant_id: string | null; grant_payload: AdapterPayload | null }>(
+    db,
+    STATEMENTS.takeInteraction,
+    [id, now],
+  );
   return { interaction: row, grantId: row?.grant_id ?? null, grant: row?.grant_payload ?? undefined };
 }
 
@@ -149,7 +184,10 @@ export function openFlowTransaction(db: Database, step: FlowTransaction['step'])
 }
 
 /** The verification the token exchange's read found for `grantId`: `null` when none, undefined when it read nothing for that grant. */
-export function verificationReadWithCode(state: Koa.DefaultState, grantId: string): { uid: string; verified: boolean } | null | undefined {
+export function verificationReadWithCode(
+  state: Koa.DefaultState,
+  grantId: string,
+): { uid: string; verified: boolean } | null | undefined {
   const transaction = state.flowTransaction;
   const read = transaction?.step === 'token' ? transaction.read : undefined;
   if (!read || read.grantId !== grantId) return undefined;
@@ -214,7 +252,8 @@ export function flowAdapter(Plain: AdapterConstructor, db: Database, clock: Cloc
 
     async destroy(id: string): Promise<void> {
       const transaction = transactionOf();
-      if (transaction?.step === 'resume' && this.type === 'Interaction' && transaction.taken?.interactionId === id) return; // deleted when taken
+      if (transaction?.step === 'resume' && this.type === 'Interaction' && transaction.taken?.interactionId === id)
+        return; // deleted when taken
       return this.plain.destroy(id);
     }
 
@@ -255,7 +294,12 @@ export interface InteractionEnd {
  * Saves `model` (oidc-provider's own save: ids, expiry, payload) into a row instead of the table: the model's
  * adapter is, for this one save, a collector.
  */
-async function savedRow<T>(model: SavedModel, type: string, clock: Clock, save: () => Promise<T>): Promise<{ row: PayloadRow; value: T }> {
+async function savedRow<T>(
+  model: SavedModel,
+  type: string,
+  clock: Clock,
+  save: () => Promise<T>,
+): Promise<{ row: PayloadRow; value: T }> {
   let row: PayloadRow | undefined;
   const collector: Pick<Adapter, 'upsert'> = {
     upsert: async (id, payload, expiresIn) => {
@@ -297,7 +341,9 @@ export async function endInteraction(db: Database, clock: Clock, end: Interactio
   if (grant && end.grant) {
     const { verification } = end.grant;
     if ('link' in verification) {
-      parts.push(`verification AS (UPDATE verifications SET grant_id = ? WHERE uid = ? AND grant_id IS NULL RETURNING uid)`);
+      parts.push(
+        `verification AS (UPDATE verifications SET grant_id = ? WHERE uid = ? AND grant_id IS NULL RETURNING uid)`,
+      );
       bindings.push(grant.row.id, verification.link);
     } else {
       parts.push('verification AS (?)');
@@ -310,15 +356,21 @@ export async function endInteraction(db: Database, clock: Clock, end: Interactio
     parts.push(`companion_${String(parts.length)} AS (?)`);
     bindings.push(companion);
   }
-  const { sql, bindings: values } = db.raw(
-    `${parts.length > 0 ? `WITH ${parts.join(',\n')}` : ''}
+  const { sql, bindings: values } = db
+    .raw(
+      `${parts.length > 0 ? `WITH ${parts.join(',\n')}` : ''}
      ${INSERT_ROW} SELECT ${ROW_VALUES} ${grant ? 'FROM grant_row' : ''} ${MERGED}
      RETURNING id`,
-    [...bindings, ...rowValues(row)],
-  ).toSQL().toNative();
+      [...bindings, ...rowValues(row)],
+    )
+    .toSQL()
+    .toNative();
   // Every interaction ends with one of a few texts (a verification linked or inserted, which companions): each is
   // prepared once per connection under a name drawn from its text, instead of parsed and planned at every ending.
   const written = await runPrepared(db, { name: `oidc_payloads_end_${sha256(sql).slice(0, 16)}`, text: sql }, values);
-  if (written.length !== 1) throw new InteractionAlreadyEnded(`the verification of interaction ${interaction.uid} is missing or already linked`);
+  if (written.length !== 1)
+    throw new InteractionAlreadyEnded(
+      `the verification of interaction ${interaction.uid} is missing or already linked`,
+    );
   return interaction.returnTo;
 }

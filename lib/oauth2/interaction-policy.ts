@@ -8,7 +8,9 @@ const { Prompt, Check } = interactionPolicy;
  * (the interaction pages record the verification, link it to a fresh grant, then resume the request).
  */
 const finishedWithGrant = (ctx: KoaContextWithOIDC): boolean =>
-  ctx.oidc.route === 'resume' && typeof ctx.oidc.result?.consent?.grantId === 'string' && Boolean(ctx.oidc.session?.accountId);
+  ctx.oidc.route === 'resume' &&
+  typeof ctx.oidc.result?.consent?.grantId === 'string' &&
+  Boolean(ctx.oidc.session?.accountId);
 
 export function verificationPolicy(): InstanceType<typeof Prompt>[] {
   return [

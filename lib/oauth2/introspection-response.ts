@@ -1,7 +1,6 @@
 import type { Next } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 
-
 /**
  * Introspection (RFC 7662) without `sub`: the subject is the visitor's account or per-browser id, the same for every
  * website, so showing it would let websites correlate one visitor across sites. `sub` is optional in RFC 7662 §2.2.

@@ -2,7 +2,6 @@ import type { Next } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { SCOPE } from './protocol.js';
 
-
 /** OpenID Connect members the provider lists although we issue no ID tokens and serve no userinfo. */
 const OPENID_ONLY = [
   'claims_supported',

@@ -27,7 +27,9 @@ for (const [legacy, current] of Object.entries(LEGACY_PATHS)) METHODS[legacy] = 
  * Lower-case path → allowed methods: the routers behind match paths case-insensitively, so the guard does too. Also
  * the list of the provider's routes the tests offer bad input to.
  */
-export const OAUTH2_ROUTE_METHODS: ReadonlyMap<string, readonly string[]> = new Map(Object.entries(METHODS).map(([path, methods]) => [path.toLowerCase(), methods]));
+export const OAUTH2_ROUTE_METHODS: ReadonlyMap<string, readonly string[]> = new Map(
+  Object.entries(METHODS).map(([path, methods]) => [path.toLowerCase(), methods]),
+);
 
 /**
  * Runs before every other OAuth2 middleware. A trailing slash is dropped on every OAuth2 path (one spelling reaches
@@ -43,7 +45,8 @@ export function guardOAuth2Methods(): Middleware {
     if (!allowed.includes(ctx.method)) {
       const use = allowed.filter((method) => method !== 'HEAD' && method !== 'OPTIONS').join(' or ');
       return oauthJsonError(ctx, 405, 'invalid_request', `${ctx.method} is not allowed on ${path}: use ${use}`, {
-        Allow: allowed.join(', '), 'Cache-Control': 'no-store',
+        Allow: allowed.join(', '),
+        'Cache-Control': 'no-store',
       });
     }
     await next();

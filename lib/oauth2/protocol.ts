@@ -15,7 +15,12 @@ export const OAUTH2_PATHS = {
 } as const;
 
 /** The back-channel paths: called by a website's server, never a browser; every answer is RFC 6749 JSON. */
-export const BACK_CHANNEL_PATHS: readonly string[] = [OAUTH2_PATHS.token, OAUTH2_PATHS.resources, OAUTH2_PATHS.introspection, OAUTH2_PATHS.revocation];
+export const BACK_CHANNEL_PATHS: readonly string[] = [
+  OAUTH2_PATHS.token,
+  OAUTH2_PATHS.resources,
+  OAUTH2_PATHS.introspection,
+  OAUTH2_PATHS.revocation,
+];
 
 /** The legacy paths answer exactly like their /v1/ twins. */
 export const LEGACY_PATHS = {

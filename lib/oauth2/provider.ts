@@ -28,17 +28,48 @@ const LIFETIMES = {
 
 /** Everything we do not use is off: no ID tokens, no userinfo, no logout, no dynamic clients. */
 const FEATURES_OFF = [
-  'devInteractions', 'dPoP', 'rpInitiatedLogout', 'userinfo', 'pushedAuthorizationRequests', 'resourceIndicators',
-  'registration', 'registrationManagement', 'clientCredentials', 'deviceFlow', 'backchannelLogout', 'ciba', 'mTLS',
-  'claimsParameter', 'encryption', 'jwtIntrospection', 'jwtResponseModes', 'jwtUserinfo', 'requestObjects',
-  'richAuthorizationRequests', 'webMessageResponseMode', 'rpMetadataChoices', 'attestClientAuth',
-  'clientIdMetadataDocument', 'externalSigningSupport', 'openid4vci',
+  'devInteractions',
+  'dPoP',
+  'rpInitiatedLogout',
+  'userinfo',
+  'pushedAuthorizationRequests',
+  'resourceIndicators',
+  'registration',
+  'registrationManagement',
+  'clientCredentials',
+  'deviceFlow',
+  'backchannelLogout',
+  'ciba',
+  'mTLS',
+  'claimsParameter',
+  'encryption',
+  'jwtIntrospection',
+  'jwtResponseModes',
+  'jwtUserinfo',
+  'requestObjects',
+  'richAuthorizationRequests',
+  'webMessageResponseMode',
+  'rpMetadataChoices',
+  'attestClientAuth',
+  'clientIdMetadataDocument',
+  'externalSigningSupport',
+  'openid4vci',
 ] as const;
 
 function configuration(runtime: OAuth2Services, oidcAdapter: OidcAdapterFactory): Configuration {
   const { db, clock, log, config } = runtime;
   // The storage adapter keeps oidc-provider's models, the flow's steps run in its transactions; clients resolve in lib.
-  const Stored = flowAdapter(oidcAdapter({ db, clock, log, onClose: (task) => runtime.onClose(task), beforeSweep: (now) => recordExpiredFlows(db, now) }), db, clock);
+  const Stored = flowAdapter(
+    oidcAdapter({
+      db,
+      clock,
+      log,
+      onClose: (task) => runtime.onClose(task),
+      beforeSweep: (now) => recordExpiredFlows(db, now),
+    }),
+    db,
+    clock,
+  );
   const clients = clientAdapter(runtime);
   return {
     adapter: (model: string) => (model === 'Client' ? clients : new Stored(model)),

@@ -1,7 +1,12 @@
 import { errors, type ErrorOut, type KoaContextWithOIDC } from 'oidc-provider';
 import { negotiateLanguage } from '../i18n/negotiate.js';
 import { render } from '../http/render.js';
-import { logDeveloperError, VISITOR_ERROR_PAGE, type DeveloperDetails, type VisitorErrorKind } from '../http/visitor-errors.js';
+import {
+  logDeveloperError,
+  VISITOR_ERROR_PAGE,
+  type DeveloperDetails,
+  type VisitorErrorKind,
+} from '../http/visitor-errors.js';
 import type { Logger } from '../log.js';
 
 /** Routes a visitor's browser opens; every other route (token, introspection...) answers machines in JSON. */
@@ -23,13 +28,18 @@ function kindOf(out: ErrorOut, error: Error): VisitorErrorKind {
 }
 
 /** The parameter an error code points at, when the code says which one it is. */
-const PARAMETER_OF: Record<string, string> = { invalid_client: 'client_id', invalid_redirect_uri: 'redirect_uri', invalid_scope: 'scope' };
+const PARAMETER_OF: Record<string, string> = {
+  invalid_client: 'client_id',
+  invalid_redirect_uri: 'redirect_uri',
+  invalid_scope: 'scope',
+};
 
 const stringParam = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /** What the website's developer needs to fix the request: the code, oidc-provider's description, the value at fault. */
 function developerDetails(ctx: KoaContextWithOIDC, out: ErrorOut): DeveloperDetails {
-  const param = (name: string): string | undefined => stringParam(ctx.oidc.params?.[name]) ?? stringParam(ctx.query[name]);
+  const param = (name: string): string | undefined =>
+    stringParam(ctx.oidc.params?.[name]) ?? stringParam(ctx.query[name]);
   const parameter = PARAMETER_OF[out.error];
   return {
     error: out.error,
@@ -44,16 +54,19 @@ function developerDetails(ctx: KoaContextWithOIDC, out: ErrorOut): DeveloperDeta
  * page in their language (never JSON, never a redirect to an unregistered address) with the details for the
  * website's developer, logged at info; a machine gets RFC 6749 JSON.
  */
-export const renderError = (log: Logger) => async (ctx: KoaContextWithOIDC, out: ErrorOut, error: Error): Promise<void> => {
-  if (!VISITOR_ROUTES.has(ctx.oidc.route)) {
-    ctx.body = out;
-    return;
-  }
-  const requested = stringParam(ctx.oidc.params?.['language']) ?? stringParam(ctx.query['language']);
-  const language = negotiateLanguage(requested, undefined, ctx.get('Accept-Language'));
-  // An expired interaction is the visitor's (a stale tab), not the website's.
-  const developer = error instanceof errors.SessionNotFound || out.error === 'server_error' ? undefined : developerDetails(ctx, out);
-  if (developer) logDeveloperError(log, developer);
-  // The one visitor error page, as every other HTML error.
-  render(ctx, VISITOR_ERROR_PAGE, language, { kind: kindOf(out, error), developer }, ctx.status);
-};
+export const renderError =
+  (log: Logger) =>
+  async (ctx: KoaContextWithOIDC, out: ErrorOut, error: Error): Promise<void> => {
+    if (!VISITOR_ROUTES.has(ctx.oidc.route)) {
+      ctx.body = out;
+      return;
+    }
+    const requested = stringParam(ctx.oidc.params?.['language']) ?? stringParam(ctx.query['language']);
+    const language = negotiateLanguage(requested, undefined, ctx.get('Accept-Language'));
+    // An expired interaction is the visitor's (a stale tab), not the website's.
+    const developer =
+      error instanceof errors.SessionNotFound || out.error === 'server_error' ? undefined : developerDetails(ctx, out);
+    if (developer) logDeveloperError(log, developer);
+    // The one visitor error page, as every other HTML error.
+    render(ctx, VISITOR_ERROR_PAGE, language, { kind: kindOf(out, error), developer }, ctx.status);
+  };

@@ -36,15 +36,22 @@ const checks = Object.fromEntries(
 const isSandboxParameter = (name: string) => name.startsWith('test_');
 
 /** Extra rules a value must meet beyond its schema. */
-const CROSS_CHECKS: Partial<Record<RequestParameter, (value: string, ctx: KoaContextWithOIDC) => string | undefined>> = {
-  challenges: (value) => (new Set(value.split(',')).size === value.split(',').length ? undefined : 'challenges must not repeat a name'),
-  test_country: (value) => (testLocation(value, undefined) === 'country' ? 'test_country must be an ISO 3166-1 alpha-2 country code' : undefined),
-  test_subdivision: (value, ctx) => {
-    const country = ctx.oidc.params?.['test_country'];
-    const located = testLocation(typeof country === 'string' ? country : value.slice(0, 2), value);
-    return typeof located === 'string' ? 'test_subdivision must be an ISO 3166-2 subdivision of test_country' : undefined;
-  },
-};
+const CROSS_CHECKS: Partial<Record<RequestParameter, (value: string, ctx: KoaContextWithOIDC) => string | undefined>> =
+  {
+    challenges: (value) =>
+      new Set(value.split(',')).size === value.split(',').length ? undefined : 'challenges must not repeat a name',
+    test_country: (value) =>
+      testLocation(value, undefined) === 'country'
+        ? 'test_country must be an ISO 3166-1 alpha-2 country code'
+        : undefined,
+    test_subdivision: (value, ctx) => {
+      const country = ctx.oidc.params?.['test_country'];
+      const located = testLocation(typeof country === 'string' ? country : value.slice(0, 2), value);
+      return typeof located === 'string'
+        ? 'test_subdivision must be an ISO 3166-2 subdivision of test_country'
+        : undefined;
+    },
+  };
 
 function parameterValidator(name: RequestParameter): Validator {
   return async (ctx, value, client) => {
@@ -63,7 +70,9 @@ function parameterValidator(name: RequestParameter): Validator {
  * checked). Runs after the provider resolved the client and the redirect_uri, so the error goes back to the website.
  */
 const scopeValidator: Validator = async (ctx) => {
-  const requested = String(ctx.query['scope'] ?? '').split(' ').filter(Boolean);
+  const requested = String(ctx.query['scope'] ?? '')
+    .split(' ')
+    .filter(Boolean);
   if (requested.length === 0 || requested.some((scope) => scope !== SCOPE)) {
     throw new errors.InvalidScope(`only the ${SCOPE} scope is supported`, requested.join(' '));
   }
@@ -77,15 +86,19 @@ const scopeValidator: Validator = async (ctx) => {
 export const FREE_TEXT_PARAMETER_MAX = 1024;
 const FREE_TEXT_PARAMETERS = ['state', 'nonce', 'login_hint'] as const;
 
-const lengthValidator = (name: string): Validator => async (_ctx, value) => {
-  if (typeof value === 'string' && value.length > FREE_TEXT_PARAMETER_MAX) {
-    throw new errors.InvalidRequest(`${name} must be at most ${FREE_TEXT_PARAMETER_MAX} characters`);
-  }
-};
+const lengthValidator =
+  (name: string): Validator =>
+  async (_ctx, value) => {
+    if (typeof value === 'string' && value.length > FREE_TEXT_PARAMETER_MAX) {
+      throw new errors.InvalidRequest(`${name} must be at most ${FREE_TEXT_PARAMETER_MAX} characters`);
+    }
+  };
 
 /** oidc-provider's `extraParams`: each of our parameters with its validator, plus the rules on `scope` and free text. */
 export function requestParameters(): Record<string, Validator> {
-  const ours = Object.fromEntries((Object.keys(SCHEMAS) as RequestParameter[]).map((name) => [name, parameterValidator(name)]));
+  const ours = Object.fromEntries(
+    (Object.keys(SCHEMAS) as RequestParameter[]).map((name) => [name, parameterValidator(name)]),
+  );
   const freeText = Object.fromEntries(FREE_TEXT_PARAMETERS.map((name) => [name, lengthValidator(name)]));
   return { ...ours, ...freeText, scope: scopeValidator };
 }

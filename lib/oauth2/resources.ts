@@ -11,8 +11,18 @@ import { VERIFICATION_CLAIM } from './token-claims.js';
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
 
 /** RFC 6750 §3.1: the error with its WWW-Authenticate challenge, answered in JSON by the surface (oauth-errors.ts). */
-function bearerError(realm: string, status: 400 | 401, error: 'invalid_request' | 'invalid_token', description: string): HttpError {
-  return new HttpError(status, description, { 'WWW-Authenticate': `Bearer realm="${realm}", error="${error}", error_description="${description}"` }, error);
+function bearerError(
+  realm: string,
+  status: 400 | 401,
+  error: 'invalid_request' | 'invalid_token',
+  description: string,
+): HttpError {
+  return new HttpError(
+    status,
+    description,
+    { 'WWW-Authenticate': `Bearer realm="${realm}", error="${error}", error_description="${description}"` },
+    error,
+  );
 }
 
 /**

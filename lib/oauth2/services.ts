@@ -7,19 +7,20 @@ import type { ChallengeRegistry } from '../verification/challenge.js';
 import type { ChallengeServices } from '../verification/services.js';
 
 /** What OAuth2 and the interaction pages take, in their own terms (lib/app/runtime.ts satisfies them). */
-export type OAuth2Services = CheckerServices & ChallengeServices & {
-  readonly challenges: ChallengeRegistry;
-  rateLimits: RateLimits;
-  /** the signed cookies' keys (oidc-provider's and the form tokens') */
-  cookieKeys: CookieKeys;
-  /** flow events counted for the statistics */
-  tally: Pick<Tally, 'count' | 'countStart'>;
-  config: {
-    readonly issuer: string;
-    readonly jwks: JWKS;
-    /** seconds a verification shared with a website stays valid */
-    readonly verificationTtl: number;
-    /** seconds an age proof saved to a visitor account stays reusable */
-    readonly proofReuseTtl: number;
+export type OAuth2Services = CheckerServices &
+  ChallengeServices & {
+    readonly challenges: ChallengeRegistry;
+    rateLimits: RateLimits;
+    /** the signed cookies' keys (oidc-provider's and the form tokens') */
+    cookieKeys: CookieKeys;
+    /** flow events counted for the statistics */
+    tally: Pick<Tally, 'count' | 'countStart'>;
+    config: {
+      readonly issuer: string;
+      readonly jwks: JWKS;
+      /** seconds a verification shared with a website stays valid */
+      readonly verificationTtl: number;
+      /** seconds an age proof saved to a visitor account stays reusable */
+      readonly proofReuseTtl: number;
+    };
   };
-};

@@ -14,8 +14,14 @@ import { resourcesEndpoint } from './resources.js';
 
 /** The provider routes we serve; anything else it knows (openid-configuration, logout confirm) stays unreachable. */
 const PROVIDER_PATHS = new Set(
-  [OAUTH2_PATHS.authorization, OAUTH2_PATHS.token, OAUTH2_PATHS.introspection, OAUTH2_PATHS.revocation, OAUTH2_PATHS.jwks, OAUTH2_PATHS.metadata]
-    .map((path) => path.toLowerCase()),
+  [
+    OAUTH2_PATHS.authorization,
+    OAUTH2_PATHS.token,
+    OAUTH2_PATHS.introspection,
+    OAUTH2_PATHS.revocation,
+    OAUTH2_PATHS.jwks,
+    OAUTH2_PATHS.metadata,
+  ].map((path) => path.toLowerCase()),
 );
 /** oidc-provider's resume route: the authorization route plus the interaction uid. */
 const RESUME = new RegExp(`^${OAUTH2_PATHS.authorization}/[A-Za-z0-9_-]+$`, 'i');
@@ -48,7 +54,11 @@ export const oauth2BackChannelSurface: SurfaceBuilder<OAuth2Services> = ({ runti
     rateLimit(runtime.rateLimits.limiter('oauth2-back-channel-ip'), (ctx) => ctx.ip),
     (ctx, next) => {
       const path = ctx.path.toLowerCase();
-      return path === OAUTH2_PATHS.resources ? readResources(ctx) : path === token ? exchange(ctx, next) : provide(ctx, next);
+      return path === OAUTH2_PATHS.resources
+        ? readResources(ctx)
+        : path === token
+          ? exchange(ctx, next)
+          : provide(ctx, next);
     },
   ];
 };
@@ -61,6 +71,11 @@ export const oauth2Surface: SurfaceBuilder<OAuth2Services> = ({ runtime, provide
   return [
     guardOAuth2Methods(),
     rewriteEntryPoints(runtime),
-    (ctx, next) => (RESUME.test(ctx.path) ? resume(ctx, next) : PROVIDER_PATHS.has(ctx.path.toLowerCase()) ? provide(ctx, next) : next()),
+    (ctx, next) =>
+      RESUME.test(ctx.path)
+        ? resume(ctx, next)
+        : PROVIDER_PATHS.has(ctx.path.toLowerCase())
+          ? provide(ctx, next)
+          : next(),
   ];
 };

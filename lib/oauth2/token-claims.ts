@@ -16,12 +16,15 @@ interface IssuedToken {
  * so Resources finds it. No verified verification, no token: a token must mean "verified".
  */
 export function verificationClaims(db: Database) {
-  return async (ctx: KoaContextWithOIDC | undefined, token: IssuedToken): Promise<Record<string, string> | undefined> => {
+  return async (
+    ctx: KoaContextWithOIDC | undefined,
+    token: IssuedToken,
+  ): Promise<Record<string, string> | undefined> => {
     if (token.kind !== 'AccessToken') return undefined;
     if (!token.grantId) throw new errors.InvalidGrant('the authorization has no verification');
     // At the token endpoint the code's read brought the verification along (flow-storage.ts).
     const read = ctx ? verificationReadWithCode(ctx.state, token.grantId) : undefined;
-    const verification = read === undefined ? await findVerificationByGrant(db, token.grantId) : read ?? undefined;
+    const verification = read === undefined ? await findVerificationByGrant(db, token.grantId) : (read ?? undefined);
     if (!verification?.verified) throw new errors.InvalidGrant('the authorization has no verification');
     return { [VERIFICATION_CLAIM]: verification.uid };
   };

@@ -4,7 +4,15 @@ import type { PlatformServices } from './services.js';
 import { bindCsrf } from '../http/csrf.js';
 import { seeOther } from '../http/see-other.js';
 import { hasSecondFactor } from '../webmasters/second-factors.js';
-import { closeSession, openAccountInSession, openSession, resumeSession, type SessionBrowser, type SessionStage, type SignedInWebmaster } from './sessions.js';
+import {
+  closeSession,
+  openAccountInSession,
+  openSession,
+  resumeSession,
+  type SessionBrowser,
+  type SessionStage,
+  type SignedInWebmaster,
+} from './sessions.js';
 
 const COOKIE = 'ap_platform';
 export const PLATFORM_PATH = '/platform';
@@ -32,25 +40,33 @@ export const webmasterOf = (ctx: Context): SignedInWebmaster | undefined => ctx.
 export const accountOf = (ctx: Context): number => webmasterOf(ctx)!.account!.id;
 
 /** Who changes something through the platform, for the audit trail: the signed-in webmaster, from the request's address. */
-export const originOf = (ctx: Context): ChangeOrigin => ({ actor: { type: 'webmaster', id: webmasterOf(ctx)!.id }, address: ctx.ip });
+export const originOf = (ctx: Context): ChangeOrigin => ({
+  actor: { type: 'webmaster', id: webmasterOf(ctx)!.id },
+  address: ctx.ip,
+});
 
 /** Loads the signed-in webmaster (if any) from the session cookie into ctx.state; the session's forms are bound to it. */
-export const loadSession = (runtime: PlatformServices): Middleware => async (ctx, next) => {
-  const id = ctx.cookies.get(COOKIE);
-  if (id) {
-    const webmaster = await resumeSession(runtime, id, browserOf(ctx));
-    if (webmaster) {
-      ctx.state.webmaster = webmaster;
-      bindCsrf(ctx, `platform-session:${id}`);
-    } else ctx.cookies.set(COOKIE, null, cookieOptions(ctx));
-  }
-  await next();
-};
+export const loadSession =
+  (runtime: PlatformServices): Middleware =>
+  async (ctx, next) => {
+    const id = ctx.cookies.get(COOKIE);
+    if (id) {
+      const webmaster = await resumeSession(runtime, id, browserOf(ctx));
+      if (webmaster) {
+        ctx.state.webmaster = webmaster;
+        bindCsrf(ctx, `platform-session:${id}`);
+      } else ctx.cookies.set(COOKIE, null, cookieOptions(ctx));
+    }
+    await next();
+  };
 
 /** Where a session that is not `full` yet is sent: the one page its stage may reach. */
 const SECOND_FACTOR_PAGE = `${PLATFORM_PATH}/signin/second-factor`;
 export const ENROL_PAGE = `${PLATFORM_PATH}/account/second-factor`;
-const STAGE_PAGE: Record<Exclude<SessionStage, 'full'>, string> = { second_factor: SECOND_FACTOR_PAGE, enrol: ENROL_PAGE };
+const STAGE_PAGE: Record<Exclude<SessionStage, 'full'>, string> = {
+  second_factor: SECOND_FACTOR_PAGE,
+  enrol: ENROL_PAGE,
+};
 
 /**
  * Pages behind sign-in send strangers to the sign-in page, and a session still waiting for its second factor (or,
@@ -67,7 +83,12 @@ export const requireWebmaster: Middleware = async (ctx, next) => {
 const browserOf = (ctx: Context): SessionBrowser => ({ userAgent: ctx.get('user-agent'), address: ctx.ip });
 
 /** Signs the browser in with a new session id (any previous session of this browser is closed: no fixation). */
-async function startSession(ctx: Context, runtime: PlatformServices, webmasterId: number, stage: SessionStage): Promise<void> {
+async function startSession(
+  ctx: Context,
+  runtime: PlatformServices,
+  webmasterId: number,
+  stage: SessionStage,
+): Promise<void> {
   await endSession(ctx, runtime);
   ctx.cookies.set(COOKIE, await openSession(runtime, webmasterId, browserOf(ctx), stage), cookieOptions(ctx));
 }
@@ -79,7 +100,9 @@ async function startSession(ctx: Context, runtime: PlatformServices, webmasterId
 export async function completeSignIn(ctx: Context, runtime: PlatformServices, webmasterId: number): Promise<string> {
   const stage: SessionStage = (await hasSecondFactor(runtime.db, webmasterId))
     ? 'second_factor'
-    : runtime.config.webmasters.secondFactorRequired ? 'enrol' : 'full';
+    : runtime.config.webmasters.secondFactorRequired
+      ? 'enrol'
+      : 'full';
   await startSession(ctx, runtime, webmasterId, stage);
   return stage === 'full' ? PLATFORM_LANDING : STAGE_PAGE[stage];
 }

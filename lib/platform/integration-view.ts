@@ -115,7 +115,7 @@ function serverSnippet(issuer: string, clientId: string, redirectUri: string): s
     '  });',
     "  if (!token.ok) return res.redirect('/?age=failed');",
     '  // A token answer means the visitor is verified; Resources tells the details (country, level, expiry).',
-    "  req.session.ageVerified = true;",
+    '  req.session.ageVerified = true;',
     "  res.redirect('/');",
     '});',
   ].join('\n');
@@ -144,26 +144,32 @@ function buttonSnippet(issuer: string, language: Language): string {
  * The server code, token and Resources commands and the button for each active environment, with the real client
  * id and first redirect URI. The secret stays an environment variable: the page never prints it into code to copy.
  */
-export function integrationsOf(overview: WebsiteOverview, issuer: string, pageLanguage: Language): EnvironmentIntegration[] {
+export function integrationsOf(
+  overview: WebsiteOverview,
+  issuer: string,
+  pageLanguage: Language,
+): EnvironmentIntegration[] {
   const language = isLanguage(overview.website.language) ? overview.website.language : pageLanguage;
   return Object.values(overview.oauth2).flatMap((config) => {
     if (config.status !== 'ACTIVE' || !config.clientId || config.redirectUris.length === 0) return [];
     const redirectUri = config.redirectUris[0]!;
-    return [{
-      environment: config.environment,
-      clientId: config.clientId,
-      redirectUri,
-      serverSnippet: serverSnippet(issuer, config.clientId, redirectUri),
-      tokenCommand: [
-        `curl ${shellQuote(`${issuer}${OAUTH2_PATHS.token}`)} \\`,
-        `  -u ${shellQuote(`${config.clientId}:`)}"$CLIENT_SECRET" \\`,
-        '  -d grant_type=authorization_code \\',
-        `  --data-urlencode ${shellQuote(`code=${CODE}`)} \\`,
-        `  --data-urlencode ${shellQuote(`redirect_uri=${redirectUri}`)}`,
-      ].join('\n'),
-      resourcesCommand: `curl ${shellQuote(`${issuer}${OAUTH2_PATHS.resources}`)} \\\n  -H "Authorization: Bearer $ACCESS_TOKEN"`,
-      buttonSnippet: buttonSnippet(issuer, language),
-    }];
+    return [
+      {
+        environment: config.environment,
+        clientId: config.clientId,
+        redirectUri,
+        serverSnippet: serverSnippet(issuer, config.clientId, redirectUri),
+        tokenCommand: [
+          `curl ${shellQuote(`${issuer}${OAUTH2_PATHS.token}`)} \\`,
+          `  -u ${shellQuote(`${config.clientId}:`)}"$CLIENT_SECRET" \\`,
+          '  -d grant_type=authorization_code \\',
+          `  --data-urlencode ${shellQuote(`code=${CODE}`)} \\`,
+          `  --data-urlencode ${shellQuote(`redirect_uri=${redirectUri}`)}`,
+        ].join('\n'),
+        resourcesCommand: `curl ${shellQuote(`${issuer}${OAUTH2_PATHS.resources}`)} \\\n  -H "Authorization: Bearer $ACCESS_TOKEN"`,
+        buttonSnippet: buttonSnippet(issuer, language),
+      },
+    ];
   });
 }
 
@@ -180,7 +186,11 @@ export function wordpressRedirectUri(domain: string): string {
  * The values to paste into the WordPress plugin's settings, per environment: the service's address, the public key,
  * and with OAuth2 enabled the client id and the plugin's redirect URI to register. The secret is never printed.
  */
-export function wordpressIntegrationsOf(overview: WebsiteOverview, issuer: string, pageLanguage: Language): WordPressIntegration[] {
+export function wordpressIntegrationsOf(
+  overview: WebsiteOverview,
+  issuer: string,
+  pageLanguage: Language,
+): WordPressIntegration[] {
   const t = translator(pageLanguage);
   const redirectUri = wordpressRedirectUri(overview.website.domain);
   return overview.website.keys.map(({ environment, publicKey }) => {
@@ -190,9 +200,16 @@ export function wordpressIntegrationsOf(overview: WebsiteOverview, issuer: strin
       [t('platform.integrate.wordpressKey'), publicKey],
     ];
     if (config?.status === 'ACTIVE' && config.clientId) {
-      lines.push([t('platform.integrate.wordpressClientId'), config.clientId], [t('platform.integrate.wordpressRedirect'), redirectUri]);
+      lines.push(
+        [t('platform.integrate.wordpressClientId'), config.clientId],
+        [t('platform.integrate.wordpressRedirect'), redirectUri],
+      );
     }
     const width = Math.max(...lines.map(([label]) => label.length)) + 2;
-    return { environment, redirectUri, settings: lines.map(([label, value]) => `${`${label}:`.padEnd(width)}${value}`).join('\n') };
+    return {
+      environment,
+      redirectUri,
+      settings: lines.map(([label, value]) => `${`${label}:`.padEnd(width)}${value}`).join('\n'),
+    };
   });
 }

@@ -34,8 +34,14 @@ export function onceForms(runtime: Pick<PlatformServices, 'db' | 'clock'>): Midd
     delete body![ONCE_FIELD];
     const key = sha256(`${webmasterOf(ctx)?.id ?? ''}:${ctx.path}:${value}`);
     const now = runtime.clock.now();
-    await table().where('created_at', '<', new Date(now.getTime() - KEPT_MS)).delete();
-    const claimed = await table().insert({ key_hash: key, created_at: now }).onConflict('key_hash').ignore().returning<Array<{ key_hash: string }>>('key_hash');
+    await table()
+      .where('created_at', '<', new Date(now.getTime() - KEPT_MS))
+      .delete();
+    const claimed = await table()
+      .insert({ key_hash: key, created_at: now })
+      .onConflict('key_hash')
+      .ignore()
+      .returning<Array<{ key_hash: string }>>('key_hash');
     if (claimed.length === 0 && (await landedFirst(ctx, key))) return;
     if (claimed.length === 0) return next();
     try {

@@ -14,11 +14,19 @@ export interface OneTimeDisplay<T> {
  * five-minute cookie that the page reads once and clears: reloading it neither shows the secret again nor makes
  * another (which would replace the one just copied).
  */
-export function oneTimeDisplay<T>(cookie: string, path: string, isValue: (value: unknown) => value is T): OneTimeDisplay<T> {
-  const options = (ctx: Context) => ({ httpOnly: true, sameSite: 'strict', secure: ctx.secure, path, overwrite: true }) as const;
+export function oneTimeDisplay<T>(
+  cookie: string,
+  path: string,
+  isValue: (value: unknown) => value is T,
+): OneTimeDisplay<T> {
+  const options = (ctx: Context) =>
+    ({ httpOnly: true, sameSite: 'strict', secure: ctx.secure, path, overwrite: true }) as const;
   return {
     hold(ctx, runtime, webmasterId, value) {
-      ctx.cookies.set(cookie, runtime.sealer.seal(JSON.stringify({ webmasterId, value })), { ...options(ctx), maxAge: 5 * 60 * 1000 });
+      ctx.cookies.set(cookie, runtime.sealer.seal(JSON.stringify({ webmasterId, value })), {
+        ...options(ctx),
+        maxAge: 5 * 60 * 1000,
+      });
     },
     take(ctx, runtime, webmasterId) {
       const sealed = ctx.cookies.get(cookie);
@@ -35,7 +43,11 @@ export function oneTimeDisplay<T>(cookie: string, path: string, isValue: (value:
 }
 
 /** A new API token, for the account page. */
-export const newApiToken = oneTimeDisplay('ap_new_token', '/platform/keys', (value): value is string => typeof value === 'string');
+export const newApiToken = oneTimeDisplay(
+  'ap_new_token',
+  '/platform/keys',
+  (value): value is string => typeof value === 'string',
+);
 
 /** A website's new secret: a client secret (with its environment and client id) or a webhook's signing secret. */
 export interface NewWebsiteSecret {
@@ -46,8 +58,18 @@ export interface NewWebsiteSecret {
   secret: string;
 }
 
-export const newWebsiteSecret = oneTimeDisplay('ap_new_secret', '/platform/websites', (value): value is NewWebsiteSecret => {
-  const held = value as Partial<NewWebsiteSecret> | null;
-  return typeof held === 'object' && held !== null && typeof held.websiteId === 'number' && (held.kind === 'client' || held.kind === 'webhook')
-    && typeof held.label === 'string' && typeof held.secret === 'string';
-});
+export const newWebsiteSecret = oneTimeDisplay(
+  'ap_new_secret',
+  '/platform/websites',
+  (value): value is NewWebsiteSecret => {
+    const held = value as Partial<NewWebsiteSecret> | null;
+    return (
+      typeof held === 'object' &&
+      held !== null &&
+      typeof held.websiteId === 'number' &&
+      (held.kind === 'client' || held.kind === 'webhook') &&
+      typeof held.label === 'string' &&
+      typeof held.secret === 'string'
+    );
+  },
+);

@@ -34,7 +34,10 @@ export function policyRows(policy: WebsitePolicy, language: Language): PolicyRow
     name: regionName(region, language),
     rule,
     // One reason per preset or rule, even when a preset's rules name the region twice.
-    reasons: rule.origins.map((origin) => reasonOf(origin, policy))
-      .filter((reason, index, all) => all.findIndex((other) => JSON.stringify(other) === JSON.stringify(reason)) === index),
+    reasons: rule.origins
+      .map((origin) => reasonOf(origin, policy))
+      .filter(
+        (reason, index, all) => all.findIndex((other) => JSON.stringify(other) === JSON.stringify(reason)) === index,
+      ),
   }));
 }

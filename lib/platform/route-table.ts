@@ -32,7 +32,8 @@ export function requireAccess(access: Access): Middleware {
     if (!webmaster) return seeOther(ctx, `${PLATFORM_PATH}/signin`, { noStore: true });
     if (access === 'signed-in') return next();
     if (!webmaster.account) return seeOther(ctx, ACCOUNTS_PATH, { noStore: true });
-    if (!mayDo(webmaster.account.role, access)) return renderPage(ctx, 'not-permitted.njk', { role: webmaster.account.role }, 403);
+    if (!mayDo(webmaster.account.role, access))
+      return renderPage(ctx, 'not-permitted.njk', { role: webmaster.account.role }, 403);
     await next();
   };
 }
@@ -68,6 +69,9 @@ export class PlatformRoutes {
 
 /** The rows of a router whose every route is public (the sign-in flows): read from its own list of routes. */
 export function publicRows(router: Router): PlatformRoute[] {
-  return router.stack.flatMap((layer) => layer.methods.filter((method): method is PlatformRoute['method'] => method === 'GET' || method === 'POST')
-    .map((method) => ({ method, path: String(layer.path), access: 'public' as const })));
+  return router.stack.flatMap((layer) =>
+    layer.methods
+      .filter((method): method is PlatformRoute['method'] => method === 'GET' || method === 'POST')
+      .map((method) => ({ method, path: String(layer.path), access: 'public' as const })),
+  );
 }

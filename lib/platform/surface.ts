@@ -44,17 +44,37 @@ const signedOutAlready: Middleware = async (ctx, next) => {
 };
 
 /** The platform's routes: the sign-in flows (every route public), the invitation's page, and the signed-in groups. */
-function platformRouters(runtime: PlatformServices): { open: Router[]; declared: PlatformRoutes[]; signedIn: PlatformRoutes[] } {
+function platformRouters(runtime: PlatformServices): {
+  open: Router[];
+  declared: PlatformRoutes[];
+  signedIn: PlatformRoutes[];
+} {
   return {
     // Codes and links are mailed: without a mail server there is no code to offer, and no registration but the operator's.
     open: [
-      authRoutes(runtime), ...(runtime.config.mail ? [signInCodeRoutes(runtime, runtime.config.mail), mailedLinkRoutes(runtime, runtime.config.mail)] : []),
+      authRoutes(runtime),
+      ...(runtime.config.mail
+        ? [signInCodeRoutes(runtime, runtime.config.mail), mailedLinkRoutes(runtime, runtime.config.mail)]
+        : []),
       setPasswordRoutes(runtime),
     ],
     // Reached by a session still waiting for its second factor, which the signed-in group sends here.
     declared: [accountChoiceRoutes(runtime), secondFactorSignInRoutes(runtime)],
-    signedIn: [accountRoutes(runtime), securityRoutes(runtime), secondFactorRoutes(runtime), keyRoutes(runtime), memberRoutes(runtime), websiteRoutes(runtime), confirmationRoutes(runtime), domainRoutes(runtime),
-      policyRoutes(runtime), activityRoutes(runtime), verificationRoutes(runtime), webhookRoutes(runtime), wayOutRoutes(runtime)],
+    signedIn: [
+      accountRoutes(runtime),
+      securityRoutes(runtime),
+      secondFactorRoutes(runtime),
+      keyRoutes(runtime),
+      memberRoutes(runtime),
+      websiteRoutes(runtime),
+      confirmationRoutes(runtime),
+      domainRoutes(runtime),
+      policyRoutes(runtime),
+      activityRoutes(runtime),
+      verificationRoutes(runtime),
+      webhookRoutes(runtime),
+      wayOutRoutes(runtime),
+    ],
   };
 }
 

@@ -6,7 +6,12 @@ import { websiteCreateSchema } from '../websites/schemas/website-create.js';
 import { websiteUpdateSchema } from '../websites/schemas/website-update.js';
 import { conforms } from '../websites/validation.js';
 import { listField, textField } from '../http/form.js';
-import type { OAuth2CreateInput, OAuth2UpdateInput, WebsiteCreateInput, WebsiteUpdateInput } from '../websites/index.js';
+import type {
+  OAuth2CreateInput,
+  OAuth2UpdateInput,
+  WebsiteCreateInput,
+  WebsiteUpdateInput,
+} from '../websites/index.js';
 
 /**
  * Form posts become the External API's request bodies, so the website services apply one set of rules to both.
@@ -72,7 +77,11 @@ function checkFields<T extends object>(input: T, checks: Record<string, Check>):
 const splitList = (text: string): string[] => text.split(/[\s,]+/).filter(Boolean);
 
 /** Redirect URIs, one per line (the textarea of the OAuth2 forms). */
-const splitLines = (text: string): string[] => text.split(/\r?\n/).map((line) => line.trim()).filter(Boolean);
+const splitLines = (text: string): string[] =>
+  text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter(Boolean);
 
 const websiteFields = (body: unknown) => ({
   name: textField(body, 'name'),
@@ -84,10 +93,14 @@ const websiteFields = (body: unknown) => ({
 export const websiteCreateForm = (body: unknown): ParsedForm<WebsiteCreateInput> =>
   checkFields({ ...websiteFields(body), domain: textField(body, 'domain').trim() }, websiteCreateChecks);
 
-export const websiteUpdateForm = (body: unknown): ParsedForm<WebsiteUpdateInput> => checkFields(websiteFields(body), websiteUpdateChecks);
+export const websiteUpdateForm = (body: unknown): ParsedForm<WebsiteUpdateInput> =>
+  checkFields(websiteFields(body), websiteUpdateChecks);
 
 export const oauth2CreateForm = (body: unknown): ParsedForm<OAuth2CreateInput> =>
   checkFields({ redirectUris: splitLines(textField(body, 'redirectUris')) }, oauth2CreateChecks);
 
 export const oauth2UpdateForm = (body: unknown): ParsedForm<OAuth2UpdateInput> =>
-  checkFields({ status: textField(body, 'status'), redirectUris: splitLines(textField(body, 'redirectUris')) }, oauth2UpdateChecks);
+  checkFields(
+    { status: textField(body, 'status'), redirectUris: splitLines(textField(body, 'redirectUris')) },
+    oauth2UpdateChecks,
+  );

@@ -8,7 +8,15 @@ export interface WebsiteOverview {
 }
 
 /** The webmaster's websites with their OAuth2 configurations, read in one query; an environment without one is left out. */
-export async function overviewsOf(runtime: PlatformServices, webmasterId: number, websites: Website[]): Promise<WebsiteOverview[]> {
-  const configs = await listOAuth2Configs(runtime, webmasterId, websites.map((website) => website.id));
+export async function overviewsOf(
+  runtime: PlatformServices,
+  webmasterId: number,
+  websites: Website[],
+): Promise<WebsiteOverview[]> {
+  const configs = await listOAuth2Configs(
+    runtime,
+    webmasterId,
+    websites.map((website) => website.id),
+  );
   return websites.map((website) => ({ website, oauth2: configs.get(website.id) ?? {} }));
 }

@@ -1,7 +1,15 @@
 import type { Location } from '../geo/location.js';
 import { isVerificationRequired } from '../geo/regions.js';
 import type { ChallengeName } from '../verification/challenge.js';
-import { EVERYWHERE, levelRank, specificity, type EffectiveRule, type PolicyRule, type RuleOrigin, type RuleSet } from './rule.js';
+import {
+  EVERYWHERE,
+  levelRank,
+  specificity,
+  type EffectiveRule,
+  type PolicyRule,
+  type RuleOrigin,
+  type RuleSet,
+} from './rule.js';
 
 /** What the rule for one (website, location) is made of. */
 export interface PolicyInputs {
@@ -34,14 +42,20 @@ function tighten(current: EffectiveRule, rule: PolicyRule, origin: RuleOrigin): 
   return {
     required: current.required || rule.required === true,
     ageThreshold: Math.max(current.ageThreshold, rule.ageThreshold ?? 0),
-    challenges: narrowed === undefined ? current.challenges : (current.challenges ?? narrowed).filter((name) => narrowed.includes(name)),
-    minimumAssuranceLevel: rule.minimumAssuranceLevel && levelRank(rule.minimumAssuranceLevel) > levelRank(current.minimumAssuranceLevel)
-      ? rule.minimumAssuranceLevel
-      : current.minimumAssuranceLevel,
+    challenges:
+      narrowed === undefined
+        ? current.challenges
+        : (current.challenges ?? narrowed).filter((name) => narrowed.includes(name)),
+    minimumAssuranceLevel:
+      rule.minimumAssuranceLevel && levelRank(rule.minimumAssuranceLevel) > levelRank(current.minimumAssuranceLevel)
+        ? rule.minimumAssuranceLevel
+        : current.minimumAssuranceLevel,
     estimationBuffer: Math.max(current.estimationBuffer, rule.estimationBuffer ?? 0),
-    reuseMaxAgeSeconds: rule.reuseMaxAgeSeconds === undefined || (current.reuseMaxAgeSeconds !== null && current.reuseMaxAgeSeconds <= rule.reuseMaxAgeSeconds)
-      ? current.reuseMaxAgeSeconds
-      : rule.reuseMaxAgeSeconds,
+    reuseMaxAgeSeconds:
+      rule.reuseMaxAgeSeconds === undefined ||
+      (current.reuseMaxAgeSeconds !== null && current.reuseMaxAgeSeconds <= rule.reuseMaxAgeSeconds)
+        ? current.reuseMaxAgeSeconds
+        : rule.reuseMaxAgeSeconds,
     requireDoubleAnonymity: current.requireDoubleAnonymity || rule.requireDoubleAnonymity === true,
     challengesUntil,
     origins: [...current.origins, origin],
@@ -65,11 +79,21 @@ const baseline = (ageThreshold: number, required: boolean): EffectiveRule => ({
  * The operator's rule at a location: the baseline age, tightened by every preset in force. `required` starts as
  * given (the website's spec `regions` decide it; a floor for checking a website's rule starts from false).
  */
-export function operatorRule(baselineThreshold: number, presets: readonly RuleSet[], location: Location, required = false): EffectiveRule {
+export function operatorRule(
+  baselineThreshold: number,
+  presets: readonly RuleSet[],
+  location: Location,
+  required = false,
+): EffectiveRule {
   let result = baseline(baselineThreshold, required);
   for (const preset of presets) {
     for (const index of applicableRules(preset.rules, location)) {
-      result = tighten(result, preset.rules[index]!, { kind: 'preset', preset: preset.id, version: preset.version, rule: index });
+      result = tighten(result, preset.rules[index]!, {
+        kind: 'preset',
+        preset: preset.id,
+        version: preset.version,
+        rule: index,
+      });
     }
   }
   return result;
@@ -82,8 +106,14 @@ export function operatorRule(baselineThreshold: number, presets: readonly RuleSe
  * never looser than any rule that applies.
  */
 export function effectiveRule(inputs: PolicyInputs, location: Location): EffectiveRule {
-  let result = operatorRule(inputs.baselineThreshold, inputs.presets, location, isVerificationRequired(inputs.regions, location));
-  for (const index of applicableRules(inputs.rules, location)) result = tighten(result, inputs.rules[index]!, { kind: 'website', rule: index });
+  let result = operatorRule(
+    inputs.baselineThreshold,
+    inputs.presets,
+    location,
+    isVerificationRequired(inputs.regions, location),
+  );
+  for (const index of applicableRules(inputs.rules, location))
+    result = tighten(result, inputs.rules[index]!, { kind: 'website', rule: index });
   return result;
 }
 
@@ -102,14 +132,21 @@ export function loosenedField(rule: PolicyRule, floor: EffectiveRule): string | 
   if (rule.ageThreshold !== undefined && rule.ageThreshold < floor.ageThreshold) return 'ageThreshold';
   const allowed = floor.challenges;
   if (rule.challenges && allowed && rule.challenges.some((name) => !allowed.includes(name))) return 'challenges';
-  if (rule.minimumAssuranceLevel && levelRank(rule.minimumAssuranceLevel) < levelRank(floor.minimumAssuranceLevel)) return 'minimumAssuranceLevel';
+  if (rule.minimumAssuranceLevel && levelRank(rule.minimumAssuranceLevel) < levelRank(floor.minimumAssuranceLevel))
+    return 'minimumAssuranceLevel';
   if (rule.estimationBuffer !== undefined && rule.estimationBuffer < floor.estimationBuffer) return 'estimationBuffer';
-  if (rule.reuseMaxAgeSeconds !== undefined && floor.reuseMaxAgeSeconds !== null && rule.reuseMaxAgeSeconds > floor.reuseMaxAgeSeconds) return 'reuseMaxAgeSeconds';
+  if (
+    rule.reuseMaxAgeSeconds !== undefined &&
+    floor.reuseMaxAgeSeconds !== null &&
+    rule.reuseMaxAgeSeconds > floor.reuseMaxAgeSeconds
+  )
+    return 'reuseMaxAgeSeconds';
   if (rule.requireDoubleAnonymity === false && floor.requireDoubleAnonymity) return 'requireDoubleAnonymity';
   for (const [name, date] of Object.entries(rule.challengesUntil ?? {}) as Array<[ChallengeName, string]>) {
     // A date for a challenge the rule itself leaves out allows nothing.
     const until = floor.challengesUntil[name];
-    if (until !== undefined && date > until && (!rule.challenges || rule.challenges.includes(name))) return `challengesUntil.${name}`;
+    if (until !== undefined && date > until && (!rule.challenges || rule.challenges.includes(name)))
+      return `challengesUntil.${name}`;
   }
   return undefined;
 }

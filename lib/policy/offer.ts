@@ -17,7 +17,11 @@ export interface OfferContext {
  * their date, able to reach its minimum level; a double-anonymity method first when the rule requires one, and
  * none at all when it requires one and none is available (the rule cannot be met, so no check may run).
  */
-export function offeredChallenges(rule: EffectiveRule, available: readonly ChallengeName[], context: OfferContext): ChallengeName[] {
+export function offeredChallenges(
+  rule: EffectiveRule,
+  available: readonly ChallengeName[],
+  context: OfferContext,
+): ChallengeName[] {
   const minimum = levelRank(rule.minimumAssuranceLevel);
   const offered = available.filter((name) => {
     if (rule.challenges && !rule.challenges.includes(name)) return false;
@@ -36,9 +40,19 @@ export function offeredChallenges(rule: EffectiveRule, available: readonly Chall
  * availableChallenges says), those the operator runs in this environment, then as the rule allows and orders them.
  */
 export function challengesUnder(
-  rule: EffectiveRule, registry: ChallengeRegistry, environment: Environment, websiteChallenges: readonly string[], requested: readonly ChallengeName[] | undefined, now: Date,
+  rule: EffectiveRule,
+  registry: ChallengeRegistry,
+  environment: Environment,
+  websiteChallenges: readonly string[],
+  requested: readonly ChallengeName[] | undefined,
+  now: Date,
 ): ChallengeName[] {
-  const available = availableChallenges(websiteChallenges, requested, (name) => registry.offers(environment, name), (name) => registry.configured(name));
+  const available = availableChallenges(
+    websiteChallenges,
+    requested,
+    (name) => registry.offers(environment, name),
+    (name) => registry.configured(name),
+  );
   return offeredChallenges(rule, available, {
     today: utcDay(now),
     // The sandbox lets the visitor pick any level; a live challenge records its own.
@@ -47,7 +61,8 @@ export function challengesUnder(
 }
 
 /** Whether a pass at `level` completes a flow under `rule`. */
-export const reachesLevel = (rule: EffectiveRule, level: AssuranceLevel): boolean => levelRank(level) >= levelRank(rule.minimumAssuranceLevel);
+export const reachesLevel = (rule: EffectiveRule, level: AssuranceLevel): boolean =>
+  levelRank(level) >= levelRank(rule.minimumAssuranceLevel);
 
 /** The UTC day of `now`, as rules write their dates. */
 export const utcDay = (now: Date): string => now.toISOString().slice(0, 10);

@@ -27,13 +27,20 @@ export interface PolicyServices extends PolicyOperator {
 }
 
 /** The rule in force for `website` where the visitor is: the operator's settings, the presets in force, the website's rules. */
-export function websiteRule({ config, geo }: PolicyOperator, website: WebsitePolicyInputs, location: Location): EffectiveRule {
-  return effectiveRule({
-    baselineThreshold: geo.ageThresholdFor(location),
-    regions: website.regions,
-    presets: config.policies.presets,
-    rules: website.policyRules,
-  }, location);
+export function websiteRule(
+  { config, geo }: PolicyOperator,
+  website: WebsitePolicyInputs,
+  location: Location,
+): EffectiveRule {
+  return effectiveRule(
+    {
+      baselineThreshold: geo.ageThresholdFor(location),
+      regions: website.regions,
+      presets: config.policies.presets,
+      rules: website.policyRules,
+    },
+    location,
+  );
 }
 
 /**
@@ -52,14 +59,26 @@ export interface Requirement {
 }
 
 /** The requirement for a visitor at `location` of a website, by its rule in force there (docs/policies.md). */
-export function requirementAt(runtime: PolicyServices, website: WebsitePolicyInputs & { challenges: readonly string[] }, environment: Environment, location: Location): Requirement {
+export function requirementAt(
+  runtime: PolicyServices,
+  website: WebsitePolicyInputs & { challenges: readonly string[] },
+  environment: Environment,
+  location: Location,
+): Requirement {
   const rule = websiteRule(runtime, website, location);
   return {
     required: rule.required,
     country: location.country,
     country_subdivision: location.subdivision,
     age_threshold: rule.ageThreshold,
-    challenges: challengesUnder(rule, runtime.challenges, environment, website.challenges, undefined, runtime.clock.now()),
+    challenges: challengesUnder(
+      rule,
+      runtime.challenges,
+      environment,
+      website.challenges,
+      undefined,
+      runtime.clock.now(),
+    ),
     minimum_assurance_level: rule.minimumAssuranceLevel,
   };
 }

@@ -11,7 +11,11 @@ export const MAX_AGE = 25;
 export const MAX_ESTIMATION_BUFFER = 10;
 export const MAX_REUSE_SECONDS = 31_536_000;
 
-const challengeName = { type: 'string', enum: [...CHALLENGE_NAMES], description: `One of ${CHALLENGE_NAMES.join(', ')}.` } as const;
+const challengeName = {
+  type: 'string',
+  enum: [...CHALLENGE_NAMES],
+  description: `One of ${CHALLENGE_NAMES.join(', ')}.`,
+} as const;
 
 export const policyRuleSchema = {
   type: 'object',
@@ -23,22 +27,44 @@ export const policyRuleSchema = {
       minItems: 1,
       maxItems: MAX_REGIONS_PER_RULE,
       uniqueItems: true,
-      items: { type: 'string', maxLength: 6, format: 'policy-region', description: 'An ISO 3166-1 alpha-2 country ("FR"), an ISO 3166-2 subdivision ("US-TX") or "*" (everywhere), in upper case.' },
+      items: {
+        type: 'string',
+        maxLength: 6,
+        format: 'policy-region',
+        description:
+          'An ISO 3166-1 alpha-2 country ("FR"), an ISO 3166-2 subdivision ("US-TX") or "*" (everywhere), in upper case.',
+      },
       description: `1 to ${MAX_REGIONS_PER_RULE} unique regions: ISO 3166-1 alpha-2 countries ("FR"), ISO 3166-2 subdivisions ("US-TX") or "*".`,
     },
     required: { type: 'boolean', description: 'true: verification is required in these regions.' },
-    ageThreshold: { type: 'integer', minimum: MIN_AGE, maximum: MAX_AGE, description: `The age to prove: an integer from ${MIN_AGE} to ${MAX_AGE}.` },
+    ageThreshold: {
+      type: 'integer',
+      minimum: MIN_AGE,
+      maximum: MAX_AGE,
+      description: `The age to prove: an integer from ${MIN_AGE} to ${MAX_AGE}.`,
+    },
     challenges: {
-      type: 'array', minItems: 1, uniqueItems: true, items: challengeName,
+      type: 'array',
+      minItems: 1,
+      uniqueItems: true,
+      items: challengeName,
       description: `The only challenges allowed: at least one, without repetition, of ${CHALLENGE_NAMES.join(', ')}.`,
     },
-    minimumAssuranceLevel: { type: 'string', enum: [...ASSURANCE_LEVELS], description: `One of ${ASSURANCE_LEVELS.join(', ')}.` },
+    minimumAssuranceLevel: {
+      type: 'string',
+      enum: [...ASSURANCE_LEVELS],
+      description: `One of ${ASSURANCE_LEVELS.join(', ')}.`,
+    },
     estimationBuffer: {
-      type: 'integer', minimum: 0, maximum: MAX_ESTIMATION_BUFFER,
+      type: 'integer',
+      minimum: 0,
+      maximum: MAX_ESTIMATION_BUFFER,
       description: `Years (0 to ${MAX_ESTIMATION_BUFFER}) an estimated age must exceed the threshold by.`,
     },
     reuseMaxAgeSeconds: {
-      type: 'integer', minimum: 0, maximum: MAX_REUSE_SECONDS,
+      type: 'integer',
+      minimum: 0,
+      maximum: MAX_REUSE_SECONDS,
       description: `How old, in seconds (0 to ${MAX_REUSE_SECONDS}), a reused result may be; 0 means a new check at each access.`,
     },
     requireDoubleAnonymity: { type: 'boolean', description: 'true: a double-anonymity method must be offered, first.' },
@@ -46,7 +72,11 @@ export const policyRuleSchema = {
       type: 'object',
       maxProperties: CHALLENGE_NAMES.length,
       propertyNames: challengeName,
-      additionalProperties: { type: 'string', format: 'calendar-date', description: 'A date, YYYY-MM-DD: the last day the challenge is allowed.' },
+      additionalProperties: {
+        type: 'string',
+        format: 'calendar-date',
+        description: 'A date, YYYY-MM-DD: the last day the challenge is allowed.',
+      },
       description: 'Challenge name → the last day (YYYY-MM-DD, UTC) it is allowed.',
     },
   },

@@ -44,12 +44,21 @@ const allowAnyOrigin = (ctx: Context): void => {
   ctx.set('Access-Control-Allow-Origin', '*');
 };
 
-async function resolveLocation(ctx: Context, runtime: RequirementServices, query: RequirementQuery, environment: 'LIVE' | 'TEST'): Promise<Location> {
+async function resolveLocation(
+  ctx: Context,
+  runtime: RequirementServices,
+  query: RequirementQuery,
+  environment: 'LIVE' | 'TEST',
+): Promise<Location> {
   if (query.test_country === undefined && query.test_subdivision === undefined) return runtime.geo.locate(ctx);
-  if (environment !== 'TEST') throw invalidRequest('test_country and test_subdivision are accepted with a TEST key only');
+  if (environment !== 'TEST')
+    throw invalidRequest('test_country and test_subdivision are accepted with a TEST key only');
   const location = testLocation(query.test_country, query.test_subdivision);
   if (location === 'country') throw invalidRequest('test_country must be an ISO 3166-1 alpha-2 country code');
-  if (location === 'subdivision') throw invalidRequest(`test_subdivision must be an ISO 3166-2 subdivision of ${String(query.test_country).trim().toUpperCase()}`);
+  if (location === 'subdivision')
+    throw invalidRequest(
+      `test_subdivision must be an ISO 3166-2 subdivision of ${String(query.test_country).trim().toUpperCase()}`,
+    );
   return location;
 }
 
@@ -79,7 +88,9 @@ export const requirementSurface: SurfaceBuilder<RequirementServices> = ({ runtim
     const query = { ...ctx.query };
     if (!validQuery(query)) {
       const field = validQuery.errors?.[0]?.instancePath.slice(1) || 'key';
-      throw invalidRequest(field === 'key' ? 'the query must carry exactly one key parameter' : `${field} is malformed`);
+      throw invalidRequest(
+        field === 'key' ? 'the query must carry exactly one key parameter' : `${field} is malformed`,
+      );
     }
     const found = KEY_SHAPE.test(query.key) ? await findKeyWebsite(runtime.db, query.key) : undefined;
     if (!found) throw new HttpError(404, 'no website has this public key', {}, 'not_found');
@@ -91,13 +102,16 @@ export const requirementSurface: SurfaceBuilder<RequirementServices> = ({ runtim
       // A signed answer for the website's server (docs/geolocation.md "Signed answer"): each one is fresh.
       ctx.set('Cache-Control', 'no-store');
       ctx.type = JWT_TYPE;
-      ctx.body = await signRequirement({
-        required: requirement.required,
-        country: requirement.country,
-        country_subdivision: requirement.country_subdivision,
-        age_threshold: requirement.age_threshold,
-        environment: found.environment,
-      }, query.key);
+      ctx.body = await signRequirement(
+        {
+          required: requirement.required,
+          country: requirement.country,
+          country_subdivision: requirement.country_subdivision,
+          age_threshold: requirement.age_threshold,
+          environment: found.environment,
+        },
+        query.key,
+      );
       return;
     }
     ctx.set('Cache-Control', 'private, max-age=60');

@@ -25,7 +25,9 @@ export interface RequirementClaims {
  * ask for itself (the location is the caller's). Signed with the same key as verification results, under its own
  * `typ` and without a `verified` claim, so it can never pass for one.
  */
-export function createRequirementSigner(runtime: Pick<RequirementServices, 'config' | 'clock'>): (claims: RequirementClaims, publicKey: string) => Promise<string> {
+export function createRequirementSigner(
+  runtime: Pick<RequirementServices, 'config' | 'clock'>,
+): (claims: RequirementClaims, publicKey: string) => Promise<string> {
   let signingKey: Promise<SigningKey> | undefined;
   return async (claims, publicKey) => {
     signingKey ??= currentSigningKey(runtime.config.jwks);

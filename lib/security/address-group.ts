@@ -15,8 +15,11 @@ export function addressGroup(ip: string): string {
 /** The eight 16-bit groups of an IPv6 address, lower-case hex without leading zeros (a trailing IPv4 part included). */
 function expandIPv6(ip: string): string[] {
   const [address = ''] = ip.split('%'); // a zone index (fe80::1%eth0) names an interface, not a network
-  const withoutIPv4 = address.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_all, a: string, b: string, c: string, d: string) =>
-    `${((Number(a) << 8) | Number(b)).toString(16)}:${((Number(c) << 8) | Number(d)).toString(16)}`);
+  const withoutIPv4 = address.replace(
+    /(\d+)\.(\d+)\.(\d+)\.(\d+)$/,
+    (_all, a: string, b: string, c: string, d: string) =>
+      `${((Number(a) << 8) | Number(b)).toString(16)}:${((Number(c) << 8) | Number(d)).toString(16)}`,
+  );
   const [head = '', tail] = withoutIPv4.split('::');
   const headGroups = head === '' ? [] : head.split(':');
   const tailGroups = tail === undefined || tail === '' ? [] : tail.split(':');

@@ -36,4 +36,7 @@ export class CookieKeys {
 }
 
 const signWith = (key: KeyObject, data: string): string =>
-  createHmac('sha1', key).update(data).digest('base64').replace(/[/+=]/g, (character) => URL_SAFE[character]!);
+  createHmac('sha1', key)
+    .update(data)
+    .digest('base64')
+    .replace(/[/+=]/g, (character) => URL_SAFE[character]!);

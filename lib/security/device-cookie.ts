@@ -27,7 +27,12 @@ export function knownDevice(ctx: Context, scope: DeviceCookieScope, identifier: 
 /** After a successful sign-in: a fresh device cookie for this account (a new nonce every time, as OWASP asks). */
 export function rememberDevice(ctx: Context, scope: DeviceCookieScope, identifier: string): void {
   ctx.cookies.set(scope.name, `${accountTag(identifier)}.${randomToken(18)}`, {
-    signed: true, httpOnly: true, sameSite: 'lax', secure: ctx.secure, path: scope.path, overwrite: true,
+    signed: true,
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: ctx.secure,
+    path: scope.path,
+    overwrite: true,
     maxAge: DEVICE_COOKIE_DAYS * 86400 * 1000,
   });
 }

@@ -4,7 +4,6 @@ import { addressGroup } from './address-group.js';
 import { knownDevice, rememberDevice, type DeviceCookieScope } from './device-cookie.js';
 import { sha256 } from './hashing.js';
 
-
 /**
  * Password guessing stays expensive without letting a stranger lock the owner out (OWASP "slow brute-force
  * protection with device cookies"). Only failures count. A browser unknown to the account is throttled per
@@ -39,10 +38,19 @@ export interface SignInAttempt {
 }
 
 /** The sign-in guard of one surface; `name` prefixes its limiter names, `device` is where its device cookie lives. */
-export function signInGuard(rateLimits: RateLimits, name: 'platform-signin' | 'visitor-sign-in', device: DeviceCookieScope): SignInGuard {
+export function signInGuard(
+  rateLimits: RateLimits,
+  name: 'platform-signin' | 'visitor-sign-in',
+  device: DeviceCookieScope,
+): SignInGuard {
   // Each throttle is a row of lib/http/limits.ts named `<name>-<throttle>`.
   const limiter = (throttle: Throttle): Limiter => rateLimits.limiter(`${name}-${throttle}`);
-  const limiters = { accountAndNetwork: limiter('accountAndNetwork'), network: limiter('network'), account: limiter('account'), device: limiter('device') };
+  const limiters = {
+    accountAndNetwork: limiter('accountAndNetwork'),
+    network: limiter('network'),
+    account: limiter('account'),
+    device: limiter('device'),
+  };
 
   return {
     async admit(ctx, identifier) {
@@ -65,7 +73,9 @@ export function signInGuard(rateLimits: RateLimits, name: 'platform-signin' | 'v
     },
     async succeeded(ctx, attempt) {
       // The per-account count stays: the owner signing in elsewhere must not give a guesser a fresh allowance.
-      const personal = attempt.keys.filter(({ limiter: throttle }) => throttle === limiters.accountAndNetwork || throttle === limiters.device);
+      const personal = attempt.keys.filter(
+        ({ limiter: throttle }) => throttle === limiters.accountAndNetwork || throttle === limiters.device,
+      );
       await Promise.all(personal.map(({ limiter: throttle, key }) => throttle.reset(key)));
       rememberDevice(ctx, device, attempt.identifier);
     },

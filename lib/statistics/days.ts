@@ -7,7 +7,8 @@ import { Refusal } from '../refusal.js';
 export const DAY_SCHEMA = { type: 'string', pattern: '^(?!0000)[0-9]{4}-[0-9]{2}-[0-9]{2}$' } as const;
 
 /** Whether `value` (matching DAY_SCHEMA) is a day of the calendar: 2026-02-30 is not. */
-const isDay = (value: string): boolean => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
+const isDay = (value: string): boolean =>
+  !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
 
 /** Whether PostgreSQL can hold `instant`: years 0001 to 9999, as every day above (JavaScript also has a year 0). */
 export const isStorableInstant = (instant: Date): boolean => {
@@ -20,7 +21,8 @@ export const isStorableInstant = (instant: Date): boolean => {
  * `maxDays` days; returns the range's first instant and the instant after its last day.
  */
 export function dayRange(from: string, to: string, maxDays = Infinity): { start: Date; end: Date } {
-  if (!isDay(from) || !isDay(to)) throw new Refusal('invalid', 'Invalid from or to: each must be a day of the calendar, YYYY-MM-DD.');
+  if (!isDay(from) || !isDay(to))
+    throw new Refusal('invalid', 'Invalid from or to: each must be a day of the calendar, YYYY-MM-DD.');
   const start = new Date(`${from}T00:00:00Z`);
   const last = new Date(`${to}T00:00:00Z`);
   const span = (last.getTime() - start.getTime()) / 86_400_000;

@@ -21,11 +21,19 @@ export async function rollUpStatistics(runtime: StatisticsServices, counted: Cou
  * since the last rollup are lost, as the log says.
  */
 export function scheduleStatistics(runtime: StatisticsServices, counted: Counted): void {
-  schedulePeriodic(runtime, { name: 'rolling up statistics', everyMs: runtime.config.statistics.rollupIntervalMs, run: () => rollUpStatistics(runtime, counted) });
+  schedulePeriodic(runtime, {
+    name: 'rolling up statistics',
+    everyMs: runtime.config.statistics.rollupIntervalMs,
+    run: () => rollUpStatistics(runtime, counted),
+  });
   runtime.onClose(async () => {
-    const closing = rollUpStatistics(runtime, counted).catch((error: unknown) => runtime.log.warn('rolling up statistics at close failed', { error: String(error) }));
-    if (await settlesWithin(closing, CLOSE_WAIT_MS) === 'late') {
-      runtime.log.warn('rolling up statistics at close did not finish: the events tallied since the last rollup are not counted');
+    const closing = rollUpStatistics(runtime, counted).catch((error: unknown) =>
+      runtime.log.warn('rolling up statistics at close failed', { error: String(error) }),
+    );
+    if ((await settlesWithin(closing, CLOSE_WAIT_MS)) === 'late') {
+      runtime.log.warn(
+        'rolling up statistics at close did not finish: the events tallied since the last rollup are not counted',
+      );
     }
   });
 }

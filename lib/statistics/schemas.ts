@@ -11,7 +11,10 @@ export const statisticsQuerySchema = {
   required: ['from', 'to'],
   properties: {
     from: { ...DATE, description: 'The first day (UTC), YYYY-MM-DD.' },
-    to: { ...DATE, description: `The last day (UTC), YYYY-MM-DD, not before from and at most ${STATISTICS_MAX_DAYS} days after it.` },
+    to: {
+      ...DATE,
+      description: `The last day (UTC), YYYY-MM-DD, not before from and at most ${STATISTICS_MAX_DAYS} days after it.`,
+    },
   },
 } as const;
 
@@ -29,24 +32,47 @@ export const statisticsSchema = {
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['date', 'environment', 'started', 'passed', 'refused', 'abandoned', 'reused', 'byChallenge', 'byCountry', 'medianSecondsToResult'],
+        required: [
+          'date',
+          'environment',
+          'started',
+          'passed',
+          'refused',
+          'abandoned',
+          'reused',
+          'byChallenge',
+          'byCountry',
+          'medianSecondsToResult',
+        ],
         properties: {
           date: { type: 'string', description: 'YYYY-MM-DD (UTC).' },
           environment: { type: 'string', enum: ['LIVE', 'TEST'] },
           started: { ...counts, description: 'Flows that reached the verification pages.' },
           passed: { ...counts, description: 'Verifications recorded after a check.' },
           refused: { ...counts, description: 'Checks that refused the visitor (who may then try another).' },
-          abandoned: { ...counts, description: 'Flows ended without a result: declined, cancelled, or no check available.' },
+          abandoned: {
+            ...counts,
+            description: 'Flows ended without a result: declined, cancelled, or no check available.',
+          },
           reused: { ...counts, description: 'Verifications recorded from an earlier result the visitor reused.' },
           byChallenge: {
             type: 'object',
             additionalProperties: {
-              type: 'object', additionalProperties: false, required: ['passed', 'refused', 'reused'],
+              type: 'object',
+              additionalProperties: false,
+              required: ['passed', 'refused', 'reused'],
               properties: { passed: counts, refused: counts, reused: counts },
             },
           },
-          byCountry: { type: 'object', additionalProperties: counts, description: 'Verifications (passed and reused) per country.' },
-          medianSecondsToResult: { type: ['number', 'null'], description: 'From the website sending the visitor to the recorded result; null without results.' },
+          byCountry: {
+            type: 'object',
+            additionalProperties: counts,
+            description: 'Verifications (passed and reused) per country.',
+          },
+          medianSecondsToResult: {
+            type: ['number', 'null'],
+            description: 'From the website sending the visitor to the recorded result; null without results.',
+          },
         },
       },
     },

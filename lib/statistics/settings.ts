@@ -8,6 +8,10 @@ export interface StatisticsSettings {
 
 export const statisticsSettings: SettingsSection<StatisticsSettings> = {
   spec: {
-    rollupIntervalMs: { env: 'STATISTICS_ROLLUP_INTERVAL_MS', schema: { type: 'integer', minimum: 50, maximum: 3600000 }, default: 60000 },
+    rollupIntervalMs: {
+      env: 'STATISTICS_ROLLUP_INTERVAL_MS',
+      schema: { type: 'integer', minimum: 50, maximum: 3600000 },
+      default: 60000,
+    },
   },
 };

@@ -6,13 +6,18 @@ import { STATISTICS_MAX_DAYS, statisticsQuerySchema } from './schemas.js';
 import { dailyAggregates, type DailyAggregate } from './store.js';
 
 /** One day of one environment, as the API, the Overview and the CSV show it. */
-export type StatisticsDay = Omit<DailyAggregate, 'websiteId' | 'day' | 'secondsToResult'> & { date: string; medianSecondsToResult: number | null };
+export type StatisticsDay = Omit<DailyAggregate, 'websiteId' | 'day' | 'secondsToResult'> & {
+  date: string;
+  medianSecondsToResult: number | null;
+};
 
 const validateQuery = validator<{ from: string; to: string }>(statisticsQuerySchema, 'query');
 
 /** The median of a histogram (value → how many), the mean of the two middle values when their number is even. */
 export function medianOf(histogram: Record<string, number>): number | null {
-  const values = Object.entries(histogram).map(([value, count]) => [Number(value), count] as const).sort(([a], [b]) => a - b);
+  const values = Object.entries(histogram)
+    .map(([value, count]) => [Number(value), count] as const)
+    .sort(([a], [b]) => a - b);
   const total = values.reduce((sum, [, count]) => sum + count, 0);
   if (total === 0) return null;
   const at = (rank: number): number => {
@@ -27,13 +32,25 @@ export function medianOf(histogram: Record<string, number>): number | null {
 }
 
 const dayOf = (aggregate: DailyAggregate): StatisticsDay => ({
-  date: aggregate.day, environment: aggregate.environment, started: aggregate.started, passed: aggregate.passed, refused: aggregate.refused,
-  abandoned: aggregate.abandoned, reused: aggregate.reused, byChallenge: aggregate.byChallenge, byCountry: aggregate.byCountry,
+  date: aggregate.day,
+  environment: aggregate.environment,
+  started: aggregate.started,
+  passed: aggregate.passed,
+  refused: aggregate.refused,
+  abandoned: aggregate.abandoned,
+  reused: aggregate.reused,
+  byChallenge: aggregate.byChallenge,
+  byCountry: aggregate.byCountry,
   medianSecondsToResult: medianOf(aggregate.secondsToResult),
 });
 
 /** A website's statistics from `from` to `to` (inclusive), for its owner. */
-export async function websiteStatistics(runtime: StatisticsServices, webmasterId: number, websiteId: number, query: unknown): Promise<{ days: StatisticsDay[] }> {
+export async function websiteStatistics(
+  runtime: StatisticsServices,
+  webmasterId: number,
+  websiteId: number,
+  query: unknown,
+): Promise<{ days: StatisticsDay[] }> {
   const { from, to } = validateQuery(query);
   dayRange(from, to, STATISTICS_MAX_DAYS);
   checkWebsiteId(websiteId);

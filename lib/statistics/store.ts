@@ -53,15 +53,46 @@ interface VerificationRow {
 /** Verifications counted per statement: a backlog is worked off in short transactions. */
 const BATCH = 5000;
 
-const COLUMNS = ['website_id', 'environment', 'day', 'started', 'passed', 'refused', 'abandoned', 'reused', 'by_challenge', 'by_country', 'seconds_to_result'];
+const COLUMNS = [
+  'website_id',
+  'environment',
+  'day',
+  'started',
+  'passed',
+  'refused',
+  'abandoned',
+  'reused',
+  'by_challenge',
+  'by_country',
+  'seconds_to_result',
+];
 
 const fromRow = (row: AggregateRow): DailyAggregate => ({
-  websiteId: Number(row.website_id), environment: row.environment, day: row.day, started: row.started, passed: row.passed, refused: row.refused,
-  abandoned: row.abandoned, reused: row.reused, byChallenge: row.by_challenge, byCountry: row.by_country, secondsToResult: row.seconds_to_result,
+  websiteId: Number(row.website_id),
+  environment: row.environment,
+  day: row.day,
+  started: row.started,
+  passed: row.passed,
+  refused: row.refused,
+  abandoned: row.abandoned,
+  reused: row.reused,
+  byChallenge: row.by_challenge,
+  byCountry: row.by_country,
+  secondsToResult: row.seconds_to_result,
 });
 
 const empty = (websiteId: number, environment: Environment, day: string): DailyAggregate => ({
-  websiteId, environment, day, started: 0, passed: 0, refused: 0, abandoned: 0, reused: 0, byChallenge: {}, byCountry: {}, secondsToResult: {},
+  websiteId,
+  environment,
+  day,
+  started: 0,
+  passed: 0,
+  refused: 0,
+  abandoned: 0,
+  reused: 0,
+  byChallenge: {},
+  byCountry: {},
+  secondsToResult: {},
 });
 
 const add = (counts: Record<string, number>, key: string, by = 1): void => {
@@ -71,7 +102,12 @@ const challengeOf = (aggregate: DailyAggregate, challenge: string): ChallengeCou
   (aggregate.byChallenge[challenge] ??= { passed: 0, refused: 0, reused: 0 });
 
 /** What one rollup added, for the operator's counters: per challenge, outcome and environment. */
-export type Counted = (challenge: string, outcome: 'passed' | 'reused' | 'refused' | 'abandoned', environment: Environment, count: number) => void;
+export type Counted = (
+  challenge: string,
+  outcome: 'passed' | 'reused' | 'refused' | 'abandoned',
+  environment: Environment,
+  count: number,
+) => void;
 
 /**
  * The verifications not yet counted (at most BATCH, the oldest first), marked counted by the statement that reads
@@ -114,7 +150,11 @@ export async function rollUp(db: Database, tallied: TalliedDay[], counted: Count
       delta[outcome] += 1;
       challengeOf(delta, row.method)[outcome] += 1;
       add(delta.byCountry, row.country);
-      if (row.started_at) add(delta.secondsToResult, String(Math.max(0, Math.round((verifiedAt.getTime() - new Date(row.started_at).getTime()) / 1000))));
+      if (row.started_at)
+        add(
+          delta.secondsToResult,
+          String(Math.max(0, Math.round((verifiedAt.getTime() - new Date(row.started_at).getTime()) / 1000))),
+        );
     }
     for (const day of tallied) {
       const delta = deltaFor(day.websiteId, day.environment, day.day);
@@ -131,12 +171,19 @@ export async function rollUp(db: Database, tallied: TalliedDay[], counted: Count
 
 async function mergeInto(trx: Database, deltas: DailyAggregate[]): Promise<void> {
   const existing = await trx('statistics_daily')
-    .whereIn(['website_id', 'environment', 'day'], deltas.map((delta) => [delta.websiteId, delta.environment, delta.day]))
+    .whereIn(
+      ['website_id', 'environment', 'day'],
+      deltas.map((delta) => [delta.websiteId, delta.environment, delta.day]),
+    )
     .forUpdate()
     .select<AggregateRow[]>([...COLUMNS.filter((column) => column !== 'day'), trx.raw('day::text AS day')]);
-  const stored = new Map(existing.map((row) => [`${Number(row.website_id)}|${row.environment}|${row.day}`, fromRow(row)]));
+  const stored = new Map(
+    existing.map((row) => [`${Number(row.website_id)}|${row.environment}|${row.day}`, fromRow(row)]),
+  );
   const merged = deltas.map((delta) => {
-    const total = stored.get(`${delta.websiteId}|${delta.environment}|${delta.day}`) ?? empty(delta.websiteId, delta.environment, delta.day);
+    const total =
+      stored.get(`${delta.websiteId}|${delta.environment}|${delta.day}`) ??
+      empty(delta.websiteId, delta.environment, delta.day);
     for (const field of ['started', 'passed', 'refused', 'abandoned', 'reused'] as const) total[field] += delta[field];
     for (const [challenge, counts] of Object.entries(delta.byChallenge)) {
       const into = challengeOf(total, challenge);
@@ -147,11 +194,21 @@ async function mergeInto(trx: Database, deltas: DailyAggregate[]): Promise<void>
     return total;
   });
   await trx('statistics_daily')
-    .insert(merged.map((total) => ({
-      website_id: total.websiteId, environment: total.environment, day: total.day, started: total.started, passed: total.passed,
-      refused: total.refused, abandoned: total.abandoned, reused: total.reused, by_challenge: JSON.stringify(total.byChallenge),
-      by_country: JSON.stringify(total.byCountry), seconds_to_result: JSON.stringify(total.secondsToResult),
-    })))
+    .insert(
+      merged.map((total) => ({
+        website_id: total.websiteId,
+        environment: total.environment,
+        day: total.day,
+        started: total.started,
+        passed: total.passed,
+        refused: total.refused,
+        abandoned: total.abandoned,
+        reused: total.reused,
+        by_challenge: JSON.stringify(total.byChallenge),
+        by_country: JSON.stringify(total.byCountry),
+        seconds_to_result: JSON.stringify(total.secondsToResult),
+      })),
+    )
     .onConflict(['website_id', 'environment', 'day'])
     .merge();
 }
@@ -159,13 +216,19 @@ async function mergeInto(trx: Database, deltas: DailyAggregate[]): Promise<void>
 function report(rows: VerificationRow[], tallied: TalliedDay[], counted: Counted): void {
   for (const row of rows) counted(row.method, row.reused ? 'reused' : 'passed', row.environment, 1);
   for (const day of tallied) {
-    for (const [challenge, count] of Object.entries(day.refusedBy)) counted(challenge, 'refused', day.environment, count);
+    for (const [challenge, count] of Object.entries(day.refusedBy))
+      counted(challenge, 'refused', day.environment, count);
     if (day.abandoned > 0) counted('none', 'abandoned', day.environment, day.abandoned);
   }
 }
 
 /** A website's aggregates from `from` to `to` (inclusive, YYYY-MM-DD), by day then environment. */
-export async function dailyAggregates(db: Database, websiteId: number, from: string, to: string): Promise<DailyAggregate[]> {
+export async function dailyAggregates(
+  db: Database,
+  websiteId: number,
+  from: string,
+  to: string,
+): Promise<DailyAggregate[]> {
   const rows = await db('statistics_daily')
     .where('website_id', websiteId)
     .whereBetween('day', [from, to])

@@ -54,7 +54,8 @@ export class Tally {
       entry.started += day.started;
       entry.refused += day.refused;
       entry.abandoned += day.abandoned;
-      for (const [challenge, count] of Object.entries(day.refusedBy)) entry.refusedBy[challenge] = (entry.refusedBy[challenge] ?? 0) + count;
+      for (const [challenge, count] of Object.entries(day.refusedBy))
+        entry.refusedBy[challenge] = (entry.refusedBy[challenge] ?? 0) + count;
     }
   }
 

@@ -64,7 +64,13 @@ async function hangUp(connection: pg.Client): Promise<void> {
  * the feed sends itself a heartbeat through the database every `heartbeatMs` and must hear it before the next, so a
  * silent feed is distrusted within two heartbeats. Distrust and recovery are logged.
  */
-export async function listenForChanges(db: Database, channel: string, onChange: () => void, log: Logger, options: ChangeFeedOptions): Promise<ChangeFeed> {
+export async function listenForChanges(
+  db: Database,
+  channel: string,
+  onChange: () => void,
+  log: Logger,
+  options: ChangeFeedOptions,
+): Promise<ChangeFeed> {
   if (isEmbedded(db)) {
     // In-process: nothing between the database and its listener can go silent.
     const pglite = (db.client.config.connection as { pglite: PGlite }).pglite;
@@ -74,7 +80,11 @@ export async function listenForChanges(db: Database, channel: string, onChange: 
   }
   // The same server and credentials as the pool's (knex takes a URL or a pg configuration).
   const connection = db.client.config.connection as string | pg.ClientConfig;
-  const bounds = { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS };
+  const bounds = {
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+  };
   // This feed's heartbeats, told from other instances' by a random id and from each other by a count.
   const ownHeartbeat = `${HEARTBEAT_PREFIX}${randomBytes(8).toString('hex')}:`;
   let beats = 0;
@@ -94,7 +104,10 @@ export async function listenForChanges(db: Database, channel: string, onChange: 
     failing = true;
     clearInterval(heartbeat);
     onChange();
-    log.warn('distrusting the database change feed: client lookups go to the database until it is back', { channel, reason });
+    log.warn('distrusting the database change feed: client lookups go to the database until it is back', {
+      channel,
+      reason,
+    });
     void hangUp(lost);
     retry = setTimeout(() => void connect(), RECONNECT_MS);
   };
@@ -121,7 +134,9 @@ export async function listenForChanges(db: Database, channel: string, onChange: 
 
   async function connect(): Promise<void> {
     // Bounded like the pool's connections, so a database that does not answer never holds the start-up.
-    const next = new pg.Client(typeof connection === 'string' ? { connectionString: connection, ...bounds } : { ...bounds, ...connection });
+    const next = new pg.Client(
+      typeof connection === 'string' ? { connectionString: connection, ...bounds } : { ...bounds, ...connection },
+    );
     next.on('notification', (message) => heard(next, message.payload));
     next.on('error', (error) => distrust(next, error.message));
     next.on('end', () => distrust(next, 'the connection ended'));

@@ -28,7 +28,10 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value))
  * tables need no more, and each halving cut a warm embedded server's RSS (docs/performance.md "Measurements behind
  * code choices").
  */
-export const PGLITE_OPTIONS = { parsers: { 20: (value: string) => Number(value) }, postgresqlconf: 'shared_buffers = 16MB' };
+export const PGLITE_OPTIONS = {
+  parsers: { 20: (value: string) => Number(value) },
+  postgresqlconf: 'shared_buffers = 16MB',
+};
 
 /**
  * PGlite is PostgreSQL compiled to WebAssembly; V8 compiles it twice by default (a baseline, then optimised code for
@@ -70,7 +73,8 @@ const DEFAULT_LIMITS: DatabaseLimits = { poolMax: 10, acquireTimeoutMs: 5000, st
  * query timeout (a hung server, a network gone silent) may never be, and every later query on that connection would
  * wait behind it. Such a connection is closed, and the next query gets a new one.
  */
-const answeredItsLastQuery = (connection: pg.Client): boolean => (connection as unknown as { readyForQuery: boolean }).readyForQuery;
+const answeredItsLastQuery = (connection: pg.Client): boolean =>
+  (connection as unknown as { readyForQuery: boolean }).readyForQuery;
 
 /** the client-side query timeout leaves the server this long to report its own statement_timeout first */
 const CLIENT_GRACE_MS = 1000;
@@ -100,7 +104,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const widened = await restrictToOwner(folder);
   if (widened.length > 0) {
     options.log?.warn('DATA_DIR was readable by other users: restricted to the owner (folders 0700, files 0600)', {
-      dataDir: folder, changed: widened.length,
+      dataDir: folder,
+      changed: widened.length,
     });
   }
   const unlock = await lockEmbedded(folder);
@@ -147,14 +152,19 @@ export function isEmbedded(db: Database): boolean {
   return db.client.config.client !== 'pg';
 }
 
-
 /** The database the configuration names (DATABASE_URL, else the embedded one in DATA_DIR), with its limits. */
 export function openConfiguredDatabase(
-  config: Pick<Settings, 'databaseUrl' | 'dataDir' | 'dbPoolMax' | 'dbAcquireTimeoutMs' | 'dbStatementTimeoutMs'>, log: Logger): Promise<Database> {
+  config: Pick<Settings, 'databaseUrl' | 'dataDir' | 'dbPoolMax' | 'dbAcquireTimeoutMs' | 'dbStatementTimeoutMs'>,
+  log: Logger,
+): Promise<Database> {
   return openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
-    limits: { poolMax: config.dbPoolMax, acquireTimeoutMs: config.dbAcquireTimeoutMs, statementTimeoutMs: config.dbStatementTimeoutMs },
+    limits: {
+      poolMax: config.dbPoolMax,
+      acquireTimeoutMs: config.dbAcquireTimeoutMs,
+      statementTimeoutMs: config.dbStatementTimeoutMs,
+    },
     log,
   });
 }

@@ -18,7 +18,11 @@ export async function createClusterApart(pgdata: string, options: { postgresqlco
   if (isCreated(pgdata)) return;
   const fromSources = import.meta.url.endsWith('.ts');
   const script = fileURLToPath(import.meta.url);
-  const child = spawn(process.execPath, [...(fromSources ? ['--import', 'tsx'] : []), script, pgdata, options.postgresqlconf], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [...(fromSources ? ['--import', 'tsx'] : []), script, pgdata, options.postgresqlconf],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let errors = '';
   child.stderr.on('data', (chunk: Buffer) => {
     errors += chunk.toString();
@@ -27,7 +31,8 @@ export async function createClusterApart(pgdata: string, options: { postgresqlco
     child.once('error', reject);
     child.once('exit', resolve);
   });
-  if (code !== 0 || !isCreated(pgdata)) throw new Error(`could not create the embedded database in ${pgdata}: ${errors.trim() || `exit ${code}`}`);
+  if (code !== 0 || !isCreated(pgdata))
+    throw new Error(`could not create the embedded database in ${pgdata}: ${errors.trim() || `exit ${code}`}`);
 }
 
 // Run as the child: create, close, exit.

@@ -36,10 +36,12 @@ const MAX_SOCKET_PATH_BYTES = 103;
 /** The owners' socket numbers in `dataDir`, highest first. */
 async function epochs(dataDir: string): Promise<number[]> {
   const names = await readdir(dataDir);
-  return names.flatMap((name) => {
-    const match = SOCKET.exec(name);
-    return match ? [Number(match[1])] : [];
-  }).sort((a, b) => b - a);
+  return names
+    .flatMap((name) => {
+      const match = SOCKET.exec(name);
+      return match ? [Number(match[1])] : [];
+    })
+    .sort((a, b) => b - a);
 }
 
 /** What an owner says about itself to whoever connects: for the refusal's message only. */
@@ -111,7 +113,10 @@ async function unbind(server: Server, path: string): Promise<void> {
 }
 
 function inUse(dataDir: string, owner: OwnerInfo): DatabaseInUseError {
-  const who = owner.pid === undefined ? 'another process' : `process ${String(owner.pid)}${owner.host ? ` on ${owner.host}` : ''}`;
+  const who =
+    owner.pid === undefined
+      ? 'another process'
+      : `process ${String(owner.pid)}${owner.host ? ` on ${owner.host}` : ''}`;
   return new DatabaseInUseError(
     `the embedded database in ${dataDir} is in use by ${who} (a running age-provider). ` +
       'Stop that process first, or run the server and this command against PostgreSQL with DATABASE_URL.',
@@ -133,7 +138,9 @@ export async function lockEmbedded(dataDir: string): Promise<() => Promise<void>
     }
     const path = join(dataDir, socketName(highest + 1));
     if (Buffer.byteLength(path) > MAX_SOCKET_PATH_BYTES) {
-      throw new ConfigError(`DATA_DIR: ${dataDir} is too long a path for the embedded database's lock (${path} must fit in ${String(MAX_SOCKET_PATH_BYTES)} bytes); choose a shorter one, or a symbolic link to it`);
+      throw new ConfigError(
+        `DATA_DIR: ${dataDir} is too long a path for the embedded database's lock (${path} must fit in ${String(MAX_SOCKET_PATH_BYTES)} bytes); choose a shorter one, or a symbolic link to it`,
+      );
     }
     const server = await bindExclusive(path);
     // Another process took this number first: look again (it is alive, or dead, like any other owner).
@@ -144,7 +151,10 @@ export async function lockEmbedded(dataDir: string): Promise<() => Promise<void>
       await unbind(server, path);
       continue;
     }
-    await Promise.all([...older.map((epoch) => rm(join(dataDir, socketName(epoch)), { force: true })), rm(join(dataDir, LEGACY_RECORD), { force: true })]);
+    await Promise.all([
+      ...older.map((epoch) => rm(join(dataDir, socketName(epoch)), { force: true })),
+      rm(join(dataDir, LEGACY_RECORD), { force: true }),
+    ]);
     return () => unbind(server, path);
   }
 }

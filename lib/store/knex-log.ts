@@ -7,7 +7,7 @@ import type { Logger } from '../log.js';
  */
 function describe(message: unknown): string {
   if (message instanceof Error) return message.message;
-  const text = typeof message === 'string' ? message : JSON.stringify(message) ?? String(message);
+  const text = typeof message === 'string' ? message : (JSON.stringify(message) ?? String(message));
   return text.split('\n', 1)[0]!;
 }
 

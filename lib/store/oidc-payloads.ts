@@ -63,7 +63,13 @@ export const storedKey = (bearerValue: string): string => sha256(bearerValue);
 export const keyOf = (type: string, id: string): string => (isHashedType(type) ? storedKey(id) : id);
 
 /** The row one save of model `type` writes, its expiry counted from `now`. */
-export function payloadRow(type: string, id: string, payload: AdapterPayload, expiresIn: number | undefined, now: Date): PayloadRow {
+export function payloadRow(
+  type: string,
+  id: string,
+  payload: AdapterPayload,
+  expiresIn: number | undefined,
+  now: Date,
+): PayloadRow {
   const { jti: _jti, ...withoutJti } = payload;
   return {
     type,
@@ -80,7 +86,11 @@ export function payloadRow(type: string, id: string, payload: AdapterPayload, ex
  * The payload oidc-provider reads back from a stored row of model `type` (undefined for no row); a bearer secret
  * found by its value `id` gets its jti back.
  */
-export function modelPayload(type: string, id: string | undefined, row: StoredPayload | undefined): AdapterPayload | undefined {
+export function modelPayload(
+  type: string,
+  id: string | undefined,
+  row: StoredPayload | undefined,
+): AdapterPayload | undefined {
   if (!row) return undefined;
   const payload = row.consumed_at ? { ...row.payload, consumed: epochSeconds(new Date(row.consumed_at)) } : row.payload;
   return isHashedType(type) && id !== undefined ? { ...payload, jti: id } : payload;
@@ -88,10 +98,19 @@ export function modelPayload(type: string, id: string | undefined, row: StoredPa
 
 /** A payload row's values as statement parameters, in the order of ROW_VALUES. */
 export const ROW_VALUES = '?::text, ?::text, ?::jsonb, ?::text, ?::text, ?::text, ?::timestamptz';
-export const rowValues = (row: PayloadRow): Array<string | Date | null> => [row.type, row.id, row.payload, row.grant_id, row.uid, row.user_code, row.expires_at];
+export const rowValues = (row: PayloadRow): Array<string | Date | null> => [
+  row.type,
+  row.id,
+  row.payload,
+  row.grant_id,
+  row.uid,
+  row.user_code,
+  row.expires_at,
+];
 export const INSERT_ROW = `INSERT INTO ${PAYLOADS_TABLE} (type, id, payload, grant_id, uid, user_code, expires_at)`;
 /** What an upsert replaces of an existing row. */
-export const MERGED = 'ON CONFLICT (type, id) DO UPDATE SET payload = excluded.payload, grant_id = excluded.grant_id, uid = excluded.uid, user_code = excluded.user_code, expires_at = excluded.expires_at';
+export const MERGED =
+  'ON CONFLICT (type, id) DO UPDATE SET payload = excluded.payload, grant_id = excluded.grant_id, uid = excluded.uid, user_code = excluded.user_code, expires_at = excluded.expires_at';
 
 /** `?` parameters as $n from $`first`, for the prepared statements. */
 export const numbered = (sql: string, first = 1): string => {
@@ -105,7 +124,10 @@ export function upsertOf(rows: number): PreparedStatement {
   let statement = upserts.get(rows);
   if (!statement) {
     const values = Array.from({ length: rows }, (_row, index) => `(${numbered(ROW_VALUES, 1 + 7 * index)})`).join(', ');
-    statement = { name: rows === 1 ? 'oidc_payloads_upsert' : `oidc_payloads_upsert_${String(rows)}`, text: `${INSERT_ROW} VALUES ${values} ${MERGED}` };
+    statement = {
+      name: rows === 1 ? 'oidc_payloads_upsert' : `oidc_payloads_upsert_${String(rows)}`,
+      text: `${INSERT_ROW} VALUES ${values} ${MERGED}`,
+    };
     upserts.set(rows, statement);
   }
   return statement;

@@ -41,7 +41,11 @@ const isStalePlan = (error: unknown): boolean => (error as { code?: unknown } | 
  * pg's record, so that pg parses the text again) and the statement runs once more on the table as it is now: one
  * retry, which a statement just prepared cannot fail the same way.
  */
-async function runNamed(connection: PgConnection, statement: PreparedStatement, values: readonly Value[]): Promise<{ rows: unknown[] }> {
+async function runNamed(
+  connection: PgConnection,
+  statement: PreparedStatement,
+  values: readonly Value[],
+): Promise<{ rows: unknown[] }> {
   const query = { name: statement.name, text: statement.text, values };
   try {
     return await connection.query(query);
@@ -70,7 +74,11 @@ interface PooledClient {
  * two callers at once, and a transaction in progress is waited for) and returns its rows. Not for a transaction's
  * connection: the retry of a stale plan needs a connection that the failure left usable.
  */
-export async function runPrepared<Row>(db: Database, statement: PreparedStatement, values: readonly Value[]): Promise<Row[]> {
+export async function runPrepared<Row>(
+  db: Database,
+  statement: PreparedStatement,
+  values: readonly Value[],
+): Promise<Row[]> {
   const client = db.client as PooledClient;
   const connection = await client.acquireConnection();
   try {

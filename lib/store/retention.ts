@@ -27,38 +27,47 @@ export const RETENTION_RULES: readonly RetentionRule[] = [
     table: 'verifications',
     documented: 'expiry + `VERIFICATION_RETENTION`',
     key: 'id',
-    expired: (db, now, limits) => db('verifications').where('expires_at', '<=', ago(now, limits.verificationRetention)).limit(BATCH).pluck('id'),
+    expired: (db, now, limits) =>
+      db('verifications').where('expires_at', '<=', ago(now, limits.verificationRetention)).limit(BATCH).pluck('id'),
   },
   {
     table: 'flow_endings',
     documented: 'end + `VERIFICATION_TTL` + `VERIFICATION_RETENTION`',
     key: 'id',
     // A flow that ended without a verification is listed as long as a verification of that moment would be.
-    expired: (db, now, limits) => db('flow_endings').where('ended_at', '<=', ago(now, limits.verificationTtl + limits.verificationRetention)).limit(BATCH).pluck('id'),
+    expired: (db, now, limits) =>
+      db('flow_endings')
+        .where('ended_at', '<=', ago(now, limits.verificationTtl + limits.verificationRetention))
+        .limit(BATCH)
+        .pluck('id'),
   },
   {
     table: 'age_proofs',
     documented: '`PROOF_REUSE_TTL`',
     key: 'id',
     // reusable_until was set from PROOF_REUSE_TTL when proven; a TTL lowered since then applies too.
-    expired: (db, now, limits) => db('age_proofs')
-      .where('reusable_until', '<=', now)
-      .orWhere('proven_at', '<=', ago(now, limits.proofReuseTtl))
-      .limit(BATCH)
-      .pluck('id'),
+    expired: (db, now, limits) =>
+      db('age_proofs')
+        .where('reusable_until', '<=', now)
+        .orWhere('proven_at', '<=', ago(now, limits.proofReuseTtl))
+        .limit(BATCH)
+        .pluck('id'),
   },
   {
     table: 'webhook_messages',
     documented: 'delivered or given up + `VERIFICATION_RETENTION`',
     key: 'id',
     // A message carries a verification's result: it is kept no longer than the verification, once it needs no attempt.
-    expired: (db, now, limits) => db('webhook_messages')
-      .whereNull('next_attempt_at')
-      .where((finished) => {
-        finished.where('delivered_at', '<=', ago(now, limits.verificationRetention)).orWhere('given_up_at', '<=', ago(now, limits.verificationRetention));
-      })
-      .limit(BATCH)
-      .pluck('id'),
+    expired: (db, now, limits) =>
+      db('webhook_messages')
+        .whereNull('next_attempt_at')
+        .where((finished) => {
+          finished
+            .where('delivered_at', '<=', ago(now, limits.verificationRetention))
+            .orWhere('given_up_at', '<=', ago(now, limits.verificationRetention));
+        })
+        .limit(BATCH)
+        .pluck('id'),
   },
   {
     table: 'rate_limits',
@@ -77,7 +86,12 @@ export async function sweepRetention(db: Database, now: Date, limits: Limits): P
     for (;;) {
       const keys = await rule.expired(db, now, limits);
       // The deleted keys, counted: a bare delete() answers a count on pg but a result object on the embedded database.
-      if (keys.length > 0) count += (await db(rule.table).whereIn(rule.key, keys as string[]).delete([rule.key])).length;
+      if (keys.length > 0)
+        count += (
+          await db(rule.table)
+            .whereIn(rule.key, keys as string[])
+            .delete([rule.key])
+        ).length;
       if (keys.length < BATCH) break;
     }
     deleted[rule.table] = count;
@@ -90,7 +104,8 @@ export async function sweepRetention(db: Database, now: Date, limits: Limits): P
  * must read the rows first: the statistics rollup); when it fails, nothing is swept this time.
  */
 export function scheduleRetention(
-  runtime: { db: Database; clock: Clock; config: Limits; log: Logger; onClose(stop: () => Promise<void>): void }, beforeSweep: () => Promise<void>,
+  runtime: { db: Database; clock: Clock; config: Limits; log: Logger; onClose(stop: () => Promise<void>): void },
+  beforeSweep: () => Promise<void>,
 ): void {
   schedulePeriodic(runtime, {
     name: 'sweeping verifications, flows ended without one, age proofs, webhook messages and rate limits past their retention',
@@ -98,7 +113,8 @@ export function scheduleRetention(
     run: async () => {
       await beforeSweep();
       const deleted = await sweepRetention(runtime.db, runtime.clock.now(), runtime.config);
-      if (Object.values(deleted).some((count) => count > 0)) runtime.log.debug('swept rows past their retention', { deleted });
+      if (Object.values(deleted).some((count) => count > 0))
+        runtime.log.debug('swept rows past their retention', { deleted });
     },
   });
 }

@@ -1,7 +1,16 @@
 import knexFactory from 'knex';
 
 /** Socket-level failures reaching PostgreSQL (Node's error codes). */
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 
 /**
  * PostgreSQL SQLSTATEs meaning "not now" rather than "wrong query": admin/crash shutdown and cannot-connect-now
@@ -30,7 +39,10 @@ function isUnavailableItself(error: unknown): boolean {
   if (!error || typeof error !== 'object') return false;
   if (error instanceof knexFactory.KnexTimeoutError) return true;
   const code = codeOf(error);
-  if (typeof code === 'string' && (code === REQUEST_DEADLINE || CONNECTION_CODES.has(code) || SERVER_CODES.has(code) || code.startsWith('08'))) {
+  if (
+    typeof code === 'string' &&
+    (code === REQUEST_DEADLINE || CONNECTION_CODES.has(code) || SERVER_CODES.has(code) || code.startsWith('08'))
+  ) {
     return true;
   }
   const message = (error as { message?: unknown }).message;

@@ -1,11 +1,21 @@
-import { CHALLENGE_NAMES, OFFERED_BY_DEFAULT, REQUEST_ONLY_CHALLENGES, WEBSITE_CHALLENGES, type ChallengeName } from './catalogue.js';
+import {
+  CHALLENGE_NAMES,
+  OFFERED_BY_DEFAULT,
+  REQUEST_ONLY_CHALLENGES,
+  WEBSITE_CHALLENGES,
+  type ChallengeName,
+} from './catalogue.js';
 
-const isChallengeName = (value: string): value is ChallengeName => (CHALLENGE_NAMES as readonly string[]).includes(value);
+const isChallengeName = (value: string): value is ChallengeName =>
+  (CHALLENGE_NAMES as readonly string[]).includes(value);
 
 /** The request's comma-separated `challenges` (already validated by the authorization endpoint); undefined when absent or empty. */
 export function parseRequestedChallenges(value: unknown): ChallengeName[] | undefined {
   if (typeof value !== 'string') return undefined;
-  const names = value.split(',').map((name) => name.trim()).filter(isChallengeName);
+  const names = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter(isChallengeName);
   return names.length ? names : undefined;
 }
 
@@ -23,6 +33,9 @@ export function availableChallenges(
   const listed = WEBSITE_CHALLENGES.filter((name) => websiteChallenges.includes(name)) as ChallengeName[];
   const allowed = requested
     ? requested.filter((name) => listed.includes(name) || REQUEST_ONLY_CHALLENGES.includes(name))
-    : [...websiteChallenges.filter((name): name is ChallengeName => listed.includes(name as ChallengeName)), ...OFFERED_BY_DEFAULT.filter(configured)];
+    : [
+        ...websiteChallenges.filter((name): name is ChallengeName => listed.includes(name as ChallengeName)),
+        ...OFFERED_BY_DEFAULT.filter(configured),
+      ];
   return [...new Set(allowed)].filter(offered);
 }

@@ -33,25 +33,107 @@ interface CatalogueEntry {
  * starts here (docs/challenges.md "Adding a challenge").
  */
 export const CATALOGUE = {
-  selfie: { listable: true, freeByDefault: true, offeredByDefault: false, defaultLevel: 'ENHANCED', display: 'Selfie', estimation: true, doubleAnonymity: false },
-  email_age: { listable: true, freeByDefault: true, offeredByDefault: false, defaultLevel: 'STANDARD', display: 'Email age', estimation: true, doubleAnonymity: false },
-  credit_card: { listable: true, freeByDefault: false, offeredByDefault: false, defaultLevel: 'STANDARD', display: 'Credit card', estimation: false, doubleAnonymity: false },
-  ticket: { listable: true, freeByDefault: true, offeredByDefault: false, defaultLevel: 'STRICT', display: 'Ticket', estimation: false, doubleAnonymity: true },
+  selfie: {
+    listable: true,
+    freeByDefault: true,
+    offeredByDefault: false,
+    defaultLevel: 'ENHANCED',
+    display: 'Selfie',
+    estimation: true,
+    doubleAnonymity: false,
+  },
+  email_age: {
+    listable: true,
+    freeByDefault: true,
+    offeredByDefault: false,
+    defaultLevel: 'STANDARD',
+    display: 'Email age',
+    estimation: true,
+    doubleAnonymity: false,
+  },
+  credit_card: {
+    listable: true,
+    freeByDefault: false,
+    offeredByDefault: false,
+    defaultLevel: 'STANDARD',
+    display: 'Credit card',
+    estimation: false,
+    doubleAnonymity: false,
+  },
+  ticket: {
+    listable: true,
+    freeByDefault: true,
+    offeredByDefault: false,
+    defaultLevel: 'STRICT',
+    display: 'Ticket',
+    estimation: false,
+    doubleAnonymity: true,
+  },
   // A ticket is bought face to face from a seller who checks the age and never learns where it is spent: double anonymity.
   // The double-anonymity providers are STRICT; the others say less about their evidence.
-  anonymage: { listable: true, freeByDefault: false, offeredByDefault: false, defaultLevel: 'STRICT', display: 'Anonymage', estimation: false, doubleAnonymity: true },
-  pleenk: { listable: true, freeByDefault: false, offeredByDefault: false, defaultLevel: 'STRICT', display: 'Pleenk', estimation: false, doubleAnonymity: true },
-  paypal: { listable: false, freeByDefault: false, offeredByDefault: false, defaultLevel: 'STANDARD', display: 'PayPal', estimation: false, doubleAnonymity: false },
-  agego: { listable: false, freeByDefault: false, offeredByDefault: false, defaultLevel: 'STANDARD', display: 'AgeGO', estimation: false, doubleAnonymity: false },
-  agekey: { listable: false, freeByDefault: false, offeredByDefault: false, defaultLevel: 'STANDARD', display: 'AgeKey', estimation: false, doubleAnonymity: false },
+  anonymage: {
+    listable: true,
+    freeByDefault: false,
+    offeredByDefault: false,
+    defaultLevel: 'STRICT',
+    display: 'Anonymage',
+    estimation: false,
+    doubleAnonymity: true,
+  },
+  pleenk: {
+    listable: true,
+    freeByDefault: false,
+    offeredByDefault: false,
+    defaultLevel: 'STRICT',
+    display: 'Pleenk',
+    estimation: false,
+    doubleAnonymity: true,
+  },
+  paypal: {
+    listable: false,
+    freeByDefault: false,
+    offeredByDefault: false,
+    defaultLevel: 'STANDARD',
+    display: 'PayPal',
+    estimation: false,
+    doubleAnonymity: false,
+  },
+  agego: {
+    listable: false,
+    freeByDefault: false,
+    offeredByDefault: false,
+    defaultLevel: 'STANDARD',
+    display: 'AgeGO',
+    estimation: false,
+    doubleAnonymity: false,
+  },
+  agekey: {
+    listable: false,
+    freeByDefault: false,
+    offeredByDefault: false,
+    defaultLevel: 'STANDARD',
+    display: 'AgeKey',
+    estimation: false,
+    doubleAnonymity: false,
+  },
   // Needs no vendor account: offered once the operator trusts an issuer. The wallet discloses only age_over_NN and its
   // issuer never sees the presentation: double anonymity.
-  eu_av: { listable: false, freeByDefault: false, offeredByDefault: true, defaultLevel: 'ENHANCED', display: 'EU age verification', estimation: false, doubleAnonymity: true },
+  eu_av: {
+    listable: false,
+    freeByDefault: false,
+    offeredByDefault: true,
+    defaultLevel: 'ENHANCED',
+    display: 'EU age verification',
+    estimation: false,
+    doubleAnonymity: true,
+  },
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ChallengeName = keyof typeof CATALOGUE;
 /** The names a website record may list. */
-export type WebsiteChallenge = { [Name in ChallengeName]: (typeof CATALOGUE)[Name]['listable'] extends true ? Name : never }[ChallengeName];
+export type WebsiteChallenge = {
+  [Name in ChallengeName]: (typeof CATALOGUE)[Name]['listable'] extends true ? Name : never;
+}[ChallengeName];
 
 const names = Object.keys(CATALOGUE) as ChallengeName[];
 

@@ -36,18 +36,31 @@ export interface ChallengeAttempt {
  * What a wallet-based check may tell the visitor instead of its reason's general words: the wallet truthfully said
  * under age, its attestation could not be trusted, had expired, was revoked by its issuer, or the visitor declined in the wallet.
  */
-export const OUTCOME_NOTICES = ['wallet_under_age', 'wallet_untrusted', 'wallet_expired', 'wallet_revoked', 'wallet_declined'] as const;
+export const OUTCOME_NOTICES = [
+  'wallet_under_age',
+  'wallet_untrusted',
+  'wallet_expired',
+  'wallet_revoked',
+  'wallet_declined',
+] as const;
 export type OutcomeNotice = (typeof OUTCOME_NOTICES)[number];
 
 export type ChallengeOutcome =
   /** `location`: where the evidence places the visitor (the sandbox's choice); absent means the geo resolver's answer. */
   | { passed: true; assuranceLevel: AssuranceLevel; location?: Location }
   /** `reason` decides whether the attempt counts as a failure; `notice`, when given, is what the visitor reads. */
-  | { passed: false; reason: 'refused' | 'failed' | 'cancelled' | 'unavailable' | 'estimate_too_close'; notice?: OutcomeNotice };
+  | {
+      passed: false;
+      reason: 'refused' | 'failed' | 'cancelled' | 'unavailable' | 'estimate_too_close';
+      notice?: OutcomeNotice;
+    };
 
 /** The ending of a check that reached a verdict: a pass at `assuranceLevel`, or `reason`. */
-export const verdict = (passed: boolean, assuranceLevel: AssuranceLevel, reason: 'refused' | 'failed' = 'refused'): ChallengeOutcome =>
-  (passed ? { passed: true, assuranceLevel } : { passed: false, reason });
+export const verdict = (
+  passed: boolean,
+  assuranceLevel: AssuranceLevel,
+  reason: 'refused' | 'failed' = 'refused',
+): ChallengeOutcome => (passed ? { passed: true, assuranceLevel } : { passed: false, reason });
 
 /** An unknown step, or a known step with the wrong method (Challenge.handle: unknown steps are 404). */
 
@@ -115,7 +128,10 @@ export interface ChallengeModule<S = unknown> {
    */
   settings?: SettingsSection<S | undefined, unknown>;
   /** The challenge, or undefined when the operator has not configured it (then it never loads). */
-  configure(runtime: ChallengeServices, settings: S | undefined): Challenge | undefined | Promise<Challenge | undefined>;
+  configure(
+    runtime: ChallengeServices,
+    settings: S | undefined,
+  ): Challenge | undefined | Promise<Challenge | undefined>;
 }
 
 /** The configured challenges, built once at start-up (lib/verification/registry.ts): what every caller asks them. */

@@ -30,17 +30,20 @@ export interface FlowEnding {
 }
 
 /** The insert recording a flow's ending (its id of a verification uid's form), run inside the statement that ends the interaction (flow-storage.ts): no statement more. */
-export const flowEndingInsert = (db: Database, ending: FlowEnding): Knex.QueryBuilder => db('flow_endings').insert({
-  uid: randomToken(16, uidPrefix(ending.environment)),
-  website_id: ending.websiteId,
-  environment: ending.environment,
-  client_id: ending.clientId,
-  outcome: ending.outcome,
-  challenge: ending.challenge,
-  started_at: ending.startedAt,
-  ended_at: ending.endedAt,
-  policy: JSON.stringify(ending.policy),
-}).returning('uid');
+export const flowEndingInsert = (db: Database, ending: FlowEnding): Knex.QueryBuilder =>
+  db('flow_endings')
+    .insert({
+      uid: randomToken(16, uidPrefix(ending.environment)),
+      website_id: ending.websiteId,
+      environment: ending.environment,
+      client_id: ending.clientId,
+      outcome: ending.outcome,
+      challenge: ending.challenge,
+      started_at: ending.startedAt,
+      ended_at: ending.endedAt,
+      policy: JSON.stringify(ending.policy),
+    })
+    .returning('uid');
 
 /**
  * Records as `expired` every interaction past its expiry that has no result (nothing ended it) and no verification

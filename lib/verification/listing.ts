@@ -7,7 +7,11 @@ import { validator } from '../websites/validation.js';
 import type { RuleOrigin } from '../policy/rule.js';
 import type { AssuranceLevel, Environment } from './challenge.js';
 import {
-  VERIFICATION_ID_PATTERN, VERIFICATION_PAGE_DEFAULT, VERIFICATION_PAGE_MAX, verificationQuerySchema, type Outcome,
+  VERIFICATION_ID_PATTERN,
+  VERIFICATION_PAGE_DEFAULT,
+  VERIFICATION_PAGE_MAX,
+  verificationQuerySchema,
+  type Outcome,
 } from './listing-schemas.js';
 
 /** One flow of a website as its list shows it: never anything personal (no email, wallet content, address or card). */
@@ -72,13 +76,25 @@ const FLOWS = `(
 const iso = (value: Date | string | null): string | null => (value === null ? null : new Date(value).toISOString());
 
 const listed = (row: ListedRow): ListedVerification => ({
-  id: row.uid, environment: row.environment, clientId: row.client_id, startedAt: iso(row.started_at), completedAt: iso(row.completed_at)!,
-  outcome: row.outcome, challenge: row.challenge, assuranceLevel: row.assurance_level, ageThreshold: row.age_threshold,
-  country: row.country, countrySubdivision: row.country_subdivision, reused: row.reused, returnedToWebsite: row.returned, rules: row.policy,
+  id: row.uid,
+  environment: row.environment,
+  clientId: row.client_id,
+  startedAt: iso(row.started_at),
+  completedAt: iso(row.completed_at)!,
+  outcome: row.outcome,
+  challenge: row.challenge,
+  assuranceLevel: row.assurance_level,
+  ageThreshold: row.age_threshold,
+  country: row.country,
+  countrySubdivision: row.country_subdivision,
+  reused: row.reused,
+  returnedToWebsite: row.returned,
+  rules: row.policy,
 });
 
 /** Where a page ends: the last flow's completion time and id, as an opaque text. */
-const cursorOf = (flow: ListedVerification): string => Buffer.from(`${flow.completedAt}|${flow.id}`).toString('base64url');
+const cursorOf = (flow: ListedVerification): string =>
+  Buffer.from(`${flow.completedAt}|${flow.id}`).toString('base64url');
 
 function parseCursor(cursor: string): { at: Date; uid: string } {
   const [at, uid, extra] = Buffer.from(cursor, 'base64url').toString().split('|');
@@ -91,7 +107,11 @@ function parseCursor(cursor: string): { at: Date; uid: string } {
 
 /** At most `limit` flows of a website matching `filters`, newest first, after `after` (the previous page's last). */
 async function websiteFlows(
-  db: Database, websiteId: number, filters: VerificationFilters, limit: number, after?: { at: Date; uid: string },
+  db: Database,
+  websiteId: number,
+  filters: VerificationFilters,
+  limit: number,
+  after?: { at: Date; uid: string },
 ): Promise<ListedVerification[]> {
   const conditions: string[] = [];
   const bindings: unknown[] = [websiteId, websiteId];
@@ -100,7 +120,12 @@ async function websiteFlows(
     conditions.push('completed_at >= ? AND completed_at < ?');
     bindings.push(start, end);
   }
-  for (const [column, value] of [['environment', filters.environment], ['challenge', filters.challenge], ['outcome', filters.outcome], ['country', filters.country]] as const) {
+  for (const [column, value] of [
+    ['environment', filters.environment],
+    ['challenge', filters.challenge],
+    ['outcome', filters.outcome],
+    ['country', filters.country],
+  ] as const) {
     if (value !== undefined) {
       conditions.push(`${column} = ?`);
       bindings.push(value);
@@ -117,11 +142,17 @@ async function websiteFlows(
   return rows.map(listed);
 }
 
-const validateQuery = validator<VerificationFilters & { limit?: string; cursor?: string }>(verificationQuerySchema, 'query');
+const validateQuery = validator<VerificationFilters & { limit?: string; cursor?: string }>(
+  verificationQuerySchema,
+  'query',
+);
 
 /** A page of a website's flows for its owner, newest first; `next` continues with older ones. */
 export async function listVerifications(
-  runtime: Pick<ChallengeServices, 'db'>, webmasterId: number, websiteId: number, query: unknown,
+  runtime: Pick<ChallengeServices, 'db'>,
+  webmasterId: number,
+  websiteId: number,
+  query: unknown,
 ): Promise<{ verifications: ListedVerification[]; next: string | null }> {
   const { limit, cursor, ...filters } = validateQuery(query);
   if (filters.from && filters.to) dayRange(filters.from, filters.to);
@@ -136,7 +167,13 @@ export async function listVerifications(
 }
 
 /** Every flow of a website matching `query`'s filters (validated as the API's), newest first, at most `cap` (the platform's CSV). */
-export async function allVerifications(runtime: Pick<ChallengeServices, 'db'>, webmasterId: number, websiteId: number, query: unknown, cap: number): Promise<ListedVerification[]> {
+export async function allVerifications(
+  runtime: Pick<ChallengeServices, 'db'>,
+  webmasterId: number,
+  websiteId: number,
+  query: unknown,
+  cap: number,
+): Promise<ListedVerification[]> {
   const { limit: _limit, cursor: _cursor, ...filters } = validateQuery(query);
   if (filters.from && filters.to) dayRange(filters.from, filters.to);
   checkWebsiteId(websiteId);
@@ -145,12 +182,21 @@ export async function allVerifications(runtime: Pick<ChallengeServices, 'db'>, w
 }
 
 /** One flow of a website by its id; another website's, or one swept past its retention, is not found. */
-export async function getVerification(runtime: Pick<ChallengeServices, 'db'>, webmasterId: number, websiteId: number, verificationId: string): Promise<ListedVerification> {
+export async function getVerification(
+  runtime: Pick<ChallengeServices, 'db'>,
+  webmasterId: number,
+  websiteId: number,
+  verificationId: string,
+): Promise<ListedVerification> {
   checkWebsiteId(websiteId);
   await websiteAccess(runtime.db, webmasterId, websiteId);
   const notFound = new Refusal('not_found', 'Verification not found.');
   if (!new RegExp(VERIFICATION_ID_PATTERN).test(verificationId)) throw notFound;
-  const { rows } = await runtime.db.raw<{ rows: ListedRow[] }>(`SELECT * FROM ${FLOWS} WHERE uid = ?`, [websiteId, websiteId, verificationId]);
+  const { rows } = await runtime.db.raw<{ rows: ListedRow[] }>(`SELECT * FROM ${FLOWS} WHERE uid = ?`, [
+    websiteId,
+    websiteId,
+    verificationId,
+  ]);
   if (!rows[0]) throw notFound;
   return listed(rows[0]);
 }

@@ -23,7 +23,9 @@ export const accountSubject = (accountId: number): string => `acct:${accountId}`
 
 /** What a verification (recorded, or about to be) proves, for `subject` to reuse during `reusableSeconds` after it was made. */
 export const proofOf = (
-  verification: Pick<Verification, 'challenge' | 'assuranceLevel' | 'ageThreshold' | 'environment' | 'verifiedAt'>, subject: string, reusableSeconds: number,
+  verification: Pick<Verification, 'challenge' | 'assuranceLevel' | 'ageThreshold' | 'environment' | 'verifiedAt'>,
+  subject: string,
+  reusableSeconds: number,
 ): AgeProof => ({
   subject,
   challenge: verification.challenge,
@@ -60,7 +62,8 @@ export const proofRow = (proof: AgeProof): Record<string, Knex.Value> => ({
 });
 
 /** A proof's insert: run alone (saveProof), or inside the statement that records its verification. */
-export const proofInsert = (db: Database, proof: AgeProof): Knex.QueryBuilder => db('age_proofs').insert(proofRow(proof));
+export const proofInsert = (db: Database, proof: AgeProof): Knex.QueryBuilder =>
+  db('age_proofs').insert(proofRow(proof));
 
 /** What a reused proof must satisfy besides its subject and environment. */
 interface ReuseQuery {
@@ -95,12 +98,17 @@ export async function findReusableProof(db: Database, clock: Clock, query: Reuse
     .where('age_threshold', '>=', query.ageThreshold)
     .where('reusable_until', '>', now);
   if (levels.length < ASSURANCE_LEVELS.length) select = select.whereIn('assurance_level', levels);
-  if (query.maxAgeSeconds !== undefined) select = select.where('proven_at', '>=', addSeconds(now, -query.maxAgeSeconds));
+  if (query.maxAgeSeconds !== undefined)
+    select = select.where('proven_at', '>=', addSeconds(now, -query.maxAgeSeconds));
   if (query.challenges) select = select.whereIn('method', [...query.challenges]);
   if (query.retired?.length) select = select.whereNotIn('method', [...query.retired]);
   const { estimation } = query;
   if (estimation && estimation.buffer > 0 && estimation.challenges.length > 0) {
-    select = select.where((proof) => { proof.whereNotIn('method', [...estimation.challenges]).orWhere('age_threshold', '>=', query.ageThreshold + estimation.buffer); });
+    select = select.where((proof) => {
+      proof
+        .whereNotIn('method', [...estimation.challenges])
+        .orWhere('age_threshold', '>=', query.ageThreshold + estimation.buffer);
+    });
   }
   const row = await select.orderBy('proven_at', 'desc').first();
   return row

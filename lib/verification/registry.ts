@@ -24,10 +24,14 @@ export const CHALLENGE_MODULES: readonly ChallengeModule[] = [
 ];
 
 /** A configured challenge is offered while it says it can verify (a trusted list gone stale stops eu_av). */
-const isAvailable = (challenge: Challenge | undefined): boolean => Boolean(challenge) && (challenge!.available?.() ?? true);
+const isAvailable = (challenge: Challenge | undefined): boolean =>
+  Boolean(challenge) && (challenge!.available?.() ?? true);
 
 /** Builds the configured challenges once, at start-up. */
-export async function buildRegistry(runtime: ChallengeServices, modules: readonly ChallengeModule[] = CHALLENGE_MODULES): Promise<ChallengeRegistry> {
+export async function buildRegistry(
+  runtime: ChallengeServices,
+  modules: readonly ChallengeModule[] = CHALLENGE_MODULES,
+): Promise<ChallengeRegistry> {
   const live = new Map<ChallengeName, Challenge>();
   for (const module of modules) {
     if (live.has(module.name)) throw new Error(`challenge ${module.name} is registered twice`);
@@ -37,7 +41,12 @@ export async function buildRegistry(runtime: ChallengeServices, modules: readonl
     live.set(module.name, challenge);
     // What this instance offers, for the operator (never a credential).
     const { assuranceLevel, free, vendor } = challenge;
-    runtime.log.info('challenge active', { challenge: module.name, assuranceLevel, free, ...(vendor ? { vendor } : {}) });
+    runtime.log.info('challenge active', {
+      challenge: module.name,
+      assuranceLevel,
+      free,
+      ...(vendor ? { vendor } : {}),
+    });
   }
   const sandboxes = new Map<ChallengeName, Challenge>();
   const sandboxFor = (name: ChallengeName): Challenge => {
@@ -54,7 +63,10 @@ export async function buildRegistry(runtime: ChallengeServices, modules: readonl
     resolve: (environment, name) => (environment === 'TEST' ? sandboxFor(name) : live.get(name)),
     configured: (name) => live.has(name),
     routes: [...live.values()].flatMap((challenge) => (challenge.routes ? [challenge.routes] : [])),
-    readiness: () => Object.fromEntries([...live].flatMap(([name, challenge]) => (challenge.readiness ? [[name, challenge.readiness()]] : []))),
+    readiness: () =>
+      Object.fromEntries(
+        [...live].flatMap(([name, challenge]) => (challenge.readiness ? [[name, challenge.readiness()]] : [])),
+      ),
     availability: () => Object.fromEntries([...live].map(([name, challenge]) => [name, isAvailable(challenge)])),
     freeChallenges: () => WEBSITE_CHALLENGES.filter((name) => live.get(name)?.free ?? isFreeByDefault(name)),
   };

@@ -47,7 +47,11 @@ export function verificationResult(verification: Verification, now: number) {
  * `startedAt`: when the flow that produced it began (the statistics' time to result); `clientId`: the OAuth2 client
  * it ran for (the verifications list); each absent when not known.
  */
-export type NewVerification = Omit<Verification, 'uid' | 'expiresAt'> & { ttlSeconds: number; startedAt?: Date; clientId?: string };
+export type NewVerification = Omit<Verification, 'uid' | 'expiresAt'> & {
+  ttlSeconds: number;
+  startedAt?: Date;
+  clientId?: string;
+};
 
 export interface VerificationRow {
   uid: string;
@@ -71,12 +75,24 @@ export interface VerificationRow {
  * keeps answering while the newer one migrates (lib/store/prepared.ts).
  */
 const VERIFICATION_COLUMNS = Object.keys({
-  uid: true, website_id: true, environment: true, method: true, assurance_level: true, age_threshold: true, country: true,
-  country_subdivision: true, verified: true, reused: true, verified_at: true, expires_at: true, policy: true,
+  uid: true,
+  website_id: true,
+  environment: true,
+  method: true,
+  assurance_level: true,
+  age_threshold: true,
+  country: true,
+  country_subdivision: true,
+  verified: true,
+  reused: true,
+  verified_at: true,
+  expires_at: true,
+  policy: true,
 } satisfies Record<keyof VerificationRow, true>);
 
 /** The verification's columns as a select list of the table under `alias`. */
-const verificationColumns = (alias: string): string => VERIFICATION_COLUMNS.map((column) => `${alias}.${column}`).join(', ');
+const verificationColumns = (alias: string): string =>
+  VERIFICATION_COLUMNS.map((column) => `${alias}.${column}`).join(', ');
 
 /** The verification under `alias` as one jsonb object of its named columns; null where an outer join found none. */
 export const verificationJson = (alias: string): string =>
@@ -124,8 +140,11 @@ export const verificationRow = (input: NewVerification, grantId: string | null =
 });
 
 /** A new verification's insert, returning its uid, inside the statement that records it with the grant carrying it (outcome.ts). */
-export const verificationInsert = (db: Database, input: NewVerification, grantId: string | null = null): Knex.QueryBuilder =>
-  db('verifications').insert(verificationRow(input, grantId)).returning('uid');
+export const verificationInsert = (
+  db: Database,
+  input: NewVerification,
+  grantId: string | null = null,
+): Knex.QueryBuilder => db('verifications').insert(verificationRow(input, grantId)).returning('uid');
 
 /** What an access token stands for at Resources: its client and the verification behind it. */
 export interface BearerVerification {
@@ -150,9 +169,19 @@ const BEARER_VERIFICATION: PreparedStatement = {
             AND ${clientResolves("token.payload->>'clientId'", '$1')}`,
 };
 
-export async function findBearerVerification(db: Database, tokenKey: string, claim: string, now: Date): Promise<BearerVerification | undefined> {
+export async function findBearerVerification(
+  db: Database,
+  tokenKey: string,
+  claim: string,
+  now: Date,
+): Promise<BearerVerification | undefined> {
   // `exp` is the provider's own claim, set and judged (isExpired) on the provider's clock, the system's.
-  const [row] = await runPrepared<VerificationRow & { client_id: string }>(db, BEARER_VERIFICATION, [now, claim, tokenKey, epochSeconds(new Date())]);
+  const [row] = await runPrepared<VerificationRow & { client_id: string }>(db, BEARER_VERIFICATION, [
+    now,
+    claim,
+    tokenKey,
+    epochSeconds(new Date()),
+  ]);
   return row ? { clientId: row.client_id, verification: verificationFromRow(row) } : undefined;
 }
 

@@ -54,7 +54,8 @@ export const newUserHandle = (): string => randomBytes(32).toString('base64url')
  * account twice.
  */
 export async function registrationOptions(
-  rp: RelyingParty, input: { userHandle: string; label: string; exclude: StoredPasskey[] },
+  rp: RelyingParty,
+  input: { userHandle: string; label: string; exclude: StoredPasskey[] },
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const { generateRegistrationOptions } = await webauthn();
   return generateRegistrationOptions({
@@ -65,7 +66,10 @@ export async function registrationOptions(
     userDisplayName: input.label,
     timeout: TIMEOUT_MS,
     attestationType: 'none',
-    excludeCredentials: input.exclude.map((passkey) => ({ id: passkey.credentialId, transports: passkey.transports as AuthenticatorTransport[] })),
+    excludeCredentials: input.exclude.map((passkey) => ({
+      id: passkey.credentialId,
+      transports: passkey.transports as AuthenticatorTransport[],
+    })),
     authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
   });
 }
@@ -77,7 +81,11 @@ export async function authenticationOptions(rp: RelyingParty): Promise<PublicKey
 }
 
 /** The new passkey when the browser's answer signs our challenge, for our origin and RP id, with the user verified; else undefined. */
-export async function verifyRegistration(rp: RelyingParty, response: RegistrationResponseJSON, ceremony: { challenge: string; userHandle: string }): Promise<NewPasskey | undefined> {
+export async function verifyRegistration(
+  rp: RelyingParty,
+  response: RegistrationResponseJSON,
+  ceremony: { challenge: string; userHandle: string },
+): Promise<NewPasskey | undefined> {
   const { verifyRegistrationResponse } = await webauthn();
   const result = await verifyRegistrationResponse({
     response,
@@ -102,7 +110,12 @@ export async function verifyRegistration(rp: RelyingParty, response: Registratio
  * refuses a counter that did not go up (a cloned authenticator replaying an older state), unless both are 0
  * (authenticators that keep no counter, as synced passkeys do).
  */
-export async function verifyAuthentication(rp: RelyingParty, response: AuthenticationResponseJSON, challenge: string, passkey: StoredPasskey): Promise<number | undefined> {
+export async function verifyAuthentication(
+  rp: RelyingParty,
+  response: AuthenticationResponseJSON,
+  challenge: string,
+  passkey: StoredPasskey,
+): Promise<number | undefined> {
   if (response.response.userHandle !== passkey.userHandle) return undefined;
   const { verifyAuthenticationResponse } = await webauthn();
   const result = await verifyAuthenticationResponse({
@@ -111,7 +124,12 @@ export async function verifyAuthentication(rp: RelyingParty, response: Authentic
     expectedOrigin: rp.origin,
     expectedRPID: rp.id,
     requireUserVerification: true,
-    credential: { id: passkey.credentialId, publicKey: passkey.publicKey as Uint8Array<ArrayBuffer>, counter: passkey.counter, transports: passkey.transports as AuthenticatorTransport[] },
+    credential: {
+      id: passkey.credentialId,
+      publicKey: passkey.publicKey as Uint8Array<ArrayBuffer>,
+      counter: passkey.counter,
+      transports: passkey.transports as AuthenticatorTransport[],
+    },
   }).catch(() => undefined);
   return result?.verified ? result.authenticationInfo.newCounter : undefined;
 }

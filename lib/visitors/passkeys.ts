@@ -59,8 +59,16 @@ export async function passkeysOf(db: Database, accountId: number): Promise<Store
  * Inserts the passkey unless its credential id is already stored (false then). WebAuthn ids are random, but without
  * attestation a forged registration may claim any id: it must be refused, never take over or break another account.
  */
-async function insertPasskey(db: Database | Knex.Transaction, accountId: number, passkey: NewPasskey): Promise<boolean> {
-  const inserted = await db('visitor_passkeys').insert(rowOf(accountId, passkey)).onConflict('credential_id').ignore().returning('id');
+async function insertPasskey(
+  db: Database | Knex.Transaction,
+  accountId: number,
+  passkey: NewPasskey,
+): Promise<boolean> {
+  const inserted = await db('visitor_passkeys')
+    .insert(rowOf(accountId, passkey))
+    .onConflict('credential_id')
+    .ignore()
+    .returning('id');
   return inserted.length === 1;
 }
 
@@ -82,13 +90,19 @@ export async function createPasskeyAccount(db: Database, passkey: NewPasskey): P
 }
 
 /** Another passkey for an account (a second device, or a password account gaining one); false when the credential id is taken. */
-export const addPasskey = (db: Database, accountId: number, passkey: NewPasskey): Promise<boolean> => insertPasskey(db, accountId, passkey);
+export const addPasskey = (db: Database, accountId: number, passkey: NewPasskey): Promise<boolean> =>
+  insertPasskey(db, accountId, passkey);
 
 /**
  * Records an accepted use. Compare-and-set on the counter the signature was checked against, so two assertions
  * racing with the same counter (a cloned authenticator) cannot both be accepted. False when another use won.
  */
-export async function recordPasskeyUse(db: Database, passkey: StoredPasskey, newCounter: number, at: Date): Promise<boolean> {
+export async function recordPasskeyUse(
+  db: Database,
+  passkey: StoredPasskey,
+  newCounter: number,
+  at: Date,
+): Promise<boolean> {
   const updated = await db('visitor_passkeys')
     .where({ credential_id: passkey.credentialId, counter: passkey.counter })
     .update({ counter: newCounter, last_used_at: at });

@@ -51,7 +51,11 @@ export async function createVisitorAccount(
  * usernames are ASCII (USERNAME_PATTERN), where that form is plain lower case: the unique lower(username) index;
  * a spelling that normalises to anything else (`İ` → `i̇`) matches no account.
  */
-export async function authenticateVisitor(db: Database, username: string, password: string): Promise<VisitorAccount | undefined> {
+export async function authenticateVisitor(
+  db: Database,
+  username: string,
+  password: string,
+): Promise<VisitorAccount | undefined> {
   const row = await db('visitor_accounts')
     .whereRaw('lower(username) = ?', [normalizeIdentifier(username)])
     .first<{ id: number; username: string; password_hash: string } | undefined>();

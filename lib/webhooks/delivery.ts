@@ -35,9 +35,16 @@ async function attempt(runtime: WebhookServices, message: ClaimedMessage): Promi
     // The receiver judges freshness against its own clock: the signing time is the real one, whatever clock we run on.
     const timestamp = Math.floor(Date.now() / 1000);
     const signature = signatureOf(runtime.sealer.unseal(message.secretSealed), message.messageId, timestamp, body);
-    result = await send(destination, {
-      'webhook-id': message.messageId, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature,
-    }, body, timeoutMs);
+    result = await send(
+      destination,
+      {
+        'webhook-id': message.messageId,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signature,
+      },
+      body,
+      timeoutMs,
+    );
   } catch (error) {
     if (!(error instanceof RefusedDestination)) throw error;
     result = { error: error.message };

@@ -25,9 +25,11 @@ export function webhookUrlProblem(value: string, allowPrivate: boolean): string 
   if (!URL.canParse(value)) return 'The url must be an absolute URL.';
   const url = new URL(value);
   if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) return 'The url must use https.';
-  if (url.username || url.password || url.hash) return 'The url must not contain a user name, a password or a fragment.';
+  if (url.username || url.password || url.hash)
+    return 'The url must not contain a user name, a password or a fragment.';
   const host = hostOf(url);
-  const literalPrivate = (isIP(host) !== 0 && isPrivateAddress(host)) || host === 'localhost' || host.endsWith('.localhost');
+  const literalPrivate =
+    (isIP(host) !== 0 && isPrivateAddress(host)) || host === 'localhost' || host.endsWith('.localhost');
   if (literalPrivate && !allowPrivate) return 'The url must not point to a private, loopback or link-local address.';
   return undefined;
 }
@@ -39,7 +41,11 @@ const systemLookup: Lookup = (host) => lookup(host, { all: true, verbatim: true 
  * Checks the URL and resolves its host now: every address it resolves to must be public (unless allowed), and the
  * delivery connects to the one checked here, so a DNS answer that changes in between cannot redirect it.
  */
-export async function resolveDestination(value: string, allowPrivate: boolean, resolve: Lookup = systemLookup): Promise<Destination> {
+export async function resolveDestination(
+  value: string,
+  allowPrivate: boolean,
+  resolve: Lookup = systemLookup,
+): Promise<Destination> {
   const problem = webhookUrlProblem(value, allowPrivate);
   if (problem) throw new RefusedDestination(problem);
   const url = new URL(value);

@@ -51,14 +51,22 @@ const validateCreate = validator<WebhookInput>(webhookCreateSchema, 'body');
 const iso = (date: Date | string | null): string | null => (date === null ? null : new Date(date).toISOString());
 
 const present = (row: WebhookRow): Webhook => ({
-  id: Number(row.id), url: row.url, events: row.events, createdAt: iso(row.created_at)!, disabledAt: iso(row.disabled_at),
+  id: Number(row.id),
+  url: row.url,
+  events: row.events,
+  createdAt: iso(row.created_at)!,
+  disabledAt: iso(row.disabled_at),
 });
 
 const notFound = (): Refusal => new Refusal('not_found', 'Webhook not found.');
 
 /** Registers an endpoint; the answer carries its signing secret, never shown again (it is kept sealed, to sign with). */
 export async function createWebhook(
-  runtime: WebhookServices, webmasterId: number, websiteId: number, input: WebhookInput, origin: ChangeOrigin,
+  runtime: WebhookServices,
+  webmasterId: number,
+  websiteId: number,
+  input: WebhookInput,
+  origin: ChangeOrigin,
 ): Promise<Webhook & { secret: string }> {
   const body = validateCreate(input);
   checkWebsiteId(websiteId);
@@ -70,14 +78,28 @@ export async function createWebhook(
     await websiteAccess(trx, webmasterId, websiteId);
     // The website row is locked so that two registrations racing cannot pass the limit together.
     await trx('websites').where('id', websiteId).forUpdate().first('id');
-    const [counted] = await trx('webhooks').where('website_id', websiteId).count<Array<{ count: string | number }>>({ count: '*' });
-    if (Number(counted?.count) >= WEBHOOKS_PER_WEBSITE) throw new Refusal('conflict', `A website has at most ${WEBHOOKS_PER_WEBSITE} webhooks; delete one first.`);
+    const [counted] = await trx('webhooks')
+      .where('website_id', websiteId)
+      .count<Array<{ count: string | number }>>({ count: '*' });
+    if (Number(counted?.count) >= WEBHOOKS_PER_WEBSITE)
+      throw new Refusal('conflict', `A website has at most ${WEBHOOKS_PER_WEBSITE} webhooks; delete one first.`);
     const [row] = await trx('webhooks')
-      .insert({ website_id: websiteId, url: body.url, events: body.events, secret_sealed: runtime.sealer.seal(secret), created_at: now })
+      .insert({
+        website_id: websiteId,
+        url: body.url,
+        events: body.events,
+        secret_sealed: runtime.sealer.seal(secret),
+        created_at: now,
+      })
       .returning<WebhookRow[]>(COLUMNS);
     const webhook = present(row!);
     await runtime.recordChange(trx, {
-      origin, webmasterId, websiteId, at: now, action: 'webhook.created', before: null,
+      origin,
+      webmasterId,
+      websiteId,
+      at: now,
+      action: 'webhook.created',
+      before: null,
       after: { id: webhook.id, url: webhook.url, events: webhook.events, secret: SECRET_CHANGED },
     });
     return { ...webhook, secret };
@@ -85,7 +107,11 @@ export async function createWebhook(
 }
 
 /** The website's endpoints, oldest first. */
-export async function listWebhooks(runtime: WebhookServices, webmasterId: number, websiteId: number): Promise<Webhook[]> {
+export async function listWebhooks(
+  runtime: WebhookServices,
+  webmasterId: number,
+  websiteId: number,
+): Promise<Webhook[]> {
   checkWebsiteId(websiteId);
   await websiteAccess(runtime.db, webmasterId, websiteId);
   const rows = await runtime.db('webhooks').where('website_id', websiteId).orderBy('id').select<WebhookRow[]>(COLUMNS);
@@ -94,42 +120,92 @@ export async function listWebhooks(runtime: WebhookServices, webmasterId: number
 
 /** Deletes the endpoint with its undelivered messages and its delivery log. */
 export async function deleteWebhook(
-  runtime: WebhookServices, webmasterId: number, websiteId: number, webhookId: number, origin: ChangeOrigin,
+  runtime: WebhookServices,
+  webmasterId: number,
+  websiteId: number,
+  webhookId: number,
+  origin: ChangeOrigin,
 ): Promise<void> {
   checkWebsiteId(websiteId);
   return runtime.db.transaction(async (trx) => {
     await websiteAccess(trx, webmasterId, websiteId);
-    const [deleted] = await trx('webhooks').where({ id: webhookId, website_id: websiteId }).delete().returning<WebhookRow[]>(COLUMNS);
+    const [deleted] = await trx('webhooks')
+      .where({ id: webhookId, website_id: websiteId })
+      .delete()
+      .returning<WebhookRow[]>(COLUMNS);
     if (!deleted) throw notFound();
     await runtime.recordChange(trx, {
-      origin, webmasterId, websiteId, at: runtime.clock.now(), action: 'webhook.deleted',
-      before: { id: webhookId, url: deleted.url, events: deleted.events }, after: null,
+      origin,
+      webmasterId,
+      websiteId,
+      at: runtime.clock.now(),
+      action: 'webhook.deleted',
+      before: { id: webhookId, url: deleted.url, events: deleted.events },
+      after: null,
     });
   });
 }
 
 /** The newest attempts to deliver to the endpoint, newest first. */
-export async function listDeliveries(runtime: WebhookServices, webmasterId: number, websiteId: number, webhookId: number): Promise<WebhookDelivery[]> {
+export async function listDeliveries(
+  runtime: WebhookServices,
+  webmasterId: number,
+  websiteId: number,
+  webhookId: number,
+): Promise<WebhookDelivery[]> {
   checkWebsiteId(websiteId);
   await websiteAccess(runtime.db, webmasterId, websiteId);
   const hook = await runtime.db('webhooks').where({ id: webhookId, website_id: websiteId }).first('id');
   if (!hook) throw notFound();
-  const rows = await runtime.db('webhook_attempts as attempt')
+  const rows = await runtime
+    .db('webhook_attempts as attempt')
     .join('webhook_messages as message', 'message.id', 'attempt.message_id')
     .where('message.webhook_id', webhookId)
-    .orderBy([{ column: 'attempt.attempted_at', order: 'desc' }, { column: 'attempt.id', order: 'desc' }])
+    .orderBy([
+      { column: 'attempt.attempted_at', order: 'desc' },
+      { column: 'attempt.id', order: 'desc' },
+    ])
     .limit(DELIVERIES_LISTED)
-    .select<Array<{ message_id: string; type: WebhookEvent; attempt: number; attempted_at: Date; status: number | null; duration_ms: number; error: string | null; next_retry_at: Date | null }>>(
-      'message.message_id', 'message.type', 'attempt.attempt', 'attempt.attempted_at', 'attempt.status', 'attempt.duration_ms', 'attempt.error', 'attempt.next_retry_at',
+    .select<
+      Array<{
+        message_id: string;
+        type: WebhookEvent;
+        attempt: number;
+        attempted_at: Date;
+        status: number | null;
+        duration_ms: number;
+        error: string | null;
+        next_retry_at: Date | null;
+      }>
+    >(
+      'message.message_id',
+      'message.type',
+      'attempt.attempt',
+      'attempt.attempted_at',
+      'attempt.status',
+      'attempt.duration_ms',
+      'attempt.error',
+      'attempt.next_retry_at',
     );
   return rows.map((row) => ({
-    messageId: row.message_id, event: row.type, attempt: row.attempt, attemptedAt: iso(row.attempted_at)!, status: row.status,
-    durationMs: row.duration_ms, error: row.error, nextRetryAt: iso(row.next_retry_at),
+    messageId: row.message_id,
+    event: row.type,
+    attempt: row.attempt,
+    attemptedAt: iso(row.attempted_at)!,
+    status: row.status,
+    durationMs: row.duration_ms,
+    error: row.error,
+    nextRetryAt: iso(row.next_retry_at),
   }));
 }
 
 /** Queues a `webhook.test` message for the endpoint; it is delivered in the background like any other. */
-export async function testWebhook(runtime: WebhookServices, webmasterId: number, websiteId: number, webhookId: number): Promise<{ queued: true }> {
+export async function testWebhook(
+  runtime: WebhookServices,
+  webmasterId: number,
+  websiteId: number,
+  webhookId: number,
+): Promise<{ queued: true }> {
   checkWebsiteId(websiteId);
   return runtime.db.transaction(async (trx) => {
     await websiteAccess(trx, webmasterId, websiteId);

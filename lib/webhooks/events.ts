@@ -3,7 +3,12 @@ import type { Queryable } from '../websites/ownership.js';
 
 /** Every event a webhook may subscribe to; `verification.completed` is written by the database (migrations/008_webhooks.ts). */
 export const WEBHOOK_EVENTS = [
-  'verification.completed', 'website.updated', 'key.regenerated', 'oauth2.updated', 'oauth2.credentials.regenerated', 'webhook.test',
+  'verification.completed',
+  'website.updated',
+  'key.regenerated',
+  'oauth2.updated',
+  'oauth2.credentials.regenerated',
+  'webhook.test',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
@@ -28,9 +33,21 @@ const INSERT_MESSAGES = `INSERT INTO webhook_messages (message_id, webhook_id, t
  * Puts `type` in the outbox of every enabled endpoint of the website subscribed to it, in the caller's transaction:
  * the message exists exactly when the change it reports committed. One statement; nothing is sent on the caller's request.
  */
-export async function enqueueEvent(q: Queryable, websiteId: number, type: WebhookEvent, data: Record<string, unknown>, now: Date): Promise<void> {
-  await q.raw(`${INSERT_MESSAGES} WHERE website_id = ? AND disabled_at IS NULL AND ? = ANY (events)`,
-    [type, payloadOf(websiteId, type, data, now), now, now, websiteId, type]);
+export async function enqueueEvent(
+  q: Queryable,
+  websiteId: number,
+  type: WebhookEvent,
+  data: Record<string, unknown>,
+  now: Date,
+): Promise<void> {
+  await q.raw(`${INSERT_MESSAGES} WHERE website_id = ? AND disabled_at IS NULL AND ? = ANY (events)`, [
+    type,
+    payloadOf(websiteId, type, data, now),
+    now,
+    now,
+    websiteId,
+    type,
+  ]);
 }
 
 /** A `webhook.test` message for one endpoint of the website (whatever it subscribes to); false when there is no such endpoint. */
@@ -51,7 +68,9 @@ const fields = (after: Record<string, unknown> | null, names: readonly string[])
  * (its action and its `after`), never its secrets. A change not listed here (a website created, its domain verified)
  * is in the audit trail only.
  */
-const ANNOUNCED: Readonly<Record<string, (after: Record<string, unknown> | null) => readonly [WebhookEvent, Record<string, unknown>]>> = {
+const ANNOUNCED: Readonly<
+  Record<string, (after: Record<string, unknown> | null) => readonly [WebhookEvent, Record<string, unknown>]>
+> = {
   'website.updated': (after) => ['website.updated', { website: after }],
   'policy.updated': (after) => ['website.updated', { policy: after }],
   'key.regenerated': (after) => ['key.regenerated', fields(after, ['environment', 'publicKey'])],
@@ -59,7 +78,10 @@ const ANNOUNCED: Readonly<Record<string, (after: Record<string, unknown> | null)
   'oauth2.created': (after) => ['oauth2.updated', fields(after, ['environment', 'status', 'redirectUris'])],
   'oauth2.updated': (after) => ['oauth2.updated', fields(after, ['environment', 'status', 'redirectUris'])],
   // the new client id only: a secret never travels in a webhook
-  'oauth2.credentials.regenerated': (after) => ['oauth2.credentials.regenerated', fields(after, ['environment', 'clientId'])],
+  'oauth2.credentials.regenerated': (after) => [
+    'oauth2.credentials.regenerated',
+    fields(after, ['environment', 'clientId']),
+  ],
 };
 
 /** The webhooks' listener of every recorded change (lib/changes.ts): a website change subscribers hear of goes to the outbox. */

@@ -46,8 +46,13 @@ export async function claimDue(db: Database, now: Date, leaseUntil: Date, limit:
     [now, limit, leaseUntil],
   );
   return result.rows.map((row) => ({
-    id: Number(row.id), messageId: row.message_id, webhookId: Number(row.webhook_id), payload: row.payload, attempt: row.attempts,
-    url: row.url, secretSealed: row.secret_sealed,
+    id: Number(row.id),
+    messageId: row.message_id,
+    webhookId: Number(row.webhook_id),
+    payload: row.payload,
+    attempt: row.attempts,
+    url: row.url,
+    secretSealed: row.secret_sealed,
   }));
 }
 
@@ -80,14 +85,23 @@ export async function recordAttempt(db: Database, message: ClaimedMessage, recor
       .returning('id');
     if (updated.length === 0) return;
     await trx('webhook_attempts').insert({
-      message_id: message.id, attempt: message.attempt, attempted_at: record.attemptedAt, status: record.status,
-      duration_ms: record.durationMs, error: record.error, next_retry_at: record.nextRetryAt,
+      message_id: message.id,
+      attempt: message.attempt,
+      attempted_at: record.attemptedAt,
+      status: record.status,
+      duration_ms: record.durationMs,
+      error: record.error,
+      next_retry_at: record.nextRetryAt,
     });
     if (record.gone) {
-      await trx('webhooks').where('id', message.webhookId).whereNull('disabled_at')
+      await trx('webhooks')
+        .where('id', message.webhookId)
+        .whereNull('disabled_at')
         .update({ disabled_at: record.attemptedAt, disabled_reason: 'the receiver answered 410 Gone' });
       // Whatever else waited for this endpoint is given up with it.
-      await trx('webhook_messages').where('webhook_id', message.webhookId).whereNotNull('next_attempt_at')
+      await trx('webhook_messages')
+        .where('webhook_id', message.webhookId)
+        .whereNotNull('next_attempt_at')
         .update({ next_attempt_at: null, given_up_at: record.attemptedAt });
     }
   });

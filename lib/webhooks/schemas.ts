@@ -12,13 +12,21 @@ export const webhookCreateSchema = {
   required: ['url', 'events'],
   properties: {
     url: {
-      type: 'string', minLength: 1, maxLength: WEBHOOK_URL_MAX_LENGTH,
+      type: 'string',
+      minLength: 1,
+      maxLength: WEBHOOK_URL_MAX_LENGTH,
       description: `An absolute https URL of at most ${WEBHOOK_URL_MAX_LENGTH} characters, without user name, password or fragment, that is not a private, loopback or link-local address.`,
       examples: ['https://example.com/age-provider/webhooks'],
     },
     events: {
-      type: 'array', minItems: 1, uniqueItems: true,
-      items: { type: 'string', enum: [...SUBSCRIBABLE_EVENTS], description: `One of ${SUBSCRIBABLE_EVENTS.join(', ')}.` },
+      type: 'array',
+      minItems: 1,
+      uniqueItems: true,
+      items: {
+        type: 'string',
+        enum: [...SUBSCRIBABLE_EVENTS],
+        description: `One of ${SUBSCRIBABLE_EVENTS.join(', ')}.`,
+      },
       description: `At least one, without repetition, of ${SUBSCRIBABLE_EVENTS.join(', ')}.`,
     },
   },
@@ -29,7 +37,10 @@ const webhookProperties = {
   url: { type: 'string' },
   events: { type: 'array', items: { type: 'string', enum: [...WEBHOOK_EVENTS] } },
   createdAt: { type: 'string' },
-  disabledAt: { type: ['string', 'null'], description: 'Set when the receiver answered 410 Gone: nothing is sent any more.' },
+  disabledAt: {
+    type: ['string', 'null'],
+    description: 'Set when the receiver answered 410 Gone: nothing is sent any more.',
+  },
 } as const;
 
 export const webhookSchema = {
@@ -47,7 +58,11 @@ export const createdWebhookSchema = {
   required: ['id', 'url', 'events', 'createdAt', 'disabledAt', 'secret'],
   properties: {
     ...webhookProperties,
-    secret: { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$', description: 'The signing secret, shown in this answer only.' },
+    secret: {
+      type: 'string',
+      pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$',
+      description: 'The signing secret, shown in this answer only.',
+    },
   },
 } as const;
 
@@ -65,10 +80,16 @@ export const deliveryListSchema = {
       event: { type: 'string', enum: [...WEBHOOK_EVENTS] },
       attempt: { type: 'integer', minimum: 1 },
       attemptedAt: { type: 'string' },
-      status: { type: ['integer', 'null'], description: 'The receiver\'s HTTP status; null when it did not answer.' },
+      status: { type: ['integer', 'null'], description: "The receiver's HTTP status; null when it did not answer." },
       durationMs: { type: 'integer', minimum: 0 },
-      error: { type: ['string', 'null'], description: 'Why there is no status (refused address, timeout, connection error).' },
-      nextRetryAt: { type: ['string', 'null'], description: 'When the message is tried again; null once delivered or given up.' },
+      error: {
+        type: ['string', 'null'],
+        description: 'Why there is no status (refused address, timeout, connection error).',
+      },
+      nextRetryAt: {
+        type: ['string', 'null'],
+        description: 'When the message is tried again; null once delivered or given up.',
+      },
     },
   },
 } as const;
@@ -78,5 +99,11 @@ export const webhookTestSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['queued'],
-  properties: { queued: { type: 'boolean', const: true, description: 'A webhook.test message is in the outbox; see the deliveries.' } },
+  properties: {
+    queued: {
+      type: 'boolean',
+      const: true,
+      description: 'A webhook.test message is in the outbox; see the deliveries.',
+    },
+  },
 } as const;

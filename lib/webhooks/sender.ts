@@ -10,16 +10,26 @@ export type SendResult = { status: number; error?: never } | { status?: never; e
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /** Connects to the address checked for this delivery whatever the host resolves to now (TLS still checks the host name). */
-const pinnedLookup = (destination: Destination): LookupFunction => (_host, options, callback) => {
-  if (options.all) (callback as (error: null, addresses: Array<{ address: string; family: number }>) => void)(null, [{ address: destination.address, family: destination.family }]);
-  else callback(null, destination.address, destination.family);
-};
+const pinnedLookup =
+  (destination: Destination): LookupFunction =>
+  (_host, options, callback) => {
+    if (options.all)
+      (callback as (error: null, addresses: Array<{ address: string; family: number }>) => void)(null, [
+        { address: destination.address, family: destination.family },
+      ]);
+    else callback(null, destination.address, destination.family);
+  };
 
 /**
  * POSTs `body` to the destination with `headers`, within `timeoutMs` from the first byte sent to the whole answer.
  * Redirects are answers like any other (never followed).
  */
-export function send(destination: Destination, headers: Record<string, string>, body: string, timeoutMs: number): Promise<SendResult> {
+export function send(
+  destination: Destination,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+): Promise<SendResult> {
   const request = destination.url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve) => {
     let settled = false;
@@ -30,19 +40,28 @@ export function send(destination: Destination, headers: Record<string, string>, 
       outgoing.destroy();
       resolve(result);
     };
-    const outgoing = request(destination.url, {
-      method: 'POST',
-      lookup: pinnedLookup(destination),
-      headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'age-provider-webhooks' },
-    }, (response: IncomingMessage) => {
-      let size = 0;
-      response.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > MAX_RESPONSE_BYTES) finish({ status: response.statusCode ?? 0 });
-      });
-      response.on('end', () => finish({ status: response.statusCode ?? 0 }));
-      response.on('error', (error) => finish({ error: error.message }));
-    });
+    const outgoing = request(
+      destination.url,
+      {
+        method: 'POST',
+        lookup: pinnedLookup(destination),
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(body)),
+          'user-agent': 'age-provider-webhooks',
+        },
+      },
+      (response: IncomingMessage) => {
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_RESPONSE_BYTES) finish({ status: response.statusCode ?? 0 });
+        });
+        response.on('end', () => finish({ status: response.statusCode ?? 0 }));
+        response.on('error', (error) => finish({ error: error.message }));
+      },
+    );
     const timer = setTimeout(() => finish({ error: `no answer within ${timeoutMs} ms` }), timeoutMs);
     outgoing.on('error', (error) => finish({ error: error.message }));
     outgoing.end(body);

@@ -16,7 +16,15 @@ export interface WebhookSettings {
 export const webhookSettings: SettingsSection<WebhookSettings> = {
   spec: {
     allowPrivateAddresses: { env: 'WEBHOOK_ALLOW_PRIVATE_ADDRESSES', schema: { type: 'boolean' }, default: false },
-    timeoutMs: { env: 'WEBHOOK_TIMEOUT_MS', schema: { type: 'integer', minimum: 1000, maximum: 30000 }, default: 10000 },
-    pollIntervalMs: { env: 'WEBHOOK_POLL_INTERVAL_MS', schema: { type: 'integer', minimum: 50, maximum: 3600000 }, default: 2000 },
+    timeoutMs: {
+      env: 'WEBHOOK_TIMEOUT_MS',
+      schema: { type: 'integer', minimum: 1000, maximum: 30000 },
+      default: 10000,
+    },
+    pollIntervalMs: {
+      env: 'WEBHOOK_POLL_INTERVAL_MS',
+      schema: { type: 'integer', minimum: 50, maximum: 3600000 },
+      default: 2000,
+    },
   },
 };

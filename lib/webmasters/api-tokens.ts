@@ -64,25 +64,43 @@ interface KeyRow {
 const dateOf = (value: Date | null): Date | null => (value === null ? null : new Date(value));
 
 const toKey = (row: KeyRow): ApiKey => ({
-  id: Number(row.id), name: row.name, memberId: Number(row.member_id), memberEmail: row.member_email, access: row.read_only ? 'read' : 'write',
-  websiteId: row.website_id === null ? null : Number(row.website_id), expiresAt: dateOf(row.expires_at), createdAt: new Date(row.created_at),
+  id: Number(row.id),
+  name: row.name,
+  memberId: Number(row.member_id),
+  memberEmail: row.member_email,
+  access: row.read_only ? 'read' : 'write',
+  websiteId: row.website_id === null ? null : Number(row.website_id),
+  expiresAt: dateOf(row.expires_at),
+  createdAt: new Date(row.created_at),
   lastUsedAt: dateOf(row.last_used_at),
 });
 
 /** What the audit trail keeps of a key: its scope and name, the key itself only as having been made. */
-const audited = (id: number, name: string, scope: KeyScope): Record<string, unknown> =>
-  ({ key: id, name, access: scope.access, website: scope.websiteId, expiresAt: scope.expiresAt?.toISOString() ?? null, token: SECRET_CHANGED });
+const audited = (id: number, name: string, scope: KeyScope): Record<string, unknown> => ({
+  key: id,
+  name,
+  access: scope.access,
+  website: scope.websiteId,
+  expiresAt: scope.expiresAt?.toISOString() ?? null,
+  token: SECRET_CHANGED,
+});
 
 /**
  * Makes a key for the account on behalf of one of its members; only its SHA-256 is stored, so the key is returned
  * once, to be shown once. A key for one website is refused unless the website is the account's (tenancy in the query).
  */
 export async function createApiKey(
-  db: Database, clock: Clock, accountId: number, memberId: number, input: { name: string } & KeyScope, origin: ChangeOrigin,
+  db: Database,
+  clock: Clock,
+  accountId: number,
+  memberId: number,
+  input: { name: string } & KeyScope,
+  origin: ChangeOrigin,
   replacing = false,
 ): Promise<{ key: ApiKey; token: string }> {
   const name = input.name.trim();
-  if (name.length < 1 || name.length > MAX_KEY_NAME_LENGTH) throw new Refusal('invalid', `A key's name has 1 to ${MAX_KEY_NAME_LENGTH} characters.`);
+  if (name.length < 1 || name.length > MAX_KEY_NAME_LENGTH)
+    throw new Refusal('invalid', `A key's name has 1 to ${MAX_KEY_NAME_LENGTH} characters.`);
   const now = clock.now();
   if (input.expiresAt && input.expiresAt <= now) throw new Refusal('invalid', 'A key cannot expire in the past.');
   const token = randomToken(32, API_TOKEN_PREFIX);
@@ -91,16 +109,29 @@ export async function createApiKey(
     await trx('webmasters').where('id', accountId).forUpdate().first('id');
     if (input.websiteId !== null) {
       const website = await trx('websites').where({ id: input.websiteId, webmaster_id: accountId }).first('id');
-      if (!website) throw new Refusal('invalid', 'Choose one of the account\'s websites, or every website.');
+      if (!website) throw new Refusal('invalid', "Choose one of the account's websites, or every website.");
     }
     const revoked = replacing ? await revokeWhere(trx, now, { webmaster_id: accountId, name }) : [];
-    const [row] = await trx('api_tokens').insert({
-      webmaster_id: accountId, member_id: memberId, name, read_only: input.access === 'read', website_id: input.websiteId,
-      expires_at: input.expiresAt, token_hash: sha256(token), created_at: now,
-    }).returning<Array<{ id: number }>>('id');
+    const [row] = await trx('api_tokens')
+      .insert({
+        webmaster_id: accountId,
+        member_id: memberId,
+        name,
+        read_only: input.access === 'read',
+        website_id: input.websiteId,
+        expires_at: input.expiresAt,
+        token_hash: sha256(token),
+        created_at: now,
+      })
+      .returning<Array<{ id: number }>>('id');
     await record(trx, {
-      origin, webmasterId: accountId, websiteId: null, at: now, action: 'api_key.created',
-      before: revoked.length > 0 ? { revoked } : null, after: audited(Number(row!.id), name, input),
+      origin,
+      webmasterId: accountId,
+      websiteId: null,
+      at: now,
+      action: 'api_key.created',
+      before: revoked.length > 0 ? { revoked } : null,
+      after: audited(Number(row!.id), name, input),
     });
     return Number(row!.id);
   });
@@ -112,30 +143,77 @@ export async function createApiKey(
  * The key `age-provider webmaster token` prints: read-write on every website of the account, as the one token of
  * before; it replaces the account's key of the same name, so running the command again rotates it.
  */
-export async function issueApiToken(db: Database, clock: Clock, webmasterId: number, origin: ChangeOrigin, name = DEFAULT_KEY_NAME): Promise<string> {
-  return (await createApiKey(db, clock, webmasterId, webmasterId, { name, access: 'write', websiteId: null, expiresAt: null }, origin, true)).token;
+export async function issueApiToken(
+  db: Database,
+  clock: Clock,
+  webmasterId: number,
+  origin: ChangeOrigin,
+  name = DEFAULT_KEY_NAME,
+): Promise<string> {
+  return (
+    await createApiKey(
+      db,
+      clock,
+      webmasterId,
+      webmasterId,
+      { name, access: 'write', websiteId: null, expiresAt: null },
+      origin,
+      true,
+    )
+  ).token;
 }
 
 async function revokeWhere(q: Knex.Transaction, now: Date, where: Record<string, unknown>): Promise<number[]> {
-  const rows = await q('api_tokens').where(where).whereNull('revoked_at').update('revoked_at', now).returning<Array<{ id: number }>>('id');
+  const rows = await q('api_tokens')
+    .where(where)
+    .whereNull('revoked_at')
+    .update('revoked_at', now)
+    .returning<Array<{ id: number }>>('id');
   return rows.map((row) => Number(row.id));
 }
 
 /** Revokes one of the account's keys: it stops working at once, on every instance (each request reads the table). */
-export async function revokeApiKey(db: Database, clock: Clock, accountId: number, keyId: number, origin: ChangeOrigin): Promise<void> {
+export async function revokeApiKey(
+  db: Database,
+  clock: Clock,
+  accountId: number,
+  keyId: number,
+  origin: ChangeOrigin,
+): Promise<void> {
   await db.transaction(async (trx) => {
     const now = clock.now();
     const revoked = await revokeWhere(trx, now, { webmaster_id: accountId, id: keyId });
     if (revoked.length === 0) throw new Refusal('not_found', 'This key does not exist or was revoked already.');
-    await record(trx, { origin, webmasterId: accountId, websiteId: null, at: now, action: 'api_key.revoked', before: { key: keyId }, after: null });
+    await record(trx, {
+      origin,
+      webmasterId: accountId,
+      websiteId: null,
+      at: now,
+      action: 'api_key.revoked',
+      before: { key: keyId },
+      after: null,
+    });
   });
 }
 
 /** The account's keys that are not revoked (an expired one is listed, with its expiry), newest first. */
 export async function listApiKeys(db: Database, accountId: number): Promise<ApiKey[]> {
-  const rows = await db('api_tokens as k').join('webmasters as m', 'm.id', 'k.member_id')
-    .where('k.webmaster_id', accountId).whereNull('k.revoked_at').orderBy('k.id', 'desc')
-    .select<KeyRow[]>('k.id', 'k.name', 'k.member_id', 'm.email as member_email', 'k.read_only', 'k.website_id', 'k.expires_at', 'k.created_at', 'k.last_used_at');
+  const rows = await db('api_tokens as k')
+    .join('webmasters as m', 'm.id', 'k.member_id')
+    .where('k.webmaster_id', accountId)
+    .whereNull('k.revoked_at')
+    .orderBy('k.id', 'desc')
+    .select<KeyRow[]>(
+      'k.id',
+      'k.name',
+      'k.member_id',
+      'm.email as member_email',
+      'k.read_only',
+      'k.website_id',
+      'k.expires_at',
+      'k.created_at',
+      'k.last_used_at',
+    );
   return rows.map(toKey);
 }
 
@@ -146,23 +224,46 @@ export async function listApiKeys(db: Database, accountId: number): Promise<ApiK
  * once. The lookup is by hash (an index equality on a digest, so the comparison leaks nothing about the token);
  * malformed tokens never reach the database. The last use is written only when the stored one is a minute old.
  */
-export async function authenticateApiToken(db: Database, clock: Clock, token: string): Promise<AuthenticatedKey | undefined> {
+export async function authenticateApiToken(
+  db: Database,
+  clock: Clock,
+  token: string,
+): Promise<AuthenticatedKey | undefined> {
   if (!TOKEN_SHAPE.test(token)) return undefined;
   const now = clock.now();
   const row = await db('api_tokens as k')
     .join('webmasters as a', 'a.id', 'k.webmaster_id')
-    .join('account_members as m', (on) => on.on('m.account_id', 'k.webmaster_id').andOn('m.webmaster_id', 'k.member_id'))
+    .join('account_members as m', (on) =>
+      on.on('m.account_id', 'k.webmaster_id').andOn('m.webmaster_id', 'k.member_id'),
+    )
     .join('webmasters as p', 'p.id', 'k.member_id')
-    .where('k.token_hash', sha256(token)).whereNull('k.revoked_at')
-    .where((expiry) => { expiry.whereNull('k.expires_at').orWhere('k.expires_at', '>', now); })
-    .whereNull('a.disabled_at').whereNull('p.disabled_at')
-    .first<{ id: number; webmaster_id: number; read_only: boolean; website_id: number | null; last_used_at: Date | null; role: string } | undefined>(
-      'k.id', 'k.webmaster_id', 'k.read_only', 'k.website_id', 'k.last_used_at', 'm.role');
+    .where('k.token_hash', sha256(token))
+    .whereNull('k.revoked_at')
+    .where((expiry) => {
+      expiry.whereNull('k.expires_at').orWhere('k.expires_at', '>', now);
+    })
+    .whereNull('a.disabled_at')
+    .whereNull('p.disabled_at')
+    .first<
+      | {
+          id: number;
+          webmaster_id: number;
+          read_only: boolean;
+          website_id: number | null;
+          last_used_at: Date | null;
+          role: string;
+        }
+      | undefined
+    >('k.id', 'k.webmaster_id', 'k.read_only', 'k.website_id', 'k.last_used_at', 'm.role');
   if (!row) return undefined;
-  const stale = row.last_used_at === null || now.getTime() - new Date(row.last_used_at).getTime() >= LAST_USE_RESOLUTION_SECONDS * 1000;
+  const stale =
+    row.last_used_at === null ||
+    now.getTime() - new Date(row.last_used_at).getTime() >= LAST_USE_RESOLUTION_SECONDS * 1000;
   if (stale) await db('api_tokens').where('id', row.id).update('last_used_at', now);
   return {
-    accountId: Number(row.webmaster_id), tokenId: Number(row.id), write: !row.read_only && row.role !== 'viewer',
+    accountId: Number(row.webmaster_id),
+    tokenId: Number(row.id),
+    write: !row.read_only && row.role !== 'viewer',
     websiteId: row.website_id === null ? null : Number(row.website_id),
   };
 }

@@ -44,8 +44,18 @@ export async function listMembers(db: Database, accountId: number): Promise<Memb
     .join('webmasters as w', 'w.id', 'm.webmaster_id')
     .where('m.account_id', accountId)
     .orderBy([{ column: 'm.created_at' }, { column: 'm.webmaster_id' }])
-    .select<Array<{ webmaster_id: number; email: string; role: Role; created_at: Date }>>('m.webmaster_id', 'w.email', 'm.role', 'm.created_at');
-  return rows.map((row) => ({ webmasterId: row.webmaster_id, email: row.email, role: row.role, since: new Date(row.created_at) }));
+    .select<Array<{ webmaster_id: number; email: string; role: Role; created_at: Date }>>(
+      'm.webmaster_id',
+      'w.email',
+      'm.role',
+      'm.created_at',
+    );
+  return rows.map((row) => ({
+    webmasterId: row.webmaster_id,
+    email: row.email,
+    role: row.role,
+    since: new Date(row.created_at),
+  }));
 }
 
 /**
@@ -56,7 +66,9 @@ export async function listMembers(db: Database, accountId: number): Promise<Memb
 async function lockedRoles(trx: Knex.Transaction, accountId: number): Promise<Map<number, Role>> {
   const account = await trx('webmasters').where('id', accountId).forUpdate().first('id');
   if (!account) throw new Refusal('not_found', 'This account does not exist.');
-  const rows = await trx('account_members').where('account_id', accountId).select<Array<{ webmaster_id: number; role: Role }>>('webmaster_id', 'role');
+  const rows = await trx('account_members')
+    .where('account_id', accountId)
+    .select<Array<{ webmaster_id: number; role: Role }>>('webmaster_id', 'role');
   return new Map(rows.map((row) => [Number(row.webmaster_id), row.role]));
 }
 
@@ -71,11 +83,18 @@ function actorRole(roles: Map<number, Role>, actor: MemberActor | 'operator'): R
 const ownersLeft = (roles: Map<number, Role>, changed: number, role: Role | undefined): number =>
   [...roles].filter(([id, held]) => (id === changed ? role : held) === 'owner').length;
 
-const originOf = (actor: MemberActor | 'operator', operator: ChangeOrigin): ChangeOrigin => (actor === 'operator' ? operator : actor.origin);
+const originOf = (actor: MemberActor | 'operator', operator: ChangeOrigin): ChangeOrigin =>
+  actor === 'operator' ? operator : actor.origin;
 
 /** Gives a member another role. Only an owner touches ownership; the account always keeps an owner. */
 export async function changeMemberRole(
-  db: Database, clock: Clock, accountId: number, memberId: number, role: Role, actor: MemberActor | 'operator', operator: ChangeOrigin,
+  db: Database,
+  clock: Clock,
+  accountId: number,
+  memberId: number,
+  role: Role,
+  actor: MemberActor | 'operator',
+  operator: ChangeOrigin,
 ): Promise<void> {
   if (!isRole(role)) throw new Refusal('invalid', 'Choose one of the roles owner, admin, developer or viewer.');
   await db.transaction(async (trx) => {
@@ -83,12 +102,19 @@ export async function changeMemberRole(
     const from = roles.get(memberId);
     if (!from) throw new Refusal('not_found', 'This person is not a member of the account.');
     if (from === role) return;
-    if (!mayAssign(actorRole(roles, actor), from, role)) throw new Refusal('not_permitted', 'Only an owner can give or take away ownership.');
-    if (ownersLeft(roles, memberId, role) === 0) throw new Refusal('conflict', 'An account always keeps an owner: make another member owner first.');
+    if (!mayAssign(actorRole(roles, actor), from, role))
+      throw new Refusal('not_permitted', 'Only an owner can give or take away ownership.');
+    if (ownersLeft(roles, memberId, role) === 0)
+      throw new Refusal('conflict', 'An account always keeps an owner: make another member owner first.');
     await trx('account_members').where({ account_id: accountId, webmaster_id: memberId }).update({ role });
     await record(trx, {
-      origin: originOf(actor, operator), webmasterId: accountId, websiteId: null, at: clock.now(), action: 'member.role_changed',
-      before: { member: memberId, role: from }, after: { member: memberId, role },
+      origin: originOf(actor, operator),
+      webmasterId: accountId,
+      websiteId: null,
+      at: clock.now(),
+      action: 'member.role_changed',
+      before: { member: memberId, role: from },
+      after: { member: memberId, role },
     });
   });
 }
@@ -98,32 +124,61 @@ export async function changeMemberRole(
  * ends their sessions. An admin removes no owner; the last owner cannot go.
  */
 export async function removeMember(
-  db: Database, clock: Clock, accountId: number, memberId: number, actor: MemberActor | 'operator', operator: ChangeOrigin,
+  db: Database,
+  clock: Clock,
+  accountId: number,
+  memberId: number,
+  actor: MemberActor | 'operator',
+  operator: ChangeOrigin,
 ): Promise<void> {
   await db.transaction(async (trx) => {
     const roles = await lockedRoles(trx, accountId);
     const from = roles.get(memberId);
     if (!from) throw new Refusal('not_found', 'This person is not a member of the account.');
-    if (memberId === accountId) throw new Refusal('conflict', "The account's founding login is the account itself: it cannot leave; close the account instead.");
+    if (memberId === accountId)
+      throw new Refusal(
+        'conflict',
+        "The account's founding login is the account itself: it cannot leave; close the account instead.",
+      );
     const leaving = actor !== 'operator' && actor.webmasterId === memberId;
     const role = actorRole(roles, actor);
-    if (!leaving && !mayDo(role, 'members')) throw new Refusal('not_permitted', 'Your role does not let you remove members.');
-    if (!leaving && from === 'owner' && !mayDo(role, 'ownership')) throw new Refusal('not_permitted', 'Only an owner can remove an owner.');
-    if (ownersLeft(roles, memberId, undefined) === 0) throw new Refusal('conflict', 'An account always keeps an owner: make another member owner first.');
+    if (!leaving && !mayDo(role, 'members'))
+      throw new Refusal('not_permitted', 'Your role does not let you remove members.');
+    if (!leaving && from === 'owner' && !mayDo(role, 'ownership'))
+      throw new Refusal('not_permitted', 'Only an owner can remove an owner.');
+    if (ownersLeft(roles, memberId, undefined) === 0)
+      throw new Refusal('conflict', 'An account always keeps an owner: make another member owner first.');
     const now = clock.now();
     await trx('account_members').where({ account_id: accountId, webmaster_id: memberId }).delete();
-    const keys = await trx('api_tokens').where({ webmaster_id: accountId, member_id: memberId }).whereNull('revoked_at')
-      .update('revoked_at', now).returning<Array<{ id: number }>>('id');
+    const keys = await trx('api_tokens')
+      .where({ webmaster_id: accountId, member_id: memberId })
+      .whereNull('revoked_at')
+      .update('revoked_at', now)
+      .returning<Array<{ id: number }>>('id');
     await record(trx, {
-      origin: originOf(actor, operator), webmasterId: accountId, websiteId: null, at: now, action: leaving ? 'member.left' : 'member.removed',
-      before: { member: memberId, role: from }, after: { apiKeysRevoked: keys.map((key) => Number(key.id)) },
+      origin: originOf(actor, operator),
+      webmasterId: accountId,
+      websiteId: null,
+      at: now,
+      action: leaving ? 'member.left' : 'member.removed',
+      before: { member: memberId, role: from },
+      after: { apiKeysRevoked: keys.map((key) => Number(key.id)) },
     });
   });
 }
 
 /** Adds a member with a role, inside the caller's transaction (an invitation accepted); already a member: unchanged. */
-export async function addMember(trx: Knex.Transaction, accountId: number, webmasterId: number, role: Role, at: Date): Promise<boolean> {
-  const added = await trx('account_members').insert({ account_id: accountId, webmaster_id: webmasterId, role, created_at: at })
-    .onConflict(['account_id', 'webmaster_id']).ignore().returning('account_id');
+export async function addMember(
+  trx: Knex.Transaction,
+  accountId: number,
+  webmasterId: number,
+  role: Role,
+  at: Date,
+): Promise<boolean> {
+  const added = await trx('account_members')
+    .insert({ account_id: accountId, webmaster_id: webmasterId, role, created_at: at })
+    .onConflict(['account_id', 'webmaster_id'])
+    .ignore()
+    .returning('account_id');
   return added.length > 0;
 }

@@ -24,7 +24,8 @@ export interface PasswordLink {
 }
 
 /** The platform's page a link opens: the token is its last segment. */
-export const passwordLinkUrl = (issuer: string, token: string): string => `${issuer.replace(/\/$/, '')}/platform/password/${token}`;
+export const passwordLinkUrl = (issuer: string, token: string): string =>
+  `${issuer.replace(/\/$/, '')}/platform/password/${token}`;
 
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
@@ -33,7 +34,12 @@ const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
  * registration). Only its SHA-256 is kept; a new link for the same address replaces the live ones, so only the
  * latest mail works. Spent and expired links are swept here.
  */
-export async function issuePasswordLink(db: Database, clock: Clock, email: string, purpose: LinkPurpose): Promise<string> {
+export async function issuePasswordLink(
+  db: Database,
+  clock: Clock,
+  email: string,
+  purpose: LinkPurpose,
+): Promise<string> {
   const token = randomToken(32);
   const now = clock.now();
   const address = normalizeIdentifier(email);
@@ -41,7 +47,10 @@ export async function issuePasswordLink(db: Database, clock: Clock, email: strin
     await trx('password_links').where('expires_at', '<=', now).orWhereNotNull('used_at').delete();
     await trx('password_links').where('email', address).delete();
     await trx('password_links').insert({
-      token_hash: sha256(token), email: address, purpose, created_at: now,
+      token_hash: sha256(token),
+      email: address,
+      purpose,
+      created_at: now,
       expires_at: addSeconds(now, purpose === 'operator' ? OPERATOR_LINK_SECONDS : MAILED_LINK_SECONDS),
     });
   });
@@ -51,7 +60,10 @@ export async function issuePasswordLink(db: Database, clock: Clock, email: strin
 /** The live link `token` names, without spending it (the page that asks for the new password). */
 export async function findPasswordLink(db: Database, clock: Clock, token: string): Promise<PasswordLink | undefined> {
   if (!TOKEN_SHAPE.test(token)) return undefined;
-  const row = await db('password_links').where('token_hash', sha256(token)).whereNull('used_at').where('expires_at', '>', clock.now())
+  const row = await db('password_links')
+    .where('token_hash', sha256(token))
+    .whereNull('used_at')
+    .where('expires_at', '>', clock.now())
     .first<PasswordLink | undefined>('email', 'purpose');
   return row && { email: row.email, purpose: row.purpose };
 }
@@ -60,11 +72,19 @@ export async function findPasswordLink(db: Database, clock: Clock, token: string
  * Spends the link in the caller's transaction: of parallel posts exactly one gets it (a conditional update), the
  * others get undefined, as does an expired, spent or unknown link.
  */
-async function spendPasswordLink(trx: Knex.Transaction, clock: Clock, token: string): Promise<PasswordLink | undefined> {
+async function spendPasswordLink(
+  trx: Knex.Transaction,
+  clock: Clock,
+  token: string,
+): Promise<PasswordLink | undefined> {
   if (!TOKEN_SHAPE.test(token)) return undefined;
   const now = clock.now();
-  const [row] = await trx('password_links').where('token_hash', sha256(token)).whereNull('used_at').where('expires_at', '>', now)
-    .update({ used_at: now }).returning<PasswordLink[]>(['email', 'purpose']);
+  const [row] = await trx('password_links')
+    .where('token_hash', sha256(token))
+    .whereNull('used_at')
+    .where('expires_at', '>', now)
+    .update({ used_at: now })
+    .returning<PasswordLink[]>(['email', 'purpose']);
   return row && { email: row.email, purpose: row.purpose };
 }
 
@@ -75,7 +95,11 @@ async function spendPasswordLink(trx: Knex.Transaction, clock: Clock, token: str
  * was spent by a parallel post. The caller ends the account's sessions: a password set by link is a fresh start.
  */
 export async function usePasswordLink(
-  db: Database, clock: Clock, token: string, password: string, address: string | null,
+  db: Database,
+  clock: Clock,
+  token: string,
+  password: string,
+  address: string | null,
 ): Promise<{ id: number; email: string } | undefined> {
   return db.transaction(async (trx) => {
     const link = await spendPasswordLink(trx, clock, token);
@@ -85,8 +109,13 @@ export async function usePasswordLink(
     if (existing) await proveAddress(trx, clock, webmaster.id);
     await setPassword(trx, webmaster.id, password);
     await record(trx, {
-      origin: { actor: { type: 'webmaster', id: webmaster.id }, address }, webmasterId: webmaster.id, websiteId: null, at: clock.now(),
-      action: existing ? 'webmaster.password.reset' : 'webmaster.registered', before: null, after: { password: SECRET_CHANGED },
+      origin: { actor: { type: 'webmaster', id: webmaster.id }, address },
+      webmasterId: webmaster.id,
+      websiteId: null,
+      at: clock.now(),
+      action: existing ? 'webmaster.password.reset' : 'webmaster.registered',
+      before: null,
+      after: { password: SECRET_CHANGED },
     });
     return { id: webmaster.id, email: webmaster.email };
   });

@@ -23,12 +23,18 @@ const recoveryDigest = (code: string): string => sha256(`recovery:${code.toLower
 
 /** Whether the webmaster has a second factor in force (a confirmed authenticator app). */
 export async function hasSecondFactor(db: Database, webmasterId: number): Promise<boolean> {
-  return (await db('webmaster_totp').where('webmaster_id', webmasterId).whereNotNull('confirmed_at').first('webmaster_id')) !== undefined;
+  return (
+    (await db('webmaster_totp')
+      .where('webmaster_id', webmasterId)
+      .whereNotNull('confirmed_at')
+      .first('webmaster_id')) !== undefined
+  );
 }
 
 /** The live recovery codes left, for the page that says how many remain. */
 export async function recoveryCodesLeft(db: Database, webmasterId: number): Promise<number> {
-  return (await db('webmaster_recovery_codes').where('webmaster_id', webmasterId).whereNull('used_at').select('id')).length;
+  return (await db('webmaster_recovery_codes').where('webmaster_id', webmasterId).whereNull('used_at').select('id'))
+    .length;
 }
 
 /**
@@ -38,14 +44,23 @@ export async function recoveryCodesLeft(db: Database, webmasterId: number): Prom
 export async function startTotp({ db, clock, sealer }: Deps, webmasterId: number): Promise<Buffer> {
   const secret = newTotpSecret();
   await db('webmaster_totp').where('webmaster_id', webmasterId).whereNull('confirmed_at').delete();
-  await db('webmaster_totp').insert({ webmaster_id: webmasterId, secret_sealed: sealer.seal(secret.toString('base64')), created_at: clock.now() })
-    .onConflict('webmaster_id').ignore();
+  await db('webmaster_totp')
+    .insert({
+      webmaster_id: webmasterId,
+      secret_sealed: sealer.seal(secret.toString('base64')),
+      created_at: clock.now(),
+    })
+    .onConflict('webmaster_id')
+    .ignore();
   return secret;
 }
 
 /** The secret being added (to show it again after a wrong code), if any. */
 export async function pendingTotp({ db, sealer }: Deps, webmasterId: number): Promise<Buffer | undefined> {
-  const row = await db('webmaster_totp').where('webmaster_id', webmasterId).whereNull('confirmed_at').first<{ secret_sealed: string } | undefined>('secret_sealed');
+  const row = await db('webmaster_totp')
+    .where('webmaster_id', webmasterId)
+    .whereNull('confirmed_at')
+    .first<{ secret_sealed: string } | undefined>('secret_sealed');
   return row && Buffer.from(sealer.unseal(row.secret_sealed), 'base64');
 }
 
@@ -53,19 +68,40 @@ export async function pendingTotp({ db, sealer }: Deps, webmasterId: number): Pr
  * Confirms the secret being added with a code made from it: it is in force from now on, and new recovery codes
  * replace any earlier ones; they are returned once. Undefined for a wrong code. Audited.
  */
-export async function confirmTotp({ db, clock, sealer }: Deps, webmasterId: number, code: string, origin: ChangeOrigin): Promise<string[] | undefined> {
-  const row = await db('webmaster_totp').where('webmaster_id', webmasterId).whereNull('confirmed_at').first<{ secret_sealed: string } | undefined>('secret_sealed');
+export async function confirmTotp(
+  { db, clock, sealer }: Deps,
+  webmasterId: number,
+  code: string,
+  origin: ChangeOrigin,
+): Promise<string[] | undefined> {
+  const row = await db('webmaster_totp')
+    .where('webmaster_id', webmasterId)
+    .whereNull('confirmed_at')
+    .first<{ secret_sealed: string } | undefined>('secret_sealed');
   if (!row) return undefined;
   const step = matchTotp(Buffer.from(sealer.unseal(row.secret_sealed), 'base64'), code, clock.now());
   if (step === undefined) return undefined;
   const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
   const confirmed = await db.transaction(async (trx) => {
-    const [done] = await trx('webmaster_totp').where('webmaster_id', webmasterId).whereNull('confirmed_at')
-      .update({ confirmed_at: clock.now(), last_step: step }).returning('webmaster_id');
+    const [done] = await trx('webmaster_totp')
+      .where('webmaster_id', webmasterId)
+      .whereNull('confirmed_at')
+      .update({ confirmed_at: clock.now(), last_step: step })
+      .returning('webmaster_id');
     if (!done) return false;
     await trx('webmaster_recovery_codes').where('webmaster_id', webmasterId).delete();
-    await trx('webmaster_recovery_codes').insert(codes.map((recovery) => ({ webmaster_id: webmasterId, code_hash: recoveryDigest(recovery) })));
-    await record(trx, { origin, webmasterId, websiteId: null, at: clock.now(), action: 'webmaster.second_factor.added', before: null, after: { totp: SECRET_CHANGED } });
+    await trx('webmaster_recovery_codes').insert(
+      codes.map((recovery) => ({ webmaster_id: webmasterId, code_hash: recoveryDigest(recovery) })),
+    );
+    await record(trx, {
+      origin,
+      webmasterId,
+      websiteId: null,
+      at: clock.now(),
+      action: 'webmaster.second_factor.added',
+      before: null,
+      after: { totp: SECRET_CHANGED },
+    });
     return true;
   });
   return confirmed ? codes : undefined;
@@ -75,22 +111,39 @@ export async function confirmTotp({ db, clock, sealer }: Deps, webmasterId: numb
  * Whether `code` is the webmaster's second factor: a TOTP code of a step after the last one used (a code works once,
  * and of parallel posts of it one wins), or an unused recovery code, spent here.
  */
-export async function verifySecondFactor({ db, clock, sealer }: Deps, webmasterId: number, code: string): Promise<boolean> {
+export async function verifySecondFactor(
+  { db, clock, sealer }: Deps,
+  webmasterId: number,
+  code: string,
+): Promise<boolean> {
   const entered = code.trim();
   if (/^\d{6}$/.test(entered)) {
-    const row = await db('webmaster_totp').where('webmaster_id', webmasterId).whereNotNull('confirmed_at')
+    const row = await db('webmaster_totp')
+      .where('webmaster_id', webmasterId)
+      .whereNotNull('confirmed_at')
       .first<{ secret_sealed: string } | undefined>('secret_sealed');
     if (!row) return false;
     const step = matchTotp(Buffer.from(sealer.unseal(row.secret_sealed), 'base64'), entered, clock.now());
     if (step === undefined) return false;
-    const used = await db('webmaster_totp').where('webmaster_id', webmasterId).where('last_step', '<', step).update({ last_step: step }).returning('webmaster_id');
+    const used = await db('webmaster_totp')
+      .where('webmaster_id', webmasterId)
+      .where('last_step', '<', step)
+      .update({ last_step: step })
+      .returning('webmaster_id');
     return used.length > 0;
   }
   const digest = recoveryDigest(entered);
-  const rows = await db('webmaster_recovery_codes').where('webmaster_id', webmasterId).whereNull('used_at').select<Array<{ id: number; code_hash: string }>>('id', 'code_hash');
+  const rows = await db('webmaster_recovery_codes')
+    .where('webmaster_id', webmasterId)
+    .whereNull('used_at')
+    .select<Array<{ id: number; code_hash: string }>>('id', 'code_hash');
   const match = rows.find((row) => safeEqual(row.code_hash, digest));
   if (!match) return false;
-  const spent = await db('webmaster_recovery_codes').where('id', match.id).whereNull('used_at').update({ used_at: clock.now() }).returning('id');
+  const spent = await db('webmaster_recovery_codes')
+    .where('id', match.id)
+    .whereNull('used_at')
+    .update({ used_at: clock.now() })
+    .returning('id');
   return spent.length > 0;
 }
 
@@ -101,9 +154,21 @@ export async function removeSecondFactors(q: Database | Knex.Transaction, webmas
 }
 
 /** The webmaster removes their second factor (after entering a code of it). Audited. */
-export async function removeTotp({ db, clock }: Pick<Deps, 'db' | 'clock'>, webmasterId: number, origin: ChangeOrigin): Promise<void> {
+export async function removeTotp(
+  { db, clock }: Pick<Deps, 'db' | 'clock'>,
+  webmasterId: number,
+  origin: ChangeOrigin,
+): Promise<void> {
   await db.transaction(async (trx) => {
     await removeSecondFactors(trx, webmasterId);
-    await record(trx, { origin, webmasterId, websiteId: null, at: clock.now(), action: 'webmaster.second_factor.removed', before: { totp: SECRET_CHANGED }, after: null });
+    await record(trx, {
+      origin,
+      webmasterId,
+      websiteId: null,
+      at: clock.now(),
+      action: 'webmaster.second_factor.removed',
+      before: { totp: SECRET_CHANGED },
+      after: null,
+    });
   });
 }

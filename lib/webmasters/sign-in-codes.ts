@@ -16,7 +16,12 @@ const DIGITS = 8;
 const codeDigest = (browser: string, code: string): string => sha256(`sign-in-code:${browser}:${code}`);
 
 /** A fresh code for the webmaster, usable only by the browser holding `browser` (a random secret in its cookie). */
-export async function issueSignInCode(db: Database, clock: Clock, webmasterId: number, browser: string): Promise<string> {
+export async function issueSignInCode(
+  db: Database,
+  clock: Clock,
+  webmasterId: number,
+  browser: string,
+): Promise<string> {
   const code = String(randomInt(0, 10 ** DIGITS)).padStart(DIGITS, '0');
   const now = clock.now();
   // Expired and spent codes are swept here, so the table holds only the live ones.
@@ -24,7 +29,10 @@ export async function issueSignInCode(db: Database, clock: Clock, webmasterId: n
   // A new request from the same browser replaces its earlier code: one live code per browser.
   await db('sign_in_codes').where('browser_hash', sha256(browser)).delete();
   await db('sign_in_codes').insert({
-    webmaster_id: webmasterId, browser_hash: sha256(browser), code_hash: codeDigest(browser, code), expires_at: addSeconds(now, SIGN_IN_CODE_SECONDS),
+    webmaster_id: webmasterId,
+    browser_hash: sha256(browser),
+    code_hash: codeDigest(browser, code),
+    expires_at: addSeconds(now, SIGN_IN_CODE_SECONDS),
   });
   return code;
 }
@@ -35,7 +43,12 @@ export async function issueSignInCode(db: Database, clock: Clock, webmasterId: n
  * otherwise. Every entry counts an attempt before the comparison, in the statement that selects the code, so parallel
  * guesses cannot share one attempt; the code is marked used by a statement only one parallel post can win.
  */
-export async function redeemSignInCode(db: Database, clock: Clock, browser: string, code: string): Promise<{ id: number; email: string } | 'used' | undefined> {
+export async function redeemSignInCode(
+  db: Database,
+  clock: Clock,
+  browser: string,
+  code: string,
+): Promise<{ id: number; email: string } | 'used' | undefined> {
   const now = clock.now();
   const [row] = await db('sign_in_codes')
     .where('browser_hash', sha256(browser))
@@ -43,7 +56,11 @@ export async function redeemSignInCode(db: Database, clock: Clock, browser: stri
     .where('expires_at', '>', now)
     .where('attempts', '<', SIGN_IN_CODE_ATTEMPTS)
     .update({ attempts: db.raw('attempts + 1') })
-    .returning<Array<{ id: string | number; code_hash: string; webmaster_id: string | number }>>(['id', 'code_hash', 'webmaster_id']);
+    .returning<Array<{ id: string | number; code_hash: string; webmaster_id: string | number }>>([
+      'id',
+      'code_hash',
+      'webmaster_id',
+    ]);
   if (!row) return (await spentAlready(db, browser, code)) ? 'used' : undefined;
   if (!safeEqual(row.code_hash, codeDigest(browser, code))) return undefined;
   const spent = await db('sign_in_codes').where('id', row.id).whereNull('used_at').update({ used_at: now });
@@ -54,6 +71,9 @@ export async function redeemSignInCode(db: Database, clock: Clock, browser: stri
 
 /** Whether `code` is this browser's code and was spent already. */
 async function spentAlready(db: Database, browser: string, code: string): Promise<boolean> {
-  const used = await db('sign_in_codes').where('browser_hash', sha256(browser)).whereNotNull('used_at').first<{ code_hash: string } | undefined>('code_hash');
+  const used = await db('sign_in_codes')
+    .where('browser_hash', sha256(browser))
+    .whereNotNull('used_at')
+    .first<{ code_hash: string } | undefined>('code_hash');
   return used !== undefined && safeEqual(used.code_hash, codeDigest(browser, code));
 }

@@ -17,7 +17,8 @@ export interface ClientCache {
 }
 
 /** A statement that writes what a client resolves from (the tables migration 005 watches). */
-const CLIENT_WRITE = /^\s*(?:insert\s+into|update|delete\s+from)\s+"?(?:oauth2_configs|oauth2_credentials|websites|website_keys)"?\s/i;
+const CLIENT_WRITE =
+  /^\s*(?:insert\s+into|update|delete\s+from)\s+"?(?:oauth2_configs|oauth2_credentials|websites|website_keys)"?\s/i;
 
 export interface ClientCacheSettings {
   /** milliseconds between two heartbeats of the change feed; a silent feed is distrusted within two */
@@ -29,8 +30,16 @@ export interface ClientCacheSettings {
 /** The client cache's section of the configuration (docs/configuration.md, "Client lookups across instances"). */
 export const clientCacheSettings: SettingsSection<ClientCacheSettings> = {
   spec: {
-    heartbeatMs: { env: 'CHANGE_FEED_HEARTBEAT_MS', schema: { type: 'integer', minimum: 100, maximum: 60_000 }, default: 2000 },
-    maxAgeMs: { env: 'CLIENT_CACHE_MAX_AGE_MS', schema: { type: 'integer', minimum: 1000, maximum: 3_600_000 }, default: 30_000 },
+    heartbeatMs: {
+      env: 'CHANGE_FEED_HEARTBEAT_MS',
+      schema: { type: 'integer', minimum: 100, maximum: 60_000 },
+      default: 2000,
+    },
+    maxAgeMs: {
+      env: 'CLIENT_CACHE_MAX_AGE_MS',
+      schema: { type: 'integer', minimum: 1000, maximum: 3_600_000 },
+      default: 30_000,
+    },
   },
 };
 
@@ -45,7 +54,12 @@ const MAX_ENTRIES = 10_000;
  * announcements cannot be trusted (the LISTEN connection is down or went silent) nothing is served from memory. And
  * whatever the feed says, no lookup is served longer than `maxAgeMs`: a backstop for a change the feed missed.
  */
-export async function createClientCache(db: Database, clock: Clock, log: Logger, settings: ClientCacheSettings): Promise<ClientCache> {
+export async function createClientCache(
+  db: Database,
+  clock: Clock,
+  log: Logger,
+  settings: ClientCacheSettings,
+): Promise<ClientCache> {
   const entries = new Map<string, { value: unknown; validUntil: number }>();
   // Bumped by every announcement: a lookup that started before one must not store what it read.
   let generation = 0;
@@ -53,7 +67,9 @@ export async function createClientCache(db: Database, clock: Clock, log: Logger,
     generation += 1;
     entries.clear();
   };
-  const feed: ChangeFeed = await listenForChanges(db, CLIENTS_CHANNEL, forget, log, { heartbeatMs: settings.heartbeatMs });
+  const feed: ChangeFeed = await listenForChanges(db, CLIENTS_CHANNEL, forget, log, {
+    heartbeatMs: settings.heartbeatMs,
+  });
   // This instance's own writes are forgotten as they start, not only once their announcement arrives: a website
   // that disables its client and then calls us again must not meet the old answer here.
   const onQuery = (query: { sql?: string }) => {

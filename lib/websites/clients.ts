@@ -84,7 +84,13 @@ export interface ClientWebsite {
   environment: Environment;
   redirectUris: string[];
   website: {
-    id: number; name: string; domain: string; domainVerified: boolean; language: string; challenges: string[]; regions: string[];
+    id: number;
+    name: string;
+    domain: string;
+    domainVerified: boolean;
+    language: string;
+    challenges: string[];
+    regions: string[];
     /** its own policy rules (docs/policies.md) */
     policyRules: PolicyRule[];
   };

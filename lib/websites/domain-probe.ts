@@ -54,7 +54,11 @@ export function publicDomainProbe(timeoutMs: number): DomainProbe {
     async fetchText(url) {
       if (!(await publicHost(new URL(url).hostname))) return undefined;
       try {
-        const response = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(timeoutMs), headers: { accept: 'text/plain' } });
+        const response = await fetch(url, {
+          redirect: 'error',
+          signal: AbortSignal.timeout(timeoutMs),
+          headers: { accept: 'text/plain' },
+        });
         return response.status === 200 ? await boundedText(response, MAX_FILE_BYTES) : undefined;
       } catch {
         return undefined;

@@ -38,7 +38,13 @@ interface Row {
   domain_checked_at: Date | null;
 }
 
-const COLUMNS = ['domain', 'domain_verification_token', 'domain_verified_at', 'domain_verified_by', 'domain_checked_at'];
+const COLUMNS = [
+  'domain',
+  'domain_verification_token',
+  'domain_verified_at',
+  'domain_verified_by',
+  'domain_checked_at',
+];
 const iso = (value: Date | null): string | null => (value ? new Date(value).toISOString() : null);
 
 const viewOf = (row: Row & { domain_verification_token: string }): DomainVerification => ({
@@ -53,17 +59,27 @@ const viewOf = (row: Row & { domain_verification_token: string }): DomainVerific
 });
 
 /** The owner's website row with a token (made on first use; a concurrent first use keeps whichever was written first). */
-async function ownRow(runtime: WebsiteServices, webmasterId: number, websiteId: number): Promise<Row & { domain_verification_token: string }> {
+async function ownRow(
+  runtime: WebsiteServices,
+  webmasterId: number,
+  websiteId: number,
+): Promise<Row & { domain_verification_token: string }> {
   checkWebsiteId(websiteId);
   const owned = () => runtime.db('websites').where({ id: websiteId, webmaster_id: webmasterId });
-  await owned().whereNull('domain_verification_token').update({ domain_verification_token: TOKEN_PREFIX + randomBytes(24).toString('base64url') });
+  await owned()
+    .whereNull('domain_verification_token')
+    .update({ domain_verification_token: TOKEN_PREFIX + randomBytes(24).toString('base64url') });
   const row = await owned().first<Row | undefined>(COLUMNS);
   if (!row?.domain_verification_token) return deniedAccess(runtime.db, webmasterId, websiteId);
   return row as Row & { domain_verification_token: string };
 }
 
 /** The website's verification status and the token to publish; another webmaster's website is 401, a missing one 404. */
-export async function getDomainVerification(runtime: WebsiteServices, webmasterId: number, websiteId: number): Promise<DomainVerification> {
+export async function getDomainVerification(
+  runtime: WebsiteServices,
+  webmasterId: number,
+  websiteId: number,
+): Promise<DomainVerification> {
   return viewOf(await ownRow(runtime, webmasterId, websiteId));
 }
 
@@ -75,13 +91,18 @@ async function published(runtime: WebsiteServices, verification: DomainVerificat
     runtime.domainProbe.txtRecords(verification.dns.name),
     runtime.domainProbe.fetchText(verification.file.url),
   ]);
-  return records.some((record) => record.trim() === verification.token)
-    || (file ?? '').split(/\r?\n/).some((line) => line.trim() === verification.token);
+  return (
+    records.some((record) => record.trim() === verification.token) ||
+    (file ?? '').split(/\r?\n/).some((line) => line.trim() === verification.token)
+  );
 }
 
 /** The audit trail's view of a domain's state: whether it is verified, and how. */
-const auditedState = (domain: string, verifiedBy: DomainVerifiedBy | null): Record<string, unknown> =>
-  ({ domain, verified: verifiedBy !== null, verifiedBy });
+const auditedState = (domain: string, verifiedBy: DomainVerifiedBy | null): Record<string, unknown> => ({
+  domain,
+  verified: verifiedBy !== null,
+  verifiedBy,
+});
 
 /**
  * Looks for the token now. Found: the domain is verified (from now). Not found: it is not, even if it was before
@@ -89,35 +110,60 @@ const auditedState = (domain: string, verifiedBy: DomainVerifiedBy | null): Reco
  * is not looked at: the operator's word stands until the operator withdraws it, so a webmaster's check neither drops
  * it nor turns it into a published proof (after a withdrawal, the next check finds a published token if there is one).
  */
-export async function checkDomainVerification(runtime: WebsiteServices, webmasterId: number, websiteId: number, origin: ChangeOrigin): Promise<DomainVerification> {
+export async function checkDomainVerification(
+  runtime: WebsiteServices,
+  webmasterId: number,
+  websiteId: number,
+  origin: ChangeOrigin,
+): Promise<DomainVerification> {
   const current = viewOf(await ownRow(runtime, webmasterId, websiteId));
   const now = runtime.clock.now();
   if (current.verifiedBy === 'operator') {
     await runtime.db('websites').where({ id: websiteId, webmaster_id: webmasterId }).update({ domain_checked_at: now });
-    runtime.log.info('domain verification checked', { website_id: websiteId, domain: current.domain, verified: true, verified_by: 'operator' });
+    runtime.log.info('domain verification checked', {
+      website_id: websiteId,
+      domain: current.domain,
+      verified: true,
+      verified_by: 'operator',
+    });
     return { ...current, checkedAt: now.toISOString() };
   }
   const found = await published(runtime, current);
   const verifiedBy: DomainVerifiedBy | null = found ? 'published' : null;
   const changes = {
-    domain_checked_at: now, domain_verified_by: verifiedBy,
+    domain_checked_at: now,
+    domain_verified_by: verifiedBy,
     domain_verified_at: found ? (current.verifiedAt ? new Date(current.verifiedAt) : now) : null,
   };
   const applied = await runtime.db.transaction(async (trx) => {
     // Only while no operator vouched meanwhile: a vouching that committed during the probe is not overwritten.
-    const updated = await trx('websites').where({ id: websiteId, webmaster_id: webmasterId }).whereRaw('domain_verified_by IS DISTINCT FROM ?', ['operator']).update(changes);
+    const updated = await trx('websites')
+      .where({ id: websiteId, webmaster_id: webmasterId })
+      .whereRaw('domain_verified_by IS DISTINCT FROM ?', ['operator'])
+      .update(changes);
     // A check that confirms what was known changes nothing worth recording; one that flips the state does.
     if (updated > 0 && found !== current.verified) {
       await runtime.recordChange(trx, {
-        origin, webmasterId, websiteId, at: now, action: 'domain.verification',
-        before: auditedState(current.domain, current.verifiedBy), after: auditedState(current.domain, verifiedBy),
+        origin,
+        webmasterId,
+        websiteId,
+        at: now,
+        action: 'domain.verification',
+        before: auditedState(current.domain, current.verifiedBy),
+        after: auditedState(current.domain, verifiedBy),
       });
     }
     return updated > 0;
   });
   if (!applied) return getDomainVerification(runtime, webmasterId, websiteId);
   runtime.log.info('domain verification checked', { website_id: websiteId, domain: current.domain, verified: found });
-  return { ...current, verified: found, verifiedBy, verifiedAt: iso(changes.domain_verified_at), checkedAt: now.toISOString() };
+  return {
+    ...current,
+    verified: found,
+    verifiedBy,
+    verifiedAt: iso(changes.domain_verified_at),
+    checkedAt: now.toISOString(),
+  };
 }
 
 /** What the operator's domain commands need: the database and the time, no webmaster and no probe. */
@@ -139,22 +185,37 @@ export interface DomainVouching {
  * request that changes nothing (vouching again, withdrawing what was not vouched) records nothing. Withdrawing leaves
  * a domain verified by its published token as it is. A missing website is refused as not found.
  */
-async function setOperatorVouching(services: OperatorServices, websiteId: number, vouch: boolean, origin: ChangeOrigin): Promise<DomainVouching> {
+async function setOperatorVouching(
+  services: OperatorServices,
+  websiteId: number,
+  vouch: boolean,
+  origin: ChangeOrigin,
+): Promise<DomainVouching> {
   checkWebsiteId(websiteId);
   const now = services.clock.now();
   return services.db.transaction(async (trx) => {
-    const row = await trx('websites').where({ id: websiteId }).forUpdate()
-      .first<(Pick<Row, 'domain' | 'domain_verified_at' | 'domain_verified_by'> & { webmaster_id: number }) | undefined>(
-        'webmaster_id', 'domain', 'domain_verified_at', 'domain_verified_by');
+    const row = await trx('websites')
+      .where({ id: websiteId })
+      .forUpdate()
+      .first<
+        (Pick<Row, 'domain' | 'domain_verified_at' | 'domain_verified_by'> & { webmaster_id: number }) | undefined
+      >('webmaster_id', 'domain', 'domain_verified_at', 'domain_verified_by');
     if (!row) throw new Refusal('not_found', 'Website not found.');
     const before = row.domain_verified_by;
-    const after: DomainVerifiedBy | null = vouch ? 'operator' : (before === 'operator' ? null : before);
+    const after: DomainVerifiedBy | null = vouch ? 'operator' : before === 'operator' ? null : before;
     if (after !== before) {
       // A vouched domain keeps the moment it was first verified, when it already was.
-      await trx('websites').where({ id: websiteId }).update({ domain_verified_by: after, domain_verified_at: after ? (row.domain_verified_at ?? now) : null });
+      await trx('websites')
+        .where({ id: websiteId })
+        .update({ domain_verified_by: after, domain_verified_at: after ? (row.domain_verified_at ?? now) : null });
       await services.recordChange(trx, {
-        origin, webmasterId: Number(row.webmaster_id), websiteId, at: now, action: 'domain.verification',
-        before: auditedState(row.domain, before), after: auditedState(row.domain, after),
+        origin,
+        webmasterId: Number(row.webmaster_id),
+        websiteId,
+        at: now,
+        action: 'domain.verification',
+        before: auditedState(row.domain, before),
+        after: auditedState(row.domain, after),
       });
     }
     return { websiteId, domain: row.domain, verified: after !== null, verifiedBy: after, changed: after !== before };
@@ -162,9 +223,15 @@ async function setOperatorVouching(services: OperatorServices, websiteId: number
 }
 
 /** The operator vouches for the website's domain: visitors see it verified, whatever is published (see setOperatorVouching). */
-export const vouchForDomain = (services: OperatorServices, websiteId: number, origin: ChangeOrigin): Promise<DomainVouching> =>
-  setOperatorVouching(services, websiteId, true, origin);
+export const vouchForDomain = (
+  services: OperatorServices,
+  websiteId: number,
+  origin: ChangeOrigin,
+): Promise<DomainVouching> => setOperatorVouching(services, websiteId, true, origin);
 
 /** The operator withdraws its vouching: the domain is no longer verified until a published token is found (see setOperatorVouching). */
-export const revokeDomainVouching = (services: OperatorServices, websiteId: number, origin: ChangeOrigin): Promise<DomainVouching> =>
-  setOperatorVouching(services, websiteId, false, origin);
+export const revokeDomainVouching = (
+  services: OperatorServices,
+  websiteId: number,
+  origin: ChangeOrigin,
+): Promise<DomainVouching> => setOperatorVouching(services, websiteId, false, origin);

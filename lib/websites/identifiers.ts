@@ -1,17 +1,30 @@
 import type { Environment } from './models.js';
-import { environmentPathSchema, verificationPathSchema, webhookPathSchema, websitePathSchema } from './schemas/path-parameters.js';
+import {
+  environmentPathSchema,
+  verificationPathSchema,
+  webhookPathSchema,
+  websitePathSchema,
+} from './schemas/path-parameters.js';
 import { validator } from './validation.js';
 
 const validateWebsitePath = validator<{ website_id: string }>(websitePathSchema, 'path');
 const validateWebhookPath = validator<{ website_id: string; webhook_id: string }>(webhookPathSchema, 'path');
-const validateVerificationPath = validator<{ website_id: string; verification_id: string }>(verificationPathSchema, 'path');
-const validateEnvironmentPath = validator<{ website_id: string; environment: 'live' | 'test' }>(environmentPathSchema, 'path');
+const validateVerificationPath = validator<{ website_id: string; verification_id: string }>(
+  verificationPathSchema,
+  'path',
+);
+const validateEnvironmentPath = validator<{ website_id: string; environment: 'live' | 'test' }>(
+  environmentPathSchema,
+  'path',
+);
 
 /** Path parameters as a router hands them over. */
 type Params = Record<string, string | undefined>;
 
 /** The website a path's `website_id` names; a malformed one is refused as invalid (both surfaces use it). */
-export const websiteIdOf = (params: Params): { websiteId: number } => ({ websiteId: Number(validateWebsitePath(params).website_id) });
+export const websiteIdOf = (params: Params): { websiteId: number } => ({
+  websiteId: Number(validateWebsitePath(params).website_id),
+});
 
 /** The website and the environment (`live`, `test`) a path names; malformed values are refused as invalid. */
 export function websiteEnvironmentOf(params: Params): { websiteId: number; environment: Environment } {

@@ -2,10 +2,27 @@
 export { createWebsite, deleteWebsite, getWebsite, listWebsites, updateWebsite } from './websites.js';
 export { getWebsiteKey, regenerateWebsiteKey } from './keys.js';
 export {
-  createOAuth2Config, CREDENTIAL_GRACE_SECONDS, getOAuth2Config, listOAuth2Configs, regenerateOAuth2Credentials, updateOAuth2Config,
+  createOAuth2Config,
+  CREDENTIAL_GRACE_SECONDS,
+  getOAuth2Config,
+  listOAuth2Configs,
+  regenerateOAuth2Credentials,
+  updateOAuth2Config,
 } from './oauth2.js';
 export * from './models.js';
 export {
-  checkDomainVerification, getDomainVerification, revokeDomainVouching, vouchForDomain, type DomainVerification, type DomainVerifiedBy, type DomainVouching,
+  checkDomainVerification,
+  getDomainVerification,
+  revokeDomainVouching,
+  vouchForDomain,
+  type DomainVerification,
+  type DomainVerifiedBy,
+  type DomainVouching,
 } from './domain-verification.js';
-export { getWebsitePolicy, PolicyLoosening, updateWebsitePolicy, type WebsitePolicy, type WebsitePolicyInput } from './policy.js';
+export {
+  getWebsitePolicy,
+  PolicyLoosening,
+  updateWebsitePolicy,
+  type WebsitePolicy,
+  type WebsitePolicyInput,
+} from './policy.js';

@@ -11,9 +11,15 @@ const ownedWebsiteIds = (q: Queryable, webmasterId: number, websiteId: number) =
   q('websites').select('id').where({ id: websiteId, webmaster_id: webmasterId });
 
 /** Get a website key: the current public key of one environment. */
-export async function getWebsiteKey(runtime: WebsiteServices, webmasterId: number, websiteId: number, environment: Environment): Promise<WebsiteKey> {
+export async function getWebsiteKey(
+  runtime: WebsiteServices,
+  webmasterId: number,
+  websiteId: number,
+  environment: Environment,
+): Promise<WebsiteKey> {
   checkWebsiteId(websiteId);
-  const row = await runtime.db('website_keys')
+  const row = await runtime
+    .db('website_keys')
     .whereIn('website_id', ownedWebsiteIds(runtime.db, webmasterId, websiteId))
     .where('environment', environment)
     .first<{ public_key: string } | undefined>('public_key');
@@ -23,7 +29,11 @@ export async function getWebsiteKey(runtime: WebsiteServices, webmasterId: numbe
 
 /** Regenerate a website key: a new public key replaces the old one at once. */
 export async function regenerateWebsiteKey(
-  runtime: WebsiteServices, webmasterId: number, websiteId: number, environment: Environment, origin: ChangeOrigin,
+  runtime: WebsiteServices,
+  webmasterId: number,
+  websiteId: number,
+  environment: Environment,
+  origin: ChangeOrigin,
 ): Promise<WebsiteKey> {
   checkWebsiteId(websiteId);
   const now = runtime.clock.now();
@@ -41,8 +51,13 @@ export async function regenerateWebsiteKey(
       .returning<Array<{ public_key: string }>>('public_key');
     if (!row) return deniedAccess(trx, webmasterId, websiteId);
     await runtime.recordChange(trx, {
-      origin, webmasterId, websiteId, at: now, action: 'key.regenerated',
-      before: { environment, publicKey: previous.public_key }, after: { environment, publicKey: row.public_key },
+      origin,
+      webmasterId,
+      websiteId,
+      at: now,
+      action: 'key.regenerated',
+      before: { environment, publicKey: previous.public_key },
+      after: { environment, publicKey: row.public_key },
     });
     return { environment, publicKey: row.public_key };
   });
@@ -53,7 +68,14 @@ export interface KeyWebsite {
   publicKey: string;
   environment: Environment;
   website: {
-    id: number; name: string; domain: string; domainVerified: boolean; language: string; challenges: string[]; regions: string[]; policyRules: PolicyRule[];
+    id: number;
+    name: string;
+    domain: string;
+    domainVerified: boolean;
+    language: string;
+    challenges: string[];
+    regions: string[];
+    policyRules: PolicyRule[];
   };
 }
 
@@ -83,10 +105,22 @@ export async function findKeyWebsite(db: Database, publicKey: string): Promise<K
     .join('websites as website', 'website.id', 'key.website_id')
     .where('key.public_key', publicKey)
     .first<Row | undefined>(
-      'key.public_key', 'key.environment', 'website.id', 'website.name', 'website.domain', 'website.language', 'website.challenges',
-      'website.regions', 'website.policy_rules', 'website.domain_verified_at',
+      'key.public_key',
+      'key.environment',
+      'website.id',
+      'website.name',
+      'website.domain',
+      'website.language',
+      'website.challenges',
+      'website.regions',
+      'website.policy_rules',
+      'website.domain_verified_at',
     );
   if (!row) return undefined;
   const { public_key, environment, domain_verified_at, policy_rules, ...website } = row;
-  return { publicKey: public_key, environment, website: { ...website, policyRules: policy_rules, domainVerified: domain_verified_at !== null } };
+  return {
+    publicKey: public_key,
+    environment,
+    website: { ...website, policyRules: policy_rules, domainVerified: domain_verified_at !== null },
+  };
 }

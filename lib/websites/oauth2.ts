@@ -31,7 +31,13 @@ const validateUpdate = validator<OAuth2UpdateInput & { status?: OAuth2Status }>(
  * The owner's configuration for the environment (joined on the website's owner), optionally locked FOR UPDATE so
  * concurrent writes to it run one after the other. Missing website 404, another's 401, no configuration 404.
  */
-async function ownedConfig(q: Queryable, webmasterId: number, websiteId: number, environment: Environment, lock: boolean): Promise<ConfigRow> {
+async function ownedConfig(
+  q: Queryable,
+  webmasterId: number,
+  websiteId: number,
+  environment: Environment,
+  lock: boolean,
+): Promise<ConfigRow> {
   checkWebsiteId(websiteId);
   const query = q('oauth2_configs as c')
     .join('websites as w', 'w.id', 'c.website_id')
@@ -44,16 +50,28 @@ async function ownedConfig(q: Queryable, webmasterId: number, websiteId: number,
 }
 
 /** An OAuth2 configuration as shown: clientId and the unsealed clientSecret of the current pair only while ACTIVE (rule 5). */
-function configurationOf(runtime: WebsiteServices, config: ConfigRow, current: CredentialRow | undefined): OAuth2Configuration {
-  const view: OAuth2Configuration = { environment: config.environment, redirectUris: config.redirect_uris, status: config.status };
+function configurationOf(
+  runtime: WebsiteServices,
+  config: ConfigRow,
+  current: CredentialRow | undefined,
+): OAuth2Configuration {
+  const view: OAuth2Configuration = {
+    environment: config.environment,
+    redirectUris: config.redirect_uris,
+    status: config.status,
+  };
   if (config.status !== 'ACTIVE' || !current) return view;
   return { ...view, clientId: current.client_id, clientSecret: runtime.sealer.unseal(current.secret_sealed) };
 }
 
 async function present(q: Queryable, runtime: WebsiteServices, config: ConfigRow): Promise<OAuth2Configuration> {
-  const current = config.status === 'ACTIVE'
-    ? await q('oauth2_credentials').where('config_id', config.id).whereNull('superseded_at').first<CredentialRow | undefined>('client_id', 'secret_sealed')
-    : undefined;
+  const current =
+    config.status === 'ACTIVE'
+      ? await q('oauth2_credentials')
+          .where('config_id', config.id)
+          .whereNull('superseded_at')
+          .first<CredentialRow | undefined>('client_id', 'secret_sealed')
+      : undefined;
   return configurationOf(runtime, config, current);
 }
 
@@ -68,7 +86,12 @@ async function insertCredentials(q: Queryable, runtime: WebsiteServices, config:
 
 /** Create an OAuth2 configuration: an ACTIVE configuration with credentials at once; a second one for the environment is 400. */
 export async function createOAuth2Config(
-  runtime: WebsiteServices, webmasterId: number, websiteId: number, environment: Environment, input: OAuth2CreateInput, origin: ChangeOrigin,
+  runtime: WebsiteServices,
+  webmasterId: number,
+  websiteId: number,
+  environment: Environment,
+  input: OAuth2CreateInput,
+  origin: ChangeOrigin,
 ): Promise<OAuth2Configuration> {
   const body = validateCreate(input);
   checkWebsiteId(websiteId);
@@ -77,49 +100,83 @@ export async function createOAuth2Config(
     await websiteAccess(trx, webmasterId, websiteId);
     const [config] = await trx('oauth2_configs')
       .insert({
-        website_id: websiteId, environment, status: 'ACTIVE', redirect_uris: JSON.stringify(body.redirectUris), created_at: now, updated_at: now,
+        website_id: websiteId,
+        environment,
+        status: 'ACTIVE',
+        redirect_uris: JSON.stringify(body.redirectUris),
+        created_at: now,
+        updated_at: now,
       })
       .onConflict(['website_id', 'environment'])
       .ignore()
       .returning<ConfigRow[]>(['id', 'environment', 'status', 'redirect_uris']);
     if (!config) {
-      throw new Refusal('conflict', `This website already has an OAuth2 configuration for the ${environment} environment; update it instead.`);
+      throw new Refusal(
+        'conflict',
+        `This website already has an OAuth2 configuration for the ${environment} environment; update it instead.`,
+      );
     }
     await insertCredentials(trx, runtime, config, now);
     const configuration = await present(trx, runtime, config);
-    await runtime.recordChange(trx, { origin, webmasterId, websiteId, at: now, action: 'oauth2.created', before: null, after: audited(configuration) });
+    await runtime.recordChange(trx, {
+      origin,
+      webmasterId,
+      websiteId,
+      at: now,
+      action: 'oauth2.created',
+      before: null,
+      after: audited(configuration),
+    });
     return configuration;
   });
 }
 
 /** What the audit trail keeps of a configuration: the client secret only as having changed, when there is one. */
-const audited = ({ clientSecret, ...configuration }: OAuth2Configuration): Record<string, unknown> =>
-  ({ ...configuration, ...(clientSecret !== undefined ? { clientSecret: SECRET_CHANGED } : {}) });
-
+const audited = ({ clientSecret, ...configuration }: OAuth2Configuration): Record<string, unknown> => ({
+  ...configuration,
+  ...(clientSecret !== undefined ? { clientSecret: SECRET_CHANGED } : {}),
+});
 
 /** Read an environment's OAuth2 configuration. */
-export async function getOAuth2Config(runtime: WebsiteServices, webmasterId: number, websiteId: number, environment: Environment): Promise<OAuth2Configuration> {
+export async function getOAuth2Config(
+  runtime: WebsiteServices,
+  webmasterId: number,
+  websiteId: number,
+  environment: Environment,
+): Promise<OAuth2Configuration> {
   const config = await ownedConfig(runtime.db, webmasterId, websiteId, environment, false);
   return present(runtime.db, runtime, config);
 }
 
 /** The OAuth2 configurations per environment of these websites of the webmaster's, in one query (the platform's pages). */
 export async function listOAuth2Configs(
-  runtime: WebsiteServices, webmasterId: number, websiteIds: number[],
+  runtime: WebsiteServices,
+  webmasterId: number,
+  websiteIds: number[],
 ): Promise<Map<number, Partial<Record<Environment, OAuth2Configuration>>>> {
   const configs = new Map<number, Partial<Record<Environment, OAuth2Configuration>>>();
   if (websiteIds.length === 0) return configs;
-  const rows = await runtime.db('oauth2_configs as c')
+  const rows = await runtime
+    .db('oauth2_configs as c')
     .join('websites as w', 'w.id', 'c.website_id')
     .leftJoin('oauth2_credentials as k', (join) => join.on('k.config_id', 'c.id').andOnNull('k.superseded_at'))
     .where('w.webmaster_id', webmasterId)
     .whereIn('w.id', websiteIds)
     .orderBy(['c.website_id', 'c.environment'])
     .select<Array<ConfigRow & { website_id: number; client_id: string | null; secret_sealed: string | null }>>(
-      'c.website_id', 'c.id', 'c.environment', 'c.status', 'c.redirect_uris', 'k.client_id', 'k.secret_sealed',
+      'c.website_id',
+      'c.id',
+      'c.environment',
+      'c.status',
+      'c.redirect_uris',
+      'k.client_id',
+      'k.secret_sealed',
     );
   for (const row of rows) {
-    const current = row.client_id !== null && row.secret_sealed !== null ? { client_id: row.client_id, secret_sealed: row.secret_sealed } : undefined;
+    const current =
+      row.client_id !== null && row.secret_sealed !== null
+        ? { client_id: row.client_id, secret_sealed: row.secret_sealed }
+        : undefined;
     const website = configs.get(row.website_id) ?? {};
     website[row.environment] = configurationOf(runtime, row, current);
     configs.set(row.website_id, website);
@@ -132,7 +189,12 @@ export async function listOAuth2Configs(
  * Credentials are kept while DISABLED (the provider ignores a disabled client), so re-activating restores them.
  */
 export async function updateOAuth2Config(
-  runtime: WebsiteServices, webmasterId: number, websiteId: number, environment: Environment, input: OAuth2UpdateInput, origin: ChangeOrigin,
+  runtime: WebsiteServices,
+  webmasterId: number,
+  websiteId: number,
+  environment: Environment,
+  input: OAuth2UpdateInput,
+  origin: ChangeOrigin,
 ): Promise<OAuth2Configuration> {
   const body = validateUpdate(input);
   const now = runtime.clock.now();
@@ -145,8 +207,13 @@ export async function updateOAuth2Config(
       .update({ status, redirect_uris: JSON.stringify(redirectUris), updated_at: now });
     const updated = { ...config, status, redirect_uris: redirectUris };
     await runtime.recordChange(trx, {
-      origin, webmasterId, websiteId, at: now, action: 'oauth2.updated',
-      before: { environment, status: config.status, redirectUris: config.redirect_uris }, after: { environment, status, redirectUris },
+      origin,
+      webmasterId,
+      websiteId,
+      at: now,
+      action: 'oauth2.updated',
+      before: { environment, status: config.status, redirectUris: config.redirect_uris },
+      after: { environment, status, redirectUris },
     });
     return present(trx, runtime, updated);
   });
@@ -158,24 +225,44 @@ export async function updateOAuth2Config(
  * run one after the other and leave one current pair and at most one in grace. Only while ACTIVE (rule 4).
  */
 export async function regenerateOAuth2Credentials(
-  runtime: WebsiteServices, webmasterId: number, websiteId: number, environment: Environment, origin: ChangeOrigin,
+  runtime: WebsiteServices,
+  webmasterId: number,
+  websiteId: number,
+  environment: Environment,
+  origin: ChangeOrigin,
 ): Promise<OAuth2Configuration> {
   return runtime.db.transaction(async (trx) => {
     const config = await ownedConfig(trx, webmasterId, websiteId, environment, true);
     if (config.status !== 'ACTIVE') {
-      throw new Refusal('conflict', 'Client credentials can only be regenerated while the OAuth2 configuration is ACTIVE.');
+      throw new Refusal(
+        'conflict',
+        'Client credentials can only be regenerated while the OAuth2 configuration is ACTIVE.',
+      );
     }
     const now = runtime.clock.now();
-    const previous = await trx('oauth2_credentials').where('config_id', config.id).whereNull('superseded_at').first<{ client_id: string } | undefined>('client_id');
-    await trx('oauth2_credentials').where('config_id', config.id).whereNotNull('superseded_at').where('valid_until', '>', now)
+    const previous = await trx('oauth2_credentials')
+      .where('config_id', config.id)
+      .whereNull('superseded_at')
+      .first<{ client_id: string } | undefined>('client_id');
+    await trx('oauth2_credentials')
+      .where('config_id', config.id)
+      .whereNotNull('superseded_at')
+      .where('valid_until', '>', now)
       .update({ valid_until: now });
-    await trx('oauth2_credentials').where('config_id', config.id).whereNull('superseded_at')
+    await trx('oauth2_credentials')
+      .where('config_id', config.id)
+      .whereNull('superseded_at')
       .update({ superseded_at: now, valid_until: addSeconds(now, CREDENTIAL_GRACE_SECONDS) });
     await insertCredentials(trx, runtime, config, now);
     const configuration = await present(trx, runtime, config);
     await runtime.recordChange(trx, {
-      origin, webmasterId, websiteId, at: now, action: 'oauth2.credentials.regenerated',
-      before: { environment, clientId: previous?.client_id ?? null }, after: { environment, clientId: configuration.clientId, clientSecret: SECRET_CHANGED },
+      origin,
+      webmasterId,
+      websiteId,
+      at: now,
+      action: 'oauth2.credentials.regenerated',
+      before: { environment, clientId: previous?.client_id ?? null },
+      after: { environment, clientId: configuration.clientId, clientSecret: SECRET_CHANGED },
     });
     return configuration;
   });

@@ -18,7 +18,8 @@ export function checkWebsiteId(websiteId: number): void {
 export async function websiteAccess(q: Queryable, webmasterId: number, websiteId: number): Promise<void> {
   const row = await q('websites').where('id', websiteId).first<{ webmaster_id: number } | undefined>('webmaster_id');
   if (!row) throw websiteNotFound();
-  if (row.webmaster_id !== webmasterId) throw new Refusal('not_permitted', 'You do not have permission to access this website.');
+  if (row.webmaster_id !== webmasterId)
+    throw new Refusal('not_permitted', 'You do not have permission to access this website.');
 }
 
 /**

@@ -48,21 +48,37 @@ function describePolicy(runtime: WebsiteServices, row: PolicyRow): WebsitePolicy
 function floorOf(field: string, floor: EffectiveRule): string {
   const [name, challenge] = field.split('.');
   switch (name) {
-    case 'required': return 'verification is required there';
-    case 'ageThreshold': return `the age is at least ${floor.ageThreshold}`;
-    case 'challenges': return `only ${(floor.challenges ?? []).join(', ')} are allowed`;
-    case 'minimumAssuranceLevel': return `the level is at least ${floor.minimumAssuranceLevel}`;
-    case 'estimationBuffer': return `the estimation buffer is at least ${floor.estimationBuffer}`;
-    case 'reuseMaxAgeSeconds': return `a reused result is at most ${String(floor.reuseMaxAgeSeconds)} seconds old`;
-    case 'requireDoubleAnonymity': return 'a double-anonymity method is required';
-    default: return `${String(challenge)} is allowed until ${String(floor.challengesUntil[challenge as keyof EffectiveRule['challengesUntil']])}`;
+    case 'required':
+      return 'verification is required there';
+    case 'ageThreshold':
+      return `the age is at least ${floor.ageThreshold}`;
+    case 'challenges':
+      return `only ${(floor.challenges ?? []).join(', ')} are allowed`;
+    case 'minimumAssuranceLevel':
+      return `the level is at least ${floor.minimumAssuranceLevel}`;
+    case 'estimationBuffer':
+      return `the estimation buffer is at least ${floor.estimationBuffer}`;
+    case 'reuseMaxAgeSeconds':
+      return `a reused result is at most ${String(floor.reuseMaxAgeSeconds)} seconds old`;
+    case 'requireDoubleAnonymity':
+      return 'a double-anonymity method is required';
+    default:
+      return `${String(challenge)} is allowed until ${String(floor.challengesUntil[challenge as keyof EffectiveRule['challengesUntil']])}`;
   }
 }
 
 /** A rule that would loosen the operator's: a refusal whose parts (rule index, field, region) the platform words in the webmaster's language. */
 export class PolicyLoosening extends Refusal {
-  constructor(readonly rule: number, readonly field: string, readonly region: string, floor: EffectiveRule) {
-    super('invalid', `Invalid rules[${rule}].${field}. In ${region === '*' ? 'every region' : region} the operator's rule says ${floorOf(field, floor)}; a website's rules may only tighten it.`);
+  constructor(
+    readonly rule: number,
+    readonly field: string,
+    readonly region: string,
+    floor: EffectiveRule,
+  ) {
+    super(
+      'invalid',
+      `Invalid rules[${rule}].${field}. In ${region === '*' ? 'every region' : region} the operator's rule says ${floorOf(field, floor)}; a website's rules may only tighten it.`,
+    );
   }
 }
 
@@ -78,9 +94,16 @@ function refuseLoosening(runtime: WebsiteServices, rules: readonly PolicyRule[])
 }
 
 /** GET /external/website/{website_id}/policy. Another webmaster's website is 401, a missing one 404. */
-export async function getWebsitePolicy(runtime: WebsiteServices, webmasterId: number, websiteId: number): Promise<WebsitePolicy> {
+export async function getWebsitePolicy(
+  runtime: WebsiteServices,
+  webmasterId: number,
+  websiteId: number,
+): Promise<WebsitePolicy> {
   checkWebsiteId(websiteId);
-  const row = await runtime.db('websites').where({ id: websiteId, webmaster_id: webmasterId }).first<PolicyRow | undefined>('regions', 'policy_rules');
+  const row = await runtime
+    .db('websites')
+    .where({ id: websiteId, webmaster_id: webmasterId })
+    .first<PolicyRow | undefined>('regions', 'policy_rules');
   if (!row) return deniedAccess(runtime.db, webmasterId, websiteId);
   return describePolicy(runtime, row);
 }
@@ -91,21 +114,34 @@ export async function getWebsitePolicy(runtime: WebsiteServices, webmasterId: nu
  * operator's.
  */
 export async function updateWebsitePolicy(
-  runtime: WebsiteServices, webmasterId: number, websiteId: number, input: WebsitePolicyInput, origin: ChangeOrigin,
+  runtime: WebsiteServices,
+  webmasterId: number,
+  websiteId: number,
+  input: WebsitePolicyInput,
+  origin: ChangeOrigin,
 ): Promise<WebsitePolicy> {
   const body = validateUpdate(input);
   refuseLoosening(runtime, body.rules);
   checkWebsiteId(websiteId);
   const now = runtime.clock.now();
   return runtime.db.transaction(async (trx) => {
-    const previous = await trx('websites').where({ id: websiteId, webmaster_id: webmasterId }).forUpdate().first<PolicyRow | undefined>('regions', 'policy_rules');
+    const previous = await trx('websites')
+      .where({ id: websiteId, webmaster_id: webmasterId })
+      .forUpdate()
+      .first<PolicyRow | undefined>('regions', 'policy_rules');
     if (!previous) return deniedAccess(trx, webmasterId, websiteId);
     const [row] = await trx('websites')
       .where({ id: websiteId, webmaster_id: webmasterId })
       .update({ policy_rules: JSON.stringify(body.rules), updated_at: now })
       .returning<PolicyRow[]>(['regions', 'policy_rules']);
     await runtime.recordChange(trx, {
-      origin, webmasterId, websiteId, at: now, action: 'policy.updated', before: { rules: previous.policy_rules }, after: { rules: row!.policy_rules },
+      origin,
+      webmasterId,
+      websiteId,
+      at: now,
+      action: 'policy.updated',
+      before: { rules: previous.policy_rules },
+      after: { rules: row!.policy_rules },
     });
     return describePolicy(runtime, row!);
   });

@@ -15,7 +15,12 @@ const HOST_NAME = new RegExp(`^(?:${LABEL}\\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?
 function punycodeDecodes(value: string): boolean {
   if (domainToASCII(value) !== value) return false;
   const decoded = domainToUnicode(value).split('.');
-  return value.split('.').every((label, index) => !label.startsWith('xn--') || (decoded[index] !== undefined && !decoded[index].startsWith('xn--')));
+  return value
+    .split('.')
+    .every(
+      (label, index) =>
+        !label.startsWith('xn--') || (decoded[index] !== undefined && !decoded[index].startsWith('xn--')),
+    );
 }
 
 /**
@@ -44,10 +49,20 @@ ajv.addFormat('website-domain', { type: 'string', validate: isWebsiteDomain });
 ajv.addFormat('redirect-uri', { type: 'string', validate: isRedirectUri });
 ajv.addFormat('policy-region', { type: 'string', validate: (value) => value === '*' || isRegionCode(value) });
 // A real day of the calendar from year 0001 (PostgreSQL has no year 0): the text survives a round trip through Date.
-ajv.addFormat('calendar-date', { type: 'string', validate: (value) => /^(?!0000)\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value)) && new Date(value).toISOString().startsWith(value) });
+ajv.addFormat('calendar-date', {
+  type: 'string',
+  validate: (value) =>
+    /^(?!0000)\d{4}-\d{2}-\d{2}$/.test(value) &&
+    !Number.isNaN(Date.parse(value)) &&
+    new Date(value).toISOString().startsWith(value),
+});
 
 const pathOf = (instancePath: string): string =>
-  instancePath.split('/').slice(1).map((part, index) => (/^\d+$/.test(part) && index > 0 ? `[${part}]` : `${index > 0 ? '.' : ''}${part}`)).join('');
+  instancePath
+    .split('/')
+    .slice(1)
+    .map((part, index) => (/^\d+$/.test(part) && index > 0 ? `[${part}]` : `${index > 0 ? '.' : ''}${part}`))
+    .join('');
 
 /** One clear sentence for the first problem Ajv found. `what` names the input ("body", "path"). */
 function describeProblem(error: ErrorObject, what: string): string {

@@ -52,7 +52,7 @@ describe('adapters/knex: oidc-provider storage', () => {
     expect(await new Adapter('Interaction').find('d1'), 'types never mix').to.equal(undefined);
   });
 
-  it('holds no client and never stores one (clients resolve from the websites\' tables, in lib)', async () => {
+  it("holds no client and never stores one (clients resolve from the websites' tables, in lib)", async () => {
     const clients = new (adapterClass())('Client');
     expect(await clients.find('known')).to.equal(undefined);
     let refused = false;
@@ -91,7 +91,9 @@ describe('adapters/knex: oidc-provider storage', () => {
     await new Adapter('AccessToken').upsert('t1', { grantId: 'g1' }, 600);
     await new Adapter('AuthorizationCode').upsert('c1', { grantId: 'g1' }, 600);
     await new Adapter('AccessToken').revokeByGrantId('g1');
-    expect(await rows(), 'bearer secrets are keyed by their SHA-256').to.deep.equal([{ type: 'AuthorizationCode', id: sha256('c1') }]);
+    expect(await rows(), 'bearer secrets are keyed by their SHA-256').to.deep.equal([
+      { type: 'AuthorizationCode', id: sha256('c1') },
+    ]);
   });
 
   it('sweeps expired rows periodically until closed', async () => {
@@ -100,7 +102,8 @@ describe('adapters/knex: oidc-provider storage', () => {
     await sessions.upsert('old', { accountId: 'a' }, 1);
     await sessions.upsert('young', { accountId: 'b' }, 600);
     clock.advance(2);
-    for (let attempt = 0; attempt < 200 && (await rows()).length > 1; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let attempt = 0; attempt < 200 && (await rows()).length > 1; attempt += 1)
+      await new Promise((resolve) => setTimeout(resolve, 10));
     expect(await rows()).to.deep.equal([{ type: 'Session', id: 'young' }]);
     for (const close of closers.splice(0)) await close();
     await sessions.upsert('later', { accountId: 'c' }, 1);

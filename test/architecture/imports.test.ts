@@ -12,7 +12,18 @@ const LAYERS = {
   /** facts with no dependency: time, paths, the domain's refusal, what a change is */
   kernel: ['changes.ts', 'clock.ts', 'paths.ts', 'refusal.ts', 'time-limit.ts'],
   /** what every surface and domain runs on */
-  infrastructure: ['store', 'config', 'security', 'i18n', 'http', 'mail', 'branding', 'log.ts', 'log-repeats.ts', 'periodic.ts'],
+  infrastructure: [
+    'store',
+    'config',
+    'security',
+    'i18n',
+    'http',
+    'mail',
+    'branding',
+    'log.ts',
+    'log-repeats.ts',
+    'periodic.ts',
+  ],
   /** the rules of the service, whoever calls them */
   domain: ['websites', 'policy', 'webmasters', 'visitors', 'verification', 'geo', 'webhooks', 'audit', 'statistics'],
   /** what answers a caller: each has its error shape (lib/app/surfaces.ts) */
@@ -91,16 +102,25 @@ const COMPOSITION = 'app';
 function importsOf(file: string): string[] {
   const source = readFileSync(join(packageRoot, file), 'utf8');
   return [...source.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map(([, specifier]) =>
-    relative(packageRoot, join(packageRoot, file, '..', specifier!)).replace(/\.js$/, '.ts'));
+    relative(packageRoot, join(packageRoot, file, '..', specifier!)).replace(/\.js$/, '.ts'),
+  );
 }
 
 /** The layer entry (folder or loose file of lib) a package path belongs to, or undefined outside lib. */
 const entryOf = (path: string): string | undefined => (path.startsWith('lib/') ? path.split('/')[1] : undefined);
 
 /** `from` → `to` for every import of the files of `entries` that lands in `targets` (entries of lib, or folders of the package). */
-function arrows(entries: readonly string[], landsIn: (target: string) => boolean, except: (file: string, target: string) => boolean = () => false): string[] {
+function arrows(
+  entries: readonly string[],
+  landsIn: (target: string) => boolean,
+  except: (file: string, target: string) => boolean = () => false,
+): string[] {
   const sources = entries.flatMap((entry) => (entry.endsWith('.ts') ? [`lib/${entry}`] : files(`lib/${entry}`)));
-  return sources.flatMap((file) => importsOf(file).filter((target) => landsIn(target) && !except(file, target)).map((target) => `${file} → ${target}`));
+  return sources.flatMap((file) =>
+    importsOf(file)
+      .filter((target) => landsIn(target) && !except(file, target))
+      .map((target) => `${file} → ${target}`),
+  );
 }
 
 /**
@@ -142,8 +162,12 @@ function cyclesOf(graph: ReadonlyMap<string, readonly string[]>): string[][] {
 function documentedLayers(): Record<string, string[]> {
   const doc = readFileSync(join(packageRoot, 'docs/architecture.md'), 'utf8');
   const rows = [...doc.matchAll(/^\| (\w+) \| ([^|]+) \|/gm)].filter(([, layer]) => layer! in LAYERS);
-  return Object.fromEntries(rows.map(([, layer, cell]) =>
-    [layer, [...cell!.matchAll(/`([^`]+)`/g)].map(([, entry]) => entry!.replace(/\/$/, '')).sort()]));
+  return Object.fromEntries(
+    rows.map(([, layer, cell]) => [
+      layer,
+      [...cell!.matchAll(/`([^`]+)`/g)].map(([, entry]) => entry!.replace(/\/$/, '')).sort(),
+    ]),
+  );
 }
 
 /** Calls that reach the database: a query builder on a table, a raw statement, a transaction. */
@@ -151,32 +175,52 @@ const ISSUES_SQL = /\b(?:db|trx)(?:<[^>]*>)?\(|\.raw(?:<[^>]*>)?\(|\.transaction
 
 describe('architecture: the import graph', () => {
   it('puts every folder and loose file of lib in exactly one layer', () => {
-    const entries = readdirSync(join(packageRoot, 'lib')).filter((entry) => !entry.endsWith('.d.ts')).sort();
+    const entries = readdirSync(join(packageRoot, 'lib'))
+      .filter((entry) => !entry.endsWith('.d.ts'))
+      .sort();
     const classified = Object.values(LAYERS).flat();
     expect([...classified].sort(), 'each entry once, and only entries that exist').to.deep.equal(entries);
   });
 
   it('no domain folder imports a surface folder (beyond the two seams of the challenge contract)', () => {
-    const violations = arrows(DOMAINS, (target) => SURFACES.includes(entryOf(target) ?? ''), (_file, target) => ALLOWED_DOMAIN_TO_SURFACE.has(target.slice('lib/'.length)));
+    const violations = arrows(
+      DOMAINS,
+      (target) => SURFACES.includes(entryOf(target) ?? ''),
+      (_file, target) => ALLOWED_DOMAIN_TO_SURFACE.has(target.slice('lib/'.length)),
+    );
     expect(violations).to.deep.equal([]);
   });
 
   it("the domain names its refusals instead of throwing HTTP errors (beyond a challenge's own endpoints)", () => {
-    const violations = arrows(DOMAINS, (target) => target === 'lib/http/errors.ts', (file) => CHALLENGE_ENDPOINTS.has(file));
+    const violations = arrows(
+      DOMAINS,
+      (target) => target === 'lib/http/errors.ts',
+      (file) => CHALLENGE_ENDPOINTS.has(file),
+    );
     expect(violations).to.deep.equal([]);
   });
 
   it('infrastructure imports no surface and no composition module', () => {
     const upward = new Set<string>([...SURFACES, ...LAYERS.composition]);
     expect(arrows(INFRASTRUCTURE, (target) => upward.has(entryOf(target) ?? ''))).to.deep.equal([]);
-    const adapters = files('adapters').flatMap((file) => importsOf(file).filter((target) => upward.has(entryOf(target) ?? '')).map((target) => `${file} → ${target}`));
+    const adapters = files('adapters').flatMap((file) =>
+      importsOf(file)
+        .filter((target) => upward.has(entryOf(target) ?? ''))
+        .map((target) => `${file} → ${target}`),
+    );
     expect(adapters, 'adapters/ implement infrastructure').to.deep.equal([]);
   });
 
   it('nothing below lib/app/ imports it (only the entry points, index.ts and cli/, stand above it)', () => {
-    const below = Object.values(LAYERS).flat().filter((entry) => !(LAYERS.composition as readonly string[]).includes(entry));
+    const below = Object.values(LAYERS)
+      .flat()
+      .filter((entry) => !(LAYERS.composition as readonly string[]).includes(entry));
     expect(arrows(below, (target) => entryOf(target) === COMPOSITION)).to.deep.equal([]);
-    const adapters = files('adapters').flatMap((file) => importsOf(file).filter((target) => entryOf(target) === COMPOSITION).map((target) => `${file} → ${target}`));
+    const adapters = files('adapters').flatMap((file) =>
+      importsOf(file)
+        .filter((target) => entryOf(target) === COMPOSITION)
+        .map((target) => `${file} → ${target}`),
+    );
     expect(adapters).to.deep.equal([]);
   });
 
@@ -186,13 +230,16 @@ describe('architecture: the import graph', () => {
 
   it('no import cycle is longer than two files, type-only imports included', () => {
     const sources = [...files('lib'), ...files('adapters')];
-    const longer = cyclesOf(new Map(sources.map((file) => [file, importsOf(file).filter((target) => sources.includes(target))])))
-      .filter((cycle) => cycle.length > 2);
+    const longer = cyclesOf(
+      new Map(sources.map((file) => [file, importsOf(file).filter((target) => sources.includes(target))])),
+    ).filter((cycle) => cycle.length > 2);
     expect(longer, 'files that import each other in a loop of more than two').to.deep.equal([]);
   });
 
   it('docs/architecture.md states the layers as they are checked here', () => {
-    expect(documentedLayers()).to.deep.equal(Object.fromEntries(Object.entries(LAYERS).map(([layer, entries]) => [layer, [...entries].sort()])));
+    expect(documentedLayers()).to.deep.equal(
+      Object.fromEntries(Object.entries(LAYERS).map(([layer, entries]) => [layer, [...entries].sort()])),
+    );
   });
 
   it('lib imports nothing from adapters/ (the caller plugs the storage in)', () => {
@@ -200,8 +247,16 @@ describe('architecture: the import graph', () => {
   });
 
   it('only the modules that own tables issue SQL', () => {
-    const issuing = [...files('lib'), ...files('adapters')].filter((file) => ISSUES_SQL.test(readFileSync(join(packageRoot, file), 'utf8')));
-    expect(issuing.filter((file) => !SQL_OWNERS.has(file)), 'SQL outside its owners').to.deep.equal([]);
-    expect([...SQL_OWNERS].filter((file) => !issuing.includes(file)), 'listed owners that issue no SQL (remove them)').to.deep.equal([]);
+    const issuing = [...files('lib'), ...files('adapters')].filter((file) =>
+      ISSUES_SQL.test(readFileSync(join(packageRoot, file), 'utf8')),
+    );
+    expect(
+      issuing.filter((file) => !SQL_OWNERS.has(file)),
+      'SQL outside its owners',
+    ).to.deep.equal([]);
+    expect(
+      [...SQL_OWNERS].filter((file) => !issuing.includes(file)),
+      'listed owners that issue no SQL (remove them)',
+    ).to.deep.equal([]);
   });
 });

@@ -10,6 +10,8 @@ describe('the licence', () => {
     expect(license).to.equal('MIT');
     expect(text.split('\n')[0]).to.equal(`${license} License`);
     // the MIT licence's grant and warranty disclaimer, as opensource.org gives them
-    expect(text).to.contain('Permission is hereby granted, free of charge').and.contain('THE SOFTWARE IS PROVIDED "AS IS"');
+    expect(text)
+      .to.contain('Permission is hereby granted, free of charge')
+      .and.contain('THE SOFTWARE IS PROVIDED "AS IS"');
   });
 });

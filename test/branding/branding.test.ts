@@ -8,8 +8,8 @@ import { readSection } from '../../lib/config/settings.js';
 import { ConfigError } from '../../lib/config/settings.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
-const LOGO_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><rect width="10" height="10" fill="#123"/></svg>';
-
+const LOGO_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><rect width="10" height="10" fill="#123"/></svg>';
 
 const loadBranding = (env: NodeJS.ProcessEnv, given?: BrandingOptions) => readSection(brandingSettings, env, given);
 
@@ -34,21 +34,45 @@ describe('operator branding', function () {
     });
 
     it('refuses a colour white text cannot be read on, naming BRAND_COLOR and the contrast', () => {
-      expect(() => loadBranding({ BRAND_COLOR: '#ffcc00' })).to.throw(ConfigError, /BRAND_COLOR: white text on #ffcc00 has a contrast of 1\.\d\d:1, below the 4\.5:1/);
-      expect(() => loadBranding({ BRAND_COLOR: '#777777' }), '4.48:1 is not enough').to.throw(ConfigError, /BRAND_COLOR/);
+      expect(() => loadBranding({ BRAND_COLOR: '#ffcc00' })).to.throw(
+        ConfigError,
+        /BRAND_COLOR: white text on #ffcc00 has a contrast of 1\.\d\d:1, below the 4\.5:1/,
+      );
+      expect(() => loadBranding({ BRAND_COLOR: '#777777' }), '4.48:1 is not enough').to.throw(
+        ConfigError,
+        /BRAND_COLOR/,
+      );
       expect(loadBranding({ BRAND_COLOR: '#767676' }).color, '4.54:1 is').to.equal('#767676');
     });
 
     it('names the variable of every malformed value', () => {
-      expect(() => loadBranding({ BRAND_COLOR: 'blue' })).to.throw(ConfigError, /BRAND_COLOR must be a colour like #004db3/);
-      expect(() => loadBranding({ PRIVACY_POLICY_URL: 'javascript:alert(1)' })).to.throw(ConfigError, /PRIVACY_POLICY_URL must be an http\(s\) URL/);
-      expect(() => loadBranding({ SUPPORT_EMAIL: 'nobody' })).to.throw(ConfigError, /SUPPORT_EMAIL must be an email address/);
-      expect(() => loadBranding({ BRAND_LOGO: '/etc/passwd' })).to.throw(ConfigError, /BRAND_LOGO must be the path of an \.svg or \.png file/);
-      expect(() => loadBranding({ BRAND_LOGO: join(folder, 'missing.png') })).to.throw(ConfigError, /BRAND_LOGO: cannot read .*missing\.png \(ENOENT\)/);
+      expect(() => loadBranding({ BRAND_COLOR: 'blue' })).to.throw(
+        ConfigError,
+        /BRAND_COLOR must be a colour like #004db3/,
+      );
+      expect(() => loadBranding({ PRIVACY_POLICY_URL: 'javascript:alert(1)' })).to.throw(
+        ConfigError,
+        /PRIVACY_POLICY_URL must be an http\(s\) URL/,
+      );
+      expect(() => loadBranding({ SUPPORT_EMAIL: 'nobody' })).to.throw(
+        ConfigError,
+        /SUPPORT_EMAIL must be an email address/,
+      );
+      expect(() => loadBranding({ BRAND_LOGO: '/etc/passwd' })).to.throw(
+        ConfigError,
+        /BRAND_LOGO must be the path of an \.svg or \.png file/,
+      );
+      expect(() => loadBranding({ BRAND_LOGO: join(folder, 'missing.png') })).to.throw(
+        ConfigError,
+        /BRAND_LOGO: cannot read .*missing\.png \(ENOENT\)/,
+      );
     });
 
     it('takes options over the environment, as createAgeProvider does', () => {
-      expect(loadBranding({ BRAND_NAME: 'From env', OPERATOR_NAME: 'Env Ltd' }, { name: 'From options' })).to.include({ name: 'From options', operatorName: 'Env Ltd' });
+      expect(loadBranding({ BRAND_NAME: 'From env', OPERATOR_NAME: 'Env Ltd' }, { name: 'From options' })).to.include({
+        name: 'From options',
+        operatorName: 'Env Ltd',
+      });
     });
   });
 
@@ -56,7 +80,14 @@ describe('operator branding', function () {
     let app: TestApp;
     before(async () => {
       app = await startTestApp({
-        branding: { name: 'Trustcheck', logo: join(folder, 'logo.svg'), color: '#1d4ed8', operatorName: 'Trustcheck GmbH', privacyPolicyUrl: 'https://trustcheck.example/privacy', supportEmail: 'help@trustcheck.example' },
+        branding: {
+          name: 'Trustcheck',
+          logo: join(folder, 'logo.svg'),
+          color: '#1d4ed8',
+          operatorName: 'Trustcheck GmbH',
+          privacyPolicyUrl: 'https://trustcheck.example/privacy',
+          supportEmail: 'help@trustcheck.example',
+        },
       });
     });
     after(() => app.close());
@@ -64,10 +95,15 @@ describe('operator branding', function () {
     it('every page shows the logo and the name in the header, and the operator and set links in the footer', async () => {
       for (const path of ['/platform/signin', '/v1/oauth2/checker?client_id=nobody']) {
         const html = await (await fetch(`${app.url}${path}`)).text();
-        expect(html, path).to.match(/<header class="brand">[\s\S]*src="\/brand\/logo\.svg"[\s\S]*Trustcheck[\s\S]*<\/header>/);
+        expect(html, path).to.match(
+          /<header class="brand">[\s\S]*src="\/brand\/logo\.svg"[\s\S]*Trustcheck[\s\S]*<\/header>/,
+        );
         expect(html, path).to.match(/<title>[^<]*Trustcheck<\/title>/);
         const footer = /<footer[\s\S]*<\/footer>/.exec(html)?.[0] ?? '';
-        expect(footer, path).to.contain('Operated by Trustcheck GmbH').and.contain('href="https://trustcheck.example/privacy"').and.contain('href="mailto:help@trustcheck.example"');
+        expect(footer, path)
+          .to.contain('Operated by Trustcheck GmbH')
+          .and.contain('href="https://trustcheck.example/privacy"')
+          .and.contain('href="mailto:help@trustcheck.example"');
         expect(footer, `${path}: no terms link when TERMS_URL is unset`).not.to.contain('Terms of use');
       }
     });
@@ -89,7 +125,10 @@ describe('operator branding', function () {
       } catch (error) {
         failure = error;
       }
-      expect(failure).to.be.instanceOf(ConfigError).and.have.property('message').that.matches(/BRAND_COLOR/);
+      expect(failure)
+        .to.be.instanceOf(ConfigError)
+        .and.have.property('message')
+        .that.matches(/BRAND_COLOR/);
     });
   });
 });

@@ -13,7 +13,15 @@ import { createClientFixture, createWebmasterFixture, TEST_ORIGIN } from '../hel
 // our origin only, and no script of its own (the test listens to the events from outside the page).
 
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 interface RecordedEvent {
   type: string;
@@ -30,7 +38,10 @@ function hostPage(issuer: string, query: string): string {
 async function startHost(issuer: string): Promise<{ url: string; server: Server }> {
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
-    response.setHeader('Content-Security-Policy', `default-src 'none'; script-src ${issuer}; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'`);
+    response.setHeader(
+      'Content-Security-Policy',
+      `default-src 'none'; script-src ${issuer}; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'`,
+    );
     response.setHeader('Content-Type', 'text/html; charset=utf-8');
     response.end(hostPage(issuer, url.searchParams.get('script') ?? ''));
   });
@@ -68,8 +79,18 @@ describe('the checker script in a browser (Debian chromium, headless)', function
     const { runtime } = app.provider;
     const webmaster = await createWebmasterFixture(runtime);
     const site = await createClientFixture(runtime, webmaster.id, { name: 'Night Shop', domain: 'shop.example' });
-    const regional = await createClientFixture(runtime, webmaster.id, { name: 'Texas Shop', domain: 'texas.example', regions: ['US-TX'] });
-    keys = { test: site.keys.TEST, live: site.keys.LIVE, regional: regional.keys.TEST, webmasterId: webmaster.id, websiteId: site.websiteId };
+    const regional = await createClientFixture(runtime, webmaster.id, {
+      name: 'Texas Shop',
+      domain: 'texas.example',
+      regions: ['US-TX'],
+    });
+    keys = {
+      test: site.keys.TEST,
+      live: site.keys.LIVE,
+      regional: regional.keys.TEST,
+      webmasterId: webmaster.id,
+      websiteId: site.websiteId,
+    };
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   });
   after(async () => {
@@ -80,37 +101,61 @@ describe('the checker script in a browser (Debian chromium, headless)', function
   });
 
   /** A page recording the checker's events and every script error or CSP violation Chromium reports. */
-  async function open(context: BrowserContext, script: string): Promise<{ page: Page; problems: string[]; events: () => Promise<RecordedEvent[]> }> {
+  async function open(
+    context: BrowserContext,
+    script: string,
+  ): Promise<{ page: Page; problems: string[]; events: () => Promise<RecordedEvent[]> }> {
     const page = await context.newPage();
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
-    page.on('console', (message) => { if (message.type() === 'error' && !/favicon/.test(message.text())) problems.push(message.text()); });
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !/favicon/.test(message.text())) problems.push(message.text());
+    });
     await page.goto(`${host.url}/?script=${encodeURIComponent(script)}`);
-    return { page, problems, events: () => page.evaluate(() => (globalThis as unknown as { recorded: RecordedEvent[] }).recorded) };
+    return {
+      page,
+      problems,
+      events: () => page.evaluate(() => (globalThis as unknown as { recorded: RecordedEvent[] }).recorded),
+    };
   }
 
   async function newContext(options: Parameters<Browser['newContext']>[0] = {}): Promise<BrowserContext> {
     const context = await browser.newContext({ locale: 'en-US', ...options });
     // Listening from outside the page (the host CSP allows no script of the page's own).
     await context.addInitScript(() => {
-      const scope = globalThis as unknown as { recorded: RecordedEvent[]; document: { addEventListener(type: string, listener: (event: { detail: Record<string, unknown> }) => void): void } };
+      const scope = globalThis as unknown as {
+        recorded: RecordedEvent[];
+        document: {
+          addEventListener(type: string, listener: (event: { detail: Record<string, unknown> }) => void): void;
+        };
+      };
       scope.recorded = [];
       for (const type of ['load', 'ready', 'success', 'close', 'error']) {
-        scope.document.addEventListener(`age-provider:${type}`, (event) => scope.recorded.push({ type, detail: event.detail }));
+        scope.document.addEventListener(`age-provider:${type}`, (event) =>
+          scope.recorded.push({ type, detail: event.detail }),
+        );
       }
     });
     return context;
   }
 
   async function waitForEvent(page: Page, type: string): Promise<RecordedEvent> {
-    await page.waitForFunction((wanted) => (globalThis as unknown as { recorded: RecordedEvent[] }).recorded.some((event) => event.type === wanted), type);
+    await page.waitForFunction(
+      (wanted) =>
+        (globalThis as unknown as { recorded: RecordedEvent[] }).recorded.some((event) => event.type === wanted),
+      type,
+    );
     const recorded = await page.evaluate(() => (globalThis as unknown as { recorded: RecordedEvent[] }).recorded);
     return recorded.find((event) => event.type === type)!;
   }
 
   async function verify(token: string) {
     const jwks = (await (await fetch(`${app.url}/v1/oauth2/jwks`)).json()) as JSONWebKeySet;
-    return jwtVerify(token, createLocalJWKSet(jwks), { issuer: app.url, audience: keys.test, typ: 'age-verification+jwt' });
+    return jwtVerify(token, createLocalJWKSet(jwks), {
+      issuer: app.url,
+      audience: keys.test,
+      typ: 'age-verification+jwt',
+    });
   }
 
   it('blurs the page behind a labelled dialog, verifies in a popup, and hands the page a token; the next page load remembers it', async () => {
@@ -119,10 +164,20 @@ describe('the checker script in a browser (Debian chromium, headless)', function
     const dialog = page.getByRole('dialog', { name: 'Age verification required' });
     await dialog.waitFor();
     expect(await dialog.getAttribute('aria-modal')).to.equal('true');
-    expect(await page.getByRole('link', { name: 'A link behind the overlay' }).count(), 'the page behind is out of reach').to.equal(0);
+    expect(
+      await page.getByRole('link', { name: 'A link behind the overlay' }).count(),
+      'the page behind is out of reach',
+    ).to.equal(0);
     expect((await waitForEvent(page, 'ready')).detail).to.deep.equal({ required: true });
     const button = dialog.getByRole('button', { name: 'Verify my age with Age Provider' });
-    expect(await button.evaluate((element) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(element).backgroundColor)).to.equal('rgb(0, 77, 179)');
+    expect(
+      await button.evaluate(
+        (element) =>
+          (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(
+            element,
+          ).backgroundColor,
+      ),
+    ).to.equal('rgb(0, 77, 179)');
     expect(await button.locator('svg').count(), 'the logo').to.equal(1);
 
     const [popup] = await Promise.all([page.waitForEvent('popup'), button.click()]);
@@ -133,7 +188,17 @@ describe('the checker script in a browser (Debian chromium, headless)', function
     const verification = success.detail;
     expect(verification).to.include({ verified: true, environment: 'TEST', reused: false });
     expect(Object.keys(verification).sort()).to.deep.equal([
-      'ageThreshold', 'assuranceLevel', 'country', 'countrySubdivision', 'environment', 'expiresAt', 'expiresIn', 'reused', 'token', 'uid', 'verified',
+      'ageThreshold',
+      'assuranceLevel',
+      'country',
+      'countrySubdivision',
+      'environment',
+      'expiresAt',
+      'expiresIn',
+      'reused',
+      'token',
+      'uid',
+      'verified',
     ]);
     const { payload } = await verify(verification.token as string);
     expect(payload.uid).to.equal(verification.uid);
@@ -155,7 +220,12 @@ describe('the checker script in a browser (Debian chromium, headless)', function
     // The window posts its result and closes; under load the page can see the window closed before the message
     // arrives. Here every result message is held back 800 ms, past the page's next look at the window (every 500 ms).
     await context.addInitScript(() => {
-      type Message = { data: { type?: string } | null; origin: string; source: unknown; stopImmediatePropagation(): void };
+      type Message = {
+        data: { type?: string } | null;
+        origin: string;
+        source: unknown;
+        stopImmediatePropagation(): void;
+      };
       const scope = globalThis as unknown as {
         addEventListener(type: string, listener: (event: Message) => void, capture: boolean): void;
         dispatchEvent(event: unknown): void;
@@ -163,15 +233,23 @@ describe('the checker script in a browser (Debian chromium, headless)', function
         MessageEvent: new (type: string, init: { data: unknown; origin: string; source: unknown }) => unknown;
       };
       const late = new WeakSet<object>();
-      scope.addEventListener('message', (event) => {
-        if (event.data?.type !== 'age-provider:result' || late.has(event as object)) return;
-        event.stopImmediatePropagation();
-        scope.setTimeout(() => {
-          const again = new scope.MessageEvent('message', { data: event.data, origin: event.origin, source: event.source });
-          late.add(again as object);
-          scope.dispatchEvent(again);
-        }, 800);
-      }, true);
+      scope.addEventListener(
+        'message',
+        (event) => {
+          if (event.data?.type !== 'age-provider:result' || late.has(event as object)) return;
+          event.stopImmediatePropagation();
+          scope.setTimeout(() => {
+            const again = new scope.MessageEvent('message', {
+              data: event.data,
+              origin: event.origin,
+              source: event.source,
+            });
+            late.add(again as object);
+            scope.dispatchEvent(again);
+          }, 800);
+        },
+        true,
+      );
     });
     const { page, problems } = await open(context, `key=${keys.test}`);
     const button = page.getByRole('dialog').getByRole('button', { name: 'Verify my age with Age Provider' });
@@ -181,14 +259,20 @@ describe('the checker script in a browser (Debian chromium, headless)', function
     await closed;
     expect((await waitForEvent(page, 'success')).detail).to.include({ verified: true, environment: 'TEST' });
     await page.waitForTimeout(1500);
-    expect((await page.evaluate(() => (globalThis as unknown as { recorded: RecordedEvent[] }).recorded)).map((event) => event.type)).to.deep.equal(['load', 'ready', 'success']);
+    expect(
+      (await page.evaluate(() => (globalThis as unknown as { recorded: RecordedEvent[] }).recorded)).map(
+        (event) => event.type,
+      ),
+    ).to.deep.equal(['load', 'ready', 'success']);
     expect(problems).to.deep.equal([]);
     await context.close();
   });
 
   it('shows nothing where verification is not required, and says so with ready', async () => {
     const context = await newContext();
-    await context.route('**/v1/checker/requirement.js*', (route) => route.continue({ headers: { ...route.request().headers(), 'x-visitor-country': 'FR' } }));
+    await context.route('**/v1/checker/requirement.js*', (route) =>
+      route.continue({ headers: { ...route.request().headers(), 'x-visitor-country': 'FR' } }),
+    );
     const { page, problems } = await open(context, `key=${keys.regional}`);
     expect((await waitForEvent(page, 'ready')).detail).to.deep.equal({ required: false });
     expect(await page.getByRole('dialog').count()).to.equal(0);
@@ -201,14 +285,24 @@ describe('the checker script in a browser (Debian chromium, headless)', function
     const { page } = await open(context, `key=${keys.test}&language=fr`);
     const dialog = page.getByRole('dialog', { name: 'Vérification de l’âge requise' });
     await dialog.waitFor();
-    const focused = () => page.evaluate(() => (globalThis as unknown as { document: { activeElement: { textContent: string } } }).document.activeElement.textContent);
+    const focused = () =>
+      page.evaluate(
+        () =>
+          (globalThis as unknown as { document: { activeElement: { textContent: string } } }).document.activeElement
+            .textContent,
+      );
     expect((await focused()).trim()).to.equal('Vérifier mon âge avec Age Provider');
     await page.keyboard.press('Tab');
     await page.keyboard.press('Shift+Tab');
     expect((await focused()).trim(), 'focus is trapped').to.equal('Vérifier mon âge avec Age Provider');
     const [popup] = await Promise.all([page.waitForEvent('popup'), page.keyboard.press('Enter')]);
     await popup.waitForLoadState();
-    expect(await popup.evaluate(() => (globalThis as unknown as { document: { documentElement: { lang: string } } }).document.documentElement.lang)).to.equal('fr');
+    expect(
+      await popup.evaluate(
+        () =>
+          (globalThis as unknown as { document: { documentElement: { lang: string } } }).document.documentElement.lang,
+      ),
+    ).to.equal('fr');
     await popup.close();
     expect((await waitForEvent(page, 'close')).detail).to.deep.equal({});
     await context.close();
@@ -220,7 +314,10 @@ describe('the checker script in a browser (Debian chromium, headless)', function
     page.on('popup', () => problems.push('a popup opened'));
     await page.getByRole('button', { name: 'Verify my age with Age Provider' }).click();
     await passSandbox(page, 'Night Shop');
-    const success = await waitForEvent(page, 'success').catch(async (e) => { console.log(page.url(), await page.content()); throw e; });
+    const success = await waitForEvent(page, 'success').catch(async (e) => {
+      console.log(page.url(), await page.content());
+      throw e;
+    });
     expect(success.detail).to.include({ verified: true, reused: false });
     expect(page.url(), 'the fragment is cleared').not.to.include('#');
     await verify(success.detail.token as string);
@@ -235,7 +332,15 @@ describe('the checker script in a browser (Debian chromium, headless)', function
     const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
     const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
     const now = Math.floor(Date.now() / 1000);
-    const claims = { iss: app.url, aud: keys.test, verified: true, uid: 'test_forged', environment: 'TEST', iat: now, exp: now + 600 };
+    const claims = {
+      iss: app.url,
+      aud: keys.test,
+      verified: true,
+      uid: 'test_forged',
+      environment: 'TEST',
+      iat: now,
+      exp: now + 600,
+    };
     const tokenSignedWith = (key: KeyObject | undefined, alg = 'RS256'): string => {
       const input = `${encode({ alg, kid: signing.kid, typ: 'age-verification+jwt' })}.${encode(claims)}`;
       return `${input}.${key ? createSign('RSA-SHA256').update(input).sign(key).toString('base64url') : ''}`;
@@ -243,7 +348,9 @@ describe('the checker script in a browser (Debian chromium, headless)', function
     const outcome = async (token: string): Promise<RecordedEvent> => {
       const context = await newContext();
       const page = await context.newPage();
-      await page.goto(`${host.url}/?script=${encodeURIComponent(`key=${keys.test}&target=redirect&nostart`)}#age_provider_token=${token}`);
+      await page.goto(
+        `${host.url}/?script=${encodeURIComponent(`key=${keys.test}&target=redirect&nostart`)}#age_provider_token=${token}`,
+      );
       const event = await Promise.race([waitForEvent(page, 'success'), waitForEvent(page, 'error')]);
       expect(page.url(), 'the fragment is cleared').not.to.include('#');
       await context.close();
@@ -253,7 +360,11 @@ describe('the checker script in a browser (Debian chromium, headless)', function
     const genuine = await outcome(tokenSignedWith(createPrivateKey({ key: signing, format: 'jwk' })));
     expect(genuine.type).to.equal('success');
     expect(genuine.detail).to.include({ verified: true, uid: 'test_forged' });
-    for (const [what, token] of [['another key', tokenSignedWith(other)], ['no signature', tokenSignedWith(undefined, 'none')], ['not a token', 'forged']] as const) {
+    for (const [what, token] of [
+      ['another key', tokenSignedWith(other)],
+      ['no signature', tokenSignedWith(undefined, 'none')],
+      ['not a token', 'forged'],
+    ] as const) {
       const forged = await outcome(token);
       expect(forged.type, what).to.equal('error');
       expect(forged.detail, what).to.include({ error: 'invalid_token' });

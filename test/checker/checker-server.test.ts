@@ -22,12 +22,20 @@ interface Site {
 async function createSite(app: TestApp, regions: string[] = []): Promise<Site> {
   const { runtime } = app.provider;
   const webmaster = await createWebmasterFixture(runtime);
-  const { websiteId, keys } = await createClientFixture(runtime, webmaster.id, { name: 'Night Shop', domain: 'shop.example', regions });
+  const { websiteId, keys } = await createClientFixture(runtime, webmaster.id, {
+    name: 'Night Shop',
+    domain: 'shop.example',
+    regions,
+  });
   return { webmasterId: webmaster.id, websiteId, live: keys.LIVE, test: keys.TEST };
 }
 
 /** The check the script makes, as the browser sends it (a CORS script request carries the page's Origin). */
-async function check(app: TestApp, query: string, origin?: string): Promise<{ response: Response; answer: Record<string, unknown> }> {
+async function check(
+  app: TestApp,
+  query: string,
+  origin?: string,
+): Promise<{ response: Response; answer: Record<string, unknown> }> {
   const response = await fetch(`${app.url}/v1/checker/requirement.js?${query}`, { headers: origin ? { origin } : {} });
   const body = await response.text();
   const json = /_requirement\((\{.*\})\);$/.exec(body)?.[1];
@@ -42,13 +50,17 @@ const startQuery = (key: string, extra: Record<string, string> = {}): string =>
  * gives up), and returns that page's HTML.
  */
 async function walkToResult(visitor: Browser, start: string): Promise<string> {
-  const stuck = await walkSandbox(visitor, await visitor.open(start), PAGE).then(() => undefined, (error: Error) => error);
+  const stuck = await walkSandbox(visitor, await visitor.open(start), PAGE).then(
+    () => undefined,
+    (error: Error) => error,
+  );
   expect(stuck?.message, 'the walk ends on our result page').to.match(/^stuck on .*\/v1\/checker\/callback/);
   return visitor.html;
 }
 
 /** target=redirect: where the result page sends the visitor back to. */
-const returnLink = (html: string): URL => new URL(decodeHtml(/<a id="age-provider-return" href="([^"]+)"/.exec(html)![1]!));
+const returnLink = (html: string): URL =>
+  new URL(decodeHtml(/<a id="age-provider-return" href="([^"]+)"/.exec(html)![1]!));
 
 async function verifyToken(app: TestApp, token: string, audience: string) {
   const jwks = (await (await fetch(`${app.url}/v1/oauth2/jwks`)).json()) as JSONWebKeySet;
@@ -68,9 +80,13 @@ describe('the checker script surface', function () {
       expect(response.headers.get('access-control-allow-origin')).to.equal('*');
       const body = await response.text();
       expect(body).to.include(`version: VERSION`);
-      expect(body, 'nothing a strict CSP refuses').not.to.match(/\beval\(|new Function|innerHTML|setAttribute\('style'/);
+      expect(body, 'nothing a strict CSP refuses').not.to.match(
+        /\beval\(|new Function|innerHTML|setAttribute\('style'/,
+      );
       const etag = response.headers.get('etag')!;
-      const again = await fetch(`${app.url}/v1/checker.js`, { headers: { 'if-none-match': etag, 'cache-control': 'max-age=0' } });
+      const again = await fetch(`${app.url}/v1/checker.js`, {
+        headers: { 'if-none-match': etag, 'cache-control': 'max-age=0' },
+      });
       expect(again.status).to.equal(304);
     });
   });
@@ -86,10 +102,23 @@ describe('the checker script surface', function () {
 
     it('answers a LIVE key on an https page of the domain or a subdomain, and on nothing else', async () => {
       const site = await createSite(app);
-      expect((await check(app, `key=${site.live}`, 'https://shop.example')).answer).to.include({ required: true, environment: 'LIVE' });
-      expect((await check(app, `key=${site.live}`, 'https://www.shop.example')).answer).to.include({ environment: 'LIVE' });
-      for (const origin of ['http://shop.example', PAGE, 'https://evilshop.example', 'https://shop.example.evil.test', undefined]) {
-        expect((await check(app, `key=${site.live}`, origin)).answer, String(origin)).to.include({ error: 'origin_not_allowed' });
+      expect((await check(app, `key=${site.live}`, 'https://shop.example')).answer).to.include({
+        required: true,
+        environment: 'LIVE',
+      });
+      expect((await check(app, `key=${site.live}`, 'https://www.shop.example')).answer).to.include({
+        environment: 'LIVE',
+      });
+      for (const origin of [
+        'http://shop.example',
+        PAGE,
+        'https://evilshop.example',
+        'https://shop.example.evil.test',
+        undefined,
+      ]) {
+        expect((await check(app, `key=${site.live}`, origin)).answer, String(origin)).to.include({
+          error: 'origin_not_allowed',
+        });
       }
     });
 
@@ -97,7 +126,9 @@ describe('the checker script surface', function () {
       const site = await createSite(app);
       expect((await check(app, 'key=pk_test_unknown', PAGE)).answer).to.include({ error: 'invalid_key' });
       expect((await check(app, 'key=%3Cscript%3E', PAGE)).answer).to.include({ error: 'invalid_key' });
-      expect((await check(app, `key=${site.test}&key=${site.test}`, PAGE)).answer).to.include({ error: 'invalid_request' });
+      expect((await check(app, `key=${site.test}&key=${site.test}`, PAGE)).answer).to.include({
+        error: 'invalid_request',
+      });
       expect((await check(app, '', PAGE)).answer).to.include({ error: 'invalid_request' });
       await regenerateWebsiteKey(app.provider.runtime, site.webmasterId, site.websiteId, 'TEST', TEST_ORIGIN);
       const { response, answer } = await check(app, `key=${site.test}`, PAGE);
@@ -134,7 +165,10 @@ describe('the checker script surface', function () {
   describe('the verification window (GET /v1/checker/start)', () => {
     it("enters the authorization endpoint as the key's internal client", async () => {
       const site = await createSite(app);
-      const response = await fetch(`${app.url}/v1/checker/start?${startQuery(site.test, { language: 'fr', challenges: 'ticket,selfie' })}`, { redirect: 'manual' });
+      const response = await fetch(
+        `${app.url}/v1/checker/start?${startQuery(site.test, { language: 'fr', challenges: 'ticket,selfie' })}`,
+        { redirect: 'manual' },
+      );
       expect(response.status).to.equal(303);
       const location = locationOf(response);
       expect(location.pathname).to.equal('/v1/oauth2/checker');
@@ -146,9 +180,15 @@ describe('the checker script surface', function () {
 
     const refusals: Array<[string, (site: Site) => string]> = [
       ['an unknown key', () => startQuery('pk_test_unknown')],
-      ['a foreign origin', (site) => startQuery(site.test, { origin: 'https://evil.example', return_to: 'https://evil.example/' })],
+      [
+        'a foreign origin',
+        (site) => startQuery(site.test, { origin: 'https://evil.example', return_to: 'https://evil.example/' }),
+      ],
       ['a LIVE key on http', (site) => startQuery(site.live)],
-      ['redirect without return_to', (site) => new URLSearchParams({ key: site.test, origin: PAGE, target: 'redirect' }).toString()],
+      [
+        'redirect without return_to',
+        (site) => new URLSearchParams({ key: site.test, origin: PAGE, target: 'redirect' }).toString(),
+      ],
       ['return_to on another origin', (site) => startQuery(site.test, { return_to: 'https://evil.example/' })],
       ['return_to that is no URL', (site) => startQuery(site.test, { return_to: 'not a url' })],
       ['an unknown target', (site) => startQuery(site.test, { target: 'iframe' })],
@@ -159,7 +199,10 @@ describe('the checker script surface', function () {
     for (const [what, query] of refusals) {
       it(`refuses ${what} with the visitor error page and sends nothing anywhere`, async () => {
         const site = await createSite(app);
-        const response = await fetch(`${app.url}/v1/checker/start?${query(site)}`, { redirect: 'manual', headers: { 'accept-language': 'en' } });
+        const response = await fetch(`${app.url}/v1/checker/start?${query(site)}`, {
+          redirect: 'manual',
+          headers: { 'accept-language': 'en' },
+        });
         expect(response.status).to.equal(400);
         expect(response.headers.get('content-type')).to.match(/^text\/html/);
         expect(response.headers.get('location')).to.equal(null);
@@ -178,13 +221,34 @@ describe('the checker script surface', function () {
       const { payload, protectedHeader } = await verifyToken(app, token!, site.test);
       expect(protectedHeader.typ).to.equal('age-verification+jwt');
       expect(protectedHeader.kid).to.equal(app.provider.config.jwks.keys[0]!.kid);
-      expect(payload).to.include({ iss: app.url, aud: site.test, verified: true, environment: 'TEST', reused: false, country_subdivision: null });
+      expect(payload).to.include({
+        iss: app.url,
+        aud: site.test,
+        verified: true,
+        environment: 'TEST',
+        reused: false,
+        country_subdivision: null,
+      });
       expect(payload.uid).to.match(/^test_/);
       expect(payload.exp).to.equal(payload.expires_at);
       expect(payload.jti).to.be.a('string');
       expect(Object.keys(payload).sort()).to.deep.equal([
-        'age_threshold', 'assurance_level', 'aud', 'country', 'country_subdivision', 'environment', 'exp', 'expires_at', 'expires_in',
-        'iat', 'iss', 'jti', 'policy', 'reused', 'uid', 'verified',
+        'age_threshold',
+        'assurance_level',
+        'aud',
+        'country',
+        'country_subdivision',
+        'environment',
+        'exp',
+        'expires_at',
+        'expires_in',
+        'iat',
+        'iss',
+        'jti',
+        'policy',
+        'reused',
+        'uid',
+        'verified',
       ]);
       // No preset in force, no rule of the website's own: the token says so.
       expect(payload.policy).to.deep.equal([]);
@@ -198,12 +262,17 @@ describe('the checker script surface', function () {
       expect(returnLink(visitor.html).hash).to.equal('#age_provider_error=access_denied');
     });
 
-    it('the prompt names the page\'s host the visitor returns to, not this service\'s', async () => {
+    it("the prompt names the page's host the visitor returns to, not this service's", async () => {
       const site = await createSite(app);
       const visitor = new Browser(app.url, { headers: { 'accept-language': 'en' }, stopAt: PAGE });
       const prompt = await visitor.open(`/v1/checker/start?${startQuery(site.test)}`);
-      const asking = /<section class="asking"[\s\S]*?<\/section>/.exec(prompt.html)?.[0].replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
-      expect(asking).to.contain(`Afterwards you return to ${new URL(PAGE).host}`).and.not.contain(new URL(app.url).host);
+      const asking = /<section class="asking"[\s\S]*?<\/section>/
+        .exec(prompt.html)?.[0]
+        .replace(/<[^>]+>/g, ' ')
+        .replace(/\s+/g, ' ');
+      expect(asking)
+        .to.contain(`Afterwards you return to ${new URL(PAGE).host}`)
+        .and.not.contain(new URL(app.url).host);
     });
 
     it('target=popup: the window posts the result to the exact page origin only', async () => {
@@ -222,7 +291,9 @@ describe('the checker script surface', function () {
     it('a code is used once, a state must be ours, and a key regenerated meanwhile gets invalid_key', async () => {
       const site = await createSite(app);
       const visitor = new Browser(app.url, { headers: { 'accept-language': 'en' }, stopAt: PAGE });
-      expect(returnLink(await walkToResult(visitor, `/v1/checker/start?${startQuery(site.test)}`)).hash).to.match(/^#age_provider_token=/);
+      expect(returnLink(await walkToResult(visitor, `/v1/checker/start?${startQuery(site.test)}`)).hash).to.match(
+        /^#age_provider_token=/,
+      );
       const callback = visitor.history.find(({ url }) => url.pathname === '/v1/checker/callback')?.url;
       const replay = await fetch(callback!.href, { headers: { 'accept-language': 'en' } });
       expect(returnLink(await replay.text()).hash).to.equal('#age_provider_error=unavailable');
@@ -246,8 +317,13 @@ describe('the checker surface limits strangers per address', () => {
   const app = useApp({ env: { CHECKER_RATE_LIMIT_PER_IP: '3' } });
 
   it('the check, the start and the callback share one per-IP limit; the script itself is not limited', async () => {
-    const paths = ['/v1/checker/requirement.js?key=pk_test_a', '/v1/checker/start?key=pk_test_a', '/v1/checker/callback?state=x'];
-    for (const path of paths) expect((await fetch(`${app.url}${path}`, { redirect: 'manual' })).status).to.not.equal(429);
+    const paths = [
+      '/v1/checker/requirement.js?key=pk_test_a',
+      '/v1/checker/start?key=pk_test_a',
+      '/v1/checker/callback?state=x',
+    ];
+    for (const path of paths)
+      expect((await fetch(`${app.url}${path}`, { redirect: 'manual' })).status).to.not.equal(429);
     const limited = await fetch(`${app.url}${paths[0]}`);
     expect(limited.status).to.equal(429);
     expect(Number(limited.headers.get('retry-after'))).to.be.above(0);
@@ -255,10 +331,13 @@ describe('the checker surface limits strangers per address', () => {
   });
 
   it('refuses to start with a CHECKER_RATE_LIMIT_PER_IP that is not a count', async () => {
-    const error = await startTestApp({ env: { CHECKER_RATE_LIMIT_PER_IP: 'lots' } }).then(async (started) => {
-      await started.close();
-      return undefined;
-    }, (caught: unknown) => caught);
+    const error = await startTestApp({ env: { CHECKER_RATE_LIMIT_PER_IP: 'lots' } }).then(
+      async (started) => {
+        await started.close();
+        return undefined;
+      },
+      (caught: unknown) => caught,
+    );
     expect((error as Error).message).to.contain('CHECKER_RATE_LIMIT_PER_IP');
   });
 });
@@ -273,16 +352,26 @@ describe('GET /v1/oauth2/resources with Accept: application/jwt', () => {
     expect(json.headers.get('content-type')).to.match(/^application\/json/);
     const { resources } = (await json.json()) as { resources: Record<string, unknown> };
 
-    const response = await fetch(`${harness.app.url}/v1/oauth2/resources`, { headers: { authorization: `Bearer ${accessToken}`, accept: 'application/jwt' } });
+    const response = await fetch(`${harness.app.url}/v1/oauth2/resources`, {
+      headers: { authorization: `Bearer ${accessToken}`, accept: 'application/jwt' },
+    });
     expect(response.status).to.equal(200);
     expect(response.headers.get('content-type')).to.equal('application/jwt');
     expect(response.headers.get('cache-control')).to.equal('no-store');
     const token = await response.text();
     expect(decodeProtectedHeader(token).typ).to.equal('age-verification+jwt');
     const { payload } = await verifyToken(harness.app, token, client.clientId);
-    expect(payload).to.include({ uid: resources.uid, verified: true, environment: 'TEST', expires_at: resources.expires_at, country: 'DE' });
+    expect(payload).to.include({
+      uid: resources.uid,
+      verified: true,
+      environment: 'TEST',
+      expires_at: resources.expires_at,
+      country: 'DE',
+    });
 
-    const expired = await fetch(`${harness.app.url}/v1/oauth2/resources`, { headers: { authorization: 'Bearer nope', accept: 'application/jwt' } });
+    const expired = await fetch(`${harness.app.url}/v1/oauth2/resources`, {
+      headers: { authorization: 'Bearer nope', accept: 'application/jwt' },
+    });
     expect(expired.status).to.equal(401);
   });
 });

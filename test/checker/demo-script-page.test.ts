@@ -7,7 +7,13 @@ import { passSandbox, startTestDemo, watchProblems, type TestDemo } from '../hel
 // The demo shop's second page: the checker script only, and a backend that verifies the token before unlocking.
 
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--no-first-run',
+];
 
 describe('the demo shop page with the checker script only', function () {
   this.timeout(180_000);
@@ -41,7 +47,12 @@ describe('the demo shop page with the checker script only', function () {
   });
 
   it('refuses a token that does not verify, and a request without one', async () => {
-    const unlock = (body: string) => fetch(`${demo!.relyingPartyUrl}/script/unlock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const unlock = (body: string) =>
+      fetch(`${demo!.relyingPartyUrl}/script/unlock`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
     const forged = `${Buffer.from('{"alg":"none","typ":"age-verification+jwt"}').toString('base64url')}.${Buffer.from('{"verified":true}').toString('base64url')}.`;
     const refused = await unlock(JSON.stringify({ token: forged }));
     expect(refused.status).to.equal(401);

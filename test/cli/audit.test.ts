@@ -27,7 +27,8 @@ describe('age-provider audit verify (operator CLI)', function () {
     target = await cliDatabase('age-provider-audit-');
     // Four tokens issued at the command line: four entries of one webmaster's chain, by the operator.
     expect((await cli(target.env, ['webmaster', 'create', '--email', 'audited@example.test'])).code).to.equal(0);
-    for (let index = 0; index < 4; index += 1) expect((await cli(target.env, ['webmaster', 'token', '--email', 'audited@example.test'])).code).to.equal(0);
+    for (let index = 0; index < 4; index += 1)
+      expect((await cli(target.env, ['webmaster', 'token', '--email', 'audited@example.test'])).code).to.equal(0);
   });
   after(() => target.close());
 
@@ -36,36 +37,58 @@ describe('age-provider audit verify (operator CLI)', function () {
     expect(code).to.equal(0);
     expect(result).to.deep.include({ intact: true, chains: 1, entries: 4, breaks: [] });
     expect(text).to.contain('Audit trail intact: 4 entries in 1 chains.');
-    const actors = await inspect((db) => db('audit_entries').orderBy('seq').select('actor_type', 'actor_id', 'address', 'action', 'before', 'after'));
+    const actors = await inspect((db) =>
+      db('audit_entries').orderBy('seq').select('actor_type', 'actor_id', 'address', 'action', 'before', 'after'),
+    );
     expect(actors[0]).to.deep.equal({
-      actor_type: 'operator', actor_id: 'age-provider webmaster token', address: null, action: 'api_token.issued', before: null, after: { token: '(changed)' },
+      actor_type: 'operator',
+      actor_id: 'age-provider webmaster token',
+      address: null,
+      action: 'api_token.issued',
+      before: null,
+      after: { token: '(changed)' },
     });
     expect(actors[1]!.before).to.deep.equal({ token: 'revoked' });
   });
 
   it('finds an entry edited in SQL, names the chain, the entry and its row, and exits 1', async () => {
-    const row = await inspect((db) => db('audit_entries').where('seq', 2).first<{ id: number; chain: string; address: string | null }>('id', 'chain', 'address'));
+    const row = await inspect((db) =>
+      db('audit_entries')
+        .where('seq', 2)
+        .first<{ id: number; chain: string; address: string | null }>('id', 'chain', 'address'),
+    );
     await inspect((db) => db('audit_entries').where('id', row!.id).update({ address: '203.0.113.9' }));
     const { code, result, text } = await verify();
     expect(code).to.equal(1);
     expect(result.intact).to.equal(false);
-    expect(result.breaks).to.deep.equal([{ chain: row!.chain, seq: 2, id: row!.id, problem: 'entry 2 was edited: its content no longer matches its hash' }]);
+    expect(result.breaks).to.deep.equal([
+      { chain: row!.chain, seq: 2, id: row!.id, problem: 'entry 2 was edited: its content no longer matches its hash' },
+    ]);
     expect(text).to.contain(`${row!.chain}: entry 2 was edited`).and.contain(`row id ${row!.id}`);
     // Put back as it was, the chain checks again: what is reported is the edit, nothing else.
     await inspect((db) => db('audit_entries').where('id', row!.id).update({ address: row!.address }));
     expect((await verify()).code).to.equal(0);
   });
 
-  it('finds a deleted entry, and a deleted newest entry through the chain\'s head', async () => {
+  it("finds a deleted entry, and a deleted newest entry through the chain's head", async () => {
     const chain = (await inspect((db) => db('audit_entries').first<{ chain: string }>('chain')))!.chain;
     await inspect((db) => db('audit_entries').where({ chain, seq: 4 }).delete());
     let { code, result } = await verify();
     expect(code).to.equal(1);
-    expect(result.breaks).to.deep.equal([{ chain, seq: 4, id: null, problem: 'the chain ends at entry 3 but its head says 4: the newest entries were deleted or altered' }]);
+    expect(result.breaks).to.deep.equal([
+      {
+        chain,
+        seq: 4,
+        id: null,
+        problem: 'the chain ends at entry 3 but its head says 4: the newest entries were deleted or altered',
+      },
+    ]);
     await inspect((db) => db('audit_entries').where({ chain, seq: 2 }).delete());
     ({ code, result } = await verify());
     expect(code).to.equal(1);
-    expect(result.breaks).to.deep.equal([{ chain, seq: 2, id: null, problem: 'entry 2 is missing (deleted): the next one found is 3' }]);
+    expect(result.breaks).to.deep.equal([
+      { chain, seq: 2, id: null, problem: 'entry 2 is missing (deleted): the next one found is 3' },
+    ]);
   });
 
   it('rejects a wrong command line with exit 2', async () => {
@@ -77,7 +100,10 @@ describe('age-provider audit verify (operator CLI)', function () {
 });
 
 /** An exported line, with the fields docs/audit.md lists. */
-type ExportedEntry = Omit<AuditEntry, 'before' | 'after'> & { before: Record<string, unknown> | null; after: Record<string, unknown> | null };
+type ExportedEntry = Omit<AuditEntry, 'before' | 'after'> & {
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+};
 
 /**
  * docs/audit.md's hash, written from the doc rather than imported (whoever receives an export checks it with their
@@ -88,7 +114,10 @@ function documentedHash({ id: _id, hash: _hash, ...content }: ExportedEntry): st
     if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
     if (value === null || typeof value !== 'object') return JSON.stringify(value);
     const object = value as Record<string, unknown>;
-    return `{${Object.keys(object).sort().map((key) => `${JSON.stringify(key)}:${canonical(object[key])}`).join(',')}}`;
+    return `{${Object.keys(object)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical(object[key])}`)
+      .join(',')}}`;
   };
   return createHash('sha256').update(canonical(content)).digest('hex');
 }
@@ -118,17 +147,26 @@ describe('age-provider audit export (operator CLI)', function () {
     const run = await cli(target.env, ['audit', 'export', '--website', String(websiteId)]);
     expect(run.code, run.stderr).to.equal(0);
     expect(run.stdout.endsWith('\n')).to.equal(true);
-    return run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as ExportedEntry);
+    return run.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as ExportedEntry);
   };
 
   before(async () => {
     target = await cliDatabase('age-provider-audit-export-');
     expect((await cli(target.env, ['webmaster', 'create', '--email', 'exported@example.test'])).code).to.equal(0);
-    const issued = JSON.parse((await cli(target.env, ['webmaster', 'token', '--email', 'exported@example.test', '--json'])).stdout) as { webmasterId: number; token: string };
+    const issued = JSON.parse(
+      (await cli(target.env, ['webmaster', 'token', '--email', 'exported@example.test', '--json'])).stdout,
+    ) as { webmasterId: number; token: string };
     ({ token, webmasterId } = issued);
     secrets.push(token);
     // Changes made through the External API of the real server, which then stops (the embedded database is one process's).
-    const server = await serveProcess({ ...target.env, SHUTDOWN_DELAY_MS: '0', WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true' });
+    const server = await serveProcess({
+      ...target.env,
+      SHUTDOWN_DELAY_MS: '0',
+      WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true',
+    });
     try {
       const api = apiClient(server.started.listening, token);
       const ok = async <T>(answer: Promise<{ status: number; body: T }>, status = 200): Promise<T> => {
@@ -136,13 +174,30 @@ describe('age-provider audit export (operator CLI)', function () {
         expect(got, JSON.stringify(body)).to.equal(status);
         return body;
       };
-      shop = (await ok(api.post<{ id: number }>('/website', { name: 'Exported shop', domain: 'exported.example.com' }))).id;
+      shop = (await ok(api.post<{ id: number }>('/website', { name: 'Exported shop', domain: 'exported.example.com' })))
+        .id;
       other = (await ok(api.post<{ id: number }>('/website', { name: 'Other shop', domain: 'other.example.com' }))).id;
       await ok(api.patch(`/website/${shop}`, { name: 'Exported shop, renamed', regions: ['FR'] }));
       await ok(api.patch(`/website/${shop}/key/live/regenerate`));
-      secrets.push((await ok(api.post<{ clientSecret: string }>(`/website/${shop}/oauth2/live`, { redirectUris: ['https://exported.example.com/cb'] }))).clientSecret);
-      secrets.push((await ok(api.patch<{ clientSecret: string }>(`/website/${shop}/oauth2/live/regenerate`))).clientSecret);
-      const hook = await ok(api.post<{ id: number; secret: string }>(`/website/${shop}/webhooks`, { url: 'https://hooks.example.com/in', events: ['website.updated'] }), 201);
+      secrets.push(
+        (
+          await ok(
+            api.post<{ clientSecret: string }>(`/website/${shop}/oauth2/live`, {
+              redirectUris: ['https://exported.example.com/cb'],
+            }),
+          )
+        ).clientSecret,
+      );
+      secrets.push(
+        (await ok(api.patch<{ clientSecret: string }>(`/website/${shop}/oauth2/live/regenerate`))).clientSecret,
+      );
+      const hook = await ok(
+        api.post<{ id: number; secret: string }>(`/website/${shop}/webhooks`, {
+          url: 'https://hooks.example.com/in',
+          events: ['website.updated'],
+        }),
+        201,
+      );
       secrets.push(hook.secret, hook.secret.slice(6));
       await ok(api.delete(`/website/${shop}/webhooks/${hook.id}`), 204);
     } finally {
@@ -152,14 +207,34 @@ describe('age-provider audit export (operator CLI)', function () {
   });
   after(() => target.close());
 
-  it('prints a website\'s whole chain as JSON lines, oldest first, each entry with the documented fields and never a secret', async () => {
+  it("prints a website's whole chain as JSON lines, oldest first, each entry with the documented fields and never a secret", async () => {
     const entries = await exported(shop);
     expect(entries.map((entry) => entry.action)).to.deep.equal([
-      'website.created', 'website.updated', 'key.regenerated', 'oauth2.created', 'oauth2.credentials.regenerated', 'webhook.created', 'webhook.deleted',
+      'website.created',
+      'website.updated',
+      'key.regenerated',
+      'oauth2.created',
+      'oauth2.credentials.regenerated',
+      'webhook.created',
+      'webhook.deleted',
     ]);
     expect(entries.map((entry) => entry.seq)).to.deep.equal([1, 2, 3, 4, 5, 6, 7]);
     for (const entry of entries) {
-      expect(entry).to.have.all.keys('id', 'chain', 'seq', 'webmasterId', 'websiteId', 'at', 'actor', 'address', 'action', 'before', 'after', 'previousHash', 'hash');
+      expect(entry).to.have.all.keys(
+        'id',
+        'chain',
+        'seq',
+        'webmasterId',
+        'websiteId',
+        'at',
+        'actor',
+        'address',
+        'action',
+        'before',
+        'after',
+        'previousHash',
+        'hash',
+      );
       expect(entry).to.deep.include({ chain: `website:${shop}`, webmasterId, websiteId: shop });
       expect(entry.actor.type).to.equal('api_token');
       expect(entry.address).to.match(/127\.0\.0\.1$/);
@@ -172,20 +247,30 @@ describe('age-provider audit export (operator CLI)', function () {
     const text = JSON.stringify(entries);
     for (const secret of secrets) expect(text).to.not.include(secret);
     // The other website's changes are its own chain.
-    expect((await exported(other)).map((entry) => [entry.chain, entry.action])).to.deep.equal([[`website:${other}`, 'website.created']]);
+    expect((await exported(other)).map((entry) => [entry.chain, entry.action])).to.deep.equal([
+      [`website:${other}`, 'website.created'],
+    ]);
   });
 
-  it('exports a webmaster account\'s own chain (its API tokens) with --webmaster, checkable the same way, never the token', async () => {
+  it("exports a webmaster account's own chain (its API tokens) with --webmaster, checkable the same way, never the token", async () => {
     const run = await cli(target.env, ['audit', 'export', '--webmaster', String(webmasterId)]);
     expect(run.code, run.stderr).to.equal(0);
-    const entries = run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as ExportedEntry);
-    expect(entries.map((entry) => [entry.chain, entry.action, entry.actor.type])).to.deep.equal([[`webmaster:${webmasterId}`, 'api_token.issued', 'operator']]);
+    const entries = run.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as ExportedEntry);
+    expect(entries.map((entry) => [entry.chain, entry.action, entry.actor.type])).to.deep.equal([
+      [`webmaster:${webmasterId}`, 'api_token.issued', 'operator'],
+    ]);
     expect(chainBreak(entries)).to.equal(undefined);
     expect(run.stdout).to.not.include(token);
   });
 
   it('says there is nothing to export for a website or webmaster with no entries, and exits 1 with nothing on stdout', async () => {
-    for (const [option, id] of [['--website', other + 1000], ['--webmaster', webmasterId + 1000]] as const) {
+    for (const [option, id] of [
+      ['--website', other + 1000],
+      ['--webmaster', webmasterId + 1000],
+    ] as const) {
       const run = await cli(target.env, ['audit', 'export', option, String(id)]);
       expect(run.code, option).to.equal(1);
       expect(run.stdout).to.equal('');
@@ -194,7 +279,11 @@ describe('age-provider audit export (operator CLI)', function () {
   });
 
   it('needs exactly one of --website and --webmaster (exit 2)', async () => {
-    for (const args of [['audit', 'export'], ['audit', 'export', '--website', String(shop), '--webmaster', String(webmasterId)], ['audit', 'export', '--webmaster', 'me']]) {
+    for (const args of [
+      ['audit', 'export'],
+      ['audit', 'export', '--website', String(shop), '--webmaster', String(webmasterId)],
+      ['audit', 'export', '--webmaster', 'me'],
+    ]) {
       const run = await cli(target.env, args);
       expect(run.code, args.join(' ')).to.equal(2);
       expect(run.stdout).to.equal('');

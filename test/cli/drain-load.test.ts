@@ -16,22 +16,34 @@ interface Tally {
   resets: string[];
 }
 
-const TOKEN_BODY = 'grant_type=authorization_code&code=nothing&redirect_uri=https%3A%2F%2Fexample.test%2Fcb&client_id=nobody';
+const TOKEN_BODY =
+  'grant_type=authorization_code&code=nothing&redirect_uri=https%3A%2F%2Fexample.test%2Fcb&client_id=nobody';
 
 type Answer = { status: number; body: string; close: boolean } | { error: string };
 
 /** One request on a keep-alive agent: its status, body and whether it closes its connection, or the socket error's code. */
 function send(agent: Agent, base: string, post: boolean): Promise<Answer> {
   return new Promise((resolve) => {
-    const sent = request(`${base}${post ? '/v1/oauth2/token' : '/healthz'}`, {
-      agent, method: post ? 'POST' : 'GET',
-      headers: post ? { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': TOKEN_BODY.length } : {},
-    }, (response) => {
-      let text = '';
-      response.on('data', (chunk: Buffer) => { text += chunk.toString(); });
-      response.on('end', () => resolve({ status: response.statusCode!, body: text, close: response.headers.connection === 'close' }));
-      response.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
-    });
+    const sent = request(
+      `${base}${post ? '/v1/oauth2/token' : '/healthz'}`,
+      {
+        agent,
+        method: post ? 'POST' : 'GET',
+        headers: post
+          ? { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': TOKEN_BODY.length }
+          : {},
+      },
+      (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => {
+          text += chunk.toString();
+        });
+        response.on('end', () =>
+          resolve({ status: response.statusCode!, body: text, close: response.headers.connection === 'close' }),
+        );
+        response.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
+      },
+    );
     sent.on('error', (error: NodeJS.ErrnoException) => resolve({ error: `${error.code ?? error.message}` }));
     sent.end(post ? TOKEN_BODY : undefined);
   });
@@ -81,7 +93,12 @@ describe('a drain under keep-alive load, clients straight on one instance', func
   it('answers every request sent on a keep-alive connection as the drain begins: no reset, no answer but the usual one', async () => {
     // No delay: the listener closes as the signal arrives, when most clients' next request is on its way on a
     // connection that has just answered (idle to Node until that request is parsed).
-    server = await serveProcess({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', SHUTDOWN_TIMEOUT: '30', SHUTDOWN_DELAY_MS: '0' });
+    server = await serveProcess({
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      SHUTDOWN_TIMEOUT: '30',
+      SHUTDOWN_DELAY_MS: '0',
+    });
     const base = server.started.listening;
     const tally: Tally = { expected: 0, answered: Array.from({ length: 24 }, () => 0), unexpected: [], resets: [] };
     const clients = Array.from({ length: 24 }, (_, index) => hammer(base, tally, index));

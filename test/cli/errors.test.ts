@@ -11,7 +11,11 @@ describe('age-provider command-line errors and exit codes', function () {
   this.timeout(60_000);
 
   it('prints its version with --version and -v', async () => {
-    expect(await cli(NO_DATABASE_NEEDED, ['--version'])).to.deep.equal({ code: 0, stdout: `age-provider ${version}\n`, stderr: '' });
+    expect(await cli(NO_DATABASE_NEEDED, ['--version'])).to.deep.equal({
+      code: 0,
+      stdout: `age-provider ${version}\n`,
+      stderr: '',
+    });
     expect((await cli(NO_DATABASE_NEEDED, ['-v'])).stdout).to.equal(`age-provider ${version}\n`);
   });
 
@@ -21,14 +25,19 @@ describe('age-provider command-line errors and exit codes', function () {
       [['webmaster', 'create', '--email'], '--email needs a value: --email VALUE'],
       [['webmaster', 'create', '--email', '--password-stdin'], '--email needs a value: --email VALUE'],
       [['migrate', '--json=yes'], '--json takes no value'],
-      [['tickets', 'issue', '--count', '2', '--level', 'high'], '--level "high" is not a level: use one of STANDARD, ENHANCED, STRICT'],
+      [
+        ['tickets', 'issue', '--count', '2', '--level', 'high'],
+        '--level "high" is not a level: use one of STANDARD, ENHANCED, STRICT',
+      ],
       [['tickets', 'issue', '--count', '2'], '--level is required: one of STANDARD, ENHANCED, STRICT'],
     ];
     for (const [args, message] of cases) {
       const run = await cli(NO_DATABASE_NEEDED, args);
       const name = args[0];
       expect(run, args.join(' ')).to.deep.equal({
-        code: 2, stdout: '', stderr: `age-provider ${name}: ${message}\nRun "age-provider ${name} --help" for its usage.\n`,
+        code: 2,
+        stdout: '',
+        stderr: `age-provider ${name}: ${message}\nRun "age-provider ${name} --help" for its usage.\n`,
       });
     }
     expect((await cli(NO_DATABASE_NEEDED, ['frobnicate'])).code).to.equal(2);
@@ -41,14 +50,20 @@ describe('age-provider command-line errors and exit codes', function () {
     const configured = { ...NO_DATABASE_NEEDED, SINGLE_INSTANCE: 'true' };
     const unreachable = { ...configured, DATABASE_URL: 'postgres://operator:hunter2-secret@127.0.0.1:1/agedb' };
 
-    for (const args of [['migrate'], ['serve'], ['webmaster', 'token', '--email', 'a@example.test'], ['tickets', 'issue', '--count', '1', '--level', 'STRICT']]) {
+    for (const args of [
+      ['migrate'],
+      ['serve'],
+      ['webmaster', 'token', '--email', 'a@example.test'],
+      ['tickets', 'issue', '--count', '1', '--level', 'STRICT'],
+    ]) {
       it(`ends "${args.join(' ')}" with one line naming DATABASE_URL without its password, exit 1`, async () => {
         const run = await cli(unreachable, args);
         expect(run).to.deep.equal({
           code: 1,
           stdout: '',
-          stderr: `age-provider ${args[0]}: cannot use the PostgreSQL database DATABASE_URL=postgres://operator:***@127.0.0.1:1/agedb: `
-            + 'nothing accepts connections at that host and port\n',
+          stderr:
+            `age-provider ${args[0]}: cannot use the PostgreSQL database DATABASE_URL=postgres://operator:***@127.0.0.1:1/agedb: ` +
+            'nothing accepts connections at that host and port\n',
         });
       });
     }

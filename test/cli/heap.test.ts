@@ -25,7 +25,10 @@ function youngGenerationMb(nodeArgs: string[], apply: boolean): number {
     const space = v8.getHeapSpaceStatistics().find((entry) => entry.space_name === 'new_space');
     console.log(space.space_size / 1048576);`;
   const run = spawnSync(process.execPath, [...nodeArgs, '--import', 'tsx', '--input-type=module', '-e', script], {
-    cwd: packageRoot, env: { PATH: process.env.PATH }, encoding: 'utf8', timeout: 60_000,
+    cwd: packageRoot,
+    env: { PATH: process.env.PATH },
+    encoding: 'utf8',
+    timeout: 60_000,
   });
   expect(run.status, run.stderr).to.equal(0);
   return Number(run.stdout.trim());
@@ -48,20 +51,38 @@ describe('the server heap settings (lib/cli/heap.ts)', function () {
 
   it("leave the operator's own V8 heap flags alone, from the command line or NODE_OPTIONS", () => {
     expect(serverHeapSettings([], '')).to.deep.equal({ capYoungGeneration: true, heapGrowingPercent: true });
-    expect(serverHeapSettings(['--max-semi-space-size=32'], '')).to.deep.equal({ capYoungGeneration: false, heapGrowingPercent: true });
-    expect(serverHeapSettings([], '--max_semi_space_size=2 --heap-growing-percent=20')).to.deep.equal({ capYoungGeneration: false, heapGrowingPercent: false });
-    expect(serverHeapSettings(['--import', 'tsx', '--heap_growing_percent=80'], '')).to.deep.equal({ capYoungGeneration: true, heapGrowingPercent: false });
+    expect(serverHeapSettings(['--max-semi-space-size=32'], '')).to.deep.equal({
+      capYoungGeneration: false,
+      heapGrowingPercent: true,
+    });
+    expect(serverHeapSettings([], '--max_semi_space_size=2 --heap-growing-percent=20')).to.deep.equal({
+      capYoungGeneration: false,
+      heapGrowingPercent: false,
+    });
+    expect(serverHeapSettings(['--import', 'tsx', '--heap_growing_percent=80'], '')).to.deep.equal({
+      capYoungGeneration: true,
+      heapGrowingPercent: false,
+    });
     expect(youngGenerationMb(['--max-semi-space-size=32'], true)).to.be.greaterThan(16);
   });
 
   it('are on the command lines we ship (npm start, the Dockerfile, the systemd unit), where V8 reads them from the start', async () => {
-    const scripts = (JSON.parse(await readFile(join(packageRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-    const cmd = (await readDockerfile(join(packageRoot, 'examples', 'deploy', 'Dockerfile'))).find(({ keyword }) => keyword === 'CMD');
+    const scripts = (
+      JSON.parse(await readFile(join(packageRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    ).scripts;
+    const cmd = (await readDockerfile(join(packageRoot, 'examples', 'deploy', 'Dockerfile'))).find(
+      ({ keyword }) => keyword === 'CMD',
+    );
     const unit = await readFile(join(packageRoot, 'examples', 'deploy', 'age-provider@.service'), 'utf8');
     const execStart = /^ExecStart=(.*)$/m.exec(unit)?.[1] ?? '';
     expect(scripts.start).to.match(new RegExp(`node ${SHIPPED_NODE_FLAG} dist/examples/demo/main\\.js$`));
     expect(JSON.parse(cmd!.args)).to.deep.equal(['node', SHIPPED_NODE_FLAG, 'bin/age-provider.js', 'serve']);
-    expect(execStart.split(' ')).to.deep.equal(['/usr/bin/node', SHIPPED_NODE_FLAG, '/opt/age-provider/bin/age-provider.js', 'serve']);
+    expect(execStart.split(' ')).to.deep.equal([
+      '/usr/bin/node',
+      SHIPPED_NODE_FLAG,
+      '/opt/age-provider/bin/age-provider.js',
+      'serve',
+    ]);
     // and the server started that way leaves the young generation to the flag alone
     expect(serverHeapSettings([SHIPPED_NODE_FLAG], '').capYoungGeneration).to.equal(false);
   });

@@ -27,10 +27,14 @@ describe('age-provider migrate and serve (operator CLI)', function () {
   it('explains migrate and serve with --help, without touching the database or starting a server', async () => {
     const migrate = await cli(env, ['migrate', '--help']);
     expect(migrate).to.include({ code: 0, stderr: '' });
-    expect(migrate.stdout).to.contain('Usage: age-provider migrate [--json]').and.contain('Migrations are forward only.');
+    expect(migrate.stdout)
+      .to.contain('Usage: age-provider migrate [--json]')
+      .and.contain('Migrations are forward only.');
     const serve = await cli(env, ['serve', '--help']);
     expect(serve).to.include({ code: 0, stderr: '' });
-    expect(serve.stdout).to.contain('Usage: age-provider serve [--json]').and.contain('Stops cleanly on SIGINT or SIGTERM.')
+    expect(serve.stdout)
+      .to.contain('Usage: age-provider serve [--json]')
+      .and.contain('Stops cleanly on SIGINT or SIGTERM.')
       .and.not.contain('listening');
     expect(await inspect((db) => db.schema.hasTable('websites'))).to.equal(false);
   });
@@ -50,7 +54,9 @@ describe('age-provider migrate and serve (operator CLI)', function () {
   it('exits 2 on an unknown option and 1 on a bad configuration, with the error in --json', async () => {
     const unknown = await cli(env, ['migrate', '--bogus']);
     expect(unknown.code).to.equal(2);
-    expect(unknown.stderr).to.equal('age-provider migrate: unknown option --bogus; "migrate" takes --json, --help\nRun "age-provider migrate --help" for its usage.\n');
+    expect(unknown.stderr).to.equal(
+      'age-provider migrate: unknown option --bogus; "migrate" takes --json, --help\nRun "age-provider migrate --help" for its usage.\n',
+    );
 
     const badEnv = { ...env, PORT: 'not-a-port' };
     const human = await cli(badEnv, ['migrate']);
@@ -65,10 +71,16 @@ describe('age-provider migrate and serve (operator CLI)', function () {
     if (!existsSync(join(packageRoot, 'dist/lib/cli/main.js'))) {
       this.skip(); // dist/ is absent: run `npm run build` first to test the installed entry point.
     }
-    const { stdout } = await promisify(execFile)(process.execPath, [join(packageRoot, 'bin/age-provider.js'), '--help'], {
-      cwd: packageRoot, env: { PATH: process.env.PATH },
-    });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [join(packageRoot, 'bin/age-provider.js'), '--help'],
+      {
+        cwd: packageRoot,
+        env: { PATH: process.env.PATH },
+      },
+    );
     expect(stdout).to.contain('Usage: age-provider <command> [options]');
-    for (const command of ['serve', 'migrate', 'webmaster', 'tickets']) expect(stdout).to.match(new RegExp(`^  ${command}\\s`, 'm'));
+    for (const command of ['serve', 'migrate', 'webmaster', 'tickets'])
+      expect(stdout).to.match(new RegExp(`^  ${command}\\s`, 'm'));
   });
 });

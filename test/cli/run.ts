@@ -20,8 +20,12 @@ export async function cli(env: NodeJS.ProcessEnv, args: string[], stdin = ''): P
   let stdout = '';
   let stderr = '';
   const io: CliIo = {
-    stdout: (text) => { stdout += text; },
-    stderr: (text) => { stderr += text; },
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
     readStdin: async () => stdin,
     env,
     oidcAdapter: knexAdapter,
@@ -47,7 +51,11 @@ export async function cliDatabase(prefix: string): Promise<CliDatabase> {
   const database = process.env.DATABASE_URL ? await createTestDatabase() : undefined;
   return {
     // On PostgreSQL the commands run as the one instance using that database (no shared keys needed).
-    env: { DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...(database?.url ? { DATABASE_URL: database.url, SINGLE_INSTANCE: 'true' } : {}) },
+    env: {
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      ...(database?.url ? { DATABASE_URL: database.url, SINGLE_INSTANCE: 'true' } : {}),
+    },
     database,
     async inspect(work) {
       if (database) return work(database.db);
@@ -111,6 +119,7 @@ export async function serveProcess(env: NodeJS.ProcessEnv, wrapper: readonly str
     child,
     started,
     exited,
-    logged: (text) => (stderr.includes(text) ? Promise.resolve() : new Promise((resolve) => waiting.push({ text, resolve }))),
+    logged: (text) =>
+      stderr.includes(text) ? Promise.resolve() : new Promise((resolve) => waiting.push({ text, resolve })),
   };
 }

@@ -49,7 +49,8 @@ describe('age-provider secrets', function () {
       // database belongs to one process, so one instance there).
       const env = { ...variables, LOG_LEVEL: 'silent', ...(database?.url ? { DATABASE_URL: database.url } : {}) };
       const count = database ? 2 : 1;
-      for (let index = 0; index < count; index++) servers.push(await serveProcess({ ...env, DATA_DIR: join(dataDir, String(index)) }));
+      for (let index = 0; index < count; index++)
+        servers.push(await serveProcess({ ...env, DATA_DIR: join(dataDir, String(index)) }));
       for (const server of servers) {
         expect(await publishedKids(server)).to.deep.equal([jwks.keys[0]!.kid]);
         expect((await fetch(`${server.started.listening}/readyz`)).status).to.equal(200);
@@ -71,7 +72,9 @@ describe('age-provider secrets', function () {
     const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...publicKey } = publicOnly.keys[0]!;
     const run = await cli({ ...QUIET, JWKS: JSON.stringify({ keys: [publicKey] }) }, ['migrate']);
     expect(run.code).to.equal(1);
-    expect(run.stderr).to.equal(`age-provider migrate: invalid configuration: JWKS (keys/0) must have required property 'd'\n`);
+    expect(run.stderr).to.equal(
+      `age-provider migrate: invalid configuration: JWKS (keys/0) must have required property 'd'\n`,
+    );
   });
 
   describe('rotate', () => {
@@ -106,10 +109,25 @@ describe('age-provider secrets', function () {
       const key = 'a'.repeat(32);
       const failures: Array<[NodeJS.ProcessEnv, string[], number, string]> = [
         [{ COOKIE_KEYS: key }, ['cookie-keys', 'switch'], 1, 'only one key: "switch" follows "add"'],
-        [{ COOKIE_KEYS: `${key},${'b'.repeat(32)}` }, ['cookie-keys', 'add'], 1, 'a rotation is under way (2 keys): finish it with "switch" and "retire" first'],
+        [
+          { COOKIE_KEYS: `${key},${'b'.repeat(32)}` },
+          ['cookie-keys', 'add'],
+          1,
+          'a rotation is under way (2 keys): finish it with "switch" and "retire" first',
+        ],
         [{}, ['jwks', 'add'], 1, 'JWKS is not set: "rotate" starts from the value every instance has now'],
-        [{ COOKIE_KEYS: 'short' }, ['cookie-keys', 'add'], 1, 'invalid configuration: COOKIE_KEYS (0) must be comma-separated keys of at least 32 characters'],
-        [{}, ['sealing-key', 'add'], 2, 'rotate what? "jwks" or "cookie-keys" (SEALING_KEY does not rotate, see docs/configuration.md)'],
+        [
+          { COOKIE_KEYS: 'short' },
+          ['cookie-keys', 'add'],
+          1,
+          'invalid configuration: COOKIE_KEYS (0) must be comma-separated keys of at least 32 characters',
+        ],
+        [
+          {},
+          ['sealing-key', 'add'],
+          2,
+          'rotate what? "jwks" or "cookie-keys" (SEALING_KEY does not rotate, see docs/configuration.md)',
+        ],
         [{ COOKIE_KEYS: key }, ['cookie-keys', 'promote'], 2, 'which step? add, switch, retire'],
       ];
       for (const [env, args, code, message] of failures) {

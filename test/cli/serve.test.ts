@@ -28,12 +28,14 @@ async function open(url: string): Promise<Connection> {
   return {
     socket,
     received: () => text,
-    receives: (wanted) => (text.includes(wanted) ? Promise.resolve() : new Promise((resolve) => waiting.push({ wanted, resolve }))),
+    receives: (wanted) =>
+      text.includes(wanted) ? Promise.resolve() : new Promise((resolve) => waiting.push({ wanted, resolve })),
     closed,
   };
 }
 
-const TOKEN_BODY = 'grant_type=authorization_code&code=nothing&redirect_uri=https%3A%2F%2Fexample.test%2Fcb&client_id=nobody';
+const TOKEN_BODY =
+  'grant_type=authorization_code&code=nothing&redirect_uri=https%3A%2F%2Fexample.test%2Fcb&client_id=nobody';
 
 /** A token request whose headers the server has (it answered 100 Continue) and whose body is still to come. */
 async function tokenRequestInFlight(url: string): Promise<Connection> {
@@ -51,7 +53,9 @@ function finalResponse(text: string): { status: number; headers: Record<string, 
   const last = text.slice(text.lastIndexOf('HTTP/1.1 '));
   const [head = '', body = ''] = last.split('\r\n\r\n');
   const [statusLine = '', ...lines] = head.split('\r\n');
-  const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  const headers = Object.fromEntries(
+    lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+  );
   return { status: Number(statusLine.split(' ')[1]), headers, body };
 }
 
@@ -87,7 +91,12 @@ describe('age-provider serve as a process', function () {
   });
 
   it('on SIGTERM lets every in-flight request finish with Connection: close, closes connections idle for the margin and exits 0', async () => {
-    server = await serveProcess({ DATA_DIR: dataDir, LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT: '60', SHUTDOWN_DELAY_MS: '0' });
+    server = await serveProcess({
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+      SHUTDOWN_TIMEOUT: '60',
+      SHUTDOWN_DELAY_MS: '0',
+    });
     const { listening } = server.started;
     const idle = await open(listening);
     idle.socket.write(`GET /healthz HTTP/1.1\r\nHost: ${new URL(listening).host}\r\n\r\n`);
@@ -99,10 +108,13 @@ describe('age-provider serve as a process', function () {
     await idle.closed;
     expect(finalResponse(idle.received()).headers.connection).to.equal('keep-alive');
     // The listener no longer accepts connections.
-    await open(listening).then((late) => {
-      late.socket.destroy();
-      expect.fail('a new connection was accepted while draining');
-    }, (error: NodeJS.ErrnoException) => expect(error.code).to.equal('ECONNREFUSED'));
+    await open(listening).then(
+      (late) => {
+        late.socket.destroy();
+        expect.fail('a new connection was accepted while draining');
+      },
+      (error: NodeJS.ErrnoException) => expect(error.code).to.equal('ECONNREFUSED'),
+    );
 
     for (const connection of inFlight) connection.socket.write(TOKEN_BODY);
     await Promise.all(inFlight.map((connection) => connection.closed));
@@ -119,7 +131,12 @@ describe('age-provider serve as a process', function () {
     const database = await cliDatabase('age-provider-serve-delay-');
     try {
       // A short delay: the next requests below come within the 2 s a connection may stay idle once the listener closed.
-      server = await serveProcess({ ...database.env, LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT: '30', SHUTDOWN_DELAY_MS: '600' });
+      server = await serveProcess({
+        ...database.env,
+        LOG_LEVEL: 'info',
+        SHUTDOWN_TIMEOUT: '30',
+        SHUTDOWN_DELAY_MS: '600',
+      });
       const { listening } = server.started;
       const host = new URL(listening).host;
       const get = (path: string) => `GET ${path} HTTP/1.1\r\nHost: ${host}\r\n\r\n`;
@@ -157,13 +174,23 @@ describe('age-provider serve as a process', function () {
 
       // Once the listener has closed, the next request on each connection that answered during the delay is answered
       // with Connection: close.
-      while (await open(listening).then((probe) => { probe.socket.destroy(); return true; }, () => false)) {
+      while (
+        await open(listening).then(
+          (probe) => {
+            probe.socket.destroy();
+            return true;
+          },
+          () => false,
+        )
+      ) {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       for (const connection of [...late, fresh]) connection.socket.write(get('/healthz'));
       for (const connection of [...late, fresh]) {
         await connection.closed;
-        expect(connection.received().match(/HTTP\/1\.1 /g), connection.received()).to.have.length(connection === fresh ? 2 : 3);
+        expect(connection.received().match(/HTTP\/1\.1 /g), connection.received()).to.have.length(
+          connection === fresh ? 2 : 3,
+        );
         expect(finalResponse(connection.received())).to.deep.include({ status: 200 });
         expect(finalResponse(connection.received()).headers.connection).to.equal('close');
       }
@@ -182,8 +209,13 @@ describe('age-provider serve as a process', function () {
       const { port } = taken.address() as AddressInfo;
       try {
         const env = { DATA_DIR: dataDir, LOG_LEVEL: 'silent', OPERATIONS_PORT: '0', [setting]: String(port) };
-        const failed = await serveProcess(env).then(() => 'started', (error: Error) => error.message);
-        expect(failed).to.equal(`the server did not start: ${setting}=${port}: 127.0.0.1:${port} is already in use by another process; stop it or set another ${setting}`);
+        const failed = await serveProcess(env).then(
+          () => 'started',
+          (error: Error) => error.message,
+        );
+        expect(failed).to.equal(
+          `the server did not start: ${setting}=${port}: 127.0.0.1:${port} is already in use by another process; stop it or set another ${setting}`,
+        );
       } finally {
         taken.close();
       }

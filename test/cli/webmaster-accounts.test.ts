@@ -26,7 +26,7 @@ describe('age-provider webmaster list | show | disable | enable | delete, member
   });
   after(() => target.close());
 
-  it('lists and shows accounts, changes members\' roles, removes members, lists and revokes keys, each audited', async () => {
+  it("lists and shows accounts, changes members' roles, removes members, lists and revokes keys, each audited", async () => {
     const owner = newEmail();
     const other = newEmail();
     const ownerId = (await json<{ id: number }>(['webmaster', 'create', '--email', owner])).id;
@@ -34,14 +34,31 @@ describe('age-provider webmaster list | show | disable | enable | delete, member
     await inspect((db) => db('account_members').insert({ account_id: ownerId, webmaster_id: otherId, role: 'viewer' }));
     const { token } = await json<{ token: string }>(['webmaster', 'token', '--email', owner, '--name', 'deploy']);
 
-    const listed = await json<Array<{ id: number; email: string; members: number; activeKeys: number; disabledAt: null }>>(['webmaster', 'list']);
-    expect(listed.find((account) => account.id === ownerId)).to.include({ email: owner, members: 2, activeKeys: 1, disabledAt: null });
-    const shown = await json<{ members: Array<{ webmasterId: number; role: string }> }>(['webmaster', 'show', '--webmaster', String(ownerId)]);
-    expect(shown.members.map((member) => [member.webmasterId, member.role])).to.deep.equal([[ownerId, 'owner'], [otherId, 'viewer']]);
+    const listed = await json<
+      Array<{ id: number; email: string; members: number; activeKeys: number; disabledAt: null }>
+    >(['webmaster', 'list']);
+    expect(listed.find((account) => account.id === ownerId)).to.include({
+      email: owner,
+      members: 2,
+      activeKeys: 1,
+      disabledAt: null,
+    });
+    const shown = await json<{ members: Array<{ webmasterId: number; role: string }> }>([
+      'webmaster',
+      'show',
+      '--webmaster',
+      String(ownerId),
+    ]);
+    expect(shown.members.map((member) => [member.webmasterId, member.role])).to.deep.equal([
+      [ownerId, 'owner'],
+      [otherId, 'viewer'],
+    ]);
     expect((await cli(env, ['webmaster', 'list'])).stdout).to.contain(owner);
 
     await json(['webmaster', 'set-role', '--email', owner, '--member', other, '--role', 'owner']);
-    expect((await json<Array<{ role: string }>>(['webmaster', 'members', '--email', owner])).map((member) => member.role)).to.deep.equal(['owner', 'owner']);
+    expect(
+      (await json<Array<{ role: string }>>(['webmaster', 'members', '--email', owner])).map((member) => member.role),
+    ).to.deep.equal(['owner', 'owner']);
     await json(['webmaster', 'set-role', '--email', owner, '--member', String(otherId), '--role', 'developer']);
     const lastOwner = await cli(env, ['webmaster', 'set-role', '--email', owner, '--member', owner, '--role', 'admin']);
     expect(lastOwner.code).to.equal(1);
@@ -49,14 +66,26 @@ describe('age-provider webmaster list | show | disable | enable | delete, member
     await json(['webmaster', 'remove-member', '--email', owner, '--member', other]);
     expect(await json<unknown[]>(['webmaster', 'members', '--email', owner])).to.have.length(1);
 
-    const keys = await json<Array<{ id: number; name: string; access: string }>>(['webmaster', 'keys', '--email', owner]);
+    const keys = await json<Array<{ id: number; name: string; access: string }>>([
+      'webmaster',
+      'keys',
+      '--email',
+      owner,
+    ]);
     expect(keys.map((key) => [key.name, key.access])).to.deep.equal([['deploy', 'write']]);
     await json(['webmaster', 'revoke-key', '--email', owner, '--key', String(keys[0]!.id)]);
     await inspect(async (db) => {
       expect(await authenticateApiToken(db, systemClock, token)).to.equal(undefined);
-      const actions = await db('audit_entries').where('chain', `webmaster:${ownerId}`).orderBy('seq').select('action', 'actor_type', 'actor_id');
-      expect(actions.filter((entry) => entry.actor_type === 'operator').map((entry) => `${entry.action} ${entry.actor_id}`)).to.include.members([
-        'member.role_changed age-provider webmaster set-role', 'member.removed age-provider webmaster remove-member', 'api_key.revoked age-provider webmaster revoke-key',
+      const actions = await db('audit_entries')
+        .where('chain', `webmaster:${ownerId}`)
+        .orderBy('seq')
+        .select('action', 'actor_type', 'actor_id');
+      expect(
+        actions.filter((entry) => entry.actor_type === 'operator').map((entry) => `${entry.action} ${entry.actor_id}`),
+      ).to.include.members([
+        'member.role_changed age-provider webmaster set-role',
+        'member.removed age-provider webmaster remove-member',
+        'api_key.revoked age-provider webmaster revoke-key',
       ]);
     });
   });
@@ -64,18 +93,34 @@ describe('age-provider webmaster list | show | disable | enable | delete, member
   it('disables an account (its keys stop, its sign-in fails), enables it again, and deletes it leaving a trail that verifies', async () => {
     const email = newEmail();
     await cli(env, ['webmaster', 'create', '--email', email, '--password-stdin'], STRONG);
-    const { token, webmasterId } = await json<{ token: string; webmasterId: number }>(['webmaster', 'token', '--email', email]);
+    const { token, webmasterId } = await json<{ token: string; webmasterId: number }>([
+      'webmaster',
+      'token',
+      '--email',
+      email,
+    ]);
     const disabled = await json<{ changed: boolean; disabled: boolean }>(['webmaster', 'disable', '--email', email]);
     expect(disabled).to.include({ changed: true, disabled: true });
-    expect((await json<{ changed: boolean }>(['webmaster', 'disable', '--email', email])).changed, 'twice changes nothing').to.equal(false);
+    expect(
+      (await json<{ changed: boolean }>(['webmaster', 'disable', '--email', email])).changed,
+      'twice changes nothing',
+    ).to.equal(false);
     await inspect(async (db) => expect(await authenticateApiToken(db, systemClock, token)).to.equal(undefined));
     await json(['webmaster', 'enable', '--webmaster', String(webmasterId)]);
-    await inspect(async (db) => expect((await authenticateApiToken(db, systemClock, token))?.accountId).to.equal(webmasterId));
+    await inspect(async (db) =>
+      expect((await authenticateApiToken(db, systemClock, token))?.accountId).to.equal(webmasterId),
+    );
 
     const unconfirmed = await cli(env, ['webmaster', 'delete', '--email', email]);
     expect(unconfirmed.code).to.equal(2);
     expect(unconfirmed.stderr).to.contain('add --yes');
-    const deleted = await json<{ deleted: boolean; chains: number }>(['webmaster', 'delete', '--email', email, '--yes']);
+    const deleted = await json<{ deleted: boolean; chains: number }>([
+      'webmaster',
+      'delete',
+      '--email',
+      email,
+      '--yes',
+    ]);
     expect(deleted.deleted).to.equal(true);
     expect(deleted.chains).to.be.greaterThan(0);
     await inspect(async (db) => {
@@ -93,7 +138,10 @@ describe('age-provider webmaster list | show | disable | enable | delete, member
     for (const [args, message] of [
       [['webmaster', 'show'], /--webmaster ID or --email E is required/],
       [['webmaster', 'show', '--webmaster', 'x'], /--webmaster must be a webmaster id/],
-      [['webmaster', 'set-role', '--webmaster', '1', '--member', 'a', '--role', 'king'], /--role must be one of owner, admin, developer, viewer/],
+      [
+        ['webmaster', 'set-role', '--webmaster', '1', '--member', 'a', '--role', 'king'],
+        /--role must be one of owner, admin, developer, viewer/,
+      ],
       [['webmaster', 'revoke-key', '--webmaster', '1', '--key', '-3'], /--key needs a value|--key must be/],
     ] as const) {
       const run = await cli(env, [...args]);

@@ -15,12 +15,22 @@ describe('configuration', () => {
 
   it('has the documented defaults', async () => {
     const { config } = await loadConfig({}, { DATA_DIR: dataDir });
-    expect(config).to.include({ port: 3000, host: '127.0.0.1', issuer: 'http://127.0.0.1:3000', trustProxy: false, verificationTtl: 3600, ageThreshold: 18 });
+    expect(config).to.include({
+      port: 3000,
+      host: '127.0.0.1',
+      issuer: 'http://127.0.0.1:3000',
+      trustProxy: false,
+      verificationTtl: 3600,
+      ageThreshold: 18,
+    });
     expect(config.databaseUrl).to.equal(undefined);
   });
 
   it('reads environment variables with types, and options win over them', async () => {
-    const { config } = await loadConfig({ host: '0.0.0.0' }, { DATA_DIR: dataDir, PORT: '8080', TRUST_PROXY: 'true', HOST: '127.0.0.2', ISSUER: 'https://age.example/' });
+    const { config } = await loadConfig(
+      { host: '0.0.0.0' },
+      { DATA_DIR: dataDir, PORT: '8080', TRUST_PROXY: 'true', HOST: '127.0.0.2', ISSUER: 'https://age.example/' },
+    );
     expect(config).to.include({ port: 8080, trustProxy: true, host: '0.0.0.0', issuer: 'https://age.example' });
   });
 
@@ -33,7 +43,12 @@ describe('configuration', () => {
   });
 
   it('names the bad key and refuses to start', async () => {
-    for (const [env, key] of [[{ PORT: 'eighty' }, 'PORT'], [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'], [{ JWKS: '{' }, 'JWKS'], [{ SEALING_KEY: 'short' }, 'SEALING_KEY']] as const) {
+    for (const [env, key] of [
+      [{ PORT: 'eighty' }, 'PORT'],
+      [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+      [{ JWKS: '{' }, 'JWKS'],
+      [{ SEALING_KEY: 'short' }, 'SEALING_KEY'],
+    ] as const) {
       try {
         await loadConfig({}, { DATA_DIR: dataDir, ...env });
         expect.fail(`accepted ${key}`);
@@ -54,7 +69,10 @@ describe('configuration', () => {
       STRIPE_SECRET_KEY: 'sk_test_1',
       PLEENK_ISSUER: 'https://pleenk.example',
     };
-    const error = await loadConfig({}, env).then(() => expect.fail('started'), (failure: unknown) => failure);
+    const error = await loadConfig({}, env).then(
+      () => expect.fail('started'),
+      (failure: unknown) => failure,
+    );
     expect(error).to.be.instanceOf(ConfigError);
     expect((error as ConfigError).problems).to.have.members([
       'PORT must be integer',
@@ -73,15 +91,28 @@ describe('configuration', () => {
     expect(second.config.sealingKey.equals(first.config.sealingKey)).to.equal(true);
     expect(first.config.jwks.keys[0]).to.include({ kty: 'RSA', alg: 'RS256' });
     expect((await stat(join(dataDir, 'secrets.json'))).mode & 0o777).to.equal(0o600);
-    expect(JSON.parse(await readFile(join(dataDir, 'secrets.json'), 'utf8'))).to.have.keys('cookieKeys', 'jwks', 'sealingKey');
+    expect(JSON.parse(await readFile(join(dataDir, 'secrets.json'), 'utf8'))).to.have.keys(
+      'cookieKeys',
+      'jwks',
+      'sealingKey',
+    );
   });
 
   it('refuses generated secrets on PostgreSQL, naming the missing keys, unless SINGLE_INSTANCE=true', async () => {
-    const shared = { DATA_DIR: dataDir, DATABASE_URL: 'postgres://localhost/x', SEALING_KEY: randomBytes(32).toString('base64') };
-    await loadConfig({}, shared).then(() => expect.fail('started'), (error: unknown) => {
-      expect(error).to.be.instanceOf(ConfigError);
-      expect((error as Error).message).to.match(/^invalid configuration: COOKIE_KEYS, JWKS not configured/).and.contain('SINGLE_INSTANCE=true');
-    });
+    const shared = {
+      DATA_DIR: dataDir,
+      DATABASE_URL: 'postgres://localhost/x',
+      SEALING_KEY: randomBytes(32).toString('base64'),
+    };
+    await loadConfig({}, shared).then(
+      () => expect.fail('started'),
+      (error: unknown) => {
+        expect(error).to.be.instanceOf(ConfigError);
+        expect((error as Error).message)
+          .to.match(/^invalid configuration: COOKIE_KEYS, JWKS not configured/)
+          .and.contain('SINGLE_INSTANCE=true');
+      },
+    );
     const { config } = await loadConfig({}, { ...shared, SINGLE_INSTANCE: 'true' });
     expect(config.singleInstance).to.equal(true);
     expect(config.cookieKeys).to.have.length(1);

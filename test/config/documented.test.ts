@@ -30,7 +30,12 @@ async function variablesRead(): Promise<string[]> {
 
 /** The rows of every table in README.md and docs/*.md. */
 const tableRows = (): string[] =>
-  [join(packageRoot, 'README.md'), ...readdirSync(join(packageRoot, 'docs')).filter((file) => file.endsWith('.md')).map((file) => join(packageRoot, 'docs', file))]
+  [
+    join(packageRoot, 'README.md'),
+    ...readdirSync(join(packageRoot, 'docs'))
+      .filter((file) => file.endsWith('.md'))
+      .map((file) => join(packageRoot, 'docs', file)),
+  ]
     .flatMap((file) => readFileSync(file, 'utf8').split('\n'))
     .map((line) => line.trim())
     .filter((line) => line.startsWith('|'));
@@ -50,8 +55,10 @@ const namesOf = (cell: string): string[] => {
 
 /** Every setting of every section (lib/app/sections.ts). */
 const settings = (): EnvSetting[] =>
-  [...Object.values(SECTIONS), ...challengeSections().map(([, section]) => section)]
-    .flatMap((section: SettingsSection<unknown, unknown>) => Object.values<EnvSetting>(section.spec as Record<string, EnvSetting>));
+  [...Object.values(SECTIONS), ...challengeSections().map(([, section]) => section)].flatMap(
+    (section: SettingsSection<unknown, unknown>) =>
+      Object.values<EnvSetting>(section.spec as Record<string, EnvSetting>),
+  );
 
 describe('configuration: one registry, documented', () => {
   it('is the only reader of the environment: every variable read at start-up belongs to a section, or is a retired one it names', async function () {
@@ -63,11 +70,15 @@ describe('configuration: one registry, documented', () => {
   it('has a row in a table of README.md or docs/ for each variable of each section, stating its default (a variable added to a spec and not to the docs fails here)', () => {
     const rows = tableRows();
     const problems = settings().flatMap((setting) => {
-      const row = rows.find((line) => line.split('|').some((cell) => namesOf(cell).some((name) => documentedAs(setting.env).includes(name))));
+      const row = rows.find((line) =>
+        line.split('|').some((cell) => namesOf(cell).some((name) => documentedAs(setting.env).includes(name))),
+      );
       if (!row) return [`${setting.env}: no table row`];
       if (setting.default === undefined || typeof setting.default === 'object') return [];
       const stated = String(setting.default);
-      return row.includes(`\`${stated}\``) || row.includes(`| ${stated} `) ? [] : [`${setting.env}: the row does not state the default ${stated}`];
+      return row.includes(`\`${stated}\``) || row.includes(`| ${stated} `)
+        ? []
+        : [`${setting.env}: the row does not state the default ${stated}`];
     });
     expect([...new Set(problems)]).to.deep.equal([]);
   });

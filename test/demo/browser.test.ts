@@ -12,7 +12,15 @@ const CHROMIUM = '/usr/bin/chromium';
 interface BrowserGlobals {
   getComputedStyle(element: unknown): { backgroundColor: string };
 }
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 describe('the demo in a browser (Debian chromium, headless)', function () {
   this.timeout(120_000);
@@ -26,7 +34,10 @@ describe('the demo in a browser (Debian chromium, headless)', function () {
       this.skip();
     }
     // Geolocation from a trusted proxy's header, which the last test sets the way a CDN would.
-    started = await startTestDemo('age-provider-browser-', { env: { GEO_COUNTRY_HEADER: 'X-Visitor-Country' }, trustProxy: true });
+    started = await startTestDemo('age-provider-browser-', {
+      env: { GEO_COUNTRY_HEADER: 'X-Visitor-Country' },
+      trustProxy: true,
+    });
     demo = started.demo;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   });
@@ -45,8 +56,15 @@ describe('the demo in a browser (Debian chromium, headless)', function () {
     // No geolocation source is configured here: the location is unknown, and the gate says so in words.
     await page.getByText('We could not tell where you are, so age verification is required').waitFor();
     const button = page.getByRole('link', { name: 'Verify my age with Age Provider' });
-    expect(await button.evaluate((element) => (globalThis as unknown as BrowserGlobals).getComputedStyle(element).backgroundColor)).to.equal('rgb(0, 77, 179)');
-    expect(await button.locator('img').evaluate((image) => (image as unknown as { naturalWidth: number }).naturalWidth), 'the logo loads').to.be.above(0);
+    expect(
+      await button.evaluate(
+        (element) => (globalThis as unknown as BrowserGlobals).getComputedStyle(element).backgroundColor,
+      ),
+    ).to.equal('rgb(0, 77, 179)');
+    expect(
+      await button.locator('img').evaluate((image) => (image as unknown as { naturalWidth: number }).naturalWidth),
+      'the logo loads',
+    ).to.be.above(0);
 
     const [popup] = await Promise.all([page.waitForEvent('popup'), button.click()]);
     const closed = popup.waitForEvent('close');
@@ -74,14 +92,24 @@ describe('the demo in a browser (Debian chromium, headless)', function () {
   it('offers passkeys on its default address, and saving the result to one works (virtual authenticator)', async () => {
     // The demo's default issuer is named (localhost), which WebAuthn accepts as relying-party id; an IP address it refuses.
     expect(new URL(demo!.providerUrl).hostname).to.equal('localhost');
-    expect(new URL(demo!.relyingPartyUrl).hostname, 'the shop on the same name: its redirect host is the one visitors see').to.equal('localhost');
+    expect(
+      new URL(demo!.relyingPartyUrl).hostname,
+      'the shop on the same name: its redirect host is the one visitors see',
+    ).to.equal('localhost');
     const context = await browser!.newContext({ locale: 'en-US' });
     const page = await context.newPage();
     const problems = watchProblems(page);
     const cdp = await context.newCDPSession(page);
     await cdp.send('WebAuthn.enable', { enableUI: false });
     const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
     });
     // In one window (the shop's no-JavaScript path), so the authenticator belongs to the page the ceremony runs in.
     await page.goto(`${demo!.relyingPartyUrl}/verify`);
@@ -102,10 +130,15 @@ describe('the demo in a browser (Debian chromium, headless)', function () {
     const { webmaster, website } = demo!.seed;
     await updateWebsite(demo!.provider.runtime, webmaster.id, website.id, { regions: ['US-TX'] }, TEST_ORIGIN);
     const page = await browser!.newPage();
-    await page.route('**/v1/requirement?*', (route) => route.continue({ headers: { ...route.request().headers(), 'x-visitor-country': 'FR' } }));
+    await page.route('**/v1/requirement?*', (route) =>
+      route.continue({ headers: { ...route.request().headers(), 'x-visitor-country': 'FR' } }),
+    );
     await page.goto(demo!.relyingPartyUrl);
     await page.getByText('Age verification is not required where you are (France)').waitFor();
     expect(await page.getByRole('heading', { name: 'This shop is for adults only' }).isVisible()).to.equal(false);
-    expect(await page.getByRole('link', { name: 'Verify my age with Age Provider' }).isVisible(), 'verifying stays possible').to.equal(true);
+    expect(
+      await page.getByRole('link', { name: 'Verify my age with Age Provider' }).isVisible(),
+      'verifying stays possible',
+    ).to.equal(true);
   });
 });

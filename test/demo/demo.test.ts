@@ -22,7 +22,14 @@ describe('the demo (npm start): age-provider, seeded records and the relying par
     // As `npm start` runs it: the demo opens the database itself, the embedded one in DATA_DIR (or a fresh PostgreSQL one).
     if (process.env.DATABASE_URL) database = await createTestDatabase();
     dataDir = await mkdtemp(join(tmpdir(), 'age-provider-demo-'));
-    options = { env: {}, logLevel: 'silent', dataDir, port: 0, ...testSecrets, ...(database?.url ? { databaseUrl: database.url } : {}) };
+    options = {
+      env: {},
+      logLevel: 'silent',
+      dataDir,
+      port: 0,
+      ...testSecrets,
+      ...(database?.url ? { databaseUrl: database.url } : {}),
+    };
     demo = await startDemo(options);
   });
   after(async () => {
@@ -37,8 +44,13 @@ describe('the demo (npm start): age-provider, seeded records and the relying par
     expect(webmaster.password).to.be.a('string').with.length.above(11);
     const file = join(dataDir, 'demo.json');
     expect((await stat(file)).mode & 0o777).to.equal(0o600);
-    expect(JSON.parse(await readFile(file, 'utf8'))).to.deep.include({ email: webmaster.email, password: webmaster.password });
-    expect(await authenticateWebmaster(demo.provider.db, webmaster.email, webmaster.password!)).to.deep.include({ id: webmaster.id });
+    expect(JSON.parse(await readFile(file, 'utf8'))).to.deep.include({
+      email: webmaster.email,
+      password: webmaster.password,
+    });
+    expect(await authenticateWebmaster(demo.provider.db, webmaster.email, webmaster.password!)).to.deep.include({
+      id: webmaster.id,
+    });
   });
 
   it('registers the relying party callback on an ACTIVE TEST configuration of "Demo shop"', async () => {
@@ -53,19 +65,32 @@ describe('the demo (npm start): age-provider, seeded records and the relying par
   it("the website's domain is localhost, vouched for by the demo's operator, and the audit trail says so", async () => {
     const { webmaster, website } = demo.seed;
     expect(website.domain).to.equal('localhost');
-    expect(await getDomainVerification(demo.provider.runtime, webmaster.id, website.id)).to.include({ domain: 'localhost', verified: true, verifiedBy: 'operator' });
-    const vouching = (await wholeChain(demo.provider.db, { website: website.id })).filter((entry) => entry.action === 'domain.verification');
+    expect(await getDomainVerification(demo.provider.runtime, webmaster.id, website.id)).to.include({
+      domain: 'localhost',
+      verified: true,
+      verifiedBy: 'operator',
+    });
+    const vouching = (await wholeChain(demo.provider.db, { website: website.id })).filter(
+      (entry) => entry.action === 'domain.verification',
+    );
     expect(vouching).to.have.length(1);
     expect(vouching[0]).to.deep.include({
-      actor: { type: 'operator', id: 'npm start (demo)' }, address: null,
-      before: { domain: 'localhost', verified: false, verifiedBy: null }, after: { domain: 'localhost', verified: true, verifiedBy: 'operator' },
+      actor: { type: 'operator', id: 'npm start (demo)' },
+      address: null,
+      before: { domain: 'localhost', verified: false, verifiedBy: null },
+      after: { domain: 'localhost', verified: true, verifiedBy: 'operator' },
     });
   });
 
   it('the prompt names the host the visitor returns to and its domain, both localhost, the domain verified', async () => {
     const prompt = expectPage(await new Browser().open(`${demo.relyingPartyUrl}/verify`));
-    const asking = /<section class="asking"[\s\S]*?<\/section>/.exec(prompt.html)?.[0].replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
-    expect(asking).to.contain(`Afterwards you return to ${new URL(demo.relyingPartyUrl).host}`).and.contain('Domain localhost verified');
+    const asking = /<section class="asking"[\s\S]*?<\/section>/
+      .exec(prompt.html)?.[0]
+      .replace(/<[^>]+>/g, ' ')
+      .replace(/\s+/g, ' ');
+    expect(asking)
+      .to.contain(`Afterwards you return to ${new URL(demo.relyingPartyUrl).host}`)
+      .and.contain('Domain localhost verified');
     expect(asking).not.to.contain('not verified');
     expect(new URL(demo.relyingPartyUrl).hostname).to.equal('localhost');
   });
@@ -114,7 +139,12 @@ describe('the demo (npm start): age-provider, seeded records and the relying par
 
   it('a visitor who declines the prompt comes back to the shop unverified, told so on its home page', async () => {
     const visitor = new Browser();
-    const page = await walkSandbox(visitor, await visitor.open(`${demo.relyingPartyUrl}/verify`), demo.relyingPartyUrl, 'decline');
+    const page = await walkSandbox(
+      visitor,
+      await visitor.open(`${demo.relyingPartyUrl}/verify`),
+      demo.relyingPartyUrl,
+      'decline',
+    );
     expect(page.url.pathname).to.equal('/');
     expect(page.html).to.contain('You declined the age verification').and.contain('data-return-to-opener');
     expect(page.html).not.to.contain('Your age is verified');
@@ -138,7 +168,9 @@ describe('the demo (npm start): age-provider, seeded records and the relying par
     const visitor = new Browser();
     await visitor.open(`${demo.relyingPartyUrl}/verify`);
     const state = new URL(visitor.history[1]!.url.href).searchParams.get('state')!;
-    const page = await visitor.open(`${demo.relyingPartyUrl}/callback?code=abc&state=${encodeURIComponent(state)}&iss=${encodeURIComponent('https://attacker.example')}`);
+    const page = await visitor.open(
+      `${demo.relyingPartyUrl}/callback?code=abc&state=${encodeURIComponent(state)}&iss=${encodeURIComponent('https://attacker.example')}`,
+    );
     expect(page.status).to.equal(502);
     expect(page.html).to.contain('could not be reached or refused the answer');
   });
@@ -147,7 +179,12 @@ describe('the demo (npm start): age-provider, seeded records and the relying par
     const first = demo.seed;
     await demo.close();
     demo = await startDemo(options);
-    expect(demo.seed.webmaster).to.deep.include({ id: first.webmaster.id, email: first.webmaster.email, password: first.webmaster.password, created: false });
+    expect(demo.seed.webmaster).to.deep.include({
+      id: first.webmaster.id,
+      email: first.webmaster.email,
+      password: first.webmaster.password,
+      created: false,
+    });
     expect(demo.seed.website.id).to.equal(first.website.id);
     expect(demo.seed.oauth2.clientId).to.equal(first.oauth2.clientId);
   });
@@ -155,7 +192,10 @@ describe('the demo (npm start): age-provider, seeded records and the relying par
   it('a DATA_DIR of an earlier demo, its website on demo-shop.example.com, still starts: a new localhost website, verified; the earlier one left as it was', async () => {
     // The database as a demo before this change left it: the remembered website on demo-shop.example.com, never verified.
     const earlier = demo.seed.website.id;
-    await demo.provider.db('websites').where({ id: earlier }).update({ domain: 'demo-shop.example.com', domain_verified_at: null, domain_verified_by: null });
+    await demo.provider
+      .db('websites')
+      .where({ id: earlier })
+      .update({ domain: 'demo-shop.example.com', domain_verified_at: null, domain_verified_by: null });
     await demo.close();
     demo = await startDemo(options);
 
@@ -163,9 +203,17 @@ describe('the demo (npm start): age-provider, seeded records and the relying par
     expect(website.id).not.to.equal(earlier);
     expect(website).to.include({ name: 'Demo shop', domain: 'localhost' });
     expect(JSON.parse(await readFile(join(dataDir, 'demo.json'), 'utf8'))).to.include({ websiteId: website.id });
-    expect(await getDomainVerification(demo.provider.runtime, webmaster.id, website.id)).to.include({ verified: true, verifiedBy: 'operator' });
-    expect(await getWebsite(demo.provider.runtime, webmaster.id, earlier)).to.include({ domain: 'demo-shop.example.com' });
-    expect(await getDomainVerification(demo.provider.runtime, webmaster.id, earlier)).to.include({ verified: false, verifiedBy: null });
+    expect(await getDomainVerification(demo.provider.runtime, webmaster.id, website.id)).to.include({
+      verified: true,
+      verifiedBy: 'operator',
+    });
+    expect(await getWebsite(demo.provider.runtime, webmaster.id, earlier)).to.include({
+      domain: 'demo-shop.example.com',
+    });
+    expect(await getDomainVerification(demo.provider.runtime, webmaster.id, earlier)).to.include({
+      verified: false,
+      verifiedBy: null,
+    });
 
     const visitor = new Browser();
     const start = expectPage(await visitor.open(`${demo.relyingPartyUrl}/verify`));

@@ -2,7 +2,11 @@ import { expect } from 'chai';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startRelyingParty, type RunningRelyingParty } from '../../examples/relying-party/server.js';
-import { relyingPartySettings, RelyingPartySettingsError, SITE_LANGUAGES } from '../../examples/relying-party/settings.js';
+import {
+  relyingPartySettings,
+  RelyingPartySettingsError,
+  SITE_LANGUAGES,
+} from '../../examples/relying-party/settings.js';
 import { Browser } from '../helpers/browser.js';
 
 const BUTTON_LABELS = {
@@ -14,7 +18,12 @@ const BUTTON_LABELS = {
   pt: 'Verificar a minha idade com Age Provider',
 };
 
-const baseEnv = { AGE_PROVIDER_URL: 'http://127.0.0.1:3000', CLIENT_ID: 'test_client', CLIENT_SECRET: 'secret', PUBLIC_KEY: 'pk_test_key' };
+const baseEnv = {
+  AGE_PROVIDER_URL: 'http://127.0.0.1:3000',
+  CLIENT_ID: 'test_client',
+  CLIENT_SECRET: 'secret',
+  PUBLIC_KEY: 'pk_test_key',
+};
 
 describe('examples/relying-party: settings and the button in the site language', () => {
   const sites: RunningRelyingParty[] = [];
@@ -27,7 +36,10 @@ describe('examples/relying-party: settings and the button in the site language',
       const server = createServer().listen(0, '127.0.0.1');
       await new Promise((resolve) => server.once('listening', resolve));
       const port = (server.address() as AddressInfo).port;
-      const site = await startRelyingParty(relyingPartySettings({ ...baseEnv, SITE_LANGUAGE: language, PORT: String(port) }), server);
+      const site = await startRelyingParty(
+        relyingPartySettings({ ...baseEnv, SITE_LANGUAGE: language, PORT: String(port) }),
+        server,
+      );
       sites.push(site);
       const page = await new Browser().open(site.url);
       expect(page.html).to.contain(`<html lang="${language}">`);
@@ -39,7 +51,12 @@ describe('examples/relying-party: settings and the button in the site language',
       const authorization = new URL(start.headers.get('location')!);
       expect(`${authorization.origin}${authorization.pathname}`).to.equal('http://127.0.0.1:3000/v1/oauth2/checker');
       expect(Object.fromEntries(authorization.searchParams)).to.deep.include({
-        client_id: 'test_client', redirect_uri: `http://127.0.0.1:${port}/callback`, response_type: 'code', scope: 'read', language, code_challenge_method: 'S256',
+        client_id: 'test_client',
+        redirect_uri: `http://127.0.0.1:${port}/callback`,
+        response_type: 'code',
+        scope: 'read',
+        language,
+        code_challenge_method: 'S256',
       });
       expect(start.headers.getSetCookie().join(';')).to.match(/rp_attempt=[^;]+;.*httponly/i);
     });
@@ -47,7 +64,13 @@ describe('examples/relying-party: settings and the button in the site language',
 
   it('sends a fresh state per attempt', async () => {
     const site = sites[0]!;
-    const states = await Promise.all([1, 2].map(async () => new URL((await fetch(`${site.url}/verify`, { redirect: 'manual' })).headers.get('location')!).searchParams.get('state')));
+    const states = await Promise.all(
+      [1, 2].map(async () =>
+        new URL((await fetch(`${site.url}/verify`, { redirect: 'manual' })).headers.get('location')!).searchParams.get(
+          'state',
+        ),
+      ),
+    );
     expect(states[0]).to.have.length.above(20);
     expect(states[0]).not.to.equal(states[1]);
   });
@@ -64,7 +87,13 @@ describe('examples/relying-party: settings and the button in the site language',
     for (const name of Object.keys(baseEnv)) {
       expect(() => relyingPartySettings({ ...baseEnv, [name]: '' }), name).to.throw(RelyingPartySettingsError, name);
     }
-    expect(() => relyingPartySettings({ ...baseEnv, SITE_LANGUAGE: 'nl' })).to.throw(RelyingPartySettingsError, 'SITE_LANGUAGE');
-    expect(() => relyingPartySettings({ ...baseEnv, AGE_PROVIDER_URL: 'ftp://x' })).to.throw(RelyingPartySettingsError, 'AGE_PROVIDER_URL');
+    expect(() => relyingPartySettings({ ...baseEnv, SITE_LANGUAGE: 'nl' })).to.throw(
+      RelyingPartySettingsError,
+      'SITE_LANGUAGE',
+    );
+    expect(() => relyingPartySettings({ ...baseEnv, AGE_PROVIDER_URL: 'ftp://x' })).to.throw(
+      RelyingPartySettingsError,
+      'AGE_PROVIDER_URL',
+    );
   });
 });

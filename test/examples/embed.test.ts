@@ -9,12 +9,13 @@ import { callbackOf, walkSandbox } from '../helpers/visitor.js';
 import { authorizationUrl } from '../helpers/relying-party.js';
 
 /** A port nobody listens on now, so the issuer can name it before the server starts. */
-const freePort = (): Promise<number> => new Promise((resolve) => {
-  const probe = createServer().listen(0, '127.0.0.1', () => {
-    const { port } = probe.address() as AddressInfo;
-    probe.close(() => resolve(port));
+const freePort = (): Promise<number> =>
+  new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
   });
-});
 
 describe('examples/embed: age-provider mounted in an operator Koa app', () => {
   let database: TestDatabase;
@@ -25,7 +26,10 @@ describe('examples/embed: age-provider mounted in an operator Koa app', () => {
     database = await createTestDatabase();
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    embedded = await startEmbedded({ env: {}, logLevel: 'silent', db: database.db, issuer: base, ...testSecrets }, port);
+    embedded = await startEmbedded(
+      { env: {}, logLevel: 'silent', db: database.db, issuer: base, ...testSecrets },
+      port,
+    );
     const { runtime } = embedded.ageProvider;
     client = await createClientFixture(runtime, (await createWebmasterFixture(runtime)).id, { environment: 'TEST' });
   });

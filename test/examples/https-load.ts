@@ -15,17 +15,25 @@ const REDIRECT_URI = 'https://load.example.test/callback';
 
 async function api<T>(method: string, path: string, body: unknown): Promise<T> {
   const response = await fetch(`${base}/external${path}`, {
-    method, headers: { authorization: `Bearer ${apiToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+    method,
+    headers: { authorization: `Bearer ${apiToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
   });
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
   return (await response.json()) as T;
 }
 
 const website = await api<{ id: number }>('POST', '/website', { name: 'Load shop', domain: 'load.example.test' });
-const client = await api<{ clientId: string; clientSecret: string }>('POST', `/website/${website.id}/oauth2/test`, { redirectUris: [REDIRECT_URI] });
+const client = await api<{ clientId: string; clientSecret: string }>('POST', `/website/${website.id}/oauth2/test`, {
+  redirectUris: [REDIRECT_URI],
+});
 
 let stopping = false;
-process.stdin.on('end', () => { stopping = true; }).resume();
+process.stdin
+  .on('end', () => {
+    stopping = true;
+  })
+  .resume();
 // Ready: the parent starts its restarts once flows run.
 console.error('running');
 
@@ -35,7 +43,11 @@ let passed = 0;
 async function flow(): Promise<void> {
   const visitor = new Browser(base, { headers: { 'accept-language': 'en' } });
   const authorization = new URLSearchParams({ client_id: client.clientId, redirect_uri: REDIRECT_URI, state: 'load' });
-  const landing = await walkSandbox(visitor, await visitor.open(`/v1/oauth2/checker?${authorization.toString()}`), new URL(REDIRECT_URI).origin);
+  const landing = await walkSandbox(
+    visitor,
+    await visitor.open(`/v1/oauth2/checker?${authorization.toString()}`),
+    new URL(REDIRECT_URI).origin,
+  );
   const code = landing.location?.searchParams.get('code');
   if (!code) throw new Error(`no code: ${visitor.trail()}`);
   const token = await requestToken({ url: base }, { code, client: { ...client, redirectUri: REDIRECT_URI } });
@@ -43,7 +55,8 @@ async function flow(): Promise<void> {
   const { access_token: accessToken } = (await token.json()) as { access_token: string };
   const resources = await readResources({ url: base }, accessToken);
   const body = await resources.text();
-  if (resources.status !== 200 || !body.includes('"verified":true')) throw new Error(`resources: ${resources.status} ${body}`);
+  if (resources.status !== 200 || !body.includes('"verified":true'))
+    throw new Error(`resources: ${resources.status} ${body}`);
 }
 
 const describe = (error: unknown): string => {
@@ -51,9 +64,18 @@ const describe = (error: unknown): string => {
   return `${(error as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`.slice(0, 400);
 };
 
-await Promise.all(Array.from({ length: workers }, async () => {
-  while (!stopping) {
-    await flow().then(() => { passed++; }, (error: unknown) => { failures.push(describe(error)); });
-  }
-}));
+await Promise.all(
+  Array.from({ length: workers }, async () => {
+    while (!stopping) {
+      await flow().then(
+        () => {
+          passed++;
+        },
+        (error: unknown) => {
+          failures.push(describe(error));
+        },
+      );
+    }
+  }),
+);
 console.log(JSON.stringify({ passed, failures }));

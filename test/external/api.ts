@@ -19,7 +19,12 @@ export interface RequestOptions {
 }
 
 /** Calls `method path` on the running app over real HTTP. */
-export async function request<T = unknown>(baseUrl: string, method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+export async function request<T = unknown>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token !== undefined) headers.Authorization = `Bearer ${options.token}`;
   let body: string | undefined = options.raw;
@@ -58,8 +63,14 @@ export async function snapshot(db: Database): Promise<string> {
 }
 
 const STATUS_NAMES: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 405: 'Method Not Allowed', 413: 'Payload Too Large',
-  415: 'Unsupported Media Type', 429: 'Too Many Requests', 500: 'Internal Server Error',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
 };
 
 /** Asserts the External API's error: exactly {message, error, statusCode}, error the status name; returns the message. */
@@ -90,16 +101,40 @@ export function everyOperation(websiteId: number | string): OperationCall[] {
     { name: 'retrieve website', method: 'GET', path: website },
     { name: 'regenerate website keys', method: 'PATCH', path: `${website}/key/live/regenerate` },
     { name: 'retrieve website keys', method: 'GET', path: `${website}/key/test` },
-    { name: 'create OAuth2', method: 'POST', path: `${website}/oauth2/test`, json: { redirectUris: ['https://new.example.com/cb'] } },
-    { name: 'update OAuth2', method: 'PATCH', path: `${website}/oauth2/live`, json: { redirectUris: ['https://new.example.com/cb'] } },
+    {
+      name: 'create OAuth2',
+      method: 'POST',
+      path: `${website}/oauth2/test`,
+      json: { redirectUris: ['https://new.example.com/cb'] },
+    },
+    {
+      name: 'update OAuth2',
+      method: 'PATCH',
+      path: `${website}/oauth2/live`,
+      json: { redirectUris: ['https://new.example.com/cb'] },
+    },
     { name: 'regenerate OAuth2 client id/secret', method: 'PATCH', path: `${website}/oauth2/live/regenerate` },
     { name: 'retrieve OAuth2', method: 'GET', path: `${website}/oauth2/live` },
     { name: 'retrieve policy', method: 'GET', path: `${website}/policy` },
     { name: 'retrieve verifications', method: 'GET', path: `${website}/verifications` },
-    { name: 'replace policy', method: 'PUT', path: `${website}/policy`, json: { rules: [{ regions: ['FR'], ageThreshold: 18 }] } },
+    {
+      name: 'replace policy',
+      method: 'PUT',
+      path: `${website}/policy`,
+      json: { rules: [{ regions: ['FR'], ageThreshold: 18 }] },
+    },
   ];
 }
 
 /** Sends one operation call with `token` (undefined: no Authorization header) or with explicit headers. */
-export const send = (baseUrl: string, call: OperationCall, token: string | undefined, headers: Record<string, string> = {}) =>
-  request(baseUrl, call.method, `/external${call.path}`, { token, headers, ...(call.json !== undefined ? { json: call.json } : {}) });
+export const send = (
+  baseUrl: string,
+  call: OperationCall,
+  token: string | undefined,
+  headers: Record<string, string> = {},
+) =>
+  request(baseUrl, call.method, `/external${call.path}`, {
+    token,
+    headers,
+    ...(call.json !== undefined ? { json: call.json } : {}),
+  });

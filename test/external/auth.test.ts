@@ -2,7 +2,12 @@ import { expect } from 'chai';
 import { randomToken } from '../../lib/security/hashing.js';
 import { issueApiToken } from '../../lib/webmasters/api-tokens.js';
 import { useApp } from '../helpers/app.js';
-import { createClientFixture, createWebmasterFixture, type WebmasterFixture, TEST_ORIGIN } from '../helpers/fixtures.js';
+import {
+  createClientFixture,
+  createWebmasterFixture,
+  type WebmasterFixture,
+  TEST_ORIGIN,
+} from '../helpers/fixtures.js';
 import { everyOperation, expectError, send, snapshot } from './api.js';
 
 describe('External API: authentication', () => {
@@ -15,7 +20,10 @@ describe('External API: authentication', () => {
     websiteId = (await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'LIVE' })).websiteId;
   });
 
-  async function expectUnauthorized(token: string | undefined, headers: Record<string, string> = {}): Promise<string[]> {
+  async function expectUnauthorized(
+    token: string | undefined,
+    headers: Record<string, string> = {},
+  ): Promise<string[]> {
     const before = await snapshot(app.database.db);
     const messages: string[] = [];
     for (const call of everyOperation(websiteId)) {
@@ -33,13 +41,26 @@ describe('External API: authentication', () => {
   });
 
   it('answers 401 to every operation with a malformed Authorization header', async () => {
-    for (const header of ['Basic dXNlcjpwYXNz', 'Bearer', 'Bearer ', `Bearer ${webmaster.apiToken} extra`, webmaster.apiToken, `Token ${webmaster.apiToken}`]) {
+    for (const header of [
+      'Basic dXNlcjpwYXNz',
+      'Bearer',
+      'Bearer ',
+      `Bearer ${webmaster.apiToken} extra`,
+      webmaster.apiToken,
+      `Token ${webmaster.apiToken}`,
+    ]) {
       await expectUnauthorized(undefined, { Authorization: header });
     }
   });
 
   it('answers 401 to every operation with a wrong token', async () => {
-    for (const token of [randomToken(32, 'avk_'), 'avk_short', webmaster.apiToken.slice(0, -1), `${webmaster.apiToken}x`, webmaster.apiToken.toUpperCase()]) {
+    for (const token of [
+      randomToken(32, 'avk_'),
+      'avk_short',
+      webmaster.apiToken.slice(0, -1),
+      `${webmaster.apiToken}x`,
+      webmaster.apiToken.toUpperCase(),
+    ]) {
       expect((await expectUnauthorized(token))[0]).to.contain('Invalid');
     }
   });
@@ -54,9 +75,15 @@ describe('External API: authentication', () => {
   });
 
   it('accepts the scheme in any case and records when the token was last used', async () => {
-    const response = await send(app.url, everyOperation(websiteId)[0]!, undefined, { Authorization: `bearer ${webmaster.apiToken}` });
+    const response = await send(app.url, everyOperation(websiteId)[0]!, undefined, {
+      Authorization: `bearer ${webmaster.apiToken}`,
+    });
     expect(response.status).to.equal(200);
-    const row = await app.database.db('api_tokens').where('webmaster_id', webmaster.id).whereNull('revoked_at').first<{ last_used_at: Date | null }>();
+    const row = await app.database
+      .db('api_tokens')
+      .where('webmaster_id', webmaster.id)
+      .whereNull('revoked_at')
+      .first<{ last_used_at: Date | null }>();
     expect(row.last_used_at).to.be.instanceOf(Date);
   });
 

@@ -19,7 +19,14 @@ describe('External API: error responses', () => {
     request(app.url, method, path, { token: webmaster.apiToken, ...options });
 
   it('answers 404 in the error shape for unknown paths under /external, with or without a token', async () => {
-    for (const path of ['/external', '/external/', '/external/websites', '/external/website/1/keys/live', '/external/website/1/oauth2/live/rotate', '/external/v1/website']) {
+    for (const path of [
+      '/external',
+      '/external/',
+      '/external/websites',
+      '/external/website/1/keys/live',
+      '/external/website/1/oauth2/live/rotate',
+      '/external/v1/website',
+    ]) {
       expectError(await call('GET', path), 404);
       expectError(await request(app.url, 'GET', path), 404);
     }
@@ -45,18 +52,36 @@ describe('External API: error responses', () => {
   it('answers 400 to malformed JSON and 415 to other content types, changing nothing', async () => {
     const before = await snapshot(app.database.db);
     for (const raw of ['{', '{"name":', "{'name':'x'}", '{"name":"x",}', 'name=x', '\u0000']) {
-      const message = expectError(await call('PATCH', `/external/website/${websiteId}`, { raw, headers: { 'Content-Type': 'application/json' } }), 400);
+      const message = expectError(
+        await call('PATCH', `/external/website/${websiteId}`, { raw, headers: { 'Content-Type': 'application/json' } }),
+        400,
+      );
       expect(message).to.match(/JSON/);
     }
-    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml']) {
-      expectError(await call('POST', '/external/website', { raw: '{"name":"x","domain":"x.example.com"}', headers: { 'Content-Type': type } }), 415);
+    for (const type of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/xml',
+    ]) {
+      expectError(
+        await call('POST', '/external/website', {
+          raw: '{"name":"x","domain":"x.example.com"}',
+          headers: { 'Content-Type': type },
+        }),
+        415,
+      );
     }
     expect(await snapshot(app.database.db)).to.equal(before);
   });
 
   it('answers 413 to a body over 64 KiB, changing nothing', async () => {
     const before = await snapshot(app.database.db);
-    const raw = JSON.stringify({ name: 'x', domain: 'x.example.com', regions: Array.from({ length: 20000 }, () => 'DE') });
+    const raw = JSON.stringify({
+      name: 'x',
+      domain: 'x.example.com',
+      regions: Array.from({ length: 20000 }, () => 'DE'),
+    });
     expectError(await call('POST', '/external/website', { raw, headers: { 'Content-Type': 'application/json' } }), 413);
     expect(await snapshot(app.database.db)).to.equal(before);
   });
@@ -93,7 +118,9 @@ describe('External API: rate limits', () => {
       const limited = await api.post<Website>('/website', { name: 'x', domain: 'x.example.com' });
       expect(expectError(limited, 429)).to.contain('Too many requests');
       expect(Number(limited.headers.get('retry-after'))).to.be.within(1, 60);
-      expect(await app.database.db('websites').count<Array<{ count: number }>>('id as count')).to.deep.equal([{ count: 0 }]);
+      expect(await app.database.db('websites').count<Array<{ count: number }>>('id as count')).to.deep.equal([
+        { count: 0 },
+      ]);
       expect((await apiClient(app.url, second.apiToken).get('/website')).status).to.equal(200);
     } finally {
       await app.close();
@@ -104,7 +131,8 @@ describe('External API: rate limits', () => {
     const app = await startTestApp({ env: { EXTERNAL_API_RATE_LIMIT_PER_IP: '4' } });
     try {
       const { apiToken } = await createWebmasterFixture(app.provider.runtime);
-      for (let index = 0; index < 4; index += 1) expectError(await request(app.url, 'GET', '/external/website', { token: 'avk_wrong' }), 401);
+      for (let index = 0; index < 4; index += 1)
+        expectError(await request(app.url, 'GET', '/external/website', { token: 'avk_wrong' }), 401);
       const limited = await request(app.url, 'GET', '/external/website', { token: apiToken });
       expectError(limited, 429);
       expect(limited.headers.get('retry-after')).to.match(/^\d+$/);

@@ -15,7 +15,10 @@ describe('External API: website keys', () => {
   });
 
   it('retrieves the key of each environment, environment in upper case', async () => {
-    for (const [path, environment, index] of [['live', 'LIVE', 0], ['test', 'TEST', 1]] as const) {
+    for (const [path, environment, index] of [
+      ['live', 'LIVE', 0],
+      ['test', 'TEST', 1],
+    ] as const) {
       const response = await api.get<WebsiteKey>(`/website/${website.id}/key/${path}`);
       expect(response.status).to.equal(200);
       expect(response.body).to.deep.equal({ environment, publicKey: website.keys[index]!.publicKey });
@@ -26,9 +29,14 @@ describe('External API: website keys', () => {
     const regenerated = await api.patch<WebsiteKey>(`/website/${website.id}/key/live/regenerate`);
     expect(regenerated.status).to.equal(200);
     expect(regenerated.body.environment).to.equal('LIVE');
-    expect(regenerated.body.publicKey).to.match(/^pk_live_/).and.not.equal(website.keys[0]!.publicKey);
+    expect(regenerated.body.publicKey)
+      .to.match(/^pk_live_/)
+      .and.not.equal(website.keys[0]!.publicKey);
     expect((await api.get(`/website/${website.id}/key/live`)).body).to.deep.equal(regenerated.body);
-    expect((await api.get<Website>(`/website/${website.id}`)).body.keys).to.deep.equal([regenerated.body, website.keys[1]]);
+    expect((await api.get<Website>(`/website/${website.id}`)).body.keys).to.deep.equal([
+      regenerated.body,
+      website.keys[1],
+    ]);
     const rows = await app.database.db('website_keys').where('public_key', website.keys[0]!.publicKey);
     expect(rows, 'the old key is gone').to.have.length(0);
   });
@@ -36,7 +44,9 @@ describe('External API: website keys', () => {
   it('ignores a body sent to regenerate', async () => {
     const response = await api.patch<WebsiteKey>(`/website/${website.id}/key/test/regenerate`, { anything: true });
     expect(response.status).to.equal(200);
-    expect(response.body.publicKey).to.match(/^pk_test_/).and.not.equal(website.keys[1]!.publicKey);
+    expect(response.body.publicKey)
+      .to.match(/^pk_test_/)
+      .and.not.equal(website.keys[1]!.publicKey);
   });
 
   it('answers 400 for an environment other than live or test and 404 for a missing website', async () => {

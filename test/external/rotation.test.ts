@@ -11,7 +11,12 @@ const HOUR = 3600_000;
 /** A clock the test moves by hand. */
 function manualClock(start: Date): Clock & { advance(milliseconds: number): void } {
   let current = start.getTime();
-  return { now: () => new Date(current), advance: (milliseconds) => { current += milliseconds; } };
+  return {
+    now: () => new Date(current),
+    advance: (milliseconds) => {
+      current += milliseconds;
+    },
+  };
 }
 
 interface CredentialRow {
@@ -34,14 +39,19 @@ describe('External API: OAuth2 credential rotation', () => {
   after(() => app.close());
 
   async function newConfiguration(): Promise<{ websiteId: number; initial: OAuth2Configuration }> {
-    const websiteId = (await api.post<Website>('/website', { name: 'Rotation', domain: 'rotation.example.com' })).body.id;
-    const initial = (await api.post<OAuth2Configuration>(`/website/${websiteId}/oauth2/live`, { redirectUris: [redirectUri] })).body;
+    const websiteId = (await api.post<Website>('/website', { name: 'Rotation', domain: 'rotation.example.com' })).body
+      .id;
+    const initial = (
+      await api.post<OAuth2Configuration>(`/website/${websiteId}/oauth2/live`, { redirectUris: [redirectUri] })
+    ).body;
     return { websiteId, initial };
   }
 
-  const regenerate = async (websiteId: number) => (await api.patch<OAuth2Configuration>(`/website/${websiteId}/oauth2/live/regenerate`)).body;
+  const regenerate = async (websiteId: number) =>
+    (await api.patch<OAuth2Configuration>(`/website/${websiteId}/oauth2/live/regenerate`)).body;
 
-  const row = (clientId: string) => app.database.db('oauth2_credentials').where('client_id', clientId).first<CredentialRow>();
+  const row = (clientId: string) =>
+    app.database.db('oauth2_credentials').where('client_id', clientId).first<CredentialRow>();
 
   const tokenEndpointAccepts = (pair: OAuth2Configuration) => acceptedAt(app.url, pair, redirectUri);
 
@@ -52,7 +62,10 @@ describe('External API: OAuth2 credential rotation', () => {
     const regeneratedAt = clock.now();
     const next = await regenerate(websiteId);
 
-    expect(await row(initial.clientId!)).to.deep.include({ superseded_at: regeneratedAt, valid_until: new Date(regeneratedAt.getTime() + 24 * HOUR) });
+    expect(await row(initial.clientId!)).to.deep.include({
+      superseded_at: regeneratedAt,
+      valid_until: new Date(regeneratedAt.getTime() + 24 * HOUR),
+    });
     expect(await row(next.clientId!)).to.deep.include({ superseded_at: null, valid_until: null });
     expect(await tokenEndpointAccepts(next)).to.equal(true);
     expect(await tokenEndpointAccepts(initial)).to.equal(true);
@@ -72,9 +85,13 @@ describe('External API: OAuth2 credential rotation', () => {
     const secondRegenerationAt = clock.now();
     const third = await regenerate(websiteId);
 
-    expect(await row(initial.clientId!), 'the first pair ends now').to.deep.include({ valid_until: secondRegenerationAt });
-    expect(await row(second.clientId!), 'the second pair gets its 24 hours')
-      .to.deep.include({ superseded_at: secondRegenerationAt, valid_until: new Date(secondRegenerationAt.getTime() + 24 * HOUR) });
+    expect(await row(initial.clientId!), 'the first pair ends now').to.deep.include({
+      valid_until: secondRegenerationAt,
+    });
+    expect(await row(second.clientId!), 'the second pair gets its 24 hours').to.deep.include({
+      superseded_at: secondRegenerationAt,
+      valid_until: new Date(secondRegenerationAt.getTime() + 24 * HOUR),
+    });
     expect(await tokenEndpointAccepts(initial)).to.equal(false);
     expect(await tokenEndpointAccepts(second)).to.equal(true);
     expect(await tokenEndpointAccepts(third)).to.equal(true);

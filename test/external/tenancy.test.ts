@@ -1,7 +1,12 @@
 import { expect } from 'chai';
 import type { Website } from '../../lib/websites/index.js';
 import { useApp } from '../helpers/app.js';
-import { createClientFixture, createWebmasterFixture, type ClientFixture, type WebmasterFixture } from '../helpers/fixtures.js';
+import {
+  createClientFixture,
+  createWebmasterFixture,
+  type ClientFixture,
+  type WebmasterFixture,
+} from '../helpers/fixtures.js';
 import { apiClient, everyOperation, expectError, send, snapshot } from './api.js';
 
 describe('External API: tenancy', () => {
@@ -13,8 +18,16 @@ describe('External API: tenancy', () => {
   before(async () => {
     alice = await createWebmasterFixture(app.provider.runtime);
     bob = await createWebmasterFixture(app.provider.runtime);
-    aliceClient = await createClientFixture(app.provider.runtime, alice.id, { environment: 'LIVE', name: 'Alice Shop', domain: 'alice.example.com' });
-    await createClientFixture(app.provider.runtime, bob.id, { environment: 'LIVE', name: 'Bob Shop', domain: 'bob.example.com' });
+    aliceClient = await createClientFixture(app.provider.runtime, alice.id, {
+      environment: 'LIVE',
+      name: 'Alice Shop',
+      domain: 'alice.example.com',
+    });
+    await createClientFixture(app.provider.runtime, bob.id, {
+      environment: 'LIVE',
+      name: 'Bob Shop',
+      domain: 'bob.example.com',
+    });
   });
 
   it("answers 401 to every operation on another webmaster's website, revealing and changing nothing", async () => {
@@ -39,8 +52,14 @@ describe('External API: tenancy', () => {
   it('lists only the webmaster’s own websites, and creates websites for the caller only', async () => {
     const bobs = await apiClient(app.url, bob.apiToken).get<Website[]>('/website');
     expect(bobs.body.map((website) => website.name)).to.deep.equal(['Bob Shop']);
-    const created = await apiClient(app.url, bob.apiToken).post<Website>('/website', { name: 'Bob Blog', domain: 'blog.bob.example.com' });
-    const owner = await app.database.db('websites').where('id', created.body.id).first<{ webmaster_id: number }>('webmaster_id');
+    const created = await apiClient(app.url, bob.apiToken).post<Website>('/website', {
+      name: 'Bob Blog',
+      domain: 'blog.bob.example.com',
+    });
+    const owner = await app.database
+      .db('websites')
+      .where('id', created.body.id)
+      .first<{ webmaster_id: number }>('webmaster_id');
     expect(owner.webmaster_id).to.equal(bob.id);
     const alices = await apiClient(app.url, alice.apiToken).get<Website[]>('/website');
     expect(alices.body.map((website) => website.name)).to.deep.equal(['Alice Shop']);
@@ -49,6 +68,8 @@ describe('External API: tenancy', () => {
   it('still serves the owner after the refusals', async () => {
     const asAlice = apiClient(app.url, alice.apiToken);
     expect((await asAlice.get(`/website/${aliceClient.websiteId}`)).status).to.equal(200);
-    expect((await asAlice.get<{ clientId: string }>(`/website/${aliceClient.websiteId}/oauth2/live`)).body.clientId).to.equal(aliceClient.clientId);
+    expect(
+      (await asAlice.get<{ clientId: string }>(`/website/${aliceClient.websiteId}/oauth2/live`)).body.clientId,
+    ).to.equal(aliceClient.clientId);
   });
 });

@@ -23,7 +23,13 @@ describe('External API: websites', () => {
     expect(response.status).to.equal(200);
     const website = response.body;
     expect(website).to.have.all.keys('id', 'name', 'domain', 'language', 'regions', 'challenges', 'keys');
-    expect(website).to.deep.include({ name: 'Shop', domain: 'shop.example.com', language: 'auto', regions: [], challenges: ['selfie', 'email_age', 'ticket'] });
+    expect(website).to.deep.include({
+      name: 'Shop',
+      domain: 'shop.example.com',
+      language: 'auto',
+      regions: [],
+      challenges: ['selfie', 'email_age', 'ticket'],
+    });
     expect(website.id).to.be.a('number').above(0);
     expect(website.keys.map((key) => key.environment)).to.deep.equal(['LIVE', 'TEST']);
     expect(website.keys[0]!.publicKey).to.match(/^pk_live_[A-Za-z0-9_-]{32}$/);
@@ -32,11 +38,19 @@ describe('External API: websites', () => {
 
   it('creates a website with every field given, trimming the name', async () => {
     const response = await api.post<Website>('/website', {
-      name: '  Blog  ', domain: 'xn--mnchen-3ya.de', language: 'de', challenges: ['credit_card', 'pleenk'], regions: ['DE', 'US-TX', 'US-DC'],
+      name: '  Blog  ',
+      domain: 'xn--mnchen-3ya.de',
+      language: 'de',
+      challenges: ['credit_card', 'pleenk'],
+      regions: ['DE', 'US-TX', 'US-DC'],
     });
     expect(response.status).to.equal(200);
     expect(response.body).to.deep.include({
-      name: 'Blog', domain: 'xn--mnchen-3ya.de', language: 'de', challenges: ['credit_card', 'pleenk'], regions: ['DE', 'US-TX', 'US-DC'],
+      name: 'Blog',
+      domain: 'xn--mnchen-3ya.de',
+      language: 'de',
+      challenges: ['credit_card', 'pleenk'],
+      regions: ['DE', 'US-TX', 'US-DC'],
     });
   });
 
@@ -52,21 +66,36 @@ describe('External API: websites', () => {
   });
 
   it('updates only the fields sent', async () => {
-    const created = await api.post<Website>('/website', { name: 'Before', domain: 'update.example.com', language: 'fr', regions: ['FR'] });
+    const created = await api.post<Website>('/website', {
+      name: 'Before',
+      domain: 'update.example.com',
+      language: 'fr',
+      regions: ['FR'],
+    });
     const id = created.body.id;
     const named = await api.patch<Website>(`/website/${id}`, { name: 'After' });
     expect(named.status).to.equal(200);
     expect(named.body).to.deep.equal({ ...created.body, name: 'After' });
     const changed = await api.patch<Website>(`/website/${id}`, { language: 'it', challenges: ['ticket'], regions: [] });
-    expect(changed.body).to.deep.equal({ ...created.body, name: 'After', language: 'it', challenges: ['ticket'], regions: [] });
+    expect(changed.body).to.deep.equal({
+      ...created.body,
+      name: 'After',
+      language: 'it',
+      challenges: ['ticket'],
+      regions: [],
+    });
     expect((await api.get(`/website/${id}`)).body).to.deep.equal(changed.body);
   });
 
   it('refuses a domain in an update (rule 1) and an empty update (rule 2), changing nothing', async () => {
     const created = await api.post<Website>('/website', { name: 'Fixed', domain: 'fixed.example.com' });
     const before = await snapshot(app.database.db);
-    expect(expectError(await api.patch(`/website/${created.body.id}`, { domain: 'other.example.com' }), 400)).to.contain('domain');
-    expect(expectError(await api.patch(`/website/${created.body.id}`, { name: 'New', domain: 'other.example.com' }), 400)).to.contain('domain');
+    expect(
+      expectError(await api.patch(`/website/${created.body.id}`, { domain: 'other.example.com' }), 400),
+    ).to.contain('domain');
+    expect(
+      expectError(await api.patch(`/website/${created.body.id}`, { name: 'New', domain: 'other.example.com' }), 400),
+    ).to.contain('domain');
     expect(expectError(await api.patch(`/website/${created.body.id}`, {}), 400)).to.contain('at least one');
     expect(await snapshot(app.database.db)).to.equal(before);
   });
@@ -93,7 +122,12 @@ describe("External API: a new website's default challenges follow the operator's
   }
 
   it('adds credit_card when CREDIT_CARD_FREE=true with the credit-card settings', async () => {
-    expect(await defaultsWith({ ...stripe, CREDIT_CARD_FREE: 'true' })).to.deep.equal(['selfie', 'email_age', 'credit_card', 'ticket']);
+    expect(await defaultsWith({ ...stripe, CREDIT_CARD_FREE: 'true' })).to.deep.equal([
+      'selfie',
+      'email_age',
+      'credit_card',
+      'ticket',
+    ]);
   });
 
   it('leaves credit_card out when CREDIT_CARD_FREE is not set, configured or not', async () => {

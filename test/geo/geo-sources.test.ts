@@ -17,15 +17,18 @@ describe('geolocation sources', () => {
   before(async () => {
     folder = await mkdtemp(join(tmpdir(), 'age-provider-geo-'));
     database = join(folder, 'City-Test.mmdb');
-    await writeFile(database, buildMmdb({
-      '127.0.0.0/8': cityRecord('CA', 'QC'),
-      '192.0.2.0/24': cityRecord('US', 'TX'),
-      '198.51.100.0/24': cityRecord('DE', 'BY'),
-      '203.0.113.0/24': cityRecord('JP'),
-      '2001:db8::/32': cityRecord('FR', 'IDF'),
-      '100.64.0.0/24': { country: { iso_code: 'EU' } }, // a legacy continent code, not a country
-      '100.64.1.0/24': cityRecord('US', 'ZZZ'), // a subdivision that does not exist
-    }));
+    await writeFile(
+      database,
+      buildMmdb({
+        '127.0.0.0/8': cityRecord('CA', 'QC'),
+        '192.0.2.0/24': cityRecord('US', 'TX'),
+        '198.51.100.0/24': cityRecord('DE', 'BY'),
+        '203.0.113.0/24': cityRecord('JP'),
+        '2001:db8::/32': cityRecord('FR', 'IDF'),
+        '100.64.0.0/24': { country: { iso_code: 'EU' } }, // a legacy continent code, not a country
+        '100.64.1.0/24': cityRecord('US', 'ZZZ'), // a subdivision that does not exist
+      }),
+    );
   });
   after(() => rm(folder, { recursive: true, force: true }));
 
@@ -91,7 +94,11 @@ describe('geolocation sources', () => {
     after(() => app.close());
 
     it('ignores the geo headers and X-Forwarded-For, locating the socket address in the database instead', async () => {
-      const { response, body } = await fetchRequirement(app, key, { 'CF-IPCountry': 'US', 'X-Region': 'TX', 'X-Forwarded-For': '198.51.100.9' });
+      const { response, body } = await fetchRequirement(app, key, {
+        'CF-IPCountry': 'US',
+        'X-Region': 'TX',
+        'X-Forwarded-For': '198.51.100.9',
+      });
       expect(body).to.include({ country: 'CA', country_subdivision: 'CA-QC' });
       expect(response.headers.get('vary')).to.equal(null);
     });

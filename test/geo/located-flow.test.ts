@@ -16,7 +16,12 @@ describe('a located visitor through the sandbox flow', () => {
 
   before(async () => {
     app = await startTestApp({
-      env: { TRUST_PROXY: 'true', GEO_COUNTRY_HEADER: 'CF-IPCountry', GEO_SUBDIVISION_HEADER: 'X-Region', AGE_THRESHOLDS: '{"US-AL":19}' },
+      env: {
+        TRUST_PROXY: 'true',
+        GEO_COUNTRY_HEADER: 'CF-IPCountry',
+        GEO_SUBDIVISION_HEADER: 'X-Region',
+        AGE_THRESHOLDS: '{"US-AL":19}',
+      },
     });
     // A probe in front of the real chain counts the reads of the country header each request makes.
     app.provider.app.middleware.unshift(async (ctx: Context, next) => {
@@ -36,7 +41,10 @@ describe('a located visitor through the sandbox flow', () => {
     const handle = app.provider.app.callback();
     app.server.on('request', (request, response) => void handle(request, response));
     const webmaster = await createWebmasterFixture(app.provider.runtime);
-    client = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'TEST', challenges: ['selfie', 'ticket'] });
+    client = await createClientFixture(app.provider.runtime, webmaster.id, {
+      environment: 'TEST',
+      challenges: ['selfie', 'ticket'],
+    });
   });
   after(() => app.close());
 

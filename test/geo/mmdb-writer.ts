@@ -13,14 +13,18 @@ const RECORD_BITS = 24;
 
 function control(type: number, size: number): Buffer {
   const extended = type > 7;
-  const head = (extended ? 0 : type << 5);
+  const head = extended ? 0 : type << 5;
   let sizeBits: number;
   let sizeBytes: Buffer;
   if (size < 29) [sizeBits, sizeBytes] = [size, Buffer.alloc(0)];
   else if (size < 285) [sizeBits, sizeBytes] = [29, Buffer.from([size - 29])];
   else if (size < 65821) [sizeBits, sizeBytes] = [30, uint(size - 285, 2)];
   else [sizeBits, sizeBytes] = [31, uint(size - 65821, 3)];
-  return Buffer.concat([Buffer.from([head | sizeBits]), extended ? Buffer.from([type - 7]) : Buffer.alloc(0), sizeBytes]);
+  return Buffer.concat([
+    Buffer.from([head | sizeBits]),
+    extended ? Buffer.from([type - 7]) : Buffer.alloc(0),
+    sizeBytes,
+  ]);
 }
 
 function uint(value: number, bytes: number): Buffer {
@@ -59,7 +63,9 @@ function addressBits(address: string): number[] {
     const groups = (part: string) => (part ? part.split(':').map((group) => parseInt(group, 16)) : []);
     const left = groups(head);
     const right = groups(tail);
-    const words = address.includes('::') ? [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right] : left;
+    const words = address.includes('::')
+      ? [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right]
+      : left;
     bytes = words.flatMap((word) => [word >> 8, word & 0xff]);
   } else {
     throw new Error(`not an IP address: ${address}`);
@@ -108,7 +114,9 @@ export function buildMmdb(networks: Record<string, MmdbValue>, databaseType = 'G
   const nodeCount = nodes.length;
   const recordValue = (child: TreeNode | number | null) =>
     child === null ? nodeCount : typeof child === 'number' ? nodeCount + 16 + child : ids.get(child)!;
-  const tree = Buffer.concat(nodes.map((node) => Buffer.concat(node.children.map((child) => uint(recordValue(child), RECORD_BITS / 8)))));
+  const tree = Buffer.concat(
+    nodes.map((node) => Buffer.concat(node.children.map((child) => uint(recordValue(child), RECORD_BITS / 8)))),
+  );
 
   const metadata = encode({
     binary_format_major_version: 2,

@@ -23,12 +23,16 @@ describe('geo settings at start-up', () => {
   });
 
   const start = (options: AgeProviderOptions) =>
-    createAgeProvider({ env: {}, logLevel: 'silent', dataDir: folder, ...testSecrets, db: database.db, ...options }, knexAdapter);
+    createAgeProvider(
+      { env: {}, logLevel: 'silent', dataDir: folder, ...testSecrets, db: database.db, ...options },
+      knexAdapter,
+    );
 
   async function startupError(options: AgeProviderOptions): Promise<ConfigError> {
     const provider = await start(options).catch((error: unknown) => error);
     if (!(provider instanceof ConfigError)) {
-      if (provider && typeof provider === 'object' && 'close' in provider) await (provider as { close(): Promise<void> }).close();
+      if (provider && typeof provider === 'object' && 'close' in provider)
+        await (provider as { close(): Promise<void> }).close();
       expect.fail(`expected a ConfigError, got ${String(provider)}`);
     }
     return provider;

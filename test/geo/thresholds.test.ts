@@ -35,7 +35,12 @@ describe('age threshold per region', () => {
   }
 
   it('follows AGE_THRESHOLD where no region is configured', async () => {
-    const other = await startTestApp({ ageThreshold: 21, env: { AGE_THRESHOLDS: '{"JP":20}' }, trustProxy: true, geo: { countryHeader: 'CF-IPCountry' } });
+    const other = await startTestApp({
+      ageThreshold: 21,
+      env: { AGE_THRESHOLDS: '{"JP":20}' },
+      trustProxy: true,
+      geo: { countryHeader: 'CF-IPCountry' },
+    });
     try {
       const otherKey = (await createWebsiteWithKeys(other, [])).live;
       expect((await fetchRequirement(other, otherKey, { 'CF-IPCountry': 'FR' })).body.age_threshold).to.equal(21);

@@ -33,7 +33,8 @@ export interface TestApp {
  * `shared` runs the app on a database another instance uses too (instances sharing one database, a restart).
  */
 export async function startTestApp(
-  options: AgeProviderOptions = {}, { hostname = '127.0.0.1', shared }: { hostname?: string; shared?: TestDatabase } = {},
+  options: AgeProviderOptions = {},
+  { hostname = '127.0.0.1', shared }: { hostname?: string; shared?: TestDatabase } = {},
 ): Promise<TestApp> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -50,17 +51,20 @@ export async function startTestApp(
   };
   let provider: AgeProvider;
   try {
-    provider = await createAgeProvider({
-      env: {},
-      logLevel: 'silent',
-      issuer: url,
-      port,
-      dataDir,
-      ...testSecrets,
-      db: database.db,
-      ...(database.url ? { databaseUrl: database.url } : {}),
-      ...options,
-    }, knexAdapter);
+    provider = await createAgeProvider(
+      {
+        env: {},
+        logLevel: 'silent',
+        issuer: url,
+        port,
+        dataDir,
+        ...testSecrets,
+        db: database.db,
+        ...(database.url ? { databaseUrl: database.url } : {}),
+        ...options,
+      },
+      knexAdapter,
+    );
   } catch (error) {
     await cleanUp();
     throw error;

@@ -48,7 +48,8 @@ export interface FollowOptions {
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", '#x27': "'" };
 
 /** Undoes the templates' HTML escaping, to compare page text with what a person reads. */
-export const decodeHtml = (text: string): string => text.replace(/&(amp|lt|gt|quot|#39|#x27);/g, (_whole, entity: string) => ENTITIES[entity]!);
+export const decodeHtml = (text: string): string =>
+  text.replace(/&(amp|lt|gt|quot|#39|#x27);/g, (_whole, entity: string) => ENTITIES[entity]!);
 
 /** The attributes of one start tag, e.g. `<input type="hidden" name="_csrf" value="x">`. */
 function attributesOf(tag: string): Record<string, string> {
@@ -60,7 +61,10 @@ function attributesOf(tag: string): Record<string, string> {
   return found;
 }
 
-const textOf = (html: string): string => decodeHtml(html.replace(/<[^>]+>/g, '')).replace(/\s+/g, ' ').trim();
+const textOf = (html: string): string =>
+  decodeHtml(html.replace(/<[^>]+>/g, ''))
+    .replace(/\s+/g, ' ')
+    .trim();
 
 interface StoredCookie {
   name: string;
@@ -95,15 +99,24 @@ export class CookieJar {
     for (const line of response.headers.getSetCookie()) {
       const [pair = '', ...rest] = line.split(';');
       const at = pair.indexOf('=');
-      const attributes = new Map(rest.map((part) => {
-        const eq = part.indexOf('=');
-        return eq < 0 ? [part.trim().toLowerCase(), ''] : [part.slice(0, eq).trim().toLowerCase(), part.slice(eq + 1).trim()];
-      }));
+      const attributes = new Map(
+        rest.map((part) => {
+          const eq = part.indexOf('=');
+          return eq < 0
+            ? [part.trim().toLowerCase(), '']
+            : [part.slice(0, eq).trim().toLowerCase(), part.slice(eq + 1).trim()];
+        }),
+      );
       const path = attributes.get('path')?.startsWith('/') ? attributes.get('path')! : defaultPath(url);
       const maxAge = attributes.get('max-age');
       const expiresAt = attributes.get('expires');
       // Max-Age wins over Expires (RFC 6265 §5.3 step 3).
-      const expires = maxAge !== undefined ? Date.now() + Number(maxAge) * 1000 : expiresAt !== undefined ? Date.parse(expiresAt) : undefined;
+      const expires =
+        maxAge !== undefined
+          ? Date.now() + Number(maxAge) * 1000
+          : expiresAt !== undefined
+            ? Date.parse(expiresAt)
+            : undefined;
       this.set(pair.slice(0, at).trim(), pair.slice(at + 1).trim(), url, path, expires);
     }
   }
@@ -111,8 +124,11 @@ export class CookieJar {
   /** Sets a cookie as if `url`'s origin had; an empty value or a past expiry removes it. */
   set(name: string, value: string, url: URL | string, path = '/', expires?: number): void {
     const origin = new URL(url).origin;
-    this.cookies = this.cookies.filter((cookie) => !(cookie.origin === origin && cookie.name === name && cookie.path === path));
-    if (value !== '' && (expires === undefined || expires > Date.now())) this.cookies.push({ name, value, origin, path, ...(expires === undefined ? {} : { expires }) });
+    this.cookies = this.cookies.filter(
+      (cookie) => !(cookie.origin === origin && cookie.name === name && cookie.path === path),
+    );
+    if (value !== '' && (expires === undefined || expires > Date.now()))
+      this.cookies.push({ name, value, origin, path, ...(expires === undefined ? {} : { expires }) });
   }
 
   /** The Cookie header a browser sends to `url` (more specific paths first). */
@@ -162,7 +178,10 @@ export class Browser {
    * `base` resolves relative addresses and, unless `stopAt` says otherwise, is the only origin redirects are
    * followed into; `headers` go with every request (e.g. accept-language).
    */
-  constructor(readonly base?: string, private readonly options: { headers?: Record<string, string> } & FollowOptions = {}) {}
+  constructor(
+    readonly base?: string,
+    private readonly options: { headers?: Record<string, string> } & FollowOptions = {},
+  ) {}
 
   /** The form token of the last HTML page. */
   get csrf(): string {
@@ -217,7 +236,15 @@ export class Browser {
         return { url, status: response.status, headers: response.headers, html: await response.text(), redirects };
       }
       const next = new URL(header, url);
-      if (stops(next)) return { url, status: response.status, headers: response.headers, html: await response.text(), redirects, location: next };
+      if (stops(next))
+        return {
+          url,
+          status: response.status,
+          headers: response.headers,
+          html: await response.text(),
+          redirects,
+          location: next,
+        };
       await response.arrayBuffer();
       again = response.status === 307 || response.status === 308 ? again : undefined;
       redirects.push(next);
@@ -238,14 +265,24 @@ export class Browser {
   }
 
   /** Posts urlencoded `fields` (with the last page's form token unless `csrf` says otherwise) and follows the redirects. */
-  post(address: URL | string, fields: Fields = {}, options: FollowOptions & { csrf?: string | null } = {}): Promise<Page> {
+  post(
+    address: URL | string,
+    fields: Fields = {},
+    options: FollowOptions & { csrf?: string | null } = {},
+  ): Promise<Page> {
     return this.navigate(address, { method: 'POST', body: fields, ...options });
   }
 
   /** Submits `form` with its own fields (its `_csrf` among them), `values` over them, and the given button. */
-  submit(form: Form, values: Fields = {}, button?: { name: string; value: string }, options: FollowOptions = {}): Promise<Page> {
+  submit(
+    form: Form,
+    values: Fields = {},
+    button?: { name: string; value: string },
+    options: FollowOptions = {},
+  ): Promise<Page> {
     const fields: Fields = { ...form.fields, ...values, ...(button?.name ? { [button.name]: button.value } : {}) };
-    if (form.method === 'POST') return this.navigate(form.action, { method: 'POST', body: fields, csrf: null, ...options });
+    if (form.method === 'POST')
+      return this.navigate(form.action, { method: 'POST', body: fields, csrf: null, ...options });
     const target = new URL(form.action);
     target.search = encode(fields).toString();
     return this.navigate(target, options);
@@ -293,17 +330,32 @@ export function formsOf(page: Page): Form[] {
       if (type === 'submit') buttons.push({ name, value, label: textOf(inner) });
     }
     const action = new URL(attributes.action || page.url.href, page.url);
-    return { action, method: (attributes.method ?? 'get').toUpperCase() === 'POST' ? 'POST' : 'GET', attributes, fields, buttons, choices };
+    return {
+      action,
+      method: (attributes.method ?? 'get').toUpperCase() === 'POST' ? 'POST' : 'GET',
+      attributes,
+      fields,
+      buttons,
+      choices,
+    };
   });
 }
 
 /** The first form matching every criterion given: its action (a path suffix, or a pattern), its id, a submit button's label. */
 export function formOf(page: Page, which: { action?: string | RegExp; id?: string; button?: string } = {}): Form {
-  const form = formsOf(page).find((candidate) =>
-    (which.action === undefined || (typeof which.action === 'string' ? candidate.action.pathname.endsWith(which.action) : which.action.test(candidate.action.href)))
-    && (which.id === undefined || candidate.attributes.id === which.id)
-    && (which.button === undefined || candidate.buttons.some((button) => button.label.includes(which.button!))));
-  if (!form) throw new Error(`no form ${JSON.stringify(which)} on ${page.url.href} (status ${page.status}):\n${page.html.slice(0, 3000)}`);
+  const form = formsOf(page).find(
+    (candidate) =>
+      (which.action === undefined ||
+        (typeof which.action === 'string'
+          ? candidate.action.pathname.endsWith(which.action)
+          : which.action.test(candidate.action.href))) &&
+      (which.id === undefined || candidate.attributes.id === which.id) &&
+      (which.button === undefined || candidate.buttons.some((button) => button.label.includes(which.button!))),
+  );
+  if (!form)
+    throw new Error(
+      `no form ${JSON.stringify(which)} on ${page.url.href} (status ${page.status}):\n${page.html.slice(0, 3000)}`,
+    );
   return form;
 }
 
@@ -336,7 +388,10 @@ export function csrfOf(page: Page | string): string {
 /** Where a redirect points: a page stopped at a redirect, or a raw response, resolved against its own address. */
 export function locationOf(answer: Page | Response): URL {
   if ('redirects' in answer) {
-    if (!answer.location) throw new Error(`expected a redirect, got page ${answer.url.href} (${answer.status}):\n${answer.html.slice(0, 2000)}`);
+    if (!answer.location)
+      throw new Error(
+        `expected a redirect, got page ${answer.url.href} (${answer.status}):\n${answer.html.slice(0, 2000)}`,
+      );
     return answer.location;
   }
   const header = answer.headers.get('location');

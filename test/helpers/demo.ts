@@ -22,7 +22,15 @@ export async function startTestDemo(tmpPrefix: string, options: DemoOptions = {}
   };
   try {
     dataDir = await mkdtemp(join(tmpdir(), tmpPrefix));
-    const demo = await startDemo({ ...options, logLevel: 'silent', dataDir, port: 0, ...testSecrets, db: database.db, ...(database.url ? { databaseUrl: database.url } : {}) });
+    const demo = await startDemo({
+      ...options,
+      logLevel: 'silent',
+      dataDir,
+      port: 0,
+      ...testSecrets,
+      db: database.db,
+      ...(database.url ? { databaseUrl: database.url } : {}),
+    });
     return {
       demo,
       async close() {
@@ -40,8 +48,13 @@ export async function startTestDemo(tmpPrefix: string, options: DemoOptions = {}
 export function watchProblems(page: Page): string[] {
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(error.message));
-  page.on('console', (message) => { if (message.type() === 'error' && !/status of 404/.test(message.text())) problems.push(message.text()); });
-  page.on('response', (response) => { if (response.status() >= 400 && !response.url().endsWith('/favicon.ico')) problems.push(`${response.status()} ${response.url()}`); });
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !/status of 404/.test(message.text())) problems.push(message.text());
+  });
+  page.on('response', (response) => {
+    if (response.status() >= 400 && !response.url().endsWith('/favicon.ico'))
+      problems.push(`${response.status()} ${response.url()}`);
+  });
   return problems;
 }
 

@@ -18,10 +18,18 @@ export interface WebmasterFixture {
   apiToken: string;
 }
 
-export async function createWebmasterFixture(runtime: Runtime, email = `wm-${randomBytes(4).toString('hex')}@example.test`): Promise<WebmasterFixture> {
+export async function createWebmasterFixture(
+  runtime: Runtime,
+  email = `wm-${randomBytes(4).toString('hex')}@example.test`,
+): Promise<WebmasterFixture> {
   const password = `pw-${randomBytes(8).toString('hex')}`;
   const webmaster = await createWebmaster(runtime.db, { email, password });
-  return { id: webmaster.id, email: webmaster.email, password, apiToken: await issueApiToken(runtime.db, runtime.clock, webmaster.id, TEST_ORIGIN) };
+  return {
+    id: webmaster.id,
+    email: webmaster.email,
+    password,
+    apiToken: await issueApiToken(runtime.db, runtime.clock, webmaster.id, TEST_ORIGIN),
+  };
 }
 
 export interface ClientFixture {
@@ -38,20 +46,43 @@ export interface ClientFixture {
 export async function createClientFixture(
   runtime: Runtime,
   webmasterId: number,
-  options: { environment?: Environment; redirectUris?: string[]; name?: string; domain?: string; language?: string; challenges?: string[]; regions?: string[] } = {},
+  options: {
+    environment?: Environment;
+    redirectUris?: string[];
+    name?: string;
+    domain?: string;
+    language?: string;
+    challenges?: string[];
+    regions?: string[];
+  } = {},
 ): Promise<ClientFixture> {
   const environment = options.environment ?? 'TEST';
   const redirectUris = options.redirectUris ?? ['http://localhost:4000/callback'];
-  const website = await createWebsite(runtime, webmasterId, {
-    name: options.name ?? 'Example Site',
-    domain: options.domain ?? 'example.test',
-    ...(options.language !== undefined ? { language: options.language } : {}),
-    ...(options.challenges !== undefined ? { challenges: options.challenges } : {}),
-    ...(options.regions !== undefined ? { regions: options.regions } : {}),
-  }, TEST_ORIGIN);
+  const website = await createWebsite(
+    runtime,
+    webmasterId,
+    {
+      name: options.name ?? 'Example Site',
+      domain: options.domain ?? 'example.test',
+      ...(options.language !== undefined ? { language: options.language } : {}),
+      ...(options.challenges !== undefined ? { challenges: options.challenges } : {}),
+      ...(options.regions !== undefined ? { regions: options.regions } : {}),
+    },
+    TEST_ORIGIN,
+  );
   const config = await createOAuth2Config(runtime, webmasterId, website.id, environment, { redirectUris }, TEST_ORIGIN);
-  const keys = Object.fromEntries(website.keys.map((key) => [key.environment, key.publicKey])) as Record<Environment, string>;
-  return { websiteId: website.id, environment, clientId: config.clientId!, clientSecret: config.clientSecret!, redirectUri: redirectUris[0]!, keys };
+  const keys = Object.fromEntries(website.keys.map((key) => [key.environment, key.publicKey])) as Record<
+    Environment,
+    string
+  >;
+  return {
+    websiteId: website.id,
+    environment,
+    clientId: config.clientId!,
+    clientSecret: config.clientSecret!,
+    redirectUri: redirectUris[0]!,
+    keys,
+  };
 }
 
 /** The app (with `appOptions`) and one webmaster's website with an ACTIVE OAuth2 configuration made with `clientOptions`. */

@@ -11,7 +11,9 @@ export const PLATFORM_PASSWORD = 'correct horse battery';
  * platform tests, now that registering goes through a mailed link (test/platform/registration.test.ts covers that).
  */
 export async function signedInWebmaster(
-  app: TestApp, email = `platform-${randomBytes(5).toString('hex')}@example.test`, headers: Record<string, string> = {},
+  app: TestApp,
+  email = `platform-${randomBytes(5).toString('hex')}@example.test`,
+  headers: Record<string, string> = {},
 ): Promise<{ client: Browser; email: string; id: number; password: string }> {
   const webmaster = await createWebmaster(app.provider.db, { email, password: PLATFORM_PASSWORD });
   const client = new Browser(app.url, { headers });

@@ -15,10 +15,22 @@ type Entry = 'checker' | 'login' | `/${string}`;
  * and state=st-42, then `params` (a value adds or overrides one, undefined removes one).
  */
 export function authorizationUrl(
-  base: string, client: Pick<ClientFixture, 'clientId' | 'redirectUri'>, entry: Entry = 'checker', params: Record<string, string | undefined> = {},
+  base: string,
+  client: Pick<ClientFixture, 'clientId' | 'redirectUri'>,
+  entry: Entry = 'checker',
+  params: Record<string, string | undefined> = {},
 ): string {
-  const fields = { client_id: client.clientId, redirect_uri: client.redirectUri, response_type: 'code', scope: 'read', state: 'st-42', ...params };
-  const query = new URLSearchParams(Object.entries(fields).filter((field): field is [string, string] => field[1] !== undefined));
+  const fields = {
+    client_id: client.clientId,
+    redirect_uri: client.redirectUri,
+    response_type: 'code',
+    scope: 'read',
+    state: 'st-42',
+    ...params,
+  };
+  const query = new URLSearchParams(
+    Object.entries(fields).filter((field): field is [string, string] => field[1] !== undefined),
+  );
   return `${base}${entry.startsWith('/') ? entry : `/v1/oauth2/${entry}`}?${query.toString()}`;
 }
 
@@ -45,7 +57,9 @@ export async function requestToken(app: Service, request: TokenRequest): Promise
     ...(auth === 'post' ? { client_id: client.clientId, client_secret: client.clientSecret } : {}),
     ...request.form,
   };
-  const body = new URLSearchParams(Object.entries(fields).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  const body = new URLSearchParams(
+    Object.entries(fields).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
   if (auth === 'basic') {
     const credentials = `${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`;
@@ -54,13 +68,23 @@ export async function requestToken(app: Service, request: TokenRequest): Promise
   return fetch(`${app.url}${request.path ?? '/v1/oauth2/token'}`, { method: 'POST', headers, body });
 }
 
-
-export function readResources(app: Service, accessToken: string | undefined, path = '/v1/oauth2/resources'): Promise<Response> {
-  return fetch(`${app.url}${path}`, accessToken === undefined ? {} : { headers: { authorization: `Bearer ${accessToken}` } });
+export function readResources(
+  app: Service,
+  accessToken: string | undefined,
+  path = '/v1/oauth2/resources',
+): Promise<Response> {
+  return fetch(
+    `${app.url}${path}`,
+    accessToken === undefined ? {} : { headers: { authorization: `Bearer ${accessToken}` } },
+  );
 }
 
 /** The whole back channel after a pass: the token for `code`, then Resources (both must answer 200); the Resources body. */
-export async function redeem(app: Service, client: Pick<ClientFixture, 'clientId' | 'clientSecret' | 'redirectUri'>, code: string): Promise<Record<string, unknown>> {
+export async function redeem(
+  app: Service,
+  client: Pick<ClientFixture, 'clientId' | 'clientSecret' | 'redirectUri'>,
+  code: string,
+): Promise<Record<string, unknown>> {
   const token = await requestToken(app, { code, client });
   const tokenBody = (await token.json()) as { access_token?: string };
   expect(token.status, JSON.stringify(tokenBody)).to.equal(200);

@@ -44,7 +44,9 @@ interface Pattern {
 
 /** A router's own routes (its path-less `use` layers match everything and are not routes). */
 const routerPatterns = (router: Router): Pattern[] =>
-  router.stack.flatMap((layer) => (layer.methods.length > 0 && typeof layer.path === 'string' ? [{ pattern: layer.path, methods: layer.methods }] : []));
+  router.stack.flatMap((layer) =>
+    layer.methods.length > 0 && typeof layer.path === 'string' ? [{ pattern: layer.path, methods: layer.methods }] : [],
+  );
 
 /** The routes of the routers a surface is built of (a router's middleware names its router). */
 const surfacePatterns = (build: SurfaceBuilder, deps: SurfaceDeps): Pattern[] =>
@@ -67,14 +69,22 @@ const SOURCES: Record<string, (deps: SurfaceDeps) => Pattern[]> = {
     ...readdirSync(join(viewsDir, 'static')).map((name) => ({ pattern: `/static/${name}`, methods: ['GET', 'HEAD'] })),
     { pattern: BRAND_PATHS.theme, methods: ['GET', 'HEAD'] },
   ],
-  external: () => Object.entries((openApiDocument() as { paths: Record<string, Record<string, unknown>> }).paths)
-    .map(([path, operations]) => ({ pattern: path, methods: Object.keys(operations).map((method) => method.toUpperCase()) })),
+  external: () =>
+    Object.entries((openApiDocument() as { paths: Record<string, Record<string, unknown>> }).paths).map(
+      ([path, operations]) => ({
+        pattern: path,
+        methods: Object.keys(operations).map((method) => method.toUpperCase()),
+      }),
+    ),
   home: () => routerPatterns(homeRoutes()),
   requirement: (deps) => surfacePatterns(requirementSurface, deps),
   checker: (deps) => surfacePatterns(checkerSurface, deps),
   platform: (deps) => surfacePatterns(platformSurface, deps),
   interactions: ({ runtime }) => [
-    ...Object.values(INTERACTION_ROUTES).map((route) => ({ pattern: OAUTH2_PATHS.interaction(':uid') + (route === '/' ? '' : route), methods: BOTH })),
+    ...Object.values(INTERACTION_ROUTES).map((route) => ({
+      pattern: OAUTH2_PATHS.interaction(':uid') + (route === '/' ? '' : route),
+      methods: BOTH,
+    })),
     ...runtime.challenges.routes.flatMap(routerPatterns),
   ],
   oauth2: () => [
@@ -84,12 +94,13 @@ const SOURCES: Record<string, (deps: SurfaceDeps) => Pattern[]> = {
 };
 
 /** A plausible value for each path parameter (the suites put bad input elsewhere, or in the path on purpose). */
-const fill = (pattern: string): string => pattern
-  .replace(/\{website_id\}|:id\b|:websiteId\b/g, '1')
-  .replace(/\{environment\}|:environment\b/g, 'live')
-  .replace(/:name\b/g, 'email-age')
-  .replace(/:step\b/g, 'start')
-  .replace(/\{[a-z_]+\}|:[A-Za-z]+/g, 'abc');
+const fill = (pattern: string): string =>
+  pattern
+    .replace(/\{website_id\}|:id\b|:websiteId\b/g, '1')
+    .replace(/\{environment\}|:environment\b/g, 'live')
+    .replace(/:name\b/g, 'email-age')
+    .replace(/:step\b/g, 'start')
+    .replace(/\{[a-z_]+\}|:[A-Za-z]+/g, 'abc');
 
 /**
  * Every route of every surface, generated from the surfaces table and the surfaces' routers. Each route is listed
@@ -97,7 +108,11 @@ const fill = (pattern: string): string => pattern
  * without a source, or whose source yields no route it claims, throws.
  */
 export function serviceRoutes(app: AgeProvider): { routes: ServiceRoute[]; claimant: (path: string) => Claimant } {
-  const deps: SurfaceDeps = { runtime: app.runtime, provider: app.provider, health: healthRoutes(app.db, { draining: false }) };
+  const deps: SurfaceDeps = {
+    runtime: app.runtime,
+    provider: app.provider,
+    health: healthRoutes(app.db, { draining: false }),
+  };
   const claims = SURFACES.map((row) => ({ row, claims: row.claims(deps) }));
   /** the surface serving a path, found as mountSurfaces finds it */
   const claimant = (path: string) => {
@@ -115,7 +130,14 @@ export function serviceRoutes(app: AgeProvider): { routes: ServiceRoute[]; claim
       own += 1;
       const key = `${row.name} ${path}`;
       const known = routes.get(key);
-      routes.set(key, { surface: row.name, errors: row.errors, pattern, path, guarded: row.guarded, methods: [...new Set([...(known?.methods ?? []), ...methods])] });
+      routes.set(key, {
+        surface: row.name,
+        errors: row.errors,
+        pattern,
+        path,
+        guarded: row.guarded,
+        methods: [...new Set([...(known?.methods ?? []), ...methods])],
+      });
     }
     if (own === 0) throw new Error(`the route source of ${row.name} yields no route that surface claims`);
   }

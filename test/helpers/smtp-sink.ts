@@ -42,11 +42,19 @@ export async function startSmtpSink(): Promise<{ url: string; mails: ReceivedMai
         buffer = buffer.slice(eol + 2);
         const verb = line.slice(0, 4).toUpperCase();
         if (verb === 'EHLO' || verb === 'HELO') socket.write('250-sink\r\n250 8BITMIME\r\n');
-        else if (verb === 'MAIL') { current.from = line; socket.write('250 OK\r\n'); }
-        else if (verb === 'RCPT') { current.to.push(line); socket.write('250 OK\r\n'); }
-        else if (verb === 'DATA') { inData = true; socket.write('354 go ahead\r\n'); }
-        else if (verb === 'QUIT') { socket.end('221 bye\r\n'); return; }
-        else socket.write('250 OK\r\n');
+        else if (verb === 'MAIL') {
+          current.from = line;
+          socket.write('250 OK\r\n');
+        } else if (verb === 'RCPT') {
+          current.to.push(line);
+          socket.write('250 OK\r\n');
+        } else if (verb === 'DATA') {
+          inData = true;
+          socket.write('354 go ahead\r\n');
+        } else if (verb === 'QUIT') {
+          socket.end('221 bye\r\n');
+          return;
+        } else socket.write('250 OK\r\n');
       }
     });
   });
@@ -63,7 +71,8 @@ export async function startSmtpSink(): Promise<{ url: string; mails: ReceivedMai
 }
 
 /** The mails received for `email`, in order. */
-export const mailsTo = (mails: readonly ReceivedMail[], email: string): ReceivedMail[] => mails.filter((mail) => mail.to.some((to) => to.includes(email)));
+export const mailsTo = (mails: readonly ReceivedMail[], email: string): ReceivedMail[] =>
+  mails.filter((mail) => mail.to.some((to) => to.includes(email)));
 
 /** The `count`th mail to `email`, waited for (our mails leave after the answer that promised them). */
 export async function mailNumber(mails: readonly ReceivedMail[], email: string, count: number): Promise<ReceivedMail> {
@@ -77,5 +86,8 @@ export async function mailNumber(mails: readonly ReceivedMail[], email: string, 
 /** A mail's body as its reader sees it: quoted-printable soft line breaks joined and =XX bytes decoded (UTF-8). */
 export const bodyOf = (mail: ReceivedMail): string => {
   const joined = mail.data.replace(/=\r?\n/g, '');
-  return Buffer.from(joined.replace(/=([0-9A-F]{2})/g, (_whole, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))), 'latin1').toString('utf8');
+  return Buffer.from(
+    joined.replace(/=([0-9A-F]{2})/g, (_whole, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))),
+    'latin1',
+  ).toString('utf8');
 };

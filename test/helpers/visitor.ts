@@ -40,24 +40,42 @@ export type Decision = 'accept' | 'decline';
 const reached = (page: Page, origin: string): boolean => (page.location ?? page.url).origin === origin;
 
 /** What a visitor does on one page of the sandbox walk (walkSandboxSteps). */
-export type SandboxAction = 'answer the prompt' | 'open the challenge' | 'answer the sandbox' | 'continue to the website';
+export type SandboxAction =
+  | 'answer the prompt'
+  | 'open the challenge'
+  | 'answer the sandbox'
+  | 'continue to the website';
 
 /**
  * Walks a visitor through age-provider's pages in the TEST sandbox the way a person would: answers the prompt,
  * picks the first challenge offered, chooses "pass", continues to the website; stops on `doneOrigin`, or after
  * `limit` actions. Returns where it stopped and what it did, in order.
  */
-export async function walkSandboxSteps(visitor: Browser, start: Page, doneOrigin: string, decision: Decision = 'accept', limit = 12): Promise<{ page: Page; actions: SandboxAction[] }> {
+export async function walkSandboxSteps(
+  visitor: Browser,
+  start: Page,
+  doneOrigin: string,
+  decision: Decision = 'accept',
+  limit = 12,
+): Promise<{ page: Page; actions: SandboxAction[] }> {
   let page = start;
   const actions: SandboxAction[] = [];
   while (actions.length < limit) {
     // Done on the website: reached (the demo serves it) or stopped before (a redirect_uri nothing serves).
     if (reached(page, doneOrigin)) break;
     const forms = formsOf(page);
-    const prompt = forms.find((form) => form.buttons.some((button) => button.name === 'decision' && button.value === decision));
+    const prompt = forms.find((form) =>
+      form.buttons.some((button) => button.name === 'decision' && button.value === decision),
+    );
     const sandbox = forms.find((form) => form.choices.outcome?.includes('pass'));
     // The result page's "continue" form: posted, not the cancel form, not the form that saves an account.
-    const proceed = forms.find((form) => form.method === 'POST' && !(form.attributes.class ?? '').split(/\s+/).includes('cancel') && !('password' in form.fields) && !form.choices.outcome);
+    const proceed = forms.find(
+      (form) =>
+        form.method === 'POST' &&
+        !(form.attributes.class ?? '').split(/\s+/).includes('cancel') &&
+        !('password' in form.fields) &&
+        !form.choices.outcome,
+    );
     const challenge = linksWithClass(page, 'button')[0];
     if (prompt) {
       actions.push('answer the prompt');
@@ -80,7 +98,12 @@ export async function walkSandboxSteps(visitor: Browser, start: Page, doneOrigin
 }
 
 /** walkSandboxSteps to the end: the page (or redirect) on `doneOrigin`. */
-export async function walkSandbox(visitor: Browser, start: Page, doneOrigin: string, decision: Decision = 'accept'): Promise<Page> {
+export async function walkSandbox(
+  visitor: Browser,
+  start: Page,
+  doneOrigin: string,
+  decision: Decision = 'accept',
+): Promise<Page> {
   const { page } = await walkSandboxSteps(visitor, start, doneOrigin, decision);
   if (!reached(page, doneOrigin)) throw new Error(`no way back to ${doneOrigin}:\n${visitor.trail()}`);
   return page;

@@ -18,8 +18,12 @@ export const WORDPRESS_DIR = '/usr/share/wordpress';
 
 /** What the machine lacks to run WordPress, or undefined when everything is there. */
 export async function wordpressMissing(): Promise<string | undefined> {
-  if (!existsSync(join(WORDPRESS_DIR, 'wp-settings.php'))) return `${WORDPRESS_DIR} is not installed (Debian: apt-get install -y wordpress)`;
-  for (const [program, pkg] of [['php', 'php-cli'], ['msgfmt', 'gettext']] as const) {
+  if (!existsSync(join(WORDPRESS_DIR, 'wp-settings.php')))
+    return `${WORDPRESS_DIR} is not installed (Debian: apt-get install -y wordpress)`;
+  for (const [program, pkg] of [
+    ['php', 'php-cli'],
+    ['msgfmt', 'gettext'],
+  ] as const) {
     try {
       await run(program, ['--version']);
     } catch {
@@ -28,7 +32,8 @@ export async function wordpressMissing(): Promise<string | undefined> {
   }
   const { stdout } = await run('php', ['-m']);
   for (const extension of ['mysqli', 'curl', 'openssl']) {
-    if (!new RegExp(`^${extension}$`, 'm').test(stdout)) return `PHP has no ${extension} extension (Debian: apt-get install -y php-mysql php-curl)`;
+    if (!new RegExp(`^${extension}$`, 'm').test(stdout))
+      return `PHP has no ${extension} extension (Debian: apt-get install -y php-mysql php-curl)`;
   }
   return undefined;
 }
@@ -117,7 +122,10 @@ export interface WordPress {
 }
 
 async function mysqlQuery(sql: string): Promise<void> {
-  await run('php', ['-r', `$db = new mysqli('127.0.0.1', 'root', '', '', 3306); if (!$db->query(${JSON.stringify(sql)})) { fwrite(STDERR, $db->error); exit(1); }`]);
+  await run('php', [
+    '-r',
+    `$db = new mysqli('127.0.0.1', 'root', '', '', 3306); if (!$db->query(${JSON.stringify(sql)})) { fwrite(STDERR, $db->error); exit(1); }`,
+  ]);
 }
 
 export async function startWordPress(zip: string): Promise<WordPress> {
@@ -128,7 +136,13 @@ export async function startWordPress(zip: string): Promise<WordPress> {
   const port = await freePort();
   const url = `http://localhost:${port}`;
   const debugLog = join(work, 'debug.log');
-  const env = { ...process.env, WP_TEST_HOST: `localhost:${port}`, WP_TEST_ROOT: root, WP_TEST_ZIP: zip, WP_TEST_PASSWORD: password };
+  const env = {
+    ...process.env,
+    WP_TEST_HOST: `localhost:${port}`,
+    WP_TEST_ROOT: root,
+    WP_TEST_ZIP: zip,
+    WP_TEST_PASSWORD: password,
+  };
   let server: ChildProcess | undefined;
   let serverOutput = '';
   const close = async () => {
@@ -147,7 +161,9 @@ export async function startWordPress(zip: string): Promise<WordPress> {
     await rm(join(root, 'wp-config.php'));
     await rm(join(root, '.htaccess'), { force: true });
     const salt = () => randomBytes(48).toString('base64');
-    await writeFile(join(root, 'wp-config.php'), php(`
+    await writeFile(
+      join(root, 'wp-config.php'),
+      php(`
 define('DB_NAME', '${database}');
 define('DB_USER', 'root');
 define('DB_PASSWORD', '');
@@ -171,25 +187,30 @@ if (!defined('ABSPATH')) {
 	define('ABSPATH', __DIR__ . '/');
 }
 require_once ABSPATH . 'wp-settings.php';
-`));
+`),
+    );
     await mkdir(join(root, 'wp-content', 'mu-plugins'), { recursive: true });
     await writeFile(join(root, 'wp-content', 'mu-plugins', 'offline.php'), OFFLINE);
     await writeFile(join(work, 'router.php'), ROUTER);
     await writeFile(join(work, 'eval.php'), EVAL);
     await writeFile(join(work, 'install.php'), INSTALL);
     const installed = await run('php', [join(work, 'install.php')], { env, cwd: root });
-    if (installed.stdout.trim() !== 'installed') throw new Error(`WordPress did not install: ${installed.stdout}${installed.stderr}`);
+    if (installed.stdout.trim() !== 'installed')
+      throw new Error(`WordPress did not install: ${installed.stdout}${installed.stderr}`);
     server = spawn('php', ['-d', 'display_errors=0', '-S', `127.0.0.1:${port}`, '-t', root, join(work, 'router.php')], {
       env: { ...env, PHP_CLI_SERVER_WORKERS: '4' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
-    server.stderr!.on('data', (chunk: Buffer) => { serverOutput = (serverOutput + chunk.toString()).slice(-4000); });
+    server.stderr!.on('data', (chunk: Buffer) => {
+      serverOutput = (serverOutput + chunk.toString()).slice(-4000);
+    });
     for (let attempt = 0; ; attempt += 1) {
       try {
         await fetch(`http://127.0.0.1:${port}/wp-login.php`, { headers: { host: `localhost:${port}` } });
         break;
       } catch (error) {
-        if (attempt > 100 || server.exitCode !== null) throw new Error(`PHP's server did not start: ${serverOutput}`, { cause: error });
+        if (attempt > 100 || server.exitCode !== null)
+          throw new Error(`PHP's server did not start: ${serverOutput}`, { cause: error });
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
@@ -207,8 +228,12 @@ require_once ABSPATH . 'wp-settings.php';
       child.stdin!.end(code);
       let stdout = '';
       let stderr = '';
-      child.stdout!.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-      child.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+      child.stdout!.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+      });
+      child.stderr!.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
       const code_ = await new Promise<number | null>((resolve) => child.on('close', resolve));
       if (code_ !== 0) throw new Error(`PHP failed (${code_}): ${stderr}${stdout}`);
       return stdout;

@@ -38,63 +38,138 @@ const hex = (byte: number) => `%${byte.toString(16).padStart(2, '0').toUpperCase
 
 /** Query values no surface may accept: control characters, invalid UTF-8, broken percent-encoding, overlong. */
 const badQueryValue = fc.oneof(
-  fc.tuple(fc.string({ maxLength: 10 }), fc.oneof(fc.integer({ min: 0, max: 0x1f }), fc.integer({ min: 0x7f, max: 0x9f })), fc.string({ maxLength: 10 }))
+  fc
+    .tuple(
+      fc.string({ maxLength: 10 }),
+      fc.oneof(fc.integer({ min: 0, max: 0x1f }), fc.integer({ min: 0x7f, max: 0x9f })),
+      fc.string({ maxLength: 10 }),
+    )
     .map(([before, control, after]) => encodeURIComponent(before + String.fromCharCode(control) + after)),
-  fc.constantFrom([0xff], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0x80]).map((bytes) => bytes.map(hex).join('')),
+  fc
+    .constantFrom([0xff], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0x80])
+    .map((bytes) => bytes.map(hex).join('')),
   fc.constantFrom('%', '%zz', '%0', 'a%00b', '%0D%0A'),
   fc.integer({ min: 2049, max: 8000 }).map((length) => 'q'.repeat(length)),
-  fc.integer({ min: 8200, max: 9000 }).map((length) => `a=${'b'.repeat(1000)}&`.repeat(Math.ceil(length / 1003)).slice(0, -1)),
+  fc
+    .integer({ min: 8200, max: 9000 })
+    .map((length) => `a=${'b'.repeat(1000)}&`.repeat(Math.ceil(length / 1003)).slice(0, -1)),
 );
-const queryName = fc.constantFrom('x', 'state', 'client_id', 'redirect_uri', 'next', 'key', 'token', 'code', 'ui_locales');
+const queryName = fc.constantFrom(
+  'x',
+  'state',
+  'client_id',
+  'redirect_uri',
+  'next',
+  'key',
+  'token',
+  'code',
+  'ui_locales',
+);
 
 const nested = (depth: number, open: string) => open.repeat(depth) + '1' + (open === '[' ? ']' : '}').repeat(depth);
 /** Bodies the input guard must refuse, each with the content type that makes it read them. */
 const badBody = fc.oneof(
-  fc.tuple(fc.integer({ min: 65, max: 20_000 }), fc.constantFrom('[', '{"a":')).map(([depth, open]) => ({ type: JSON_TYPE, body: Buffer.from(nested(depth, open)) })),
+  fc
+    .tuple(fc.integer({ min: 65, max: 20_000 }), fc.constantFrom('[', '{"a":'))
+    .map(([depth, open]) => ({ type: JSON_TYPE, body: Buffer.from(nested(depth, open)) })),
   fc.integer({ min: 1000, max: 20_000 }).map((width) => ({
-    type: JSON_TYPE, body: Buffer.from(JSON.stringify(Object.fromEntries(Array.from({ length: width }, (_, index) => [`k${index}`, index === width - 1 ? 'a\u0000b' : index])))),
+    type: JSON_TYPE,
+    body: Buffer.from(
+      JSON.stringify(
+        Object.fromEntries(
+          Array.from({ length: width }, (_, index) => [`k${index}`, index === width - 1 ? 'a\u0000b' : index]),
+        ),
+      ),
+    ),
   })),
-  fc.integer({ min: 257 * 1024, max: 400 * 1024 }).chain((size) => fc.constantFrom(JSON_TYPE, FORM_TYPE).map((type) => ({ type, body: Buffer.alloc(size, 0x61) }))),
-  fc.uint8Array({ minLength: 1, maxLength: 20 }).map((bytes) => ({ type: FORM_TYPE, body: Buffer.concat([Buffer.from('email=a'), Buffer.from([0xff]), Buffer.from(bytes)]) })),
+  fc
+    .integer({ min: 257 * 1024, max: 400 * 1024 })
+    .chain((size) => fc.constantFrom(JSON_TYPE, FORM_TYPE).map((type) => ({ type, body: Buffer.alloc(size, 0x61) }))),
+  fc.uint8Array({ minLength: 1, maxLength: 20 }).map((bytes) => ({
+    type: FORM_TYPE,
+    body: Buffer.concat([Buffer.from('email=a'), Buffer.from([0xff]), Buffer.from(bytes)]),
+  })),
   // escaped, so the JSON is well formed and the control character is in the parsed text
-  fc.constantFrom({ name: '\u0000' }, { 'a\u0007': 1 }, ['\u001b'], { domain: 'a\u0085' }).map((json) => ({ type: JSON_TYPE, body: Buffer.from(JSON.stringify(json)) })),
-  fc.tuple(fc.constantFrom('email', 'password', '_csrf', 'username', 'token', 'grant_type'), fc.constantFrom('%00', '%01', '%7F', '%C2%85', '%FF', '%'))
+  fc
+    .constantFrom({ name: '\u0000' }, { 'a\u0007': 1 }, ['\u001b'], { domain: 'a\u0085' })
+    .map((json) => ({ type: JSON_TYPE, body: Buffer.from(JSON.stringify(json)) })),
+  fc
+    .tuple(
+      fc.constantFrom('email', 'password', '_csrf', 'username', 'token', 'grant_type'),
+      fc.constantFrom('%00', '%01', '%7F', '%C2%85', '%FF', '%'),
+    )
     .map(([name, value]) => ({ type: FORM_TYPE, body: Buffer.from(`${name}=a${value}b&password=p`) })),
 );
 
 /** Authorization headers of every kind but a valid one: malformed, foreign schemes, undecodable Basic, overlong. */
 const authorization = fc.oneof(
   fc.constant(undefined),
-  fc.constantFrom('Bearer', 'Bearer a b', 'Bearer ä', 'Basic', 'Basic ////', 'Digest username="a"', 'Negotiate YII=', 'NTLM TlRMTVNTUAAB', 'Bearer avk_0.0', '  ', 'AWS4-HMAC-SHA256 Credential=x'),
+  fc.constantFrom(
+    'Bearer',
+    'Bearer a b',
+    'Bearer ä',
+    'Basic',
+    'Basic ////',
+    'Digest username="a"',
+    'Negotiate YII=',
+    'NTLM TlRMTVNTUAAB',
+    'Bearer avk_0.0',
+    '  ',
+    'AWS4-HMAC-SHA256 Credential=x',
+  ),
   fc.uint8Array({ maxLength: 24 }).map((bytes) => `Basic ${Buffer.from(bytes).toString('base64')}`),
-  fc.constantFrom('a\u0000b:s', 'c:%00', '%ff:%zz').map((text) => `Basic ${Buffer.from(text, 'latin1').toString('base64')}`),
+  fc
+    .constantFrom('a\u0000b:s', 'c:%00', '%ff:%zz')
+    .map((text) => `Basic ${Buffer.from(text, 'latin1').toString('base64')}`),
   // overlong, but with the query and the other headers under Node's 16 KiB header limit (over it Node itself answers 431)
   fc.integer({ min: 2000, max: 3000 }).map((length) => `Bearer ${'t'.repeat(length)}`),
 );
 /** Other headers a stranger controls: wrong content types (alone), overlong values. */
-const extraHeaders = fc.record({
-  'content-type': fc.constantFrom('text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', 'application/octet-stream', ''),
-  'x-filler': fc.integer({ min: 0, max: 3000 }).map((length) => 'f'.repeat(length)),
-  'accept-language': fc.constantFrom('fr', '*', 'xx-YYYY-zzzz;q=2', 'de'.repeat(500)),
-}, { requiredKeys: [] });
+const extraHeaders = fc.record(
+  {
+    'content-type': fc.constantFrom(
+      'text/plain',
+      'application/xml',
+      'multipart/form-data; boundary=x',
+      'application/json; charset=utf-16',
+      'application/octet-stream',
+      '',
+    ),
+    'x-filler': fc.integer({ min: 0, max: 3000 }).map((length) => 'f'.repeat(length)),
+    'accept-language': fc.constantFrom('fr', '*', 'xx-YYYY-zzzz;q=2', 'de'.repeat(500)),
+  },
+  { requiredKeys: [] },
+);
 
 /** What is certainly bad about a request: each property run puts at least one of these in it. */
-const badRequest = (route: ServiceRoute) => fc.tuple(
-  fc.constantFrom(...METHODS, ...route.methods.filter((method) => method !== TUNNEL)),
-  fc.oneof(
-    fc.tuple(queryName, badQueryValue).map(([name, value]) => ({ suffix: `?${name}=${value}` })),
-    badBody.map(({ type, body }) => ({ suffix: '', type, body })),
-    fc.constantFrom('/%00', '/a%01b', '/%C3%28', '/%FF').map((suffix) => ({ suffix })),
-  ),
-  authorization,
-  extraHeaders,
-).map(([method, bad, auth, extra]): BadRequest => {
-  // The wrong content type goes with a neutral body only: with a bad body the type that makes the guard read it stays.
-  const headers: Record<string, string> = 'type' in bad ? { ...extra, ...bad.type } : { ...extra };
-  if (headers['content-type'] === '') delete headers['content-type'];
-  if (auth !== undefined) headers.authorization = auth;
-  return { method, suffix: bad.suffix, headers, ...('body' in bad ? { body: bad.body } : 'content-type' in headers ? { body: Buffer.from('<a>\u0000</a>') } : {}) };
-});
+const badRequest = (route: ServiceRoute) =>
+  fc
+    .tuple(
+      fc.constantFrom(...METHODS, ...route.methods.filter((method) => method !== TUNNEL)),
+      fc.oneof(
+        fc.tuple(queryName, badQueryValue).map(([name, value]) => ({ suffix: `?${name}=${value}` })),
+        badBody.map(({ type, body }) => ({ suffix: '', type, body })),
+        fc.constantFrom('/%00', '/a%01b', '/%C3%28', '/%FF').map((suffix) => ({ suffix })),
+      ),
+      authorization,
+      extraHeaders,
+    )
+    .map(([method, bad, auth, extra]): BadRequest => {
+      // The wrong content type goes with a neutral body only: with a bad body the type that makes the guard read it stays.
+      const headers: Record<string, string> = 'type' in bad ? { ...extra, ...bad.type } : { ...extra };
+      if (headers['content-type'] === '') delete headers['content-type'];
+      if (auth !== undefined) headers.authorization = auth;
+      return {
+        method,
+        suffix: bad.suffix,
+        headers,
+        ...('body' in bad
+          ? { body: bad.body }
+          : 'content-type' in headers
+            ? { body: Buffer.from('<a>\u0000</a>') }
+            : {}),
+      };
+    });
 
 interface Answer {
   status: number;
@@ -105,12 +180,22 @@ interface Answer {
 /** Sends over a raw socket: any method with any body (a GET with a body too), headers as they are. */
 function send(base: string, path: string, { method, headers, body }: BadRequest): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${base}${path}`, { method, headers: { ...headers, ...(body ? { 'content-length': String(body.length) } : {}) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString() }));
-      res.on('error', reject);
-    });
+    const req = httpRequest(
+      `${base}${path}`,
+      { method, headers: { ...headers, ...(body ? { 'content-length': String(body.length) } : {}) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            type: String(res.headers['content-type'] ?? ''),
+            text: Buffer.concat(chunks).toString(),
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
     // The server may answer (413) and close before it has read a large body: the answer is what counts, and where the
     // close reset the connection before the answer was read, the reset is the answer (status 0), never a wait for ever.
     let reset = false;
@@ -146,7 +231,9 @@ function expectShape(route: Claimant, request: BadRequest, answer: Answer, what:
 
 /** Rows per table, but the rate-limit counters (a refused request may spend a point: that is their job). */
 async function tableCounts(db: Database): Promise<Record<string, number>> {
-  const tables = (await db('information_schema.tables').where({ table_schema: db.raw('current_schema()'), table_type: 'BASE TABLE' }).pluck('table_name')) as string[];
+  const tables = (await db('information_schema.tables')
+    .where({ table_schema: db.raw('current_schema()'), table_type: 'BASE TABLE' })
+    .pluck('table_name')) as string[];
   const counts: Record<string, number> = {};
   for (const table of tables.filter((name) => name !== 'rate_limits' && !name.startsWith('knex_')).sort()) {
     counts[table] = Number((await db(table).count({ n: '*' }).first())?.n ?? 0);
@@ -157,10 +244,17 @@ async function tableCounts(db: Database): Promise<Record<string, number>> {
 describe('never a 5xx for bad input: every route of every surface, generated from the surfaces table and the routers', function () {
   this.timeout(600_000);
   // A mail server, so the routes that mail (the platform's sign-in codes) are served and swept too.
-  const app = useApp({ env: {
-    EXTERNAL_API_RATE_LIMIT_PER_TOKEN: '1000000', EXTERNAL_API_RATE_LIMIT_PER_IP: '1000000', OAUTH2_RATE_LIMIT_PER_IP: '1000000', CHECKER_RATE_LIMIT_PER_IP: '1000000', REQUIREMENT_RATE_LIMIT_PER_IP: '1000000',
-    SMTP_URL: 'console', MAIL_FROM: 'Age Provider <no-reply@age.test>',
-  } });
+  const app = useApp({
+    env: {
+      EXTERNAL_API_RATE_LIMIT_PER_TOKEN: '1000000',
+      EXTERNAL_API_RATE_LIMIT_PER_IP: '1000000',
+      OAUTH2_RATE_LIMIT_PER_IP: '1000000',
+      CHECKER_RATE_LIMIT_PER_IP: '1000000',
+      REQUIREMENT_RATE_LIMIT_PER_IP: '1000000',
+      SMTP_URL: 'console',
+      MAIL_FROM: 'Age Provider <no-reply@age.test>',
+    },
+  });
   let routes: ServiceRoute[];
   let claimant: (path: string) => Claimant;
   let apiToken: string;
@@ -176,7 +270,10 @@ describe('never a 5xx for bad input: every route of every surface, generated fro
   async function check(route: ServiceRoute, request: BadRequest): Promise<void> {
     const surface = claimant(route.path + request.suffix);
     // a valid API token now and then, so the External API's handlers behind authentication see the bad input too
-    const sent = route.errors === 'external' && request.headers.authorization === undefined ? { ...request, headers: { ...request.headers, authorization: `Bearer ${apiToken}` } } : request;
+    const sent =
+      route.errors === 'external' && request.headers.authorization === undefined
+        ? { ...request, headers: { ...request.headers, authorization: `Bearer ${apiToken}` } }
+        : request;
     const answer = await send(app.url, route.path + sent.suffix, sent);
     const what = `${sent.method} ${route.path}${sent.suffix.slice(0, 60)} (${sent.body?.length ?? 0} bytes of ${sent.headers['content-type'] ?? 'nothing'}, authorization ${String(sent.headers.authorization).slice(0, 40)}) → ${answer.status} ${answer.text.slice(0, 200)}`;
     // A reset is a refusal only of a body the guard never reads whole: past its limit the server answers 413 and closes.
@@ -193,8 +290,17 @@ describe('never a 5xx for bad input: every route of every surface, generated fro
     const surfaces = new Set(routes.map((route) => route.surface));
     expect([...surfaces].sort()).to.deep.equal(SURFACES.map((row) => row.name).sort());
     // routes added to a router are listed without a new test: the platform's and the External API's, for instance
-    expect(routes.map((route) => route.pattern)).to.include.members(['/platform/websites/:id/domain/check', '/external/website/{website_id}/domain-verification/check',
-      '/platform/websites/:id/webhooks/:webhook/test', '/platform/websites/:id/activity.jsonl', '/platform/websites/:id/statistics.csv', '/external/website/{website_id}/webhooks/{webhook_id}/deliveries', '/v1/oauth2/token', '/v1/oauth2/resources', '/readyz']);
+    expect(routes.map((route) => route.pattern)).to.include.members([
+      '/platform/websites/:id/domain/check',
+      '/external/website/{website_id}/domain-verification/check',
+      '/platform/websites/:id/webhooks/:webhook/test',
+      '/platform/websites/:id/activity.jsonl',
+      '/platform/websites/:id/statistics.csv',
+      '/external/website/{website_id}/webhooks/{webhook_id}/deliveries',
+      '/v1/oauth2/token',
+      '/v1/oauth2/resources',
+      '/readyz',
+    ]);
   });
 
   it('sends every kind of bad input to every route once, and nothing changes in storage', async () => {
@@ -216,10 +322,13 @@ describe('never a 5xx for bad input: every route of every surface, generated fro
     expect(await tableCounts(app.database.db)).to.deep.equal(before);
   });
 
-  it('answers generated bad requests to generated routes with a 4xx in the surface\'s shape, and nothing changes in storage', async () => {
+  it("answers generated bad requests to generated routes with a 4xx in the surface's shape, and nothing changes in storage", async () => {
     const before = await tableCounts(app.database.db);
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...routes).chain((route) => badRequest(route).map((request) => ({ route, request }))), ({ route, request }) => check(route, request)),
+      fc.asyncProperty(
+        fc.constantFrom(...routes).chain((route) => badRequest(route).map((request) => ({ route, request }))),
+        ({ route, request }) => check(route, request),
+      ),
       { numRuns: RUNS },
     );
     expect(await tableCounts(app.database.db)).to.deep.equal(before);
@@ -229,8 +338,17 @@ describe('never a 5xx for bad input: every route of every surface, generated fro
 const EXTERNAL_RUNS = 60;
 
 /** Strings that are often almost right, sometimes anything at all (any code point, lone surrogates included). */
-const anyString = fc.oneof(fc.string(), fc.string({ unit: 'binary', maxLength: 40 }), fc.constantFrom('', ' ', '\u0000', 'null', 'A'.repeat(101)));
-const almost = <T>(valid: fc.Arbitrary<T>) => fc.oneof({ weight: 3, arbitrary: valid }, { weight: 1, arbitrary: anyString }, { weight: 1, arbitrary: fc.jsonValue() });
+const anyString = fc.oneof(
+  fc.string(),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.constantFrom('', ' ', '\u0000', 'null', 'A'.repeat(101)),
+);
+const almost = <T>(valid: fc.Arbitrary<T>) =>
+  fc.oneof(
+    { weight: 3, arbitrary: valid },
+    { weight: 1, arbitrary: anyString },
+    { weight: 1, arbitrary: fc.jsonValue() },
+  );
 const listOf = <T>(item: fc.Arbitrary<T>) => fc.oneof(fc.array(almost(item), { maxLength: 25 }), fc.jsonValue());
 
 const name = almost(fc.string({ minLength: 1, maxLength: 100 }));
@@ -238,35 +356,68 @@ const domain = almost(fc.domain());
 const language = almost(fc.constantFrom(...LANGUAGE_CHOICES));
 const challenges = listOf(fc.constantFrom(...CHALLENGE_NAMES));
 const regions = listOf(fc.constantFrom(...REGION_CODES, 'US-XX', 'de', 'EU'));
-const redirectUris = listOf(fc.oneof(fc.webUrl({ withFragments: true, withQueryParameters: true }), fc.constantFrom('http://localhost:3000/cb', 'https://user@example.com/')));
+const redirectUris = listOf(
+  fc.oneof(
+    fc.webUrl({ withFragments: true, withQueryParameters: true }),
+    fc.constantFrom('http://localhost:3000/cb', 'https://user@example.com/'),
+  ),
+);
 const status = almost(fc.constantFrom('ACTIVE', 'DISABLED', 'active'));
-const webhookUrl = almost(fc.oneof(fc.webUrl({ withQueryParameters: true }), fc.constantFrom('https://127.0.0.1/in', 'http://hooks.example.com/in', 'https://[::1]/in')));
+const webhookUrl = almost(
+  fc.oneof(
+    fc.webUrl({ withQueryParameters: true }),
+    fc.constantFrom('https://127.0.0.1/in', 'http://hooks.example.com/in', 'https://[::1]/in'),
+  ),
+);
 const events = listOf(fc.oneof(fc.constantFrom(...SUBSCRIBABLE_EVENTS, 'webhook.test'), fc.string()));
 /** A website's policy rule, almost valid: regions any loosening of the presets in force names, values around the limits. */
-const policyRule = fc.record({
-  regions: listOf(fc.constantFrom('*', 'FR', 'US-MS', 'US', 'fr', 'US-XX', 'EU')),
-  required: almost(fc.boolean()),
-  ageThreshold: almost(fc.integer({ min: 10, max: 30 })),
-  challenges,
-  minimumAssuranceLevel: almost(fc.constantFrom('STANDARD', 'ENHANCED', 'STRICT')),
-  estimationBuffer: almost(fc.integer({ min: -1, max: 12 })),
-  reuseMaxAgeSeconds: almost(fc.integer({ min: -1, max: 40_000_000 })),
-  requireDoubleAnonymity: almost(fc.boolean()),
-  challengesUntil: almost(fc.dictionary(fc.constantFrom(...CHALLENGE_NAMES, 'x'), almost(fc.constantFrom('2024-12-31', '2030-01-01', '2026-02-30')), { maxKeys: 3 })),
-}, { requiredKeys: [] });
+const policyRule = fc.record(
+  {
+    regions: listOf(fc.constantFrom('*', 'FR', 'US-MS', 'US', 'fr', 'US-XX', 'EU')),
+    required: almost(fc.boolean()),
+    ageThreshold: almost(fc.integer({ min: 10, max: 30 })),
+    challenges,
+    minimumAssuranceLevel: almost(fc.constantFrom('STANDARD', 'ENHANCED', 'STRICT')),
+    estimationBuffer: almost(fc.integer({ min: -1, max: 12 })),
+    reuseMaxAgeSeconds: almost(fc.integer({ min: -1, max: 40_000_000 })),
+    requireDoubleAnonymity: almost(fc.boolean()),
+    challengesUntil: almost(
+      fc.dictionary(
+        fc.constantFrom(...CHALLENGE_NAMES, 'x'),
+        almost(fc.constantFrom('2024-12-31', '2030-01-01', '2026-02-30')),
+        { maxKeys: 3 },
+      ),
+    ),
+  },
+  { requiredKeys: [] },
+);
 const extra = fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 2 });
 
 /** A body: mostly objects built from almost-valid fields (with unknown keys now and then), else any JSON value. */
-const bodyOf = (fields: Record<string, fc.Arbitrary<unknown>>) => fc.oneof(
-  { weight: 4, arbitrary: fc.tuple(fc.record(fields, { requiredKeys: [] }), fc.oneof({ weight: 4, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: extra }))
-    .map(([known, unknown]) => ({ ...unknown, ...known })) },
-  { weight: 1, arbitrary: fc.jsonValue() },
-);
+const bodyOf = (fields: Record<string, fc.Arbitrary<unknown>>) =>
+  fc.oneof(
+    {
+      weight: 4,
+      arbitrary: fc
+        .tuple(
+          fc.record(fields, { requiredKeys: [] }),
+          fc.oneof({ weight: 4, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: extra }),
+        )
+        .map(([known, unknown]) => ({ ...unknown, ...known })),
+    },
+    { weight: 1, arbitrary: fc.jsonValue() },
+  );
 
-describe('never a 5xx for almost-valid input: the External API\'s write endpoints, field by field', function () {
+describe("never a 5xx for almost-valid input: the External API's write endpoints, field by field", function () {
   this.timeout(240_000);
   // Presets in force, so the policy's refusals of loosening rules are fuzzed too.
-  const app = useApp({ env: { EXTERNAL_API_RATE_LIMIT_PER_TOKEN: '100000', EXTERNAL_API_RATE_LIMIT_PER_IP: '100000', POLICY_PRESETS: 'fr,us-ms' } });
+  const app = useApp({
+    env: {
+      EXTERNAL_API_RATE_LIMIT_PER_TOKEN: '100000',
+      EXTERNAL_API_RATE_LIMIT_PER_IP: '100000',
+      POLICY_PRESETS: 'fr,us-ms',
+    },
+  });
   let token: string;
   let websiteId: number;
 
@@ -288,22 +439,31 @@ describe('never a 5xx for almost-valid input: the External API\'s write endpoint
     }
   }
 
-  const property = (path: () => string, method: string, body: fc.Arbitrary<unknown>) => fc.assert(
-    fc.asyncProperty(body, async (json) => checkWrite(() => request(app.url, method, `/external${path()}`, { token, json }))),
-    { numRuns: EXTERNAL_RUNS },
-  );
+  const property = (path: () => string, method: string, body: fc.Arbitrary<unknown>) =>
+    fc.assert(
+      fc.asyncProperty(body, async (json) =>
+        checkWrite(() => request(app.url, method, `/external${path()}`, { token, json })),
+      ),
+      { numRuns: EXTERNAL_RUNS },
+    );
 
-  it('POST /website', () => property(() => '/website', 'POST', bodyOf({ name, domain, language, challenges, regions })));
+  it('POST /website', () =>
+    property(() => '/website', 'POST', bodyOf({ name, domain, language, challenges, regions })));
 
-  it('PATCH /website/{website_id}', () => property(() => `/website/${websiteId}`, 'PATCH', bodyOf({ name, domain, language, challenges, regions })));
+  it('PATCH /website/{website_id}', () =>
+    property(() => `/website/${websiteId}`, 'PATCH', bodyOf({ name, domain, language, challenges, regions })));
 
-  it('POST /website/{website_id}/oauth2/{environment}', () => property(() => `/website/${websiteId}/oauth2/test`, 'POST', bodyOf({ redirectUris })));
+  it('POST /website/{website_id}/oauth2/{environment}', () =>
+    property(() => `/website/${websiteId}/oauth2/test`, 'POST', bodyOf({ redirectUris })));
 
-  it('PATCH /website/{website_id}/oauth2/{environment}', () => property(() => `/website/${websiteId}/oauth2/live`, 'PATCH', bodyOf({ redirectUris, status })));
+  it('PATCH /website/{website_id}/oauth2/{environment}', () =>
+    property(() => `/website/${websiteId}/oauth2/live`, 'PATCH', bodyOf({ redirectUris, status })));
 
-  it('PUT /website/{website_id}/policy', () => property(() => `/website/${websiteId}/policy`, 'PUT', bodyOf({ rules: listOf(policyRule) })));
+  it('PUT /website/{website_id}/policy', () =>
+    property(() => `/website/${websiteId}/policy`, 'PUT', bodyOf({ rules: listOf(policyRule) })));
 
-  it('POST /website/{website_id}/webhooks', () => property(() => `/website/${websiteId}/webhooks`, 'POST', bodyOf({ url: webhookUrl, events })));
+  it('POST /website/{website_id}/webhooks', () =>
+    property(() => `/website/${websiteId}/webhooks`, 'POST', bodyOf({ url: webhookUrl, events })));
 
   /**
    * Every read that takes a query, from the operations list and each query's schema: almost-valid values of its own
@@ -313,48 +473,98 @@ describe('never a 5xx for almost-valid input: the External API\'s write endpoint
   it('any query on every read that takes one (statistics, audit, verifications, …)', () => {
     const reads = OPERATIONS.filter((operation) => operation.query && operation.method === 'get');
     expect(reads.map((operation) => operation.operationId)).to.include.members(['getStatistics', 'listVerifications']);
-    const sample = fc.constantFrom('2026-01-01', '0000-01-01', '0001-01-01', '9999-12-31', '2026-02-30', '1970-01-01', 'LIVE', 'TEST', 'live', 'DE', 'de',
-      'verified', 'expired', 'sandbox', '50', '0', '999', '-1', 'MjAyNi0wMS0wMVQwMDowMDowMC4wMDBafHRlc3RfYQ', 'MDAwMC0wMS0wMXx0ZXN0X2E', '');
+    const sample = fc.constantFrom(
+      '2026-01-01',
+      '0000-01-01',
+      '0001-01-01',
+      '9999-12-31',
+      '2026-02-30',
+      '1970-01-01',
+      'LIVE',
+      'TEST',
+      'live',
+      'DE',
+      'de',
+      'verified',
+      'expired',
+      'sandbox',
+      '50',
+      '0',
+      '999',
+      '-1',
+      'MjAyNi0wMS0wMVQwMDowMDowMC4wMDBafHRlc3RfYQ',
+      'MDAwMC0wMS0wMXx0ZXN0X2E',
+      '',
+    );
     const value = fc.oneof({ weight: 3, arbitrary: sample }, { weight: 1, arbitrary: anyString });
     return fc.assert(
       fc.asyncProperty(
-        fc.constantFrom(...reads).chain((operation) => fc.tuple(
-          fc.constant(operation),
-          fc.dictionary(fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...Object.keys(operation.query!.properties as object)) }, { weight: 1, arbitrary: fc.string({ maxLength: 6 }) }), value, { maxKeys: 4 }),
-        )),
+        fc
+          .constantFrom(...reads)
+          .chain((operation) =>
+            fc.tuple(
+              fc.constant(operation),
+              fc.dictionary(
+                fc.oneof(
+                  { weight: 4, arbitrary: fc.constantFrom(...Object.keys(operation.query!.properties as object)) },
+                  { weight: 1, arbitrary: fc.string({ maxLength: 6 }) },
+                ),
+                value,
+                { maxKeys: 4 },
+              ),
+            ),
+          ),
         async ([operation, query]) => {
           const path = operation.path.replace(':website_id', String(websiteId));
-          await checkWrite(() => request(app.url, 'GET', `/external${path}?${new URLSearchParams(query).toString()}`, { token }));
+          await checkWrite(() =>
+            request(app.url, 'GET', `/external${path}?${new URLSearchParams(query).toString()}`, { token }),
+          );
         },
       ),
       { numRuns: EXTERNAL_RUNS * 2 },
     );
   });
 
-  it('raw bodies of any text and content type', () => fc.assert(
-    fc.asyncProperty(
-      fc.constantFrom(
-        ['POST', '/website'], ['PATCH', `/website/${websiteId}`], ['POST', `/website/${websiteId}/oauth2/test`], ['PATCH', `/website/${websiteId}/oauth2/live`],
-        ['PUT', `/website/${websiteId}/policy`], ['POST', `/website/${websiteId}/webhooks`],
+  it('raw bodies of any text and content type', () =>
+    fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(
+          ['POST', '/website'],
+          ['PATCH', `/website/${websiteId}`],
+          ['POST', `/website/${websiteId}/oauth2/test`],
+          ['PATCH', `/website/${websiteId}/oauth2/live`],
+          ['PUT', `/website/${websiteId}/policy`],
+          ['POST', `/website/${websiteId}/webhooks`],
+        ),
+        fc.oneof(fc.string({ unit: 'binary' }), fc.json()),
+        fc.constantFrom(
+          'application/json',
+          'application/json; charset=utf-8',
+          'text/plain',
+          'application/x-www-form-urlencoded',
+          'application/json; charset=utf-16',
+        ),
+        async ([method, path], raw, contentType) =>
+          checkWrite(() =>
+            request(app.url, method, `/external${path}`, { token, raw, headers: { 'Content-Type': contentType } }),
+          ),
       ),
-      fc.oneof(fc.string({ unit: 'binary' }), fc.json()),
-      fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=utf-16'),
-      async ([method, path], raw, contentType) => checkWrite(() => request(app.url, method, `/external${path}`, { token, raw, headers: { 'Content-Type': contentType } })),
-    ),
-    { numRuns: EXTERNAL_RUNS },
-  ));
+      { numRuns: EXTERNAL_RUNS },
+    ));
 
-  it('any path parameters on every write, including the regenerations', () => fc.assert(
-    fc.asyncProperty(
-      fc.oneof(fc.string(), fc.nat().map(String), fc.constant(String(websiteId))),
-      fc.oneof(fc.constantFrom('live', 'test', 'LIVE'), fc.string()),
-      fc.constantFrom('', '/key/{env}/regenerate', '/oauth2/{env}', '/oauth2/{env}/regenerate'),
-      async (id, environment, suffix) => {
-        const path = `/website/${encodeURIComponent(id)}${suffix.replace('{env}', encodeURIComponent(environment))}`;
-        const json = suffix === '' ? { name: 'Renamed' } : suffix === '/oauth2/{env}' ? { status: 'ACTIVE' } : undefined;
-        await checkWrite(() => request(app.url, 'PATCH', `/external${path}`, { token, ...(json ? { json } : {}) }));
-      },
-    ),
-    { numRuns: EXTERNAL_RUNS },
-  ));
+  it('any path parameters on every write, including the regenerations', () =>
+    fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.string(), fc.nat().map(String), fc.constant(String(websiteId))),
+        fc.oneof(fc.constantFrom('live', 'test', 'LIVE'), fc.string()),
+        fc.constantFrom('', '/key/{env}/regenerate', '/oauth2/{env}', '/oauth2/{env}/regenerate'),
+        async (id, environment, suffix) => {
+          const path = `/website/${encodeURIComponent(id)}${suffix.replace('{env}', encodeURIComponent(environment))}`;
+          const json =
+            suffix === '' ? { name: 'Renamed' } : suffix === '/oauth2/{env}' ? { status: 'ACTIVE' } : undefined;
+          await checkWrite(() => request(app.url, 'PATCH', `/external${path}`, { token, ...(json ? { json } : {}) }));
+        },
+      ),
+      { numRuns: EXTERNAL_RUNS },
+    ));
 });

@@ -51,7 +51,9 @@ describe('operations endpoints and the HTML fallback', () => {
     expect(html).to.contain('<html lang="fr">').and.not.contain('Not Found');
     expect(html).to.match(/<h1[^>]*>[^<]*introuvable[^<]*<\/h1>/i);
     // Stylesheets and the icon belong in <head> (no stray /favicon.ico request, no restyling flash).
-    expect(html.slice(0, html.indexOf('</head>'))).to.contain('rel="icon" href="/static/logo-on-light.svg"').and.contain('href="/static/app.css"');
+    expect(html.slice(0, html.indexOf('</head>')))
+      .to.contain('rel="icon" href="/static/logo-on-light.svg"')
+      .and.contain('href="/static/app.css"');
   });
 
   it('serves the stylesheet from memory and nothing outside views/static', async () => {
@@ -95,7 +97,9 @@ describe('/metrics on the operations listener', () => {
     expect(response.status).to.equal(200);
     expect(response.headers.get('content-type')).to.match(/^text\/plain/);
     const text = await response.text();
-    expect(text).to.match(/age_provider_http_request_duration_seconds_count\{surface="external",method="GET",status="[45]xx"\} 1/);
+    expect(text).to.match(
+      /age_provider_http_request_duration_seconds_count\{surface="external",method="GET",status="[45]xx"\} 1/,
+    );
     expect(text).to.contain('process_resident_memory_bytes');
     expect(text).not.to.contain('12345');
   });

@@ -13,7 +13,10 @@ import { authorizationUrl } from '../helpers/relying-party.js';
 import { keptLogger } from '../helpers/log.js';
 
 // A 1×1 PNG, the smallest logo an operator could give.
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 describe('the service introduces itself: /, /favicon.ico and the access log', function () {
   this.timeout(120_000);
@@ -30,10 +33,16 @@ describe('the service introduces itself: /, /favicon.ico and the access log', fu
       const page = await visitor.open('/');
       expect(page.status).to.equal(200);
       expect(page.headers.get('content-type')).to.contain('text/html');
-      expect(page.html).to.contain('<title>Acme Age Check · Age verification</title>').and.contain('Acme Age Check checks a visitor');
+      expect(page.html)
+        .to.contain('<title>Acme Age Check · Age verification</title>')
+        .and.contain('Acme Age Check checks a visitor');
       expect(linkWithText(page, 'Webmasters platform').pathname).to.equal('/platform');
       expect(linkWithText(page, 'Service status').pathname).to.equal('/readyz');
-      for (const [text, path] of [['OAuth2 authorization server metadata', '/.well-known/oauth-authorization-server'], ['External API (OpenAPI document)', '/external/openapi.json'], ['Checker script', '/v1/checker.js']]) {
+      for (const [text, path] of [
+        ['OAuth2 authorization server metadata', '/.well-known/oauth-authorization-server'],
+        ['External API (OpenAPI document)', '/external/openapi.json'],
+        ['Checker script', '/v1/checker.js'],
+      ]) {
         const link = linkWithText(page, text!);
         expect(link.pathname).to.equal(path);
         expect((await fetch(new URL(link, app.url))).status, `${text!} answers`).to.equal(200);
@@ -55,7 +64,9 @@ describe('the service introduces itself: /, /favicon.ico and the access log', fu
       const favicon = await fetch(`${app.url}/favicon.ico`);
       expect(favicon.status).to.equal(200);
       expect(favicon.headers.get('content-type')).to.equal('image/svg+xml');
-      expect(Buffer.from(await favicon.arrayBuffer()).equals(readFileSync(join(viewsDir, 'static/logo-on-light.svg')))).to.equal(true);
+      expect(
+        Buffer.from(await favicon.arrayBuffer()).equals(readFileSync(join(viewsDir, 'static/logo-on-light.svg'))),
+      ).to.equal(true);
       expect((await fetch(`${app.url}/`, { method: 'POST' })).status).to.equal(404);
       expect((await fetch(`${app.url}/index.html`)).status).to.equal(404);
     });
@@ -79,14 +90,18 @@ describe('the service introduces itself: /, /favicon.ico and the access log', fu
     const lines = (log: { lines: string[] }): Array<Record<string, unknown>> =>
       log.lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.message === 'request');
 
-    it('writes one line per request with the route pattern, never the path\'s values or the query', async () => {
+    it("writes one line per request with the route pattern, never the path's values or the query", async () => {
       const log = keptLogger();
       const app = await startTestApp({ logger: log, env: { ACCESS_LOG: 'true' } });
       try {
         const webmaster = await createWebmasterFixture(app.provider.runtime);
-        const client: ClientFixture = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'TEST' });
+        const client: ClientFixture = await createClientFixture(app.provider.runtime, webmaster.id, {
+          environment: 'TEST',
+        });
         const visitor = new Browser(app.url);
-        const prompt = await visitor.open(authorizationUrl(app.url, client, 'checker', { state: 'secret-state-value' }));
+        const prompt = await visitor.open(
+          authorizationUrl(app.url, client, 'checker', { state: 'secret-state-value' }),
+        );
         const uid = /\/interaction\/([^/]+)/.exec(prompt.url.pathname)![1]!;
         await fetch(`${app.url}/nowhere?token=secret-token-value`);
         const home = await fetch(`${app.url}/`);
@@ -94,10 +109,22 @@ describe('the service introduces itself: /, /favicon.ico and the access log', fu
         const logged = lines(log);
         expect(logged.length, 'one line per request').to.equal(visitor.history.length + 2);
         for (const line of logged) {
-          expect(line).to.have.keys('time', 'level', 'message', 'requestId', 'method', 'route', 'status', 'durationMs', 'surface');
+          expect(line).to.have.keys(
+            'time',
+            'level',
+            'message',
+            'requestId',
+            'method',
+            'route',
+            'status',
+            'durationMs',
+            'surface',
+          );
           expect(line.durationMs).to.be.a('number').at.least(0);
         }
-        expect(logged.map(({ method, route, status, surface }) => ({ method, route, status, surface }))).to.deep.include.members([
+        expect(
+          logged.map(({ method, route, status, surface }) => ({ method, route, status, surface })),
+        ).to.deep.include.members([
           { method: 'GET', route: '/v1/oauth2/checker', status: 303, surface: 'oauth2' },
           { method: 'GET', route: '/v1/oauth2/interaction/:uid', status: 200, surface: 'interactions' },
           { method: 'GET', route: null, status: 404, surface: 'oauth2' },
@@ -105,7 +132,8 @@ describe('the service introduces itself: /, /favicon.ico and the access log', fu
         ]);
         expect(logged.at(-1)!.requestId, 'the id the response carried').to.equal(home.headers.get('x-request-id'));
         const text = log.lines.join('\n');
-        for (const secret of ['secret-state-value', 'secret-token-value', uid, client.clientId, 'nowhere']) expect(text).not.to.contain(secret);
+        for (const secret of ['secret-state-value', 'secret-token-value', uid, client.clientId, 'nowhere'])
+          expect(text).not.to.contain(secret);
       } finally {
         await app.close();
       }

@@ -25,7 +25,11 @@ describe('a database that hangs with a query already sent', function () {
     database = await createTestDatabase();
     proxy = await startTcpProxy(database.url!);
     // The client gives up on an unanswered statement 1 s after the server's own 500 ms timeout.
-    db = await openDatabase({ databaseUrl: proxy.url, limits: { poolMax: 2, acquireTimeoutMs: 2000, statementTimeoutMs: 500 }, log: createLogger('silent') });
+    db = await openDatabase({
+      databaseUrl: proxy.url,
+      limits: { poolMax: 2, acquireTimeoutMs: 2000, statementTimeoutMs: 500 },
+      log: createLogger('silent'),
+    });
     app = await startTestApp({ db, databaseUrl: proxy.url });
     const webmaster = await createWebmasterFixture(app.provider.runtime);
     accessToken = (await issueToken(app, await createClientFixture(app.provider.runtime, webmaster.id))).access_token;
@@ -37,7 +41,7 @@ describe('a database that hangs with a query already sent', function () {
     await database?.drop();
   });
 
-  it('answers 503 with Retry-After in the surface\'s shape, and the next request, on a new connection, 200', async () => {
+  it("answers 503 with Retry-After in the surface's shape, and the next request, on a new connection, 200", async () => {
     expect((await readResources(app, accessToken)).status).to.equal(200);
     expect(proxy.silence()).to.be.greaterThan(0);
     const hung = await readResources(app, accessToken);

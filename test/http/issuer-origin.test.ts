@@ -17,7 +17,13 @@ function rawGet(base: string, path: string, headers: Record<string, string>): Pr
     const target = new URL(path, base);
     const sent = httpRequest(target, { headers }, (response) => {
       response.resume();
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, location: response.headers.location, setCookie: response.headers['set-cookie'] ?? [] }));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          location: response.headers.location,
+          setCookie: response.headers['set-cookie'] ?? [],
+        }),
+      );
     });
     sent.on('error', reject);
     sent.end();
@@ -41,7 +47,10 @@ describe('absolute URLs come from ISSUER, never from Host or X-Forwarded-Host', 
       let client: ClientFixture;
       before(async () => {
         app = await startTestApp({ trustProxy });
-        client = await createClientFixture(app.provider.runtime, (await createWebmasterFixture(app.provider.runtime)).id);
+        client = await createClientFixture(
+          app.provider.runtime,
+          (await createWebmasterFixture(app.provider.runtime)).id,
+        );
       });
       after(() => app.close());
 
@@ -67,7 +76,10 @@ describe('cookies over an https issuer', function () {
           issuer: 'https://age.example',
           logger: createLogger('warn', (line) => warnings.push(line)),
         });
-        client = await createClientFixture(app.provider.runtime, (await createWebmasterFixture(app.provider.runtime)).id);
+        client = await createClientFixture(
+          app.provider.runtime,
+          (await createWebmasterFixture(app.provider.runtime)).id,
+        );
       });
       after(() => app.close());
 
@@ -79,16 +91,26 @@ describe('cookies over an https issuer', function () {
         for (const cookie of cookies) expect(cookie, cookie).to.match(/;\s*secure/i);
       });
 
-      it('gives host-wide cookies the __Host- prefix (the form token, oidc-provider\'s session)', async () => {
+      it("gives host-wide cookies the __Host- prefix (the form token, oidc-provider's session)", async () => {
         const signIn = await rawGet(app.url, '/platform/signin', {});
-        expect(signIn.setCookie.some((cookie) => /^__Host-ap_csrf=[^;]+;\s*path=\/;/i.test(cookie)), signIn.setCookie.join('\n')).to.equal(true);
+        expect(
+          signIn.setCookie.some((cookie) => /^__Host-ap_csrf=[^;]+;\s*path=\/;/i.test(cookie)),
+          signIn.setCookie.join('\n'),
+        ).to.equal(true);
         expect(app.provider.provider.cookieName('session')).to.equal('__Host-_session');
       });
 
-      it(trustProxy ? 'does not warn when TRUST_PROXY is set' : 'warns at start-up, as a JSON line, that TRUST_PROXY is off', () => {
-        const warned = warnings.map((line) => JSON.parse(line) as { message: string }).filter((line) => line.message.includes('TRUST_PROXY'));
-        expect(warned).to.have.length(trustProxy ? 0 : 1);
-      });
+      it(
+        trustProxy
+          ? 'does not warn when TRUST_PROXY is set'
+          : 'warns at start-up, as a JSON line, that TRUST_PROXY is off',
+        () => {
+          const warned = warnings
+            .map((line) => JSON.parse(line) as { message: string })
+            .filter((line) => line.message.includes('TRUST_PROXY'));
+          expect(warned).to.have.length(trustProxy ? 0 : 1);
+        },
+      );
     });
   }
 });

@@ -32,7 +32,9 @@ const repeatsOf = (lines: Line[], message: string): number =>
 function tokenRequest(url: string, client: ClientFixture): Promise<Response> {
   const basic = `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString('base64')}`;
   return fetch(`${url}/v1/oauth2/token`, {
-    method: 'POST', headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=authorization_code&code=abc',
+    method: 'POST',
+    headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'grant_type=authorization_code&code=abc',
   });
 }
 
@@ -72,7 +74,11 @@ describe('the log during a database outage: one line per kind of failure, repeat
     repeats.logger.warn('driver: connection refused', { port: 1 });
     repeats.logger.warn('driver: connection refused', { port: 1 });
     repeats.logger.warn('driver: connection refused', { port: 2 });
-    expect(lines.map((line) => line.message)).to.deep.equal(['database down', 'driver: connection refused', 'driver: connection refused']);
+    expect(lines.map((line) => line.message)).to.deep.equal([
+      'database down',
+      'driver: connection refused',
+      'driver: connection refused',
+    ]);
     expect(lines[0]).to.include({ attempt: 0 });
     while (lines.length < 5) await delay(50);
     expect(lines.slice(3).map((line) => [line.level, line.like, line.repeats])).to.have.deep.members([
@@ -145,7 +151,9 @@ describe('the log during a database outage: one line per kind of failure, repeat
         const logged = lines.filter((line) => line.requestId === id);
         expect(logged).to.have.length(1);
         expect(logged[0]).to.include({ message: 'request failed', status: 500 });
-        expect(String(logged[0]!.error)).to.include('injected defect').and.match(/\n\s+at /);
+        expect(String(logged[0]!.error))
+          .to.include('injected defect')
+          .and.match(/\n\s+at /);
       }
     } finally {
       await app.close();
@@ -154,7 +162,9 @@ describe('the log during a database outage: one line per kind of failure, repeat
 });
 
 /** A TCP proxy in front of PostgreSQL that the test can take down (every connection cut, new ones refused) and bring back. */
-async function databaseProxy(target: URL): Promise<{ url: string; down(): Promise<void>; up(): Promise<void>; close(): Promise<void> }> {
+async function databaseProxy(
+  target: URL,
+): Promise<{ url: string; down(): Promise<void>; up(): Promise<void>; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   let server: Server;
   let port = 0;
@@ -184,7 +194,7 @@ async function databaseProxy(target: URL): Promise<{ url: string; down(): Promis
   return { url: url.toString(), down, up: listen, close: down };
 }
 
-describe('the log while PostgreSQL restarts: the driver\'s warnings are not repeated per request', function () {
+describe("the log while PostgreSQL restarts: the driver's warnings are not repeated per request", function () {
   this.timeout(180_000);
   let database: TestDatabase | undefined;
   let app: TestApp | undefined;

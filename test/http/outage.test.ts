@@ -1,7 +1,14 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { expect } from 'chai';
 import type { ClientFixture } from '../helpers/fixtures.js';
-import { authorizationUrl, authorize, issueToken, type OAuth2TestApp, startOAuth2AppWithCallers, useOAuth2App } from '../oauth2/helpers/oauth2.js';
+import {
+  authorizationUrl,
+  authorize,
+  issueToken,
+  type OAuth2TestApp,
+  startOAuth2AppWithCallers,
+  useOAuth2App,
+} from '../oauth2/helpers/oauth2.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
@@ -47,10 +54,23 @@ describe('database outage: every surface answers 503 with Retry-After in its own
 
   it('answers the back channel in RFC 6749 JSON: token, Resources, introspection, revocation', async () => {
     const basic = `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString('base64')}`;
-    const post = (path: string, body: string) => fetch(`${url}${path}`, { method: 'POST', headers: { ...FORM, authorization: basic }, body });
-    await expectOAuthJson(await post('/v1/oauth2/token', `grant_type=authorization_code&code=${code}&redirect_uri=${encodeURIComponent(client.redirectUri)}`));
-    await expectOAuthJson(await post('/api/oauth2/token', `grant_type=authorization_code&code=${code}&redirect_uri=${encodeURIComponent(client.redirectUri)}`));
-    await expectOAuthJson(await fetch(`${url}/v1/oauth2/resources`, { headers: { authorization: `Bearer ${accessToken}` } }));
+    const post = (path: string, body: string) =>
+      fetch(`${url}${path}`, { method: 'POST', headers: { ...FORM, authorization: basic }, body });
+    await expectOAuthJson(
+      await post(
+        '/v1/oauth2/token',
+        `grant_type=authorization_code&code=${code}&redirect_uri=${encodeURIComponent(client.redirectUri)}`,
+      ),
+    );
+    await expectOAuthJson(
+      await post(
+        '/api/oauth2/token',
+        `grant_type=authorization_code&code=${code}&redirect_uri=${encodeURIComponent(client.redirectUri)}`,
+      ),
+    );
+    await expectOAuthJson(
+      await fetch(`${url}/v1/oauth2/resources`, { headers: { authorization: `Bearer ${accessToken}` } }),
+    );
     await expectOAuthJson(await post('/v1/oauth2/token/introspection', `token=${accessToken}`));
     await expectOAuthJson(await post('/v1/oauth2/token/revocation', `token=${accessToken}`));
   });
@@ -63,7 +83,9 @@ describe('database outage: every surface answers 503 with Retry-After in its own
     const response = await fetch(`${url}/external/website`, { headers: { authorization: `Bearer ${apiToken}` } });
     expectRetryAfter(response);
     expect(await response.json()).to.deep.equal({
-      message: 'The service cannot reach its database right now. Retry in a few seconds.', error: 'Service Unavailable', statusCode: 503,
+      message: 'The service cannot reach its database right now. Retry in a few seconds.',
+      error: 'Service Unavailable',
+      statusCode: 503,
     });
   });
 
@@ -73,12 +95,15 @@ describe('database outage: every surface answers 503 with Retry-After in its own
   });
 
   it('shows the webmaster the same page on the platform', async () => {
-    const response = await fetch(`${url}/platform/account`, { headers: { cookie: 'ap_platform=some-session' }, redirect: 'manual' });
+    const response = await fetch(`${url}/platform/account`, {
+      headers: { cookie: 'ap_platform=some-session' },
+      redirect: 'manual',
+    });
     await expectVisitorPage(response, '/platform/account');
   });
 });
 
-describe('request deadline: a request past REQUEST_TIMEOUT_MS is an outage in its surface\'s shape', function () {
+describe("request deadline: a request past REQUEST_TIMEOUT_MS is an outage in its surface's shape", function () {
   this.timeout(120_000);
   const harness = useOAuth2App({ REQUEST_TIMEOUT_MS: '3000' });
 
@@ -95,7 +120,9 @@ describe('request deadline: a request past REQUEST_TIMEOUT_MS is an outage in it
     try {
       const basic = `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString('base64')}`;
       const response = await fetch(`${harness.app.url}/v1/oauth2/token/introspection`, {
-        method: 'POST', headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${accessToken}`,
+        method: 'POST',
+        headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+        body: `token=${accessToken}`,
       });
       expect(response.status).to.equal(503);
       expect(Number(response.headers.get('retry-after'))).to.be.greaterThan(0);

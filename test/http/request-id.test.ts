@@ -9,7 +9,9 @@ describe('request ids: every answer carries one, and every 5xx is logged with it
   let app: TestApp;
   const lines: Array<Record<string, unknown>> = [];
   before(async () => {
-    app = await startTestApp({ logger: createLogger('warn', (line) => lines.push(JSON.parse(line) as Record<string, unknown>)) });
+    app = await startTestApp({
+      logger: createLogger('warn', (line) => lines.push(JSON.parse(line) as Record<string, unknown>)),
+    });
   });
   after(() => app.close());
 
@@ -18,10 +20,12 @@ describe('request ids: every answer carries one, and every 5xx is logged with it
     const second = await fetch(`${app.url}/healthz`);
     const ids = [first.headers.get('x-request-id'), second.headers.get('x-request-id')];
     expect(ids[0]).to.match(/^[0-9a-f-]{36}$/);
-    expect(ids[1]).to.match(/^[0-9a-f-]{36}$/).and.not.equal(ids[0]);
+    expect(ids[1])
+      .to.match(/^[0-9a-f-]{36}$/)
+      .and.not.equal(ids[0]);
   });
 
-  it('logs a failure inside oidc-provider\'s own token route once, with the request id and its stack', async () => {
+  it("logs a failure inside oidc-provider's own token route once, with the request id and its stack", async () => {
     const webmaster = await createWebmasterFixture(app.provider.runtime);
     const client = await createClientFixture(app.provider.runtime, webmaster.id);
     const { code } = await authorize(app, client);
@@ -38,7 +42,9 @@ describe('request ids: every answer carries one, and every 5xx is logged with it
     const requestId = response.headers.get('x-request-id');
     const logged = lines.filter((line) => line.requestId === requestId);
     expect(logged.map((line) => line.message)).to.deep.equal(['request failed']);
-    expect(String(logged[0]?.error)).to.include('injected token store failure').and.match(/\n\s+at /);
+    expect(String(logged[0]?.error))
+      .to.include('injected token store failure')
+      .and.match(/\n\s+at /);
   });
 });
 
@@ -46,8 +52,12 @@ describe('request ids behind a trusted proxy', function () {
   this.timeout(60_000);
   const app = useApp({ trustProxy: true });
 
-  it('keeps the proxy\'s plain X-Request-Id and replaces anything else', async () => {
-    expect((await fetch(`${app.url}/healthz`, { headers: { 'X-Request-Id': 'lb-42.a' } })).headers.get('x-request-id')).to.equal('lb-42.a');
-    expect((await fetch(`${app.url}/healthz`, { headers: { 'X-Request-Id': 'x'.repeat(200) } })).headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
+  it("keeps the proxy's plain X-Request-Id and replaces anything else", async () => {
+    expect(
+      (await fetch(`${app.url}/healthz`, { headers: { 'X-Request-Id': 'lb-42.a' } })).headers.get('x-request-id'),
+    ).to.equal('lb-42.a');
+    expect(
+      (await fetch(`${app.url}/healthz`, { headers: { 'X-Request-Id': 'x'.repeat(200) } })).headers.get('x-request-id'),
+    ).to.match(/^[0-9a-f-]{36}$/);
   });
 });

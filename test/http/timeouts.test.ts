@@ -54,7 +54,9 @@ describe('a database that does not answer', function () {
     });
 
     it('a request waiting for it fails at the request deadline instead of hanging', async () => {
-      const response = await fetch(`${app.url}/external/website/1`, { headers: { Authorization: 'Bearer apt_unknown' } });
+      const response = await fetch(`${app.url}/external/website/1`, {
+        headers: { Authorization: 'Bearer apt_unknown' },
+      });
       expect(response.status).to.be.at.least(500);
     });
   });
@@ -67,14 +69,20 @@ describe('a database that does not answer', function () {
       log: createLogger('debug', (line) => lines.push(line)),
     });
     try {
-      await db.raw('select 1').then(() => expect.fail('answered'), (error: Error) => expect(error.message).to.match(/timeout/i));
+      await db.raw('select 1').then(
+        () => expect.fail('answered'),
+        (error: Error) => expect(error.message).to.match(/timeout/i),
+      );
     } finally {
       await db.destroy();
     }
     expect(lines).not.to.be.empty;
     for (const line of lines) {
       expect(line.trimEnd().split('\n')).to.have.length(1);
-      expect(JSON.parse(line)).to.include({ level: 'warn' }).and.have.property('message').that.matches(/^database: /);
+      expect(JSON.parse(line))
+        .to.include({ level: 'warn' })
+        .and.have.property('message')
+        .that.matches(/^database: /);
     }
   });
 });
@@ -82,9 +90,15 @@ describe('a database that does not answer', function () {
 describe('a statement that runs too long', () => {
   it('is cancelled by the server after DB_STATEMENT_TIMEOUT_MS (PostgreSQL)', async function () {
     if (!process.env.DATABASE_URL) this.skip();
-    const db = await openDatabase({ databaseUrl: process.env.DATABASE_URL, limits: { poolMax: 1, acquireTimeoutMs: 5000, statementTimeoutMs: 200 } });
+    const db = await openDatabase({
+      databaseUrl: process.env.DATABASE_URL,
+      limits: { poolMax: 1, acquireTimeoutMs: 5000, statementTimeoutMs: 200 },
+    });
     try {
-      await db.raw('select pg_sleep(30)').then(() => expect.fail('finished'), (error: { code?: string }) => expect(error.code).to.equal('57014'));
+      await db.raw('select pg_sleep(30)').then(
+        () => expect.fail('finished'),
+        (error: { code?: string }) => expect(error.code).to.equal('57014'),
+      );
     } finally {
       await db.destroy();
     }

@@ -12,7 +12,8 @@ const SAME_AS_ENGLISH = new Set<string>([]);
 /** A value this long (in words) is a sentence: a translation identical to English means it was not translated. */
 const SENTENCE_WORDS = 3;
 
-const placeholders = (value: string): string[] => [...new Set([...value.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!))].sort();
+const placeholders = (value: string): string[] =>
+  [...new Set([...value.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!))].sort();
 const words = (value: string): number => value.replace(/\{\w+\}/g, ' ').match(/\p{L}{2,}/gu)?.length ?? 0;
 
 type Catalogue = Record<string, string>;
@@ -29,7 +30,8 @@ function loadArea(area: string): { files: Partial<Record<Language, Catalogue>>; 
       problems.push(`${language}/${area}.json is not a JSON object`);
     } else {
       const entries = Object.entries(content as Record<string, unknown>);
-      for (const [key, value] of entries) if (typeof value !== 'string') problems.push(`${language}/${area}.json: ${key} is not a string`);
+      for (const [key, value] of entries)
+        if (typeof value !== 'string') problems.push(`${language}/${area}.json: ${key} is not a string`);
       files[language] = Object.fromEntries(entries.filter(([, value]) => typeof value === 'string')) as Catalogue;
     }
   }
@@ -53,7 +55,9 @@ function areaProblems(area: string): string[] {
       const reference = english[key];
       if (reference === undefined || language === 'en') continue;
       if (placeholders(value).join() !== placeholders(reference).join()) {
-        problems.push(`${language}/${area}.json: ${key} has placeholders {${placeholders(value).join('}, {')}} where English has {${placeholders(reference).join('}, {')}}`);
+        problems.push(
+          `${language}/${area}.json: ${key} has placeholders {${placeholders(value).join('}, {')}} where English has {${placeholders(reference).join('}, {')}}`,
+        );
       }
       if (value === reference && words(reference) >= SENTENCE_WORDS && !SAME_AS_ENGLISH.has(reference)) {
         problems.push(`${language}/${area}.json: ${key} is still in English ("${reference}")`);
@@ -82,19 +86,27 @@ describe('translation catalogues', () => {
     for (const area of areas) {
       for (const key of Object.keys(loadArea(area).files.en ?? {})) owners.set(key, [...(owners.get(key) ?? []), area]);
     }
-    const twice = [...owners].filter(([, owner]) => owner.length > 1).map(([key, owner]) => `${key} in ${owner.join(' and ')}`);
+    const twice = [...owners]
+      .filter(([, owner]) => owner.length > 1)
+      .map(([key, owner]) => `${key} in ${owner.join(' and ')}`);
     expect(twice, `\n${twice.join('\n')}\n`).to.have.length(0);
   });
 
-  it('every key the code translates literally (t(\'a.b\'), context.t(\'a.b\')) exists in every language', () => {
-    const known = Object.fromEntries(LANGUAGES.map((language) => [
-      language,
-      new Set(areas.flatMap((area) => Object.keys(loadArea(area).files[language] ?? {}))),
-    ])) as Record<Language, Set<string>>;
+  it("every key the code translates literally (t('a.b'), context.t('a.b')) exists in every language", () => {
+    const known = Object.fromEntries(
+      LANGUAGES.map((language) => [
+        language,
+        new Set(areas.flatMap((area) => Object.keys(loadArea(area).files[language] ?? {}))),
+      ]),
+    ) as Record<Language, Set<string>>;
     const problems: string[] = [];
     for (const file of libraryFiles()) {
-      for (const [, key] of readFileSync(file, 'utf8').matchAll(/(?<![\w$])(?:\w+\.)?t\(\s*'([A-Za-z][\w-]*(?:\.[\w-]+)+)'\s*[,)]/g)) {
-        for (const language of LANGUAGES) if (!known[language].has(key!)) problems.push(`${relative(packageRoot, file)} uses ${key}, missing in ${language}`);
+      for (const [, key] of readFileSync(file, 'utf8').matchAll(
+        /(?<![\w$])(?:\w+\.)?t\(\s*'([A-Za-z][\w-]*(?:\.[\w-]+)+)'\s*[,)]/g,
+      )) {
+        for (const language of LANGUAGES)
+          if (!known[language].has(key!))
+            problems.push(`${relative(packageRoot, file)} uses ${key}, missing in ${language}`);
       }
     }
     const unique = [...new Set(problems)];
@@ -102,15 +114,18 @@ describe('translation catalogues', () => {
   });
 
   it('every key a template names literally exists in every language', () => {
-    const known = Object.fromEntries(LANGUAGES.map((language) => [
-      language,
-      new Set(areas.flatMap((area) => Object.keys(loadArea(area).files[language] ?? {}))),
-    ])) as Record<Language, Set<string>>;
+    const known = Object.fromEntries(
+      LANGUAGES.map((language) => [
+        language,
+        new Set(areas.flatMap((area) => Object.keys(loadArea(area).files[language] ?? {}))),
+      ]),
+    ) as Record<Language, Set<string>>;
     const problems: string[] = [];
     for (const template of templateNames()) {
       // only whole literal arguments: t('a.b') or t('a.b', {...}); computed keys are checked by rendering
       for (const [, , key] of templateSource(template).matchAll(/\bt\(\s*(['"])([^'"]+)\1\s*[,)]/g)) {
-        for (const language of LANGUAGES) if (!known[language].has(key!)) problems.push(`${template} uses ${key}, missing in ${language}`);
+        for (const language of LANGUAGES)
+          if (!known[language].has(key!)) problems.push(`${template} uses ${key}, missing in ${language}`);
       }
     }
     const unique = [...new Set(problems)];

@@ -11,7 +11,8 @@ export const localesDir = join(viewsDir, 'locales');
 export function areaNames(): string[] {
   const names = new Set<string>();
   for (const language of LANGUAGES) {
-    for (const file of readdirSync(join(localesDir, language))) if (file.endsWith('.json')) names.add(file.slice(0, -5));
+    for (const file of readdirSync(join(localesDir, language)))
+      if (file.endsWith('.json')) names.add(file.slice(0, -5));
   }
   return [...names].sort();
 }
@@ -34,11 +35,13 @@ export function readArea(language: Language, area: string): unknown {
 
 /** Every template under views/, as paths relative to it (the names render() takes). */
 export function templateNames(folder = viewsDir): string[] {
-  return readdirSync(folder).flatMap((name) => {
-    const path = join(folder, name);
-    if (statSync(path).isDirectory()) return name === 'locales' || name === 'static' ? [] : templateNames(path);
-    return name.endsWith('.njk') ? [relative(viewsDir, path).split('\\').join('/')] : [];
-  }).sort();
+  return readdirSync(folder)
+    .flatMap((name) => {
+      const path = join(folder, name);
+      if (statSync(path).isDirectory()) return name === 'locales' || name === 'static' ? [] : templateNames(path);
+      return name.endsWith('.njk') ? [relative(viewsDir, path).split('\\').join('/')] : [];
+    })
+    .sort();
 }
 
 export const templateSource = (name: string): string => readFileSync(join(viewsDir, name), 'utf8');

@@ -67,7 +67,9 @@ describe('language negotiation', () => {
 
     for (const language of LANGUAGES) {
       it(`an error page in ${language} for a ${language} browser`, async () => {
-        const response = await fetch(`${app.url}/no/such/page`, { headers: { 'Accept-Language': `nl;q=0.9, ${language}-XX;q=0.8` } });
+        const response = await fetch(`${app.url}/no/such/page`, {
+          headers: { 'Accept-Language': `nl;q=0.9, ${language}-XX;q=0.8` },
+        });
         expect(await response.text()).to.contain(`<html lang="${language}">`);
       });
     }

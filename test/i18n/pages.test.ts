@@ -11,7 +11,14 @@ import { PAGE_SAMPLES } from './page-samples.js';
 /** Just what render() touches: the CSRF cookie, the cookie keys the form token is made with, and the response fields. */
 function fakeContext(): Context & { body: string } {
   const ctx = {
-    app: { keys: ['sample-cookie-key'] }, state: {}, cookies: { get: () => 'sample-csrf-secret', set() {} }, secure: false, set() {}, status: 0, type: '', body: '',
+    app: { keys: ['sample-cookie-key'] },
+    state: {},
+    cookies: { get: () => 'sample-csrf-secret', set() {} },
+    secure: false,
+    set() {},
+    status: 0,
+    type: '',
+    body: '',
   };
   return ctx as unknown as Context & { body: string };
 }
@@ -20,7 +27,9 @@ const allKeys = new Set(areaNames().flatMap((area) => Object.keys((readArea('en'
 
 /** Catalogue keys and unreplaced placeholders that made it into the page. */
 function leaks(html: string): string[] {
-  const keys = [...html.matchAll(/[A-Za-z0-9_.-]+/g)].map(([token]) => token.replace(/\.+$/, '')).filter((token) => allKeys.has(token));
+  const keys = [...html.matchAll(/[A-Za-z0-9_.-]+/g)]
+    .map(([token]) => token.replace(/\.+$/, ''))
+    .filter((token) => allKeys.has(token));
   const placeholders = [...html.matchAll(/\{\w+\}/g)].map(([match]) => match);
   return [...new Set([...keys, ...placeholders])];
 }
@@ -39,7 +48,10 @@ describe('every page in every language', () => {
           const ctx = fakeContext();
           render(ctx, page, language, variables);
           expect(ctx.body).to.contain(`<html lang="${language}">`);
-          expect(leaks(ctx.body), `raw keys or placeholders in ${page} (${language}) with ${JSON.stringify(variables)}`).to.deep.equal([]);
+          expect(
+            leaks(ctx.body),
+            `raw keys or placeholders in ${page} (${language}) with ${JSON.stringify(variables)}`,
+          ).to.deep.equal([]);
         }
       });
     }

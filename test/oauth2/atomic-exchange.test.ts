@@ -13,7 +13,9 @@ async function injectTokenWriteFailure(harness: OAuth2TestApp): Promise<{ stop()
       IF NEW.type = 'AccessToken' AND EXISTS (SELECT 1 FROM fail_token_writes) THEN RAISE EXCEPTION 'injected token write failure'; END IF;
       RETURN NEW;
     END $$`);
-  await db.raw('CREATE TRIGGER fail_token_write BEFORE INSERT ON oidc_payloads FOR EACH ROW EXECUTE FUNCTION fail_token_write()');
+  await db.raw(
+    'CREATE TRIGGER fail_token_write BEFORE INSERT ON oidc_payloads FOR EACH ROW EXECUTE FUNCTION fail_token_write()',
+  );
   await db('fail_token_writes').insert({ reason: 'test' });
   return {
     async stop() {
@@ -43,7 +45,9 @@ describe('oauth2: the code exchange commits the redemption and the token togethe
     const retried = await requestToken(harness.app, { code, client });
     expect(retried.status).to.equal(200);
     const { access_token: accessToken } = (await retried.json()) as { access_token: string };
-    const resources = await fetch(`${harness.app.url}/v1/oauth2/resources`, { headers: { authorization: `Bearer ${accessToken}` } });
+    const resources = await fetch(`${harness.app.url}/v1/oauth2/resources`, {
+      headers: { authorization: `Bearer ${accessToken}` },
+    });
     expect(resources.status).to.equal(200);
   });
 
@@ -56,7 +60,9 @@ describe('oauth2: the code exchange commits the redemption and the token togethe
     const second = await requestToken(harness.app, { code, client });
     expect(second.status).to.equal(400);
     expect(await second.json()).to.include({ error: 'invalid_grant' });
-    const resources = await fetch(`${harness.app.url}/v1/oauth2/resources`, { headers: { authorization: `Bearer ${accessToken}` } });
+    const resources = await fetch(`${harness.app.url}/v1/oauth2/resources`, {
+      headers: { authorization: `Bearer ${accessToken}` },
+    });
     expect(resources.status).to.equal(401);
   });
 });

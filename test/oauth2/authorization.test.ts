@@ -5,7 +5,8 @@ import { authorizationUrl, authorize, interactionUid, useOAuth2App } from './hel
 describe('oauth2: authorization endpoints', () => {
   const harness = useOAuth2App();
 
-  const get = (path: string, headers: Record<string, string> = {}) => fetch(`${harness.app.url}${path}`, { redirect: 'manual', headers });
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    fetch(`${harness.app.url}${path}`, { redirect: 'manual', headers });
 
   /** The error the provider sends back to the website's redirect_uri. */
   async function redirectedError(path: string): Promise<URLSearchParams> {
@@ -40,7 +41,11 @@ describe('oauth2: authorization endpoints', () => {
 
   it('defaults scope to read and response_type to code', async () => {
     const client = await harness.client();
-    const uid = interactionUid(await get(authorizationUrl('', client, 'checker', { response_type: undefined, scope: undefined, state: undefined })));
+    const uid = interactionUid(
+      await get(
+        authorizationUrl('', client, 'checker', { response_type: undefined, scope: undefined, state: undefined }),
+      ),
+    );
     const interaction = await harness.app.provider.provider.Interaction.find(uid);
     expect(interaction?.params).to.include({ scope: 'read', response_type: 'code' });
   });
@@ -53,8 +58,19 @@ describe('oauth2: authorization endpoints', () => {
       expect(params.get('state')).to.equal('st');
     }
     // A token response type is refused in the query too: the client of a code flow reads only the query.
-    for (const [responseType, mode] of [['token', undefined], ['code token', undefined], ['token', 'fragment'], ['token', 'form_post']] as const) {
-      const response = await get(authorizationUrl('', client, 'checker', { response_type: responseType, state: 'st', ...(mode ? { response_mode: mode } : {}) }));
+    for (const [responseType, mode] of [
+      ['token', undefined],
+      ['code token', undefined],
+      ['token', 'fragment'],
+      ['token', 'form_post'],
+    ] as const) {
+      const response = await get(
+        authorizationUrl('', client, 'checker', {
+          response_type: responseType,
+          state: 'st',
+          ...(mode ? { response_mode: mode } : {}),
+        }),
+      );
       expect(response.status, responseType).to.equal(303);
       const location = locationOf(response);
       expect(location.hash, `${responseType} ${mode}`).to.equal('');
@@ -75,11 +91,19 @@ describe('oauth2: authorization endpoints', () => {
 
   it('validates challenges; a language we do not serve is no error (the pages negotiate one)', async () => {
     const client = await harness.client();
-    expect((await get(authorizationUrl('', client, 'checker', { language: 'fr', challenges: 'ticket,selfie,paypal' }))).status).to.equal(303);
+    expect(
+      (await get(authorizationUrl('', client, 'checker', { language: 'fr', challenges: 'ticket,selfie,paypal' })))
+        .status,
+    ).to.equal(303);
     for (const language of ['nl', 'FR']) {
       expect((await get(authorizationUrl('', client, 'checker', { language }))).status, language).to.equal(303);
     }
-    for (const extra of <Record<string, string>[]>[{ language: 'fr<' }, { challenges: 'ticket,ticket' }, { challenges: 'ticket,nope' }, { challenges: 'ticket,' }]) {
+    for (const extra of <Record<string, string>[]>[
+      { language: 'fr<' },
+      { challenges: 'ticket,ticket' },
+      { challenges: 'ticket,nope' },
+      { challenges: 'ticket,' },
+    ]) {
       const params = await redirectedError(authorizationUrl('', client, 'checker', extra));
       expect(params.get('error'), JSON.stringify(extra)).to.equal('invalid_request');
     }
@@ -88,7 +112,12 @@ describe('oauth2: authorization endpoints', () => {
   it('accepts the test_* parameters from TEST clients only', async () => {
     const sandbox = await harness.client({ environment: 'TEST' });
     const live = await harness.client({ environment: 'LIVE', redirectUris: ['https://live.example/cb'] });
-    const sandboxParams = { test_outcome: 'pass', test_level: 'ENHANCED', test_country: 'US', test_subdivision: 'US-TX' };
+    const sandboxParams = {
+      test_outcome: 'pass',
+      test_level: 'ENHANCED',
+      test_country: 'US',
+      test_subdivision: 'US-TX',
+    };
     expect((await get(authorizationUrl('', sandbox, 'checker', sandboxParams))).status).to.equal(303);
     const accepted = locationOf(await get(authorizationUrl('', sandbox, 'checker', sandboxParams)));
     expect(accepted.pathname).to.match(/^\/v1\/oauth2\/interaction\//);
@@ -97,7 +126,15 @@ describe('oauth2: authorization endpoints', () => {
       expect(params.get('error'), name).to.equal('invalid_request');
       expect(params.get('error_description')).to.contain(name);
     }
-    for (const extra of <Record<string, string>[]>[{ test_outcome: 'maybe' }, { test_level: 'HIGH' }, { test_country: 'usa' }, { test_country: 'QQ' }, { test_subdivision: 'QQ-11' }, { test_country: 'US', test_subdivision: 'CA-ON' }, { test_country: 'US', test_subdivision: 'US-ZZ' }]) {
+    for (const extra of <Record<string, string>[]>[
+      { test_outcome: 'maybe' },
+      { test_level: 'HIGH' },
+      { test_country: 'usa' },
+      { test_country: 'QQ' },
+      { test_subdivision: 'QQ-11' },
+      { test_country: 'US', test_subdivision: 'CA-ON' },
+      { test_country: 'US', test_subdivision: 'US-ZZ' },
+    ]) {
       const params = await redirectedError(authorizationUrl('', sandbox, 'checker', extra));
       expect(params.get('error'), JSON.stringify(extra)).to.equal('invalid_request');
     }
@@ -105,15 +142,25 @@ describe('oauth2: authorization endpoints', () => {
 
   it('renders an HTML page, never a redirect, for an unregistered redirect_uri', async () => {
     const client = await harness.client();
-    const response = await get(authorizationUrl('', { ...client, redirectUri: 'https://evil.example/cb' }, 'checker', { state: 's' }));
+    const response = await get(
+      authorizationUrl('', { ...client, redirectUri: 'https://evil.example/cb' }, 'checker', { state: 's' }),
+    );
     await expectErrorPage(response, /return address/);
   });
 
   it('renders the error page in the visitor language (language parameter, then Accept-Language)', async () => {
     const client = await harness.client();
     const bad = { ...client, redirectUri: 'https://evil.example/cb' };
-    await expectErrorPage(await get(authorizationUrl('', bad, 'checker', { language: 'de' })), /Rücksprungadresse/, 'de');
-    await expectErrorPage(await get(authorizationUrl('', bad), { 'accept-language': 'it-IT,it;q=0.9,en;q=0.5' }), /indirizzo di ritorno/, 'it');
+    await expectErrorPage(
+      await get(authorizationUrl('', bad, 'checker', { language: 'de' })),
+      /Rücksprungadresse/,
+      'de',
+    );
+    await expectErrorPage(
+      await get(authorizationUrl('', bad), { 'accept-language': 'it-IT,it;q=0.9,en;q=0.5' }),
+      /indirizzo di ritorno/,
+      'it',
+    );
   });
 
   it('renders an HTML page for an unknown client and for a missing redirect_uri', async () => {

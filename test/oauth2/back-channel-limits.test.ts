@@ -8,7 +8,9 @@ describe('oauth2: rate limit on the back channel', () => {
     const client = await harness.client();
     const statuses: number[] = [];
     for (let batch = 0; batch < 6; batch++) {
-      const responses = await Promise.all(Array.from({ length: 50 }, (_, i) => readResources(harness.app, `guess${batch}x${i}`)));
+      const responses = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => readResources(harness.app, `guess${batch}x${i}`)),
+      );
       statuses.push(...responses.map((response) => response.status));
     }
     expect(statuses.filter((status) => status === 401)).to.have.length(300);
@@ -18,7 +20,11 @@ describe('oauth2: rate limit on the back channel', () => {
     expect(Number(resources.headers.get('retry-after'))).to.be.greaterThan(0);
     expect(await resources.json()).to.include({ error: 'too_many_requests' });
 
-    const token = await requestToken(harness.app, { code: 'guessed', client: { ...client, clientSecret: 'guessed' }, path: '/api/oauth2/token' });
+    const token = await requestToken(harness.app, {
+      code: 'guessed',
+      client: { ...client, clientSecret: 'guessed' },
+      path: '/api/oauth2/token',
+    });
     expect(token.status, 'the legacy token path shares the limit').to.equal(429);
     expect(token.headers.get('content-type')).to.match(/^application\/json/);
   });

@@ -11,15 +11,26 @@ describe('oauth2: clients are the websites’ OAuth2 configurations', () => {
 
   const db = () => harness.app.provider.db;
   const configOf = async (client: ClientFixture): Promise<number> =>
-    ((await db()('oauth2_credentials').where('client_id', client.clientId).first('config_id')) as { config_id: number }).config_id;
+    ((await db()('oauth2_credentials').where('client_id', client.clientId).first('config_id')) as { config_id: number })
+      .config_id;
 
   /** What the External API's regenerate does: the current pair is superseded, valid until `validUntil`; a new pair is current. */
   async function rotate(client: ClientFixture, validUntil: Date): Promise<ClientFixture> {
     const configId = await configOf(client);
     const now = harness.clock.now();
-    await db()('oauth2_credentials').where('client_id', client.clientId).update({ superseded_at: now, valid_until: validUntil });
-    const fresh = { ...client, clientId: `test_${randomBytes(12).toString('base64url')}`, clientSecret: randomBytes(32).toString('base64url') };
-    await db()('oauth2_credentials').insert({ config_id: configId, client_id: fresh.clientId, secret_sealed: harness.app.provider.runtime.sealer.seal(fresh.clientSecret) });
+    await db()('oauth2_credentials')
+      .where('client_id', client.clientId)
+      .update({ superseded_at: now, valid_until: validUntil });
+    const fresh = {
+      ...client,
+      clientId: `test_${randomBytes(12).toString('base64url')}`,
+      clientSecret: randomBytes(32).toString('base64url'),
+    };
+    await db()('oauth2_credentials').insert({
+      config_id: configId,
+      client_id: fresh.clientId,
+      secret_sealed: harness.app.provider.runtime.sealer.seal(fresh.clientSecret),
+    });
     return fresh;
   }
 
@@ -27,7 +38,13 @@ describe('oauth2: clients are the websites’ OAuth2 configurations', () => {
     (await fetch(authorizationUrl(harness.app.url, client), { redirect: 'manual' })).status === 303;
 
   it('resolves a client_id to its website in one query, then from the instance cache', async () => {
-    const client = await harness.client({ name: 'Shop', domain: 'shop.example', language: 'fr', challenges: ['ticket'], regions: ['US-TX'] });
+    const client = await harness.client({
+      name: 'Shop',
+      domain: 'shop.example',
+      language: 'fr',
+      challenges: ['ticket'],
+      regions: ['US-TX'],
+    });
     const queries: string[] = [];
     const record = (query: { sql: string }) => queries.push(query.sql);
     db().on('query', record);
@@ -49,7 +66,14 @@ describe('oauth2: clients are the websites’ OAuth2 configurations', () => {
       environment: 'TEST',
       redirectUris: [client.redirectUri],
       website: {
-        id: client.websiteId, name: 'Shop', domain: 'shop.example', domainVerified: false, language: 'fr', challenges: ['ticket'], regions: ['US-TX'], policyRules: [],
+        id: client.websiteId,
+        name: 'Shop',
+        domain: 'shop.example',
+        domainVerified: false,
+        language: 'fr',
+        challenges: ['ticket'],
+        regions: ['US-TX'],
+        policyRules: [],
       },
     });
     expect(await findClientWebsite(harness.app.provider.runtime, 'unknown')).to.equal(undefined);
@@ -58,8 +82,12 @@ describe('oauth2: clients are the websites’ OAuth2 configurations', () => {
   it('stops authorization and token requests at once when the configuration is DISABLED', async () => {
     const client = await harness.client();
     const { code } = await authorize(harness.app, client);
-    await db()('oauth2_configs').where('id', await configOf(client)).update({ status: 'DISABLED' });
-    const page = await fetch(authorizationUrl(harness.app.url, client, 'checker', { state: 's' }), { redirect: 'manual' });
+    await db()('oauth2_configs')
+      .where('id', await configOf(client))
+      .update({ status: 'DISABLED' });
+    const page = await fetch(authorizationUrl(harness.app.url, client, 'checker', { state: 's' }), {
+      redirect: 'manual',
+    });
     expect(page.status).to.equal(400);
     expect(page.headers.get('location')).to.equal(null);
     expect(await page.text()).to.contain('switched off');
@@ -96,6 +124,8 @@ describe('oauth2: clients are the websites’ OAuth2 configurations', () => {
     expect(await startsInteraction(client)).to.equal(false);
     const { code } = await authorize(harness.app, fresh);
     expect((await requestToken(harness.app, { code, client: fresh })).status).to.equal(200);
-    expect((await requestToken(harness.app, { code, client: { ...client, redirectUri: fresh.redirectUri } })).status).to.equal(401);
+    expect(
+      (await requestToken(harness.app, { code, client: { ...client, redirectUri: fresh.redirectUri } })).status,
+    ).to.equal(401);
   });
 });

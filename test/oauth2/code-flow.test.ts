@@ -1,7 +1,15 @@
 import { expect } from 'chai';
 import { epochSeconds } from '../../lib/clock.js';
 import { Browser, locationOf } from '../helpers/browser.js';
-import { authorizationUrl, authorize, issueToken, readResources, requestToken, type TokenBody, useOAuth2App } from './helpers/oauth2.js';
+import {
+  authorizationUrl,
+  authorize,
+  issueToken,
+  readResources,
+  requestToken,
+  type TokenBody,
+  useOAuth2App,
+} from './helpers/oauth2.js';
 
 describe('oauth2: code → token → resources', () => {
   const harness = useOAuth2App();
@@ -34,7 +42,9 @@ describe('oauth2: code → token → resources', () => {
       age_threshold: 18,
       reused: false,
     });
-    expect(uid).to.be.a('string').and.match(/^test_/);
+    expect(uid)
+      .to.be.a('string')
+      .and.match(/^test_/);
     expect(expiresIn).to.be.within(3590, 3600);
     expect(expiresAt).to.equal(epochSeconds(new Date()) + (expiresIn as number));
   });
@@ -64,22 +74,41 @@ describe('oauth2: code → token → resources', () => {
   it('completes through the real interaction pages (TEST sandbox shortcut) to a code and its token', async () => {
     const client = await harness.client();
     const browser = new Browser(harness.app.url);
-    let response = await browser.request(authorizationUrl('', client, 'checker', { test_outcome: 'pass', test_level: 'ENHANCED', test_country: 'US', test_subdivision: 'US-TX', state: 'q' }));
+    let response = await browser.request(
+      authorizationUrl('', client, 'checker', {
+        test_outcome: 'pass',
+        test_level: 'ENHANCED',
+        test_country: 'US',
+        test_subdivision: 'US-TX',
+        state: 'q',
+      }),
+    );
     while (response.status === 303 && locationOf(response).origin === harness.app.url) {
       response = await browser.request(locationOf(response).href);
     }
     const callback = locationOf(response);
     expect(`${callback.origin}${callback.pathname}`).to.equal(client.redirectUri);
     expect(callback.searchParams.get('state')).to.equal('q');
-    const token = (await (await requestToken(harness.app, { code: callback.searchParams.get('code') ?? '', client })).json()) as TokenBody;
-    const body = (await (await readResources(harness.app, token.access_token)).json()) as { resources: Record<string, unknown> };
-    expect(body.resources).to.include({ verified: true, country: 'US', country_subdivision: 'US-TX', assurance_level: 'ENHANCED' });
+    const token = (await (
+      await requestToken(harness.app, { code: callback.searchParams.get('code') ?? '', client })
+    ).json()) as TokenBody;
+    const body = (await (await readResources(harness.app, token.access_token)).json()) as {
+      resources: Record<string, unknown>;
+    };
+    expect(body.resources).to.include({
+      verified: true,
+      country: 'US',
+      country_subdivision: 'US-TX',
+      assurance_level: 'ENHANCED',
+    });
   });
 
   it('issues tokens to a LIVE client too', async () => {
     const client = await harness.client({ environment: 'LIVE', redirectUris: ['https://live.example/callback'] });
     const token = await issueToken(harness.app, client);
-    const body = (await (await readResources(harness.app, token.access_token)).json()) as { resources: { verified: boolean } };
+    const body = (await (await readResources(harness.app, token.access_token)).json()) as {
+      resources: { verified: boolean };
+    };
     expect(body.resources.verified).to.equal(true);
   });
 });

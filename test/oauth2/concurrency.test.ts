@@ -24,10 +24,14 @@ describe('oauth2: concurrent redemption of one code', () => {
     const { code } = await authorize(harness.app, client);
     const restore = injectLatency(harness.app.provider.provider.AuthorizationCode.adapter, 500);
     try {
-      const responses = await Promise.all(Array.from({ length: 20 }, () => requestToken(harness.app, { code, client })));
+      const responses = await Promise.all(
+        Array.from({ length: 20 }, () => requestToken(harness.app, { code, client })),
+      );
       const statuses = responses.map((response) => response.status);
       expect(statuses.filter((status) => status === 200)).to.have.length(1);
-      const failures = await Promise.all(responses.filter((response) => response.status !== 200).map((response) => response.json()));
+      const failures = await Promise.all(
+        responses.filter((response) => response.status !== 200).map((response) => response.json()),
+      );
       expect(failures).to.have.length(19);
       for (const failure of failures) expect(failure).to.include({ error: 'invalid_grant' });
     } finally {
@@ -39,10 +43,14 @@ describe('oauth2: concurrent redemption of one code', () => {
     const client = await harness.client();
     for (let round = 0; round < 10; round += 1) {
       const { code } = await authorize(harness.app, client);
-      const responses = await Promise.all(Array.from({ length: 20 }, () => requestToken(harness.app, { code, client })));
+      const responses = await Promise.all(
+        Array.from({ length: 20 }, () => requestToken(harness.app, { code, client })),
+      );
       const winners = responses.filter((response) => response.status === 200);
       expect(winners.length, `round ${round}: tokens issued`).to.be.at.most(1);
-      await Promise.all(responses.filter((response) => response.status !== 200).map((response) => response.arrayBuffer()));
+      await Promise.all(
+        responses.filter((response) => response.status !== 200).map((response) => response.arrayBuffer()),
+      );
       for (const winner of winners) {
         const { access_token: accessToken } = (await winner.json()) as { access_token: string };
         const resources = await readResources(harness.app, accessToken);

@@ -11,7 +11,8 @@ describe('oauth2: discovery as docs/integration.md describes it (openid-client)'
     const issuer = new URL(harness.app.url);
     const fixture = await harness.client();
     const configuration = await client.discovery(issuer, fixture.clientId, fixture.clientSecret, undefined, {
-      algorithm: 'oauth2', execute: [client.allowInsecureRequests],
+      algorithm: 'oauth2',
+      execute: [client.allowInsecureRequests],
     });
     const metadata = configuration.serverMetadata();
     expect(metadata.token_endpoint).to.equal(`${harness.app.url}/v1/oauth2/token`);
@@ -20,7 +21,9 @@ describe('oauth2: discovery as docs/integration.md describes it (openid-client)'
 
     let refused: unknown;
     try {
-      await client.discovery(issuer, fixture.clientId, fixture.clientSecret, undefined, { execute: [client.allowInsecureRequests] });
+      await client.discovery(issuer, fixture.clientId, fixture.clientSecret, undefined, {
+        execute: [client.allowInsecureRequests],
+      });
     } catch (error) {
       refused = error;
     }

@@ -18,27 +18,41 @@ describe('oauth2: the end and the resume of an interaction', () => {
     const client = await harness.client();
     const { db } = harness.app.provider.runtime;
     await authorize(harness.app, client);
-    const linked = await db('verifications').where({ website_id: client.websiteId }).whereNotNull('grant_id').first<{ uid: string }>();
+    const linked = await db('verifications')
+      .where({ website_id: client.websiteId })
+      .whereNotNull('grant_id')
+      .first<{ uid: string }>();
     const browser = new Browser(harness.app.url);
     const uid = interactionUid(await browser.request(authorizationUrl('', client)));
     const grantsBefore = await db('oidc_payloads').where({ type: 'Grant' }).count<{ count: number }[]>({ count: '*' });
 
     const req = new IncomingMessage(new Socket());
     req.url = `/v1/oauth2/interaction/${uid}`;
-    req.headers = { cookie: browser.cookies.header(new URL(req.url, harness.app.url)), host: new URL(harness.app.url).host };
+    req.headers = {
+      cookie: browser.cookies.header(new URL(req.url, harness.app.url)),
+      host: new URL(harness.app.url).host,
+    };
     const { provider, runtime } = harness.app.provider;
     const failure = await endInteraction(runtime.db, runtime.clock, {
       interaction: await provider.interactionDetails(req, new ServerResponse(req)),
-      grant: { model: newGrant(provider, { accountId: 'visitor_replay', clientId: client.clientId }), verification: { link: linked!.uid } },
+      grant: {
+        model: newGrant(provider, { accountId: 'visitor_replay', clientId: client.clientId }),
+        verification: { link: linked!.uid },
+      },
       result: (grantId) => ({ login: { accountId: 'visitor_replay' }, consent: { grantId } }),
-    }).then(() => undefined, (error: unknown) => error);
+    }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
 
     // The refusal the pages answer by sending a repeated submit where the first one went (outcome.ts).
     expect(failure).to.be.instanceOf(InteractionAlreadyEnded);
     expect(String(failure)).to.match(/missing or already linked/);
     const grantsAfter = await db('oidc_payloads').where({ type: 'Grant' }).count<{ count: number }[]>({ count: '*' });
     expect(grantsAfter[0]!.count, 'grants').to.equal(grantsBefore[0]!.count);
-    const interaction = await db('oidc_payloads').where({ type: 'Interaction', id: uid }).first<{ payload: { result?: unknown } }>();
+    const interaction = await db('oidc_payloads')
+      .where({ type: 'Interaction', id: uid })
+      .first<{ payload: { result?: unknown } }>();
     expect(interaction?.payload.result, 'the interaction has no result').to.equal(undefined);
   });
 

@@ -57,8 +57,17 @@ describe('oauth2: introspection, revocation and metadata', () => {
     expect(metadata['response_types_supported']).to.deep.equal(['code']);
     expect(metadata['grant_types_supported']).to.deep.equal(['authorization_code']);
     expect(metadata['code_challenge_methods_supported']).to.deep.equal(['S256']);
-    expect(metadata['token_endpoint_auth_methods_supported']).to.have.members(['client_secret_basic', 'client_secret_post']);
-    for (const absent of ['userinfo_endpoint', 'end_session_endpoint', 'registration_endpoint', 'pushed_authorization_request_endpoint', 'device_authorization_endpoint']) {
+    expect(metadata['token_endpoint_auth_methods_supported']).to.have.members([
+      'client_secret_basic',
+      'client_secret_post',
+    ]);
+    for (const absent of [
+      'userinfo_endpoint',
+      'end_session_endpoint',
+      'registration_endpoint',
+      'pushed_authorization_request_endpoint',
+      'device_authorization_endpoint',
+    ]) {
       expect(metadata).not.to.have.property(absent);
     }
     // everything the metadata names answers
@@ -66,7 +75,13 @@ describe('oauth2: introspection, revocation and metadata', () => {
   });
 
   it('serves none of the provider routes we do not use', async () => {
-    for (const path of ['/.well-known/openid-configuration', '/v1/oauth2/me', '/v1/oauth2/session/end', '/auth', '/token']) {
+    for (const path of [
+      '/.well-known/openid-configuration',
+      '/v1/oauth2/me',
+      '/v1/oauth2/session/end',
+      '/auth',
+      '/token',
+    ]) {
       expect((await fetch(`${harness.app.url}${path}`)).status, path).to.equal(404);
     }
     expect((await fetch(`${harness.app.url}/v1/oauth2/session/end/confirm`, { method: 'POST' })).status).to.equal(404);

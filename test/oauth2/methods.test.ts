@@ -34,8 +34,16 @@ describe('oauth2: methods and trailing slashes on every OAuth2 path', () => {
   });
 
   it('answers no CORS preflight on the token, introspection and revocation endpoints', async () => {
-    const preflight = { method: 'OPTIONS', headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST' } };
-    for (const path of ['/v1/oauth2/token', '/v1/oauth2/token/introspection', '/v1/oauth2/token/revocation', '/api/oauth2/token']) {
+    const preflight = {
+      method: 'OPTIONS',
+      headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST' },
+    };
+    for (const path of [
+      '/v1/oauth2/token',
+      '/v1/oauth2/token/introspection',
+      '/v1/oauth2/token/revocation',
+      '/api/oauth2/token',
+    ]) {
       await expect405(await fetch(url(path), preflight), 'POST');
     }
   });
@@ -56,13 +64,26 @@ describe('oauth2: methods and trailing slashes on every OAuth2 path', () => {
 
     const basic = `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString('base64')}`;
     const form = { 'content-type': 'application/x-www-form-urlencoded', authorization: basic };
-    const introspection = await fetch(url('/v1/oauth2/token/introspection/'), { method: 'POST', headers: form, body: new URLSearchParams({ token: accessToken }) });
+    const introspection = await fetch(url('/v1/oauth2/token/introspection/'), {
+      method: 'POST',
+      headers: form,
+      body: new URLSearchParams({ token: accessToken }),
+    });
     expect(await introspection.json()).to.include({ active: true });
-    const revocation = await fetch(url('/v1/oauth2/token/revocation/'), { method: 'POST', headers: form, body: new URLSearchParams({ token: accessToken }) });
+    const revocation = await fetch(url('/v1/oauth2/token/revocation/'), {
+      method: 'POST',
+      headers: form,
+      body: new URLSearchParams({ token: accessToken }),
+    });
     expect(revocation.status).to.equal(200);
     expect((await readResources(harness.app, accessToken)).status).to.equal(401);
 
-    const entry = await fetch(url(`/v1/oauth2/checker/?client_id=${encodeURIComponent(client.clientId)}&redirect_uri=${encodeURIComponent(client.redirectUri)}`), { redirect: 'manual' });
+    const entry = await fetch(
+      url(
+        `/v1/oauth2/checker/?client_id=${encodeURIComponent(client.clientId)}&redirect_uri=${encodeURIComponent(client.redirectUri)}`,
+      ),
+      { redirect: 'manual' },
+    );
     expect(entry.status).to.equal(303);
     expect(entry.headers.get('location')).to.match(/\/v1\/oauth2\/interaction\//);
   });

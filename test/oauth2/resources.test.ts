@@ -20,7 +20,9 @@ describe('oauth2: resources endpoint (RFC 6750)', () => {
   it('answers 401 invalid_token without a token, with an unknown one, or with another scheme', async () => {
     await expectInvalidToken(await readResources(harness.app, undefined));
     await expectInvalidToken(await readResources(harness.app, 'unknown-token'));
-    await expectInvalidToken(await fetch(`${harness.app.url}/v1/oauth2/resources`, { headers: { authorization: 'Basic Zm9vOmJhcg==' } }));
+    await expectInvalidToken(
+      await fetch(`${harness.app.url}/v1/oauth2/resources`, { headers: { authorization: 'Basic Zm9vOmJhcg==' } }),
+    );
     await expectInvalidToken(await readResources(harness.app, 'unknown-token', '/api/oauth2/resources'));
   });
 
@@ -32,8 +34,13 @@ describe('oauth2: resources endpoint (RFC 6750)', () => {
       'not-base64-at-all',
     ];
     for (const path of ['/v1/oauth2/resources', '/api/oauth2/resources']) {
-      for (const value of values) await expectInvalidToken(await fetch(`${harness.app.url}${path}`, { headers: { authorization: `Basic ${value}` } }));
-      await expectInvalidToken(await fetch(`${harness.app.url}${path}`, { headers: { authorization: 'Digest username="a%00"' } }));
+      for (const value of values)
+        await expectInvalidToken(
+          await fetch(`${harness.app.url}${path}`, { headers: { authorization: `Basic ${value}` } }),
+        );
+      await expectInvalidToken(
+        await fetch(`${harness.app.url}${path}`, { headers: { authorization: 'Digest username="a%00"' } }),
+      );
     }
   });
 
@@ -57,7 +64,9 @@ describe('oauth2: resources endpoint (RFC 6750)', () => {
 
   it('counts expires_in down to the expiry of the verification, then answers 401', async () => {
     const client = await harness.client();
-    const { code } = await authorize(harness.app, client, { verification: { ttlSeconds: 120, reused: true, countrySubdivision: null, country: 'ZZ' } });
+    const { code } = await authorize(harness.app, client, {
+      verification: { ttlSeconds: 120, reused: true, countrySubdivision: null, country: 'ZZ' },
+    });
     const token = (await (await requestToken(harness.app, { code, client })).json()) as TokenBody;
     type Resources = { resources: Record<string, number> };
     const fresh = (await (await readResources(harness.app, token.access_token)).json()) as Resources;
@@ -75,9 +84,14 @@ describe('oauth2: resources endpoint (RFC 6750)', () => {
     const client = await harness.client();
     const token = await issueToken(harness.app, client);
     // Our clock and the provider's may disagree by a moment: the stored row is live, its exp just passed.
-    await harness.app.provider.db('oidc_payloads')
+    await harness.app.provider
+      .db('oidc_payloads')
       .where({ type: 'AccessToken', id: sha256(token.access_token) })
-      .update({ payload: harness.app.provider.db.raw(`jsonb_set(payload, '{exp}', to_jsonb(?::int))`, [epochSeconds(new Date()) - 5]) });
+      .update({
+        payload: harness.app.provider.db.raw(`jsonb_set(payload, '{exp}', to_jsonb(?::int))`, [
+          epochSeconds(new Date()) - 5,
+        ]),
+      });
     await expectInvalidToken(await readResources(harness.app, token.access_token));
   });
 
@@ -96,9 +110,23 @@ describe('oauth2: resources endpoint (RFC 6750)', () => {
     const client = await harness.client();
     const token = await issueToken(harness.app, client);
     const { runtime } = harness.app.provider;
-    await updateOAuth2Config(runtime, harness.webmasterId, client.websiteId, client.environment, { status: 'DISABLED' }, TEST_ORIGIN);
+    await updateOAuth2Config(
+      runtime,
+      harness.webmasterId,
+      client.websiteId,
+      client.environment,
+      { status: 'DISABLED' },
+      TEST_ORIGIN,
+    );
     await expectInvalidToken(await readResources(harness.app, token.access_token));
-    await updateOAuth2Config(runtime, harness.webmasterId, client.websiteId, client.environment, { status: 'ACTIVE' }, TEST_ORIGIN);
+    await updateOAuth2Config(
+      runtime,
+      harness.webmasterId,
+      client.websiteId,
+      client.environment,
+      { status: 'ACTIVE' },
+      TEST_ORIGIN,
+    );
     expect((await readResources(harness.app, token.access_token)).status).to.equal(200);
   });
 

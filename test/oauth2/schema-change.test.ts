@@ -56,8 +56,12 @@ describe('oauth2: Resources while the verifications table changes under a runnin
     const owner = db.client as PoolOwner;
     const held = await Promise.all(Array.from({ length: owner.pool.max }, () => owner.acquireConnection()));
     try {
-      const prepared = await Promise.all(held.map(async (connection) =>
-        ((await (connection as PgClient).query('SELECT name, statement FROM pg_prepared_statements')).rows)));
+      const prepared = await Promise.all(
+        held.map(
+          async (connection) =>
+            (await (connection as PgClient).query('SELECT name, statement FROM pg_prepared_statements')).rows,
+        ),
+      );
       const statements = prepared.flat();
       expect(statements.map((row) => row.name)).to.include('verifications_of_bearer');
       expect(statements.filter((row) => /\*\s*(,|FROM)/i.test(row.statement)).map((row) => row.name)).to.deep.equal([]);
@@ -68,7 +72,9 @@ describe('oauth2: Resources while the verifications table changes under a runnin
 
   it('answers 200 on every pooled connection after a column is added', async () => {
     const { db } = harness.app.provider;
-    expect(await onEveryConnection(db, readStatus), 'before').to.satisfy((statuses: number[]) => statuses.every((status) => status === 200));
+    expect(await onEveryConnection(db, readStatus), 'before').to.satisfy((statuses: number[]) =>
+      statuses.every((status) => status === 200),
+    );
     await db.raw('ALTER TABLE verifications ADD COLUMN added_by_a_newer_version text');
     const statuses = await onEveryConnection(db, readStatus);
     expect(statuses).to.have.length((db.client as PoolOwner).pool.max);
@@ -90,7 +96,9 @@ describe('oauth2: Resources while the verifications table changes under a runnin
     const codes: string[] = [];
     for (let index = 0; index < 2 * connections; index += 1) codes.push((await authorize(harness.app, client)).code);
     const exchange = async () => (await requestToken(harness.app, { code: codes.shift()!, client })).status;
-    expect(await onEveryConnection(db, exchange), 'before').to.satisfy((statuses: number[]) => statuses.every((status) => status === 200));
+    expect(await onEveryConnection(db, exchange), 'before').to.satisfy((statuses: number[]) =>
+      statuses.every((status) => status === 200),
+    );
     await db.raw('ALTER TABLE verifications ALTER COLUMN uid TYPE varchar(64)');
     const statuses = await onEveryConnection(db, exchange);
     expect(statuses).to.deep.equal(statuses.map(() => 200));
@@ -124,6 +132,9 @@ describe('oauth2: Resources while the verifications table changes under a runnin
       altering = false;
       await Promise.all(readers);
     }
-    expect(statuses.filter((status) => status !== 200), `${statuses.length} answers`).to.deep.equal([]);
+    expect(
+      statuses.filter((status) => status !== 200),
+      `${statuses.length} answers`,
+    ).to.deep.equal([]);
   });
 });

@@ -40,9 +40,17 @@ describe('oauth2: an instance whose change feed went silent', function () {
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const logger = createLogger('info', (line) => logged.push(JSON.parse(line) as { level: string; message: string }));
-    const provider = await createAgeProvider({
-      env: { CHANGE_FEED_HEARTBEAT_MS: String(HEARTBEAT_MS) }, logger, issuer: first.url, ...testSecrets, db, databaseUrl: proxy.url,
-    }, knexAdapter);
+    const provider = await createAgeProvider(
+      {
+        env: { CHANGE_FEED_HEARTBEAT_MS: String(HEARTBEAT_MS) },
+        logger,
+        issuer: first.url,
+        ...testSecrets,
+        db,
+        databaseUrl: proxy.url,
+      },
+      knexAdapter,
+    );
     const handle = provider.app.callback();
     server.on('request', (request, response) => void handle(request, response));
     second = { provider, server, db, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
@@ -70,33 +78,70 @@ describe('oauth2: an instance whose change feed went silent', function () {
     return seen;
   }
 
-  const feedsListening = () => proxy.connections().filter((connection) => connection.listens && !connection.silenced).length;
+  const feedsListening = () =>
+    proxy.connections().filter((connection) => connection.listens && !connection.silenced).length;
 
   it('refuses a client disabled on the other instance within two heartbeats, says so in its log, and recovers', async () => {
     const webmasterId = (await createWebmasterFixture(first.provider.runtime)).id;
     const client = await createClientFixture(first.provider.runtime, webmasterId);
     const acceptsOnSecond = () => tokenEndpointAccepts(second.url, client, client.redirectUri);
-    expect(await within(PATIENCE_MS, async () => feedsListening() === 1, true), 'the second instance listens').to.equal(true);
+    expect(await within(PATIENCE_MS, async () => feedsListening() === 1, true), 'the second instance listens').to.equal(
+      true,
+    );
     // Served from the second instance's cache from now on: no client lookup reaches its database.
     let lookups = 0;
     second.db.on('query', (query: { sql?: string }) => {
       if (query.sql?.includes('oauth2_credentials')) lookups += 1;
     });
-    expect(await within(PATIENCE_MS, async () => {
-      const before = lookups;
-      return (await acceptsOnSecond()) && lookups === before;
-    }, true), 'accepted from the cache').to.equal(true);
+    expect(
+      await within(
+        PATIENCE_MS,
+        async () => {
+          const before = lookups;
+          return (await acceptsOnSecond()) && lookups === before;
+        },
+        true,
+      ),
+      'accepted from the cache',
+    ).to.equal(true);
 
     expect(proxy.silence((connection) => connection.listens)).to.equal(1);
-    await updateOAuth2Config(first.provider.runtime, webmasterId, client.websiteId, client.environment, { status: 'DISABLED' }, TEST_ORIGIN);
-    expect(await within(2 * HEARTBEAT_MS + SLACK_MS, acceptsOnSecond, false), 'disabled on the first, refused by the second').to.equal(false);
+    await updateOAuth2Config(
+      first.provider.runtime,
+      webmasterId,
+      client.websiteId,
+      client.environment,
+      { status: 'DISABLED' },
+      TEST_ORIGIN,
+    );
+    expect(
+      await within(2 * HEARTBEAT_MS + SLACK_MS, acceptsOnSecond, false),
+      'disabled on the first, refused by the second',
+    ).to.equal(false);
     expect(logged.filter((line) => line.level === 'warn').map((line) => line.message)).to.include(
-      'distrusting the database change feed: client lookups go to the database until it is back');
+      'distrusting the database change feed: client lookups go to the database until it is back',
+    );
 
     // A new LISTEN connection is forwarded again: the feed recovers, and carries the next change.
     expect(await within(PATIENCE_MS, async () => feedsListening() === 1, true), 'listening again').to.equal(true);
-    expect(await within(PATIENCE_MS, async () => logged.some((line) => line.message.startsWith('the database change feed is back')), true)).to.equal(true);
-    await updateOAuth2Config(first.provider.runtime, webmasterId, client.websiteId, client.environment, { status: 'ACTIVE' }, TEST_ORIGIN);
-    expect(await within(PATIENCE_MS, acceptsOnSecond, true), 're-enabled on the first, accepted by the second').to.equal(true);
+    expect(
+      await within(
+        PATIENCE_MS,
+        async () => logged.some((line) => line.message.startsWith('the database change feed is back')),
+        true,
+      ),
+    ).to.equal(true);
+    await updateOAuth2Config(
+      first.provider.runtime,
+      webmasterId,
+      client.websiteId,
+      client.environment,
+      { status: 'ACTIVE' },
+      TEST_ORIGIN,
+    );
+    expect(
+      await within(PATIENCE_MS, acceptsOnSecond, true),
+      're-enabled on the first, accepted by the second',
+    ).to.equal(true);
   });
 });

@@ -17,8 +17,14 @@ import type pg from 'pg';
  * so the next flow runs on a connection that planned its statements earlier.
  */
 async function reportStatistics(db: Database): Promise<void> {
-  const client = db.client as { pool: { numFree(): number }; acquireConnection(): Promise<pg.Client>; releaseConnection(connection: pg.Client): Promise<void> };
-  const connections = await Promise.all(Array.from({ length: client.pool.numFree() }, () => client.acquireConnection()));
+  const client = db.client as {
+    pool: { numFree(): number };
+    acquireConnection(): Promise<pg.Client>;
+    releaseConnection(connection: pg.Client): Promise<void>;
+  };
+  const connections = await Promise.all(
+    Array.from({ length: client.pool.numFree() }, () => client.acquireConnection()),
+  );
   try {
     for (const connection of connections) await connection.query('SELECT pg_stat_force_next_flush()');
   } finally {
@@ -57,9 +63,16 @@ describe('oauth2: SQL statements per flow', () => {
   }
 
   async function shortcutFlow(): Promise<Record<'authorization' | 'pages' | 'token' | 'resources', number[]>> {
-    const counts = { authorization: [] as number[], pages: [] as number[], token: [] as number[], resources: [] as number[] };
+    const counts = {
+      authorization: [] as number[],
+      pages: [] as number[],
+      token: [] as number[],
+      resources: [] as number[],
+    };
     const browser = new Browser(harness.app.url);
-    let next = await counted(counts.authorization, () => browser.request(authorizationUrl('', client, 'checker', { test_outcome: 'pass' })));
+    let next = await counted(counts.authorization, () =>
+      browser.request(authorizationUrl('', client, 'checker', { test_outcome: 'pass' })),
+    );
     while (!locationOf(next).searchParams.has('code')) {
       const location = locationOf(next);
       next = await counted(counts.pages, () => browser.request(location.pathname + location.search));
@@ -71,7 +84,11 @@ describe('oauth2: SQL statements per flow', () => {
   async function pagesFlow(): Promise<Record<'pages' | 'token' | 'resources', number[]>> {
     const counts = { pages: [] as number[], token: [] as number[], resources: [] as number[] };
     const browser = new Browser(harness.app.url);
-    const choice = expectPage(await counted(counts.pages, () => browser.open(authorizationUrl(harness.app.url, client)).then((prompt) => accept(browser, prompt))));
+    const choice = expectPage(
+      await counted(counts.pages, () =>
+        browser.open(authorizationUrl(harness.app.url, client)).then((prompt) => accept(browser, prompt)),
+      ),
+    );
     const sandbox = await counted(counts.pages, () => browser.open(linkWithText(choice, 'Ticket code')));
     const result = expectPage(await counted(counts.pages, () => submitSandbox(browser, sandbox, { outcome: 'pass' })));
     const landing = await counted(counts.pages, () => continueWithoutSaving(browser, result));
@@ -79,7 +96,10 @@ describe('oauth2: SQL statements per flow', () => {
     return counts;
   }
 
-  const sum = (counts: Record<string, number[]>) => Object.values(counts).flat().reduce((total, count) => total + count, 0);
+  const sum = (counts: Record<string, number[]>) =>
+    Object.values(counts)
+      .flat()
+      .reduce((total, count) => total + count, 0);
 
   it('a TEST flow with test_outcome=pass: Resources 1, token 2, the whole flow 8', async () => {
     await shortcutFlow();
@@ -112,7 +132,8 @@ describe('oauth2: SQL statements per flow', () => {
     const rowsRead = async (): Promise<number> => {
       await reportStatistics(db);
       const { rows } = await db.raw<{ rows: Array<{ read: string }> }>(
-        'SELECT (SELECT sum(idx_tup_read) FROM pg_stat_user_indexes) + (SELECT sum(seq_tup_read) FROM pg_stat_user_tables) AS read');
+        'SELECT (SELECT sum(idx_tup_read) FROM pg_stat_user_indexes) + (SELECT sum(seq_tup_read) FROM pg_stat_user_tables) AS read',
+      );
       return Number(rows[0]!.read);
     };
     const before = await rowsRead();

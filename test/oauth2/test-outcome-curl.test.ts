@@ -26,7 +26,12 @@ describe('the test_outcome shortcut with a plain HTTP client (curl), as docs/int
     const webmaster = await createWebmasterFixture(app.provider.runtime);
     const client = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'TEST' });
     const url = `${app.url}/v1/oauth2/checker?${new URLSearchParams({
-      client_id: client.clientId, redirect_uri: client.redirectUri, response_type: 'code', scope: 'read', state: 'xyz', test_outcome: 'pass',
+      client_id: client.clientId,
+      redirect_uri: client.redirectUri,
+      response_type: 'code',
+      scope: 'read',
+      state: 'xyz',
+      test_outcome: 'pass',
     }).toString()}`;
     const documented = await curl(['-sL', '-c', '/dev/null', '-o', '/dev/null', '-w', '%{url_effective}', url]);
     const reached = new URL(documented);

@@ -36,10 +36,22 @@ describe('oauth2: token endpoint errors (RFC 6749 §5.2)', () => {
   it('requires redirect_uri and compares it exactly', async () => {
     const client = await harness.client();
     const { code } = await authorize(harness.app, client);
-    const missing = await expectError(await requestToken(harness.app, { code, client, form: { redirect_uri: undefined } }), 400, 'invalid_request');
+    const missing = await expectError(
+      await requestToken(harness.app, { code, client, form: { redirect_uri: undefined } }),
+      400,
+      'invalid_request',
+    );
     expect(missing.error_description).to.contain('redirect_uri');
-    await expectError(await requestToken(harness.app, { code, client, form: { redirect_uri: `${client.redirectUri}/` } }), 400, 'invalid_grant');
-    await expectError(await requestToken(harness.app, { code, client, form: { redirect_uri: client.redirectUri.toUpperCase() } }), 400, 'invalid_grant');
+    await expectError(
+      await requestToken(harness.app, { code, client, form: { redirect_uri: `${client.redirectUri}/` } }),
+      400,
+      'invalid_grant',
+    );
+    await expectError(
+      await requestToken(harness.app, { code, client, form: { redirect_uri: client.redirectUri.toUpperCase() } }),
+      400,
+      'invalid_grant',
+    );
     expect((await requestToken(harness.app, { code, client })).status).to.equal(200);
   });
 
@@ -82,9 +94,17 @@ describe('oauth2: token endpoint errors (RFC 6749 §5.2)', () => {
 
   it('rejects unsupported grant types and missing codes', async () => {
     const client = await harness.client();
-    await expectError(await requestToken(harness.app, { code: 'x', client, form: { grant_type: 'client_credentials' } }), 400, 'unsupported_grant_type');
+    await expectError(
+      await requestToken(harness.app, { code: 'x', client, form: { grant_type: 'client_credentials' } }),
+      400,
+      'unsupported_grant_type',
+    );
     await expectError(await requestToken(harness.app, { code: 'unknown-code', client }), 400, 'invalid_grant');
-    await expectError(await requestToken(harness.app, { code: 'x', client, form: { code: undefined } }), 400, 'invalid_request');
+    await expectError(
+      await requestToken(harness.app, { code: 'x', client, form: { code: undefined } }),
+      400,
+      'invalid_request',
+    );
   });
 
   describe('PKCE (optional, S256 only, enforced when sent)', () => {
@@ -93,16 +113,34 @@ describe('oauth2: token endpoint errors (RFC 6749 §5.2)', () => {
 
     it('enforces a sent S256 challenge at the token endpoint', async () => {
       const client = await harness.client();
-      const { code } = await authorize(harness.app, client, { query: { code_challenge: challenge, code_challenge_method: 'S256' } });
+      const { code } = await authorize(harness.app, client, {
+        query: { code_challenge: challenge, code_challenge_method: 'S256' },
+      });
       await expectError(await requestToken(harness.app, { code, client }), 400, 'invalid_grant');
-      await expectError(await requestToken(harness.app, { code, client, form: { code_verifier: randomBytes(32).toString('base64url') } }), 400, 'invalid_grant');
-      expect((await requestToken(harness.app, { code, client, form: { code_verifier: verifier } })).status).to.equal(200);
+      await expectError(
+        await requestToken(harness.app, {
+          code,
+          client,
+          form: { code_verifier: randomBytes(32).toString('base64url') },
+        }),
+        400,
+        'invalid_grant',
+      );
+      expect((await requestToken(harness.app, { code, client, form: { code_verifier: verifier } })).status).to.equal(
+        200,
+      );
     });
 
     it('refuses the plain method at the authorization endpoint, back on the redirect_uri', async () => {
       const client = await harness.client();
       const response = await fetch(
-        authorizationUrl(harness.app.url, client, 'checker', { response_type: undefined, scope: undefined, code_challenge: verifier, code_challenge_method: 'plain', state: 's1' }),
+        authorizationUrl(harness.app.url, client, 'checker', {
+          response_type: undefined,
+          scope: undefined,
+          code_challenge: verifier,
+          code_challenge_method: 'plain',
+          state: 's1',
+        }),
         { redirect: 'manual' },
       );
       expect(response.status).to.equal(303);

@@ -39,7 +39,11 @@ describe('webmasters platform: accounts, sessions and API keys', () => {
 
   it('sets the session cookie HttpOnly, SameSite=Lax, on /platform, and stores only its SHA-256', async () => {
     const cookie = await sessionCookieOfSignIn(app);
-    expect(cookie).to.match(/; path=\/platform/i).and.match(/samesite=lax/i).and.match(/httponly/i).and.not.match(/secure/i);
+    expect(cookie)
+      .to.match(/; path=\/platform/i)
+      .and.match(/samesite=lax/i)
+      .and.match(/httponly/i)
+      .and.not.match(/secure/i);
     const id = /^ap_platform=([^;]+)/.exec(cookie)![1]!;
     const rows = await app.provider.db('platform_sessions').select('id_hash');
     expect(rows.map((row: { id_hash: string }) => row.id_hash)).not.to.include(id);
@@ -67,7 +71,11 @@ describe('webmasters platform: accounts, sessions and API keys', () => {
     const { email } = await register(app);
     const client = new Browser(app.url);
     await client.open('/platform/signin');
-    const malformed: Fields[] = [{ email: [email, email], password: PASSWORD }, { email, password: 'x'.repeat(300) }, { email, password: PASSWORD, admin: 'true' }];
+    const malformed: Fields[] = [
+      { email: [email, email], password: PASSWORD },
+      { email, password: 'x'.repeat(300) },
+      { email, password: PASSWORD, admin: 'true' },
+    ];
     for (const fields of malformed) {
       const page = await client.post('/platform/signin', fields);
       expect(page.status).to.equal(400);
@@ -116,7 +124,13 @@ describe('webmasters platform: accounts, sessions and API keys', () => {
     const { client } = await register(app);
     await client.open('/platform/keys');
     const make = async (name: string, fields: Record<string, string> = {}) => {
-      const page = await client.post('/platform/keys', { name, access: 'write', website: 'all', expires: 'never', ...fields });
+      const page = await client.post('/platform/keys', {
+        name,
+        access: 'write',
+        website: 'all',
+        expires: 'never',
+        ...fields,
+      });
       expect(page.status, page.html).to.equal(200);
       expect(page.headers.get('cache-control')).to.equal('no-store');
       const [token] = page.html.match(TOKEN) ?? [];
@@ -131,18 +145,31 @@ describe('webmasters platform: accounts, sessions and API keys', () => {
 
     const later = await client.open('/platform/keys');
     expect(later.html.match(TOKEN), 'shown once').to.equal(null);
-    expect(decodeHtml(later.html)).to.contain('deploy script').and.contain('statistics').and.contain('Read only').and.match(/Expires on \d{4}-\d\d-\d\d/);
+    expect(decodeHtml(later.html))
+      .to.contain('deploy script')
+      .and.contain('statistics')
+      .and.contain('Read only')
+      .and.match(/Expires on \d{4}-\d\d-\d\d/);
 
-    const api = (bearer: string) => fetch(`${app.url}/external/website`, { headers: { authorization: `Bearer ${bearer}` } });
+    const api = (bearer: string) =>
+      fetch(`${app.url}/external/website`, { headers: { authorization: `Bearer ${bearer}` } });
     const listed = await api(deploy);
     expect(listed.status).to.equal(200);
     expect(await listed.json()).to.deep.equal([]);
     expect((await api(stats)).status).to.equal(200);
-    const readOnly = await fetch(`${app.url}/external/website`, { method: 'POST', headers: { authorization: `Bearer ${stats}`, 'content-type': 'application/json' }, body: '{"name":"x","domain":"x.example"}' });
+    const readOnly = await fetch(`${app.url}/external/website`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stats}`, 'content-type': 'application/json' },
+      body: '{"name":"x","domain":"x.example"}',
+    });
     expect(readOnly.status).to.equal(403);
     expect((await client.open('/platform/keys')).html).to.match(/Last used on \d{4}-\d\d-\d\d \d\d:\d\d UTC\./);
 
-    const keys = await app.provider.db('api_tokens').whereNull('revoked_at').where('name', 'deploy script').select('id');
+    const keys = await app.provider
+      .db('api_tokens')
+      .whereNull('revoked_at')
+      .where('name', 'deploy script')
+      .select('id');
     const revokedPage = await client.post(`/platform/keys/${keys[0].id}/revoke`);
     expect(revokedPage.status).to.equal(200);
     expect(decodeHtml(revokedPage.html)).to.contain('The key was revoked').and.not.contain('deploy script');
@@ -168,7 +195,14 @@ describe('webmasters platform: languages', () => {
   const app = useApp();
 
   it('renders every page in each of the six languages, following Accept-Language', async () => {
-    const signInWords: Record<string, string> = { de: 'Anmelden', en: 'Sign in', es: 'Iniciar sesión', fr: 'Se connecter', it: 'Accedi', pt: 'Iniciar sessão' };
+    const signInWords: Record<string, string> = {
+      de: 'Anmelden',
+      en: 'Sign in',
+      es: 'Iniciar sesión',
+      fr: 'Se connecter',
+      it: 'Accedi',
+      pt: 'Iniciar sessão',
+    };
     for (const language of LANGUAGES) {
       const client = new Browser(app.url, { headers: { 'Accept-Language': `${language};q=0.9, en;q=0.1` } });
       const signIn = await client.open('/platform/signin');
@@ -178,11 +212,23 @@ describe('webmasters platform: languages', () => {
       const account = await client.post('/platform/signin', { email, password: PASSWORD });
       expect(account.url.pathname, language).to.equal('/platform/websites');
       await client.open('/platform/keys');
-      expect((await client.post('/platform/keys', { name: 'key', access: 'write', website: 'all', expires: 'never' })).status, language).to.equal(200);
+      expect(
+        (await client.post('/platform/keys', { name: 'key', access: 'write', website: 'all', expires: 'never' }))
+          .status,
+        language,
+      ).to.equal(200);
       await client.open('/platform/websites');
-      const website = await client.post('/platform/websites', { name: 'Site', domain: 'site.example.com', language: 'auto', challenges: 'selfie', regions: '' });
+      const website = await client.post('/platform/websites', {
+        name: 'Site',
+        domain: 'site.example.com',
+        language: 'auto',
+        challenges: 'selfie',
+        regions: '',
+      });
       expect(website.status, language).to.equal(200);
-      const invalid = await client.post(`${website.url.pathname.replace(/\/integrate$/, '')}/oauth2/live`, { redirectUris: 'ftp://x' });
+      const invalid = await client.post(`${website.url.pathname.replace(/\/integrate$/, '')}/oauth2/live`, {
+        redirectUris: 'ftp://x',
+      });
       expect(invalid.status, language).to.equal(400);
       expect(invalid.html).to.contain(`<html lang="${language}">`);
     }
@@ -197,13 +243,17 @@ describe('webmasters platform: rate limits', () => {
     const client = new Browser(app.url);
     await client.open('/platform/signin');
     for (let attempt = 0; attempt < 10; attempt += 1) {
-      expect((await client.post('/platform/signin', { email, password: `wrong password ${attempt}` })).status).to.equal(400);
+      expect((await client.post('/platform/signin', { email, password: `wrong password ${attempt}` })).status).to.equal(
+        400,
+      );
     }
     const blocked = await client.post('/platform/signin', { email, password: PASSWORD });
     expect(blocked.status).to.equal(429);
     expect(Number(blocked.headers.get('retry-after'))).to.be.greaterThan(0);
     // The sign-in page itself says so, with the form (and, where mail is configured, the code by email).
-    expect(blocked.html).to.contain('Too many wrong passwords were tried for this account').and.contain('action="/platform/signin"');
+    expect(blocked.html)
+      .to.contain('Too many wrong passwords were tried for this account')
+      .and.contain('action="/platform/signin"');
     expect(client.cookies.has('ap_platform')).to.equal(false);
   });
 });
@@ -232,7 +282,6 @@ describe('webmasters platform: session expiry and https', () => {
     offsetSeconds = 12 * 3600 + 1;
     expect(redirectPaths(await busy.open('/platform/account'))).to.deep.equal(['/platform/signin']);
   });
-
 });
 
 describe('webmasters platform: https issuer', () => {
@@ -243,7 +292,10 @@ describe('webmasters platform: https issuer', () => {
       app = await startTestApp({ trustProxy, issuer: 'https://age.example' });
       try {
         const cookie = await sessionCookieOfSignIn(app);
-        expect(cookie).to.match(/; secure/i).and.match(/httponly/i).and.match(/samesite=lax/i);
+        expect(cookie)
+          .to.match(/; secure/i)
+          .and.match(/httponly/i)
+          .and.match(/samesite=lax/i);
       } finally {
         await app.close();
       }

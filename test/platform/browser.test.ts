@@ -5,7 +5,15 @@ import { createWebmaster } from '../../lib/webmasters/accounts.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 describe('webmasters platform in a real browser (Debian chromium)', function () {
   this.timeout(60_000);
@@ -95,12 +103,24 @@ describe('webmasters platform in a real browser (Debian chromium)', function () 
     expect(await copy.isVisible(), 'the script shows the copy buttons').to.equal(true);
     await copy.click();
     await page.getByRole('button', { name: 'Copied' }).waitFor();
-    const copied = await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText());
-    expect(copied).to.equal(await command.textContent()).and.contain('/v1/oauth2/token');
+    const copied = await page.evaluate(() =>
+      (
+        globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }
+      ).navigator.clipboard.readText(),
+    );
+    expect(copied)
+      .to.equal(await command.textContent())
+      .and.contain('/v1/oauth2/token');
     // The new client secret, shown once, copies the same way.
     await page.locator('button[data-copy="new-secret"]').click();
-    const secret = await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText());
-    expect(secret).to.equal(await page.locator('#new-secret').textContent()).and.match(/^[A-Za-z0-9_-]{20,}$/);
+    const secret = await page.evaluate(() =>
+      (
+        globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }
+      ).navigator.clipboard.readText(),
+    );
+    expect(secret)
+      .to.equal(await page.locator('#new-secret').textContent())
+      .and.match(/^[A-Za-z0-9_-]{20,}$/);
     expect(cspViolations).to.deep.equal([]);
   });
 });

@@ -19,7 +19,10 @@ describe('webmasters platform: the policy page in a browser (Debian chromium, he
     if (!existsSync(CHROMIUM)) this.skip();
     app = await startTestApp({ env: { POLICY_PRESETS: 'eu-default,fr,gb,us-tx,us-ms' } });
     webmaster = await createWebmasterFixture(app.provider.runtime);
-    ({ websiteId } = await createClientFixture(app.provider.runtime, webmaster.id, { name: 'Shop with a policy', regions: ['FR', 'GB', 'US-TX'] }));
+    ({ websiteId } = await createClientFixture(app.provider.runtime, webmaster.id, {
+      name: 'Shop with a policy',
+      regions: ['FR', 'GB', 'US-TX'],
+    }));
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   });
   after(async () => {
@@ -40,7 +43,14 @@ describe('webmasters platform: the policy page in a browser (Debian chromium, he
       await page.getByRole('link', { name: 'See and edit the policy' }).click();
       await page.getByRole('heading', { name: 'Policy of Shop with a policy' }).waitFor();
       expect(await axeViolations(page), `policy page at ${size}`).to.deep.equal([]);
-      expect(await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth), 'no sideways scrolling of the page').to.be.at.most(viewport.width);
+      expect(
+        await page.evaluate(
+          () =>
+            (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document
+              .documentElement.scrollWidth,
+        ),
+        'no sideways scrolling of the page',
+      ).to.be.at.most(viewport.width);
 
       const editor = page.getByLabel('Your rules, as JSON');
       await editor.fill('[{"regions": ["US-TX"], "ageThreshold": 17}]');
@@ -50,7 +60,9 @@ describe('webmasters platform: the policy page in a browser (Debian chromium, he
       expect(await editor.getAttribute('aria-invalid')).to.equal('true');
       expect(await axeViolations(page), `policy page with an error at ${size}`).to.deep.equal([]);
 
-      await editor.fill('[{"regions": ["FR"], "challenges": ["eu_av", "ticket"], "minimumAssuranceLevel": "ENHANCED"}]');
+      await editor.fill(
+        '[{"regions": ["FR"], "challenges": ["eu_av", "ticket"], "minimumAssuranceLevel": "ENHANCED"}]',
+      );
       await editor.press('Tab');
       await page.keyboard.press('Enter');
       await page.getByText('The rules were saved.').waitFor();

@@ -23,7 +23,9 @@ describe('platform registration: nobody who cannot read the mailbox holds a cred
   const browser = () => new Browser(app.url, { headers: { 'x-forwarded-for': `198.51.100.${ip++}` } });
   before(async () => {
     smtp = await startSmtpSink();
-    app = await startTestApp({ env: { TRUST_PROXY: 'true', SMTP_URL: smtp.url, MAIL_FROM: 'Age Provider <no-reply@age.test>' } });
+    app = await startTestApp({
+      env: { TRUST_PROXY: 'true', SMTP_URL: smtp.url, MAIL_FROM: 'Age Provider <no-reply@age.test>' },
+    });
   });
   after(async () => {
     await app?.close();
@@ -33,7 +35,9 @@ describe('platform registration: nobody who cannot read the mailbox holds a cred
   const register = async (client: Browser, email: string): Promise<Page> =>
     client.submit(formOf(await client.open('/platform/register'), { action: '/platform/register' }), { email });
   const forgot = async (client: Browser, email: string): Promise<Page> =>
-    client.submit(formOf(await client.open('/platform/password/forgot'), { action: '/platform/password/forgot' }), { email });
+    client.submit(formOf(await client.open('/platform/password/forgot'), { action: '/platform/password/forgot' }), {
+      email,
+    });
   /** The link of the `count`th mail to `email`. */
   const linkOf = async (email: string, count: number): Promise<string> => {
     const mail = await mailNumber(smtp.mails, email, count);
@@ -93,7 +97,7 @@ describe('platform registration: nobody who cannot read the mailbox holds a cred
     expect(await signIn(existing.email, existing.password)).to.equal(true);
   });
 
-  it('register first: the attacker who registers the owner\'s address gets no account, no password, no session', async () => {
+  it("register first: the attacker who registers the owner's address gets no account, no password, no session", async () => {
     const email = newAddress();
     const attacker = browser();
     await register(attacker, email);
@@ -112,7 +116,7 @@ describe('platform registration: nobody who cannot read the mailbox holds a cred
     expect(await signIn(email, ATTACKER_PASSWORD)).to.equal(false);
   });
 
-  it('reset first: asking a reset for someone\'s account gives the asker nothing and leaves the account as it was', async () => {
+  it("reset first: asking a reset for someone's account gives the asker nothing and leaves the account as it was", async () => {
     const owner = await createWebmasterFixture(app.provider.runtime, newAddress());
     const ownerBrowser = browser();
     await ownerBrowser.open('/platform/signin');
@@ -149,12 +153,24 @@ describe('platform registration: nobody who cannot read the mailbox holds a cred
     const form = formOf(await owner.open(link), { action: new URL(link).pathname });
     const short = await owner.submit(form, { password: 'short', confirm: 'short' });
     expect(short.status).to.equal(400);
-    expect(short.html).to.contain('id="password-error"').and.contain('The password must have between 12 and 256 characters.');
-    const mismatched = await owner.submit(formOf(short, { action: new URL(link).pathname }), { password: PASSWORD, confirm: `${PASSWORD}!` });
+    expect(short.html)
+      .to.contain('id="password-error"')
+      .and.contain('The password must have between 12 and 256 characters.');
+    const mismatched = await owner.submit(formOf(short, { action: new URL(link).pathname }), {
+      password: PASSWORD,
+      confirm: `${PASSWORD}!`,
+    });
     expect(mismatched.status).to.equal(400);
     expect(mismatched.html).to.contain('The two passwords do not match.');
     expect(await webmasterRow(email)).to.equal(undefined);
-    expect((await owner.submit(formOf(mismatched, { action: new URL(link).pathname }), { password: PASSWORD, confirm: PASSWORD })).url.pathname).to.equal('/platform/websites');
+    expect(
+      (
+        await owner.submit(formOf(mismatched, { action: new URL(link).pathname }), {
+          password: PASSWORD,
+          confirm: PASSWORD,
+        })
+      ).url.pathname,
+    ).to.equal('/platform/websites');
   });
 
   it('a link posted six times at once sets one password and opens one session; a link past its 30 minutes is refused', async () => {
@@ -164,8 +180,14 @@ describe('platform registration: nobody who cannot read the mailbox holds a cred
     const owner = browser();
     const form = formOf(await owner.open(link), { action: new URL(link).pathname });
     // Six different submissions (no shared once value): only the link's single use decides.
-    const answers = await Promise.all(Array.from({ length: 6 }, (_, n) =>
-      owner.request(form.action, { body: { _csrf: form.fields._csrf as string, password: `${PASSWORD} ${n}`, confirm: `${PASSWORD} ${n}` }, csrf: null })));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, n) =>
+        owner.request(form.action, {
+          body: { _csrf: form.fields._csrf as string, password: `${PASSWORD} ${n}`, confirm: `${PASSWORD} ${n}` },
+          csrf: null,
+        }),
+      ),
+    );
     expect(answers.map((answer) => answer.status).sort((a, b) => a - b)).to.deep.equal([303, 404, 404, 404, 404, 404]);
     const winner = answers.findIndex((answer) => answer.status === 303);
     const row = await webmasterRow(email);
@@ -175,32 +197,45 @@ describe('platform registration: nobody who cannot read the mailbox holds a cred
     const late = newAddress();
     await register(browser(), late);
     const expired = await linkOf(late, 1);
-    await app.provider.db('password_links').where('email', late).update({ expires_at: new Date(Date.now() - 1000) });
+    await app.provider
+      .db('password_links')
+      .where('email', late)
+      .update({ expires_at: new Date(Date.now() - 1000) });
     expect((await browser().open(expired)).status).to.equal(404);
   });
 
   /** An account registered before addresses were proven, by someone who knows a password, signed in and holding a token. */
   async function legacyAccount(email: string) {
-    const [row] = await app.provider.db('webmasters')
-      .insert({ email, password_hash: await hashPassword(ATTACKER_PASSWORD), email_confirmed_at: null }).returning('id');
+    const [row] = await app.provider
+      .db('webmasters')
+      .insert({ email, password_hash: await hashPassword(ATTACKER_PASSWORD), email_confirmed_at: null })
+      .returning('id');
     const id = Number((row as { id: number }).id);
     const attacker = browser();
     await attacker.open('/platform/signin');
-    expect((await attacker.post('/platform/signin', { email, password: ATTACKER_PASSWORD })).url.pathname, 'it keeps working').to.equal('/platform/websites');
+    expect(
+      (await attacker.post('/platform/signin', { email, password: ATTACKER_PASSWORD })).url.pathname,
+      'it keeps working',
+    ).to.equal('/platform/websites');
     const token = await issueApiToken(app.provider.db, app.provider.runtime.clock, id, TEST_ORIGIN);
-    const api = () => fetch(`${app.url}/external/website`, { headers: { authorization: `Bearer ${token}` } }).then((answer) => answer.status);
+    const api = () =>
+      fetch(`${app.url}/external/website`, { headers: { authorization: `Bearer ${token}` } }).then(
+        (answer) => answer.status,
+      );
     expect(await api()).to.equal(200);
     return { id, attacker, api };
   }
 
-  it('an unproven account from before: the owner\'s mailed sign-in code leaves no credential of whoever registered it alive', async () => {
+  it("an unproven account from before: the owner's mailed sign-in code leaves no credential of whoever registered it alive", async () => {
     const email = newAddress();
     const { attacker, api } = await legacyAccount(email);
     const owner = browser();
     const ask = formOf(await owner.open('/platform/signin/code'), { action: '/platform/signin/code' });
     const entry = await owner.submit(ask, { email });
     const code = /: (\d{8})\b/.exec((await mailNumber(smtp.mails, email, 1)).data)![1]!;
-    expect((await owner.submit(formOf(entry, { action: '/platform/signin/code/enter' }), { code })).url.pathname).to.equal('/platform/websites');
+    expect(
+      (await owner.submit(formOf(entry, { action: '/platform/signin/code/enter' }), { code })).url.pathname,
+    ).to.equal('/platform/websites');
 
     expect(await reaches(attacker, '/platform/account'), "the attacker's session").to.equal(false);
     expect(await signIn(email, ATTACKER_PASSWORD), "the attacker's password").to.equal(false);
@@ -222,7 +257,10 @@ describe('platform registration: nobody who cannot read the mailbox holds a cred
     expect(await signIn(email, PASSWORD)).to.equal(true);
     // Proven once, it stays as its owner set it: another code sign-in clears nothing.
     const laptop = browser();
-    const entry = await laptop.submit(formOf(await laptop.open('/platform/signin/code'), { action: '/platform/signin/code' }), { email });
+    const entry = await laptop.submit(
+      formOf(await laptop.open('/platform/signin/code'), { action: '/platform/signin/code' }),
+      { email },
+    );
     const code = /: (\d{8})\b/.exec((await mailNumber(smtp.mails, email, 2)).data)![1]!;
     await laptop.submit(formOf(entry, { action: '/platform/signin/code/enter' }), { code });
     expect(await reaches(owner, '/platform/account')).to.equal(true);
@@ -250,7 +288,9 @@ describe('platform registration without a mail server', function () {
     const client = new Browser(app.url);
     const page = await client.open('/platform/register');
     expect(page.status).to.equal(200);
-    expect(page.html).to.contain('Accounts on this service are created by its operator.').and.not.contain('action="/platform/register');
+    expect(page.html)
+      .to.contain('Accounts on this service are created by its operator.')
+      .and.not.contain('action="/platform/register');
     const email = newAddress();
     const posted = await client.post('/platform/register', { email, password: PASSWORD, confirm: PASSWORD });
     expect(posted.status).to.be.within(400, 499);

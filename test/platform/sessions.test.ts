@@ -13,7 +13,8 @@ async function signedInBrowser(app: TestApp, owner: WebmasterFixture): Promise<B
   return browser;
 }
 
-const reaches = async (browser: Browser, path: string): Promise<boolean> => (await browser.open(path)).url.pathname === path;
+const reaches = async (browser: Browser, path: string): Promise<boolean> =>
+  (await browser.open(path)).url.pathname === path;
 
 describe('platform sessions: ending them holds on every instance of one database at once', function () {
   this.timeout(60_000);
@@ -28,7 +29,7 @@ describe('platform sessions: ending them holds on every instance of one database
     await first?.close();
   });
 
-  it('endSessions ends every session of the webmaster but the one it spares, on both instances, and no one else\'s', async () => {
+  it("endSessions ends every session of the webmaster but the one it spares, on both instances, and no one else's", async () => {
     const owner = await createWebmasterFixture(first.provider.runtime);
     const bystander = await createWebmasterFixture(first.provider.runtime);
     const laptop = await signedInBrowser(first, owner);

@@ -19,7 +19,9 @@ describe('platform: a one-time sign-in code by email lets the owner in from a ne
   let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
   before(async () => {
     smtp = await startSmtpSink();
-    app = await startTestApp({ env: { TRUST_PROXY: 'true', SMTP_URL: smtp.url, MAIL_FROM: 'Age Provider <no-reply@age.test>' } });
+    app = await startTestApp({
+      env: { TRUST_PROXY: 'true', SMTP_URL: smtp.url, MAIL_FROM: 'Age Provider <no-reply@age.test>' },
+    });
   });
   after(async () => {
     await app?.close();
@@ -32,7 +34,8 @@ describe('platform: a one-time sign-in code by email lets the owner in from a ne
     for (let n = 0; n < 100; n++) await account.record(sha256(normalizeIdentifier(owner.email)));
   }
 
-  const mailsTo = (email: string): ReceivedMail[] => smtp.mails.filter((mail) => mail.to.some((to) => to.includes(email)));
+  const mailsTo = (email: string): ReceivedMail[] =>
+    smtp.mails.filter((mail) => mail.to.some((to) => to.includes(email)));
 
   /** Waits for the `count`th mail to `email` (a code is mailed after the answer) and reads its code. */
   async function codeMailed(email: string, count: number): Promise<string> {
@@ -53,8 +56,13 @@ describe('platform: a one-time sign-in code by email lets the owner in from a ne
   }
 
   /** A new owner who asked for a code from a new browser at `ip`, and the code mailed. */
-  async function ownerWithCode(ip: string): Promise<{ owner: WebmasterFixture; laptop: Browser; asked: Page; code: string }> {
-    const owner = await createWebmasterFixture(app.provider.runtime, `owner-${randomBytes(4).toString('hex')}@example.test`);
+  async function ownerWithCode(
+    ip: string,
+  ): Promise<{ owner: WebmasterFixture; laptop: Browser; asked: Page; code: string }> {
+    const owner = await createWebmasterFixture(
+      app.provider.runtime,
+      `owner-${randomBytes(4).toString('hex')}@example.test`,
+    );
     const laptop = browserAt(app, ip);
     const asked = await askForCode(laptop, owner.email);
     return { owner, laptop, asked, code: await codeMailed(owner.email, 1) };
@@ -63,8 +71,11 @@ describe('platform: a one-time sign-in code by email lets the owner in from a ne
   const enterCode = (browser: Browser, page: Page, code: string): Promise<Page> =>
     browser.submit(formOf(page, { action: '/platform/signin/code/enter' }), { code });
 
-  it('after a flood the owner\'s new browser is throttled, gets a code by mail, signs in with it and is known from then on', async () => {
-    const owner = await createWebmasterFixture(app.provider.runtime, `owner-${randomBytes(4).toString('hex')}@example.test`);
+  it("after a flood the owner's new browser is throttled, gets a code by mail, signs in with it and is known from then on", async () => {
+    const owner = await createWebmasterFixture(
+      app.provider.runtime,
+      `owner-${randomBytes(4).toString('hex')}@example.test`,
+    );
     await flood(owner);
     const laptop = browserAt(app, '198.51.100.20');
     await laptop.open('/platform/signin');
@@ -83,7 +94,9 @@ describe('platform: a one-time sign-in code by email lets the owner in from a ne
     const websites = await laptop.open('/platform/websites');
     await laptop.submit(formOf(websites, { action: '/platform/signout' }));
     await laptop.open('/platform/signin');
-    expect(signedIn(await laptop.post('/platform/signin', { email: owner.email, password: owner.password }))).to.equal(true);
+    expect(signedIn(await laptop.post('/platform/signin', { email: owner.email, password: owner.password }))).to.equal(
+      true,
+    );
   });
 
   it('refuses a wrong code, a code from another browser, a code its browser replaced, and a code after five wrong entries', async () => {
@@ -119,15 +132,27 @@ describe('platform: a one-time sign-in code by email lets the owner in from a ne
   });
 
   it('asking six times at once from one page sends one mail, and every repeat lands where the first did', async () => {
-    const owner = await createWebmasterFixture(app.provider.runtime, `owner-${randomBytes(4).toString('hex')}@example.test`);
+    const owner = await createWebmasterFixture(
+      app.provider.runtime,
+      `owner-${randomBytes(4).toString('hex')}@example.test`,
+    );
     const laptop = browserAt(app, '198.51.100.70');
     const form = formOf(await laptop.open('/platform/signin/code'), { action: '/platform/signin/code' });
-    const answers = await Promise.all(Array.from({ length: 6 }, () => laptop.request(form.action, { body: { ...form.fields, email: owner.email }, csrf: null })));
-    expect(answers.map((answer) => [answer.status, answer.headers.get('location')])).to.deep.equal(Array.from({ length: 6 }, () => [303, '/platform/signin/code/enter']));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        laptop.request(form.action, { body: { ...form.fields, email: owner.email }, csrf: null }),
+      ),
+    );
+    expect(answers.map((answer) => [answer.status, answer.headers.get('location')])).to.deep.equal(
+      Array.from({ length: 6 }, () => [303, '/platform/signin/code/enter']),
+    );
     const code = await codeMailed(owner.email, 1);
     await delay(300);
     expect(mailsTo(owner.email), 'one mail').to.have.length(1);
-    expect(signedIn(await enterCode(laptop, await laptop.open('/platform/signin/code/enter'), code)), 'and its code works in that browser').to.equal(true);
+    expect(
+      signedIn(await enterCode(laptop, await laptop.open('/platform/signin/code/enter'), code)),
+      'and its code works in that browser',
+    ).to.equal(true);
   });
 
   it('keeps no code in clear, and refuses a code past its ten minutes', async () => {
@@ -136,19 +161,30 @@ describe('platform: a one-time sign-in code by email lets the owner in from a ne
     expect(rows).to.have.length(1);
     expect(JSON.stringify(rows)).not.to.contain(code);
     // Ten minutes later, as the database sees it.
-    await app.database.db('sign_in_codes').where('webmaster_id', owner.id).update({ expires_at: new Date(Date.now() - 1000) });
+    await app.database
+      .db('sign_in_codes')
+      .where('webmaster_id', owner.id)
+      .update({ expires_at: new Date(Date.now() - 1000) });
     expect((await enterCode(laptop, asked, code)).status).to.equal(400);
   });
 
   it('a code is used once, also when the same browser posts it six times at once, and refused after', async () => {
     const { owner, laptop, asked, code } = await ownerWithCode('198.51.100.30');
     const form = formOf(asked, { action: '/platform/signin/code/enter' });
-    const sessions = async () => Number((await app.database.db('platform_sessions').where('webmaster_id', owner.id).count({ n: '*' }).first())?.n);
+    const sessions = async () =>
+      Number((await app.database.db('platform_sessions').where('webmaster_id', owner.id).count({ n: '*' }).first())?.n);
     const before = await sessions();
-    const answers = await Promise.all(Array.from({ length: 6 }, () => laptop.request(form.action, { body: { ...form.fields, code }, csrf: null })));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => laptop.request(form.action, { body: { ...form.fields, code }, csrf: null })),
+    );
     // Every repeat lands where the first did; one session was opened, by the one post that spent the code.
-    expect(answers.map((answer) => [answer.status, answer.headers.get('location')])).to.deep.equal(Array.from({ length: 6 }, () => [303, '/platform/websites']));
-    expect(answers.filter((answer) => (answer.headers.get('set-cookie') ?? '').includes('ap_platform=')), 'one session cookie').to.have.length(1);
+    expect(answers.map((answer) => [answer.status, answer.headers.get('location')])).to.deep.equal(
+      Array.from({ length: 6 }, () => [303, '/platform/websites']),
+    );
+    expect(
+      answers.filter((answer) => (answer.headers.get('set-cookie') ?? '').includes('ap_platform=')),
+      'one session cookie',
+    ).to.have.length(1);
     expect(await sessions()).to.equal(before + 1);
     // The same code once more, after signing out: used.
     await laptop.submit(formOf(await laptop.open('/platform/websites'), { action: '/platform/signout' }));
@@ -158,7 +194,10 @@ describe('platform: a one-time sign-in code by email lets the owner in from a ne
 
   it('answers the same whether or not the address has an account, and mails only an account', async () => {
     const unknown = `nobody-${randomBytes(4).toString('hex')}@example.test`;
-    const owner = await createWebmasterFixture(app.provider.runtime, `owner-${randomBytes(4).toString('hex')}@example.test`);
+    const owner = await createWebmasterFixture(
+      app.provider.runtime,
+      `owner-${randomBytes(4).toString('hex')}@example.test`,
+    );
     const forUnknown = await askForCode(browserAt(app, '198.51.100.40'), unknown);
     const forOwner = await askForCode(browserAt(app, '198.51.100.41'), owner.email);
     const strip = (html: string) => html.replace(/value="[^"]*"/g, '').replace(/nonce-[^']+'/g, '');
@@ -170,7 +209,10 @@ describe('platform: a one-time sign-in code by email lets the owner in from a ne
   });
 
   it('an attacker asking for codes from its network is throttled there, and the owner still gets in from another', async () => {
-    const owner = await createWebmasterFixture(app.provider.runtime, `owner-${randomBytes(4).toString('hex')}@example.test`);
+    const owner = await createWebmasterFixture(
+      app.provider.runtime,
+      `owner-${randomBytes(4).toString('hex')}@example.test`,
+    );
     await flood(owner);
     const statuses: number[] = [];
     for (let n = 0; n < 6; n++) statuses.push((await askForCode(browserAt(app, '203.0.113.66'), owner.email)).status);

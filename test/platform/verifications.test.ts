@@ -28,24 +28,41 @@ async function shortcut(app: TestApp, client: ClientFixture, query: Record<strin
 
 const textOf = (html: string): string => decodeHtml(html.replace(/<[^>]+>/g, ' ')).replace(/\s+/g, ' ');
 
-describe('webmasters platform: a website\'s Verifications', function () {
+describe("webmasters platform: a website's Verifications", function () {
   this.timeout(120_000);
   const app = useApp({ env: { VERIFICATION_RETENTION: '86400', VERIFICATION_TTL: '3600' } });
 
   it('finds a flow by the uid the website received, filters the list, and downloads what the filters select', async () => {
     const { browser, client } = await signedIn(app);
-    const uid = String((await redeem(app, client, (await shortcut(app, client, { test_outcome: 'pass', test_country: 'DE' })).searchParams.get('code')!)).uid);
+    const uid = String(
+      (
+        await redeem(
+          app,
+          client,
+          (await shortcut(app, client, { test_outcome: 'pass', test_country: 'DE' })).searchParams.get('code')!,
+        )
+      ).uid,
+    );
     await shortcut(app, client, { test_outcome: 'refuse' });
     const base = `/platform/websites/${client.websiteId}/verifications`;
 
     const list = await browser.open(base);
     expect(list.status).to.equal(200);
     const text = textOf(list.html);
-    expect(text).to.contain(uid).and.contain('Verified').and.contain('Refused').and.contain('listed for 25 hours after they end');
+    expect(text)
+      .to.contain(uid)
+      .and.contain('Verified')
+      .and.contain('Refused')
+      .and.contain('listed for 25 hours after they end');
 
     const found = await browser.open(`${base}?id=${uid}`);
     expect(found.url.pathname).to.equal(`${base}/${uid}`);
-    expect(textOf(found.html)).to.contain(uid).and.contain('Verified').and.contain(client.clientId).and.contain('DE').and.contain('Returned to the website Yes');
+    expect(textOf(found.html))
+      .to.contain(uid)
+      .and.contain('Verified')
+      .and.contain(client.clientId)
+      .and.contain('DE')
+      .and.contain('Returned to the website Yes');
 
     const missing = await browser.open(`${base}?id=test_doesnotexist`);
     expect(missing.status).to.equal(200);
@@ -65,12 +82,24 @@ describe('webmasters platform: a website\'s Verifications', function () {
     expect(lines[1]).to.contain(',verified,sandbox,').and.contain(',DE,');
   });
 
-  it('shows another webmaster\'s verification to no one else', async () => {
+  it("shows another webmaster's verification to no one else", async () => {
     const owner = await signedIn(app);
-    const uid = String((await redeem(app, owner.client, (await shortcut(app, owner.client, { test_outcome: 'pass' })).searchParams.get('code')!)).uid);
+    const uid = String(
+      (
+        await redeem(
+          app,
+          owner.client,
+          (await shortcut(app, owner.client, { test_outcome: 'pass' })).searchParams.get('code')!,
+        )
+      ).uid,
+    );
     const intruder = await signedIn(app);
-    expect((await intruder.browser.open(`/platform/websites/${owner.client.websiteId}/verifications/${uid}`)).status).to.equal(401);
-    expect((await intruder.browser.request(`/platform/websites/${owner.client.websiteId}/verifications.csv`)).status).to.equal(401);
+    expect(
+      (await intruder.browser.open(`/platform/websites/${owner.client.websiteId}/verifications/${uid}`)).status,
+    ).to.equal(401);
+    expect(
+      (await intruder.browser.request(`/platform/websites/${owner.client.websiteId}/verifications.csv`)).status,
+    ).to.equal(401);
     const own = await intruder.browser.open(`/platform/websites/${intruder.client.websiteId}/verifications/${uid}`);
     expect(own.status).to.equal(404);
     expect(own.html).to.not.contain(owner.client.clientId);

@@ -8,7 +8,13 @@ import { Browser, csrfOf, linksWithClass, locationOf, type Page } from '../helpe
 import { createClientFixture, createWebmasterFixture, TEST_ORIGIN, type ClientFixture } from '../helpers/fixtures.js';
 import { accept, expectPage } from '../helpers/visitor.js';
 import { authorizationUrl } from '../helpers/relying-party.js';
-import { fakeJpeg, onlyVendorsFaked, restoreNetwork, YOTI_SDK_ID, yotiKeyPair } from '../verification/challenges/vendors/helpers/vendors.js';
+import {
+  fakeJpeg,
+  onlyVendorsFaked,
+  restoreNetwork,
+  YOTI_SDK_ID,
+  yotiKeyPair,
+} from '../verification/challenges/vendors/helpers/vendors.js';
 
 // The policy's estimation buffer on the LIVE selfie (Yoti faked at its host): an estimate over the age but within the
 // buffer does not pass, and the visitor is offered the methods that verify instead.
@@ -26,15 +32,27 @@ describe('policy: the estimation buffer', () => {
     const { keyFile } = yotiKeyPair();
     app = await startTestApp({
       env: {
-        SELFIE_YOTI_SDK_ID: YOTI_SDK_ID, SELFIE_YOTI_KEY_FILE: keyFile, VENDOR_TIMEOUT_MS: '500',
-        TRUST_PROXY: 'true', GEO_COUNTRY_HEADER: 'CF-IPCountry',
+        SELFIE_YOTI_SDK_ID: YOTI_SDK_ID,
+        SELFIE_YOTI_KEY_FILE: keyFile,
+        VENDOR_TIMEOUT_MS: '500',
+        TRUST_PROXY: 'true',
+        GEO_COUNTRY_HEADER: 'CF-IPCountry',
       },
     });
     const { runtime } = app.provider;
     const webmaster = await createWebmasterFixture(runtime);
-    client = await createClientFixture(runtime, webmaster.id, { environment: 'LIVE', challenges: ['selfie', 'ticket'] });
+    client = await createClientFixture(runtime, webmaster.id, {
+      environment: 'LIVE',
+      challenges: ['selfie', 'ticket'],
+    });
     // The operator's SELFIE_AGE_BUFFER is 7 by default; the website asks 10 in GB.
-    await updateWebsitePolicy(runtime, webmaster.id, client.websiteId, { rules: [{ regions: ['GB'], estimationBuffer: 10 }] }, TEST_ORIGIN);
+    await updateWebsitePolicy(
+      runtime,
+      webmaster.id,
+      client.websiteId,
+      { rules: [{ regions: ['GB'], estimationBuffer: 10 }] },
+      TEST_ORIGIN,
+    );
   });
   afterEach(() => nock.cleanAll());
   after(async () => {
@@ -54,7 +72,10 @@ describe('policy: the estimation buffer', () => {
     const form = new FormData();
     form.set('consent', 'yes');
     form.set('image', new Blob([fakeJpeg()], { type: 'image/jpeg' }), 'selfie.jpg');
-    return browser.request(`/v1/oauth2/interaction/${uid}/challenge/selfie/capture`, { body: form, csrf: csrfOf(page) });
+    return browser.request(`/v1/oauth2/interaction/${uid}/challenge/selfie/capture`, {
+      body: form,
+      csrf: csrfOf(page),
+    });
   }
 
   it('asks for threshold + the larger buffer on the selfie page', async () => {
@@ -71,12 +92,18 @@ describe('policy: the estimation buffer', () => {
     expect(choice.url.searchParams.get('notice')).to.equal('estimate_too_close');
     expect(choice.html).to.contain('Your estimated age is too close to the age limit');
     expect(offered(choice)).to.deep.equal(['ticket']);
-    const [recorded] = await app.provider.db('verifications').where('website_id', client.websiteId).count<Array<{ count: string | number }>>('* as count');
+    const [recorded] = await app.provider
+      .db('verifications')
+      .where('website_id', client.websiteId)
+      .count<Array<{ count: string | number }>>('* as count');
     expect(Number(recorded!.count)).to.equal(0);
   });
 
   it('passes an estimate beyond the buffer, and the same estimate where no policy buffer applies', async () => {
-    for (const [country, age] of [['GB', 28.5], ['FR', 26.5]] as const) {
+    for (const [country, age] of [
+      ['GB', 28.5],
+      ['FR', 26.5],
+    ] as const) {
       const { browser, page, uid } = await selfieFrom(country);
       yoti().reply(200, estimate(age));
       const response = await capture(browser, uid, page);
@@ -89,7 +116,7 @@ describe('policy: the selfie verdict with a policy buffer', () => {
   const settings = { ageBuffer: 7, maxStDev: 5 } as SelfieSettings;
   const face = (age: number) => ({ kind: 'estimate', liveness: 'real', age, stDev: 1 }) as const;
 
-  it('is too-close only where the policy\'s buffer, not the operator\'s, decided', () => {
+  it("is too-close only where the policy's buffer, not the operator's, decided", () => {
     expect(judge(face(24.9), 18, settings, 10)).to.equal('under-age');
     expect(judge(face(25), 18, settings, 10)).to.equal('too-close');
     expect(judge(face(27.9), 18, settings, 10)).to.equal('too-close');

@@ -13,7 +13,21 @@ describe('policy presets: the data', () => {
   const presets = [...PRESETS.values()];
 
   it('ships the EU default, France, the UK, Germany, Italy, Spain and the US states with laws in force', () => {
-    expect([...PRESETS.keys()]).to.include.members(['eu-default', 'fr', 'gb', 'de', 'it', 'es', 'us-tx', 'us-la', 'us-ut', 'us-va', 'us-ms', 'us-al', 'us-fl']);
+    expect([...PRESETS.keys()]).to.include.members([
+      'eu-default',
+      'fr',
+      'gb',
+      'de',
+      'it',
+      'es',
+      'us-tx',
+      'us-la',
+      'us-ut',
+      'us-va',
+      'us-ms',
+      'us-al',
+      'us-fl',
+    ]);
     expect(PRESETS.get('eu-default')!.rules[0]!.regions).to.have.length(27);
   });
 
@@ -49,10 +63,13 @@ describe('policy presets: the data', () => {
 
 describe('policy presets: the operator setting', () => {
   it('refuses an unknown preset, naming POLICY_PRESETS', async () => {
-    const error = await startTestApp({ env: { POLICY_PRESETS: 'fr,atlantis' } }).then(async (app) => {
-      await app.close();
-      return undefined;
-    }, (caught: unknown) => caught);
+    const error = await startTestApp({ env: { POLICY_PRESETS: 'fr,atlantis' } }).then(
+      async (app) => {
+        await app.close();
+        return undefined;
+      },
+      (caught: unknown) => caught,
+    );
     expect(error).to.be.instanceOf(ConfigError);
     expect((error as ConfigError).problems.join(' ')).to.contain('POLICY_PRESETS');
   });
@@ -65,7 +82,11 @@ describe('GET /v1/policies', () => {
     const response = await fetch(`${app.url}/v1/policies`, { headers: { Origin: 'https://auditor.example' } });
     expect(response.status).to.equal(200);
     expect(response.headers.get('access-control-allow-origin')).to.equal('*');
-    const body = await response.json() as { ageThreshold: number; ageThresholds: Record<string, number>; presets: Array<{ id: string; version: string; rules: Array<{ sources: unknown[] }> }> };
+    const body = (await response.json()) as {
+      ageThreshold: number;
+      ageThresholds: Record<string, number>;
+      presets: Array<{ id: string; version: string; rules: Array<{ sources: unknown[] }> }>;
+    };
     expect(body.ageThreshold).to.equal(18);
     expect(body.ageThresholds).to.deep.equal({ JP: 20 });
     expect(body.presets.map((preset) => preset.id)).to.deep.equal(['fr', 'us-ms']);
@@ -75,7 +96,7 @@ describe('GET /v1/policies', () => {
   it('lists none when the operator put none in force', async () => {
     const plain = await startTestApp();
     try {
-      const body = await (await fetch(`${plain.url}/v1/policies`)).json() as { presets: unknown[] };
+      const body = (await (await fetch(`${plain.url}/v1/policies`)).json()) as { presets: unknown[] };
       expect(body.presets).to.deep.equal([]);
     } finally {
       await plain.close();

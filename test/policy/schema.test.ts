@@ -23,10 +23,19 @@ function refusal(body: unknown): string {
 describe('policy: the rule schema', () => {
   it('accepts the documented example and a rule with regions alone', () => {
     validate({
-      rules: [{
-        regions: ['FR'], required: true, ageThreshold: 18, challenges: ['eu_av', 'ticket'], minimumAssuranceLevel: 'ENHANCED', estimationBuffer: 5,
-        reuseMaxAgeSeconds: 3600, requireDoubleAnonymity: true, challengesUntil: { credit_card: '2026-12-31' },
-      }],
+      rules: [
+        {
+          regions: ['FR'],
+          required: true,
+          ageThreshold: 18,
+          challenges: ['eu_av', 'ticket'],
+          minimumAssuranceLevel: 'ENHANCED',
+          estimationBuffer: 5,
+          reuseMaxAgeSeconds: 3600,
+          requireDoubleAnonymity: true,
+          challengesUntil: { credit_card: '2026-12-31' },
+        },
+      ],
     });
     validate({ rules: [{ regions: ['*', 'US-TX', 'GB', 'DE-BY'] }] });
     validate({ rules: [] });
@@ -39,11 +48,31 @@ describe('policy: the rule schema', () => {
     ['a lower-case country', { rules: [{ regions: ['fr'] }] }, 'Invalid rules[0].regions[0].'],
     ['a US state that does not exist', { rules: [{ regions: ['US-XX'] }] }, 'Invalid rules[0].regions[0].'],
     ['an age out of range', { rules: [{ regions: ['FR'], ageThreshold: 12 }] }, 'Invalid rules[0].ageThreshold.'],
-    ['an unknown challenge', { rules: [{ regions: ['FR'], challenges: ['telepathy'] }] }, 'Invalid rules[0].challenges[0].'],
-    ['an unknown level', { rules: [{ regions: ['FR'], minimumAssuranceLevel: 'HIGH' }] }, 'Invalid rules[0].minimumAssuranceLevel.'],
-    ['a negative reuse', { rules: [{ regions: ['FR'], reuseMaxAgeSeconds: -1 }] }, 'Invalid rules[0].reuseMaxAgeSeconds.'],
-    ['a date that is not a day', { rules: [{ regions: ['FR'], challengesUntil: { credit_card: '2026-02-30' } }] }, 'Invalid rules[0].challengesUntil.credit_card.'],
-    ['a date for an unknown challenge', { rules: [{ regions: ['FR'], challengesUntil: { telepathy: '2026-02-03' } }] }, 'Invalid rules[0].challengesUntil.'],
+    [
+      'an unknown challenge',
+      { rules: [{ regions: ['FR'], challenges: ['telepathy'] }] },
+      'Invalid rules[0].challenges[0].',
+    ],
+    [
+      'an unknown level',
+      { rules: [{ regions: ['FR'], minimumAssuranceLevel: 'HIGH' }] },
+      'Invalid rules[0].minimumAssuranceLevel.',
+    ],
+    [
+      'a negative reuse',
+      { rules: [{ regions: ['FR'], reuseMaxAgeSeconds: -1 }] },
+      'Invalid rules[0].reuseMaxAgeSeconds.',
+    ],
+    [
+      'a date that is not a day',
+      { rules: [{ regions: ['FR'], challengesUntil: { credit_card: '2026-02-30' } }] },
+      'Invalid rules[0].challengesUntil.credit_card.',
+    ],
+    [
+      'a date for an unknown challenge',
+      { rules: [{ regions: ['FR'], challengesUntil: { telepathy: '2026-02-03' } }] },
+      'Invalid rules[0].challengesUntil.',
+    ],
     ['an unknown field', { rules: [{ regions: ['FR'], loosen: true }] }, 'Unknown field "loosen"'],
   ];
   for (const [name, body, message] of refused) {

@@ -6,7 +6,10 @@ import { useApp } from '../helpers/app.js';
 describe('logo assets for the verify button', () => {
   const app = useApp();
 
-  for (const [variant, colour] of [['on-dark', '#ffffff'], ['on-light', '#004db3']]) {
+  for (const [variant, colour] of [
+    ['on-dark', '#ffffff'],
+    ['on-light', '#004db3'],
+  ]) {
     it(`serves logo-${variant}.svg as an accessible SVG in ${colour}`, async () => {
       const response = await fetch(`${app.url}/static/logo-${variant}.svg`);
       expect(response.status).to.equal(200);

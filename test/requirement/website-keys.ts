@@ -26,7 +26,12 @@ export interface Requirement {
 }
 
 /** GET /v1/requirement for `key` with extra request headers; the parsed JSON and the response. */
-export async function fetchRequirement(app: TestApp, key: string, headers: Record<string, string> = {}, extraQuery = ''): Promise<{ response: Response; body: Requirement }> {
+export async function fetchRequirement(
+  app: TestApp,
+  key: string,
+  headers: Record<string, string> = {},
+  extraQuery = '',
+): Promise<{ response: Response; body: Requirement }> {
   const response = await fetch(`${app.url}/v1/requirement?key=${encodeURIComponent(key)}${extraQuery}`, { headers });
   return { response, body: (await response.json()) as Requirement };
 }

@@ -22,7 +22,11 @@ async function cookieApp(keys: string[] | CookieKeys): Promise<{ url: string; se
 }
 
 /** The cookies an answer sets, as the Cookie header a browser would send back. */
-const cookiesOf = (response: Response): string => response.headers.getSetCookie().map((line) => line.split(';')[0]).join('; ');
+const cookiesOf = (response: Response): string =>
+  response.headers
+    .getSetCookie()
+    .map((line) => line.split(';')[0])
+    .join('; ');
 
 describe('security: the cookie keys are imported once and sign as keygrip does', () => {
   const servers: Server[] = [];
@@ -36,7 +40,10 @@ describe('security: the cookie keys are imported once and sign as keygrip does',
   it('a cookie signed under the keys given as strings is read under CookieKeys, and the other way round', async () => {
     const asStrings = await start([NEW_KEY]);
     const imported = await start(new CookieKeys([NEW_KEY]));
-    for (const [signer, reader] of [[asStrings, imported], [imported, asStrings]] as const) {
+    for (const [signer, reader] of [
+      [asStrings, imported],
+      [imported, asStrings],
+    ] as const) {
       const cookie = cookiesOf(await fetch(`${signer}/set`));
       expect(cookie).to.match(/visit=v-123; visit\.sig=[\w-]{27}$/);
       expect(await (await fetch(`${reader}/get`, { headers: { cookie } })).text()).to.equal('v-123');
@@ -49,12 +56,22 @@ describe('security: the cookie keys are imported once and sign as keygrip does',
     const read = await fetch(`${rotated}/get`, { headers: { cookie } });
     expect(await read.text()).to.equal('v-123');
     const resigned = cookiesOf(read);
-    expect(resigned).to.match(/^visit\.sig=[\w-]{27}$/).and.not.equal(cookie.split('; ')[1]);
-    expect(await (await fetch(`${await start(new CookieKeys([NEW_KEY]))}/get`, { headers: { cookie: `visit=v-123; ${resigned}` } })).text()).to.equal('v-123');
+    expect(resigned)
+      .to.match(/^visit\.sig=[\w-]{27}$/)
+      .and.not.equal(cookie.split('; ')[1]);
+    expect(
+      await (
+        await fetch(`${await start(new CookieKeys([NEW_KEY]))}/get`, {
+          headers: { cookie: `visit=v-123; ${resigned}` },
+        })
+      ).text(),
+    ).to.equal('v-123');
 
     const unknown = await start(new CookieKeys([NEW_KEY]));
     expect(await (await fetch(`${unknown}/get`, { headers: { cookie } })).text()).to.equal('refused');
-    expect(await (await fetch(`${rotated}/get`, { headers: { cookie: cookie.replace('v-123', 'v-124') } })).text()).to.equal('refused');
+    expect(
+      await (await fetch(`${rotated}/get`, { headers: { cookie: cookie.replace('v-123', 'v-124') } })).text(),
+    ).to.equal('refused');
   });
 
   it('refuses to start without a key', () => {

@@ -1,7 +1,12 @@
 import { expect } from 'chai';
 import { useApp } from '../helpers/app.js';
 import { Browser, csrfOf, formOf, type Page } from '../helpers/browser.js';
-import { createClientFixture, createWebmasterFixture, type ClientFixture, type WebmasterFixture } from '../helpers/fixtures.js';
+import {
+  createClientFixture,
+  createWebmasterFixture,
+  type ClientFixture,
+  type WebmasterFixture,
+} from '../helpers/fixtures.js';
 import { expectPage } from '../helpers/visitor.js';
 import { authorizationUrl } from '../helpers/relying-party.js';
 
@@ -13,11 +18,20 @@ function plantCsrfCookies(from: Browser, into: Browser, url: string): void {
 }
 
 /** A POST with the browser's cookies and extra headers, not followed. */
-function rawPost(browser: Browser, address: string, fields: Record<string, string>, headers: Record<string, string>): Promise<Response> {
+function rawPost(
+  browser: Browser,
+  address: string,
+  fields: Record<string, string>,
+  headers: Record<string, string>,
+): Promise<Response> {
   return fetch(address, {
     method: 'POST',
     redirect: 'manual',
-    headers: { cookie: browser.cookies.header(address), 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    headers: {
+      cookie: browser.cookies.header(address),
+      'content-type': 'application/x-www-form-urlencoded',
+      ...headers,
+    },
     body: new URLSearchParams(fields).toString(),
   });
 }
@@ -29,10 +43,14 @@ describe('security: CSRF tokens bound to their interaction or session, and an Or
   let webmaster: WebmasterFixture;
   before(async () => {
     webmaster = await createWebmasterFixture(app.provider.runtime);
-    client = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'TEST', challenges: ['selfie'] });
+    client = await createClientFixture(app.provider.runtime, webmaster.id, {
+      environment: 'TEST',
+      challenges: ['selfie'],
+    });
   });
 
-  const prompt = async (browser: Browser): Promise<Page> => expectPage(await browser.open(authorizationUrl(app.url, client)));
+  const prompt = async (browser: Browser): Promise<Page> =>
+    expectPage(await browser.open(authorizationUrl(app.url, client)));
 
   it("refuses another browser's CSRF cookie and token in a victim's interaction", async () => {
     const attacker = new Browser(app.url);
@@ -57,8 +75,11 @@ describe('security: CSRF tokens bound to their interaction or session, and an Or
     const consent = formOf(await prompt(victim), { action: '/consent' });
     const fields = { ...consent.fields, decision: 'accept' };
     const foreign: Array<Record<string, string>> = [
-      { origin: 'https://evil.example' }, { origin: 'https://evil.example', 'sec-fetch-site': 'same-origin' },
-      { origin: 'null', 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' },
+      { origin: 'https://evil.example' },
+      { origin: 'https://evil.example', 'sec-fetch-site': 'same-origin' },
+      { origin: 'null', 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-site' },
     ];
     for (const headers of foreign) {
       const answer = await rawPost(victim, consent.action.href, fields, headers);
@@ -74,7 +95,12 @@ describe('security: CSRF tokens bound to their interaction or session, and an Or
   it("refuses a cross-origin POST on the platform, and another session's CSRF pair in a signed-in session", async () => {
     const stranger = new Browser(app.url);
     await stranger.open('/platform/signin');
-    const crossSite = await rawPost(stranger, `${app.url}/platform/signin`, { _csrf: stranger.csrf, email: webmaster.email, password: webmaster.password }, { origin: 'https://evil.example' });
+    const crossSite = await rawPost(
+      stranger,
+      `${app.url}/platform/signin`,
+      { _csrf: stranger.csrf, email: webmaster.email, password: webmaster.password },
+      { origin: 'https://evil.example' },
+    );
     expect(crossSite.status).to.equal(403);
     expect(crossSite.headers.get('set-cookie') ?? '').not.to.contain('ap_platform=');
 
@@ -92,7 +118,11 @@ describe('security: CSRF tokens bound to their interaction or session, and an Or
     const tokens = () => app.provider.db('api_tokens').where('webmaster_id', webmaster.id).select('id');
     const before = await tokens();
     plantCsrfCookies(attacker, victim, app.url);
-    const refused = await victim.post('/platform/keys', { name: 'planted', access: 'write', website: 'all', expires: 'never' }, { csrf: attackerToken });
+    const refused = await victim.post(
+      '/platform/keys',
+      { name: 'planted', access: 'write', website: 'all', expires: 'never' },
+      { csrf: attackerToken },
+    );
     expect(refused.status).to.equal(403);
     expect(await tokens()).to.deep.equal(before);
   });

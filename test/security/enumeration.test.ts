@@ -15,7 +15,10 @@ describe('security: what registration and "save result" tell a stranger', () => 
   let client: ClientFixture;
   before(async () => {
     const webmaster = await createWebmasterFixture(app.provider.runtime);
-    client = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'TEST', challenges: ['selfie'] });
+    client = await createClientFixture(app.provider.runtime, webmaster.id, {
+      environment: 'TEST',
+      challenges: ['selfie'],
+    });
   });
 
   // What webmaster registration tells a stranger (the same answer for a known address): test/platform/registration.test.ts.
@@ -31,10 +34,17 @@ describe('security: what registration and "save result" tell a stranger', () => 
     const browser = new Browser(app.url);
     const save = formOf(await resultPage(browser), { action: '/result/save' });
     const usernames = [newUsername(), newUsername(), newUsername(), newUsername()];
-    const answers = await Promise.all(usernames.map((username) => browser.submit(save, { username, password: PASSWORD, password_confirmation: PASSWORD })));
+    const answers = await Promise.all(
+      usernames.map((username) =>
+        browser.submit(save, { username, password: PASSWORD, password_confirmation: PASSWORD }),
+      ),
+    );
 
     const statuses = answers.map((answer) => answer.status);
-    expect(statuses.every((status) => status < 500), statuses.join()).to.equal(true);
+    expect(
+      statuses.every((status) => status < 500),
+      statuses.join(),
+    ).to.equal(true);
     const handedOver = answers.filter((answer) => answer.location !== undefined);
     expect(handedOver).to.have.length(1);
     callbackOf(handedOver[0]!, client);
@@ -44,7 +54,9 @@ describe('security: what registration and "save result" tell a stranger', () => 
     }
     const accounts = await app.provider.db('visitor_accounts').whereIn('username', usernames).select('id');
     expect(accounts).to.have.length(1);
-    expect(await app.provider.db('age_proofs').where('subject', `acct:${accounts[0].id}`).select('subject')).to.have.length(1);
+    expect(
+      await app.provider.db('age_proofs').where('subject', `acct:${accounts[0].id}`).select('subject'),
+    ).to.have.length(1);
   });
 
   it('answers "username taken" at most 5 times per verification; then every name waits, a free one too', async () => {
@@ -52,7 +64,8 @@ describe('security: what registration and "save result" tell a stranger', () => 
     await createVisitorAccount(app.provider.runtime.db, { username: taken, password: PASSWORD });
     const browser = new Browser(app.url);
     const save = formOf(await resultPage(browser), { action: '/result/save' });
-    const attempt = (username: string) => browser.submit(save, { username, password: PASSWORD, password_confirmation: PASSWORD });
+    const attempt = (username: string) =>
+      browser.submit(save, { username, password: PASSWORD, password_confirmation: PASSWORD });
     for (let n = 1; n <= 5; n++) {
       const page = await attempt(taken);
       expect(page.status, `probe ${n}`).to.equal(409);

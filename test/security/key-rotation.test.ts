@@ -30,7 +30,10 @@ async function freshSecrets(): Promise<Secrets> {
 /** The next step's values, made by the command an operator runs. */
 async function rotated(secrets: Secrets, step: 'add' | 'switch' | 'retire'): Promise<Secrets> {
   const next = { ...secrets };
-  for (const [secret, variable] of [['jwks', 'JWKS'], ['cookie-keys', 'COOKIE_KEYS']] as const) {
+  for (const [secret, variable] of [
+    ['jwks', 'JWKS'],
+    ['cookie-keys', 'COOKIE_KEYS'],
+  ] as const) {
     const run = await cli({ ...secrets, LOG_LEVEL: 'silent' }, ['secrets', 'rotate', secret, step]);
     expect(run.code, run.stderr).to.equal(0);
     next[variable] = parseEnv(run.stdout)[variable]!;
@@ -52,14 +55,18 @@ describe('rotating the signing and cookie keys across two instances, one restart
   /** what every instance runs once the rotation is over */
   let current: Secrets;
 
-  const start = (secrets: Secrets): Promise<AgeProvider> => createAgeProvider({
-    env: { ...secrets },
-    logLevel: 'silent',
-    issuer,
-    dataDir,
-    db: database.db,
-    ...(database.url ? { databaseUrl: database.url } : {}),
-  }, knexAdapter);
+  const start = (secrets: Secrets): Promise<AgeProvider> =>
+    createAgeProvider(
+      {
+        env: { ...secrets },
+        logLevel: 'silent',
+        issuer,
+        dataDir,
+        db: database.db,
+        ...(database.url ? { databaseUrl: database.url } : {}),
+      },
+      knexAdapter,
+    );
 
   /** A rolling restart's one step: instance `index` stops and comes back with `secrets`; the other keeps serving. */
   async function restart(index: number, secrets: Secrets): Promise<void> {
@@ -90,7 +97,9 @@ describe('rotating the signing and cookie keys across two instances, one restart
 
   /** The JWKS each instance publishes (two fetches through the round robin: one from each). */
   async function publishedSets(): Promise<JSONWebKeySet[]> {
-    return Promise.all([0, 1].map(async () => (await (await fetch(`${issuer}/v1/oauth2/jwks`)).json()) as JSONWebKeySet));
+    return Promise.all(
+      [0, 1].map(async () => (await (await fetch(`${issuer}/v1/oauth2/jwks`)).json()) as JSONWebKeySet),
+    );
   }
 
   /**
@@ -99,20 +108,44 @@ describe('rotating the signing and cookie keys across two instances, one restart
    */
   async function traffic(): Promise<string> {
     const visitor = new Browser(issuer, { headers: { 'accept-language': 'en' }, stopAt: PAGE });
-    const query = new URLSearchParams({ key: site.keys.TEST, origin: PAGE, target: 'redirect', return_to: `${PAGE}/shop` });
-    const stuck = await walkSandbox(visitor, await visitor.open(`/v1/checker/start?${query.toString()}`), PAGE).then(() => undefined, (error: Error) => error);
-    expect(stuck?.message, `the walk ends on the checker's result page:\n${visitor.trail()}`).to.match(/^stuck on .*\/v1\/checker\/callback/);
-    expect(visitor.history.filter(({ status }) => status >= 400), visitor.trail()).to.deep.equal([]);
+    const query = new URLSearchParams({
+      key: site.keys.TEST,
+      origin: PAGE,
+      target: 'redirect',
+      return_to: `${PAGE}/shop`,
+    });
+    const stuck = await walkSandbox(visitor, await visitor.open(`/v1/checker/start?${query.toString()}`), PAGE).then(
+      () => undefined,
+      (error: Error) => error,
+    );
+    expect(stuck?.message, `the walk ends on the checker's result page:\n${visitor.trail()}`).to.match(
+      /^stuck on .*\/v1\/checker\/callback/,
+    );
+    expect(
+      visitor.history.filter(({ status }) => status >= 400),
+      visitor.trail(),
+    ).to.deep.equal([]);
     const back = new URL(decodeHtml(/<a id="age-provider-return" href="([^"]+)"/.exec(visitor.html)![1]!));
     const token = /^#age_provider_token=(.+)$/.exec(back.hash)?.[1];
     expect(token, back.hash).to.be.a('string');
 
     const shopper = new Browser(issuer, { headers: { 'accept-language': 'en' } });
-    const authorization = new URLSearchParams({ client_id: site.clientId, redirect_uri: site.redirectUri, state: 'st-42' });
-    const landing = await walkSandbox(shopper, await shopper.open(`/v1/oauth2/checker?${authorization.toString()}`), new URL(site.redirectUri).origin);
+    const authorization = new URLSearchParams({
+      client_id: site.clientId,
+      redirect_uri: site.redirectUri,
+      state: 'st-42',
+    });
+    const landing = await walkSandbox(
+      shopper,
+      await shopper.open(`/v1/oauth2/checker?${authorization.toString()}`),
+      new URL(site.redirectUri).origin,
+    );
     const code = (landing.location ?? landing.url).searchParams.get('code');
     expect(code, shopper.trail()).to.be.a('string');
-    expect(shopper.history.filter(({ status }) => status >= 400), shopper.trail()).to.deep.equal([]);
+    expect(
+      shopper.history.filter(({ status }) => status >= 400),
+      shopper.trail(),
+    ).to.deep.equal([]);
     const resources = await redeem({ url: issuer }, site, code!);
     expect(resources).to.include({ verified: true });
     return token!;
@@ -122,7 +155,11 @@ describe('rotating the signing and cookie keys across two instances, one restart
   async function verifyAll(tokens: string[]): Promise<void> {
     for (const jwks of await publishedSets()) {
       for (const token of tokens) {
-        await jwtVerify(token, createLocalJWKSet(jwks), { issuer, audience: site.keys.TEST, typ: 'age-verification+jwt' });
+        await jwtVerify(token, createLocalJWKSet(jwks), {
+          issuer,
+          audience: site.keys.TEST,
+          typ: 'age-verification+jwt',
+        });
       }
     }
   }
@@ -131,7 +168,11 @@ describe('rotating the signing and cookie keys across two instances, one restart
     let secrets = await freshSecrets();
     instances.push(await start(secrets), await start(secrets));
     const webmaster = await createWebmasterFixture(instances[0]!.runtime);
-    site = await createClientFixture(instances[0]!.runtime, webmaster.id, { environment: 'TEST', domain: 'shop.example', redirectUris: ['http://127.0.0.1:5501/callback'] });
+    site = await createClientFixture(instances[0]!.runtime, webmaster.id, {
+      environment: 'TEST',
+      domain: 'shop.example',
+      redirectUris: ['http://127.0.0.1:5501/callback'],
+    });
 
     const [first] = kids(secrets);
     let inUse = [await traffic()];
@@ -153,7 +194,10 @@ describe('rotating the signing and cookie keys across two instances, one restart
     const [second] = kids(secrets);
     expect(kids(secrets)).to.deep.equal([second]);
     expect(second).not.to.equal(first);
-    expect(inUse.map((token) => decodeProtectedHeader(token).kid), 'signed with the new key after the switch').to.include(second);
+    expect(
+      inUse.map((token) => decodeProtectedHeader(token).kid),
+      'signed with the new key after the switch',
+    ).to.include(second);
     expect(inUse.length).to.be.above(2);
   });
 
@@ -165,8 +209,19 @@ describe('rotating the signing and cookie keys across two instances, one restart
     await restart(0, { ...secrets, JWKS: switchedAtOnce.JWKS });
     await restart(1, secrets);
     const tokens = [await traffic(), await traffic()];
-    const failures = await Promise.all((await publishedSets()).flatMap((jwks) => tokens.map((token) =>
-      jwtVerify(token, createLocalJWKSet(jwks), { issuer, audience: site.keys.TEST }).then(() => undefined, (error: unknown) => error))));
-    expect(failures.filter((error) => error instanceof joseErrors.JWKSNoMatchingKey), 'an unknown kid').to.have.length.above(0);
+    const failures = await Promise.all(
+      (await publishedSets()).flatMap((jwks) =>
+        tokens.map((token) =>
+          jwtVerify(token, createLocalJWKSet(jwks), { issuer, audience: site.keys.TEST }).then(
+            () => undefined,
+            (error: unknown) => error,
+          ),
+        ),
+      ),
+    );
+    expect(
+      failures.filter((error) => error instanceof joseErrors.JWKSNoMatchingKey),
+      'an unknown kid',
+    ).to.have.length.above(0);
   });
 });

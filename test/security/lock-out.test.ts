@@ -12,11 +12,17 @@ const PASSWORD = 'correct horse battery';
 /** A browser behind the trusted proxy at `ip`; the address can change later (a laptop moving to another network). */
 function browserAt(app: TestApp, ip: string): { browser: Browser; moveTo(next: string): void } {
   const headers = { 'x-forwarded-for': ip };
-  return { browser: new Browser(app.url, { headers }), moveTo: (next) => { headers['x-forwarded-for'] = next; } };
+  return {
+    browser: new Browser(app.url, { headers }),
+    moveTo: (next) => {
+      headers['x-forwarded-for'] = next;
+    },
+  };
 }
 
 /** The identifier in fullwidth forms (ｏｗｎｅｒ＠…), which NFKC maps back to ASCII. */
-const fullwidth = (text: string): string => text.replace(/[!-~]/g, (character) => String.fromCharCode(character.charCodeAt(0) + 0xfee0));
+const fullwidth = (text: string): string =>
+  text.replace(/[!-~]/g, (character) => String.fromCharCode(character.charCodeAt(0) + 0xfee0));
 
 type Outcome = 'signedIn' | 'refused' | 'throttled';
 
@@ -37,7 +43,10 @@ const outcomeOf = (page: Page, refusedStatus: number, signedIn: boolean): Outcom
 const platformSurface = (app: TestApp): Surface => ({
   async newAccount() {
     // An `i` in the address, for the U+0130 case.
-    const { email, password } = await createWebmasterFixture(app.provider.runtime, `owner-i-${randomBytes(4).toString('hex')}@example.test`);
+    const { email, password } = await createWebmasterFixture(
+      app.provider.runtime,
+      `owner-i-${randomBytes(4).toString('hex')}@example.test`,
+    );
     return { identifier: email, password };
   },
   async signIn(browser, email, password) {
@@ -70,7 +79,10 @@ function lockOutScenarios(setUp: () => { app: TestApp; surface: Surface }): void
     expect(await surface.signIn(known.browser, identifier, password)).to.equal('signedIn');
 
     for (let n = 1; n <= 50; n++) {
-      expect(await surface.signIn(browserAt(app, `203.0.113.${n}`).browser, identifier, `wrong guess ${n}`), `guess ${n}`).to.equal('refused');
+      expect(
+        await surface.signIn(browserAt(app, `203.0.113.${n}`).browser, identifier, `wrong guess ${n}`),
+        `guess ${n}`,
+      ).to.equal('refused');
     }
     expect(await surface.signIn(browserAt(app, '198.51.100.7').browser, identifier, password)).to.equal('signedIn');
     expect(await surface.signIn(known.browser, identifier, password)).to.equal('signedIn');
@@ -83,7 +95,8 @@ function lockOutScenarios(setUp: () => { app: TestApp; surface: Surface }): void
     expect(await surface.signIn(known.browser, identifier, password)).to.equal('signedIn');
 
     const guesser = browserAt(app, '203.0.113.200').browser;
-    for (let n = 1; n <= 10; n++) expect(await surface.signIn(guesser, identifier, `wrong guess ${n}`), `guess ${n}`).to.equal('refused');
+    for (let n = 1; n <= 10; n++)
+      expect(await surface.signIn(guesser, identifier, `wrong guess ${n}`), `guess ${n}`).to.equal('refused');
     expect(await surface.signIn(guesser, identifier, password)).to.equal('throttled');
     expect(await surface.signIn(browserAt(app, '203.0.113.200').browser, identifier, password)).to.equal('throttled');
 
@@ -95,9 +108,13 @@ function lockOutScenarios(setUp: () => { app: TestApp; surface: Surface }): void
     const { app, surface } = setUp();
     const { identifier, password } = await surface.newAccount();
     for (let n = 1; n <= 10; n++) {
-      expect(await surface.signIn(browserAt(app, `2001:db8:7:1::${n.toString(16)}`).browser, identifier, `wrong guess ${n}`)).to.equal('refused');
+      expect(
+        await surface.signIn(browserAt(app, `2001:db8:7:1::${n.toString(16)}`).browser, identifier, `wrong guess ${n}`),
+      ).to.equal('refused');
     }
-    expect(await surface.signIn(browserAt(app, '2001:db8:7:1:ffff::1').browser, identifier, password)).to.equal('throttled');
+    expect(await surface.signIn(browserAt(app, '2001:db8:7:1:ffff::1').browser, identifier, password)).to.equal(
+      'throttled',
+    );
     expect(await surface.signIn(browserAt(app, '2001:db8:7:2::1').browser, identifier, password)).to.equal('signedIn');
   });
 
@@ -105,7 +122,8 @@ function lockOutScenarios(setUp: () => { app: TestApp; surface: Surface }): void
     const { app, surface } = setUp();
     const { identifier, password } = await surface.newAccount();
     const browser = browserAt(app, '203.0.113.210').browser;
-    for (let n = 1; n <= 10; n++) expect(await surface.signIn(browser, identifier, `wrong guess ${n}`)).to.equal('refused');
+    for (let n = 1; n <= 10; n++)
+      expect(await surface.signIn(browser, identifier, `wrong guess ${n}`)).to.equal('refused');
     expect(await surface.signIn(browser, ` ${identifier.toUpperCase()} `, password)).to.equal('throttled');
     expect(await surface.signIn(browser, fullwidth(identifier), password)).to.equal('throttled');
     const dotted = identifier.replace('i', '\u0130');
@@ -120,7 +138,10 @@ describe('security: no lock-out of the rightful owner', function () {
   let app: TestApp;
   let client: ClientFixture;
   before(async () => {
-    ({ app, client } = await startAppWithClient({ environment: 'TEST', challenges: ['selfie'] }, { env: { TRUST_PROXY: 'true' } }));
+    ({ app, client } = await startAppWithClient(
+      { environment: 'TEST', challenges: ['selfie'] },
+      { env: { TRUST_PROXY: 'true' } },
+    ));
   });
   after(() => app.close());
 

@@ -16,7 +16,8 @@ describe('security: the anonymous reuse cookie rotates when a proof is attached'
   });
   after(() => app.close());
 
-  const choice = async (browser: Browser): Promise<Page> => expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client))));
+  const choice = async (browser: Browser): Promise<Page> =>
+    expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client))));
 
   async function passSelfieAndContinue(browser: Browser): Promise<void> {
     const sandbox = await browser.open(linkWithText(await choice(browser), 'Selfie'));
@@ -32,7 +33,8 @@ describe('security: the anonymous reuse cookie rotates when a proof is attached'
     await app.provider.db('age_proofs').where('subject', `anon:${planted}`).delete();
 
     const victim = new Browser(app.url);
-    for (const name of VISITOR_COOKIES) victim.cookies.set(name, attacker.cookies.get(name)!, app.url, INTERACTION_PATH);
+    for (const name of VISITOR_COOKIES)
+      victim.cookies.set(name, attacker.cookies.get(name)!, app.url, INTERACTION_PATH);
     await passSelfieAndContinue(victim);
     expect(victim.cookies.get('ap_visitor')).to.be.a('string').and.not.equal(planted);
 

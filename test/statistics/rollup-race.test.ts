@@ -10,14 +10,27 @@ const ROLLUP = { STATISTICS_ROLLUP_INTERVAL_MS: '100' };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A verification as a flow records it, for `websiteId`, now. */
-const row = (websiteId: number) => verificationRow({
-  websiteId, environment: 'TEST', challenge: 'sandbox', assuranceLevel: 'STANDARD', ageThreshold: 18, country: 'DE',
-  countrySubdivision: null, verified: true, reused: false, verifiedAt: new Date(), ttlSeconds: 3600, policy: [],
-});
+const row = (websiteId: number) =>
+  verificationRow({
+    websiteId,
+    environment: 'TEST',
+    challenge: 'sandbox',
+    assuranceLevel: 'STANDARD',
+    ageThreshold: 18,
+    country: 'DE',
+    countrySubdivision: null,
+    verified: true,
+    reused: false,
+    verifiedAt: new Date(),
+    ttlSeconds: 3600,
+    policy: [],
+  });
 
 /** Verifications counted in the aggregates of `websiteId` (passed and reused, every day). */
 async function countedIn(db: Database, websiteId: number): Promise<number> {
-  const [{ total }] = await db('statistics_daily').where('website_id', websiteId).select(db.raw('COALESCE(SUM(passed + reused), 0)::int AS total')) as [{ total: number }];
+  const [{ total }] = (await db('statistics_daily')
+    .where('website_id', websiteId)
+    .select(db.raw('COALESCE(SUM(passed + reused), 0)::int AS total'))) as [{ total: number }];
   return total;
 }
 
@@ -48,9 +61,13 @@ describe('statistics: two instances rolling up every 100 ms while writers race, 
     database = await createTestDatabase();
     first = await startTestApp({ env: ROLLUP }, { shared: database });
     // On PostgreSQL each instance has its own pool, as two processes would; the embedded database has one connection.
-    secondDb = database.url ? knexFactory({ client: 'pg', connection: database.url, pool: { min: 0, max: 5 } }) : undefined;
+    secondDb = database.url
+      ? knexFactory({ client: 'pg', connection: database.url, pool: { min: 0, max: 5 } })
+      : undefined;
     second = await startTestApp({ env: ROLLUP, ...(secondDb ? { db: secondDb } : {}) }, { shared: database });
-    writers = database.url ? knexFactory({ client: 'pg', connection: database.url, pool: { min: 0, max: 12 } }) : database.db;
+    writers = database.url
+      ? knexFactory({ client: 'pg', connection: database.url, pool: { min: 0, max: 12 } })
+      : database.db;
     const webmaster = await createWebmasterFixture(first.provider.runtime);
     ({ websiteId } = await createClientFixture(first.provider.runtime, webmaster.id));
   });
@@ -90,10 +107,16 @@ describe('statistics: two instances rolling up every 100 ms while writers race, 
       }
     };
     await Promise.all(Array.from({ length: database.url ? 10 : 2 }, write));
-    const rows = (await first.provider.db('verifications').where('website_id', websiteId).count<{ rows: string }[]>('* AS rows'))[0]!.rows;
+    const rows = (
+      await first.provider.db('verifications').where('website_id', websiteId).count<{ rows: string }[]>('* AS rows')
+    )[0]!.rows;
     expect(Number(rows)).to.be.above(database.url ? 100 : 10);
     expect(await settled(first.provider.db, websiteId, Number(rows))).to.equal(Number(rows));
-    const uncounted = await first.provider.db('verifications').where('counted', false).count<{ n: string }[]>('* AS n').first();
+    const uncounted = await first.provider
+      .db('verifications')
+      .where('counted', false)
+      .count<{ n: string }[]>('* AS n')
+      .first();
     expect(Number(uncounted?.n)).to.equal(0);
   });
 });

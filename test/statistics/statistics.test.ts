@@ -22,7 +22,13 @@ interface Day {
 }
 
 /** A TEST flow through the test_outcome shortcut; `seconds` pass on our clock between the start and the result. */
-async function shortcut(app: TestApp, clock: MovableClock, client: ClientFixture, query: Record<string, string>, seconds = 0): Promise<void> {
+async function shortcut(
+  app: TestApp,
+  clock: MovableClock,
+  client: ClientFixture,
+  query: Record<string, string>,
+  seconds = 0,
+): Promise<void> {
   const browser = new Browser(app.url);
   // The shortcut starts and ends in one request: the start is the interaction's creation, on the real clock.
   clock.advance(seconds);
@@ -38,7 +44,12 @@ async function shortcut(app: TestApp, clock: MovableClock, client: ClientFixture
 async function decline(app: TestApp, client: ClientFixture): Promise<void> {
   const visitor = new Browser(app.url);
   const prompt = await visitor.open(authorizationUrl('', client, 'checker', { state: 'st' }));
-  await visitor.submit(formOf(prompt, { action: '/consent' }), {}, { name: 'decision', value: 'decline' }, { stopAt: client.redirectUri });
+  await visitor.submit(
+    formOf(prompt, { action: '/consent' }),
+    {},
+    { name: 'decision', value: 'decline' },
+    { stopAt: client.redirectUri },
+  );
 }
 
 describe('statistics: a known set of flows, rolled up, counted number by number', () => {
@@ -55,7 +66,10 @@ describe('statistics: a known set of flows, rolled up, counted number by number'
     const webmaster = await createWebmasterFixture(app.provider.runtime);
     api = apiClient(app.url, webmaster.apiToken);
     test = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'TEST' });
-    live = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'LIVE', challenges: ['ticket'] });
+    live = await createClientFixture(app.provider.runtime, webmaster.id, {
+      environment: 'LIVE',
+      challenges: ['ticket'],
+    });
 
     // TEST: three passes (DE, DE, FR) taking 10, 20 and 30 seconds, a refusal, a visitor who declines.
     await shortcut(app, clock, test, { test_outcome: 'pass', test_country: 'DE' }, 10);
@@ -85,12 +99,22 @@ describe('statistics: a known set of flows, rolled up, counted number by number'
   }
 
   it('counts the TEST flows: started, passed, refused, abandoned, by challenge, by country, the median time to result', async () => {
-    const [day, ...others] = await statistics(test.websiteId, (days) => days[0]?.passed === 3 && days[0].abandoned === 1);
+    const [day, ...others] = await statistics(
+      test.websiteId,
+      (days) => days[0]?.passed === 3 && days[0].abandoned === 1,
+    );
     expect(others).to.deep.equal([]);
     const { medianSecondsToResult, ...counts } = day!;
     expect(counts).to.deep.equal({
-      date: today(), environment: 'TEST', started: 5, passed: 3, refused: 1, abandoned: 1, reused: 0,
-      byChallenge: { sandbox: { passed: 3, refused: 1, reused: 0 } }, byCountry: { DE: 2, FR: 1 },
+      date: today(),
+      environment: 'TEST',
+      started: 5,
+      passed: 3,
+      refused: 1,
+      abandoned: 1,
+      reused: 0,
+      byChallenge: { sandbox: { passed: 3, refused: 1, reused: 0 } },
+      byCountry: { DE: 2, FR: 1 },
     });
     // 10, 20 and 30 seconds on our clock, plus under a second of the interaction's creation time (kept in whole seconds).
     expect(medianSecondsToResult).to.be.within(20, 21);
@@ -115,22 +139,42 @@ describe('statistics: a known set of flows, rolled up, counted number by number'
     try {
       const { port } = server.address() as { port: number };
       const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-      expect(text).to.contain('age_provider_verifications_total{challenge="sandbox",outcome="passed",environment="TEST"} 3');
-      expect(text).to.contain('age_provider_verifications_total{challenge="sandbox",outcome="refused",environment="TEST"} 1');
-      expect(text).to.contain('age_provider_verifications_total{challenge="ticket",outcome="passed",environment="LIVE"} 2');
-      expect(text).to.contain('age_provider_verifications_total{challenge="none",outcome="abandoned",environment="LIVE"} 1');
+      expect(text).to.contain(
+        'age_provider_verifications_total{challenge="sandbox",outcome="passed",environment="TEST"} 3',
+      );
+      expect(text).to.contain(
+        'age_provider_verifications_total{challenge="sandbox",outcome="refused",environment="TEST"} 1',
+      );
+      expect(text).to.contain(
+        'age_provider_verifications_total{challenge="ticket",outcome="passed",environment="LIVE"} 2',
+      );
+      expect(text).to.contain(
+        'age_provider_verifications_total{challenge="none",outcome="abandoned",environment="LIVE"} 1',
+      );
     } finally {
       server.close();
     }
   });
 
-  it('answers a bad range with the spec\'s error body, and another webmaster\'s website with 401', async () => {
-    for (const query of ['', 'from=2026-01-01', 'from=2026-02-30&to=2026-03-01', 'from=2026-03-02&to=2026-03-01', 'from=2024-01-01&to=2026-01-01', 'from=26-01-01&to=26-01-02', 'from=2026-01-01&to=2026-01-02&x=1']) {
-      const answer = await api.get<{ message: string; error: string; statusCode: number }>(`/website/${test.websiteId}/statistics?${query}`);
+  it("answers a bad range with the spec's error body, and another webmaster's website with 401", async () => {
+    for (const query of [
+      '',
+      'from=2026-01-01',
+      'from=2026-02-30&to=2026-03-01',
+      'from=2026-03-02&to=2026-03-01',
+      'from=2024-01-01&to=2026-01-01',
+      'from=26-01-01&to=26-01-02',
+      'from=2026-01-01&to=2026-01-02&x=1',
+    ]) {
+      const answer = await api.get<{ message: string; error: string; statusCode: number }>(
+        `/website/${test.websiteId}/statistics?${query}`,
+      );
       expect(answer.status, query).to.equal(400);
       expect(answer.body).to.include({ error: 'Bad Request', statusCode: 400 });
     }
     const intruder = apiClient(app.url, (await createWebmasterFixture(app.provider.runtime)).apiToken);
-    expect((await intruder.get(`/website/${test.websiteId}/statistics?from=2026-01-01&to=2026-01-02`)).status).to.equal(401);
+    expect((await intruder.get(`/website/${test.websiteId}/statistics?from=2026-01-01&to=2026-01-02`)).status).to.equal(
+      401,
+    );
   });
 });

@@ -17,13 +17,23 @@ describe('change feed: heartbeats on a healthy connection', function () {
   });
   after(() => database?.drop());
 
-  it('hears its own heartbeats back and stays trusted, and takes neither its own nor another feed\'s for a change', async () => {
+  it("hears its own heartbeats back and stays trusted, and takes neither its own nor another feed's for a change", async () => {
     const lines: Array<{ level: string }> = [];
     const log = createLogger('debug', (line) => lines.push(JSON.parse(line) as { level: string }));
     let changes = 0;
-    const feeds = await Promise.all([0, 1].map(() => listenForChanges(database.db, 'feed_test', () => {
-      changes += 1;
-    }, log, { heartbeatMs: HEARTBEAT_MS })));
+    const feeds = await Promise.all(
+      [0, 1].map(() =>
+        listenForChanges(
+          database.db,
+          'feed_test',
+          () => {
+            changes += 1;
+          },
+          log,
+          { heartbeatMs: HEARTBEAT_MS },
+        ),
+      ),
+    );
     try {
       while (!feeds.every((feed) => feed.trusted)) await delay(20);
       const atStart = changes;
@@ -50,9 +60,11 @@ describe('change feed: heartbeats on a healthy connection', function () {
       const { rows } = await database.db.raw<{ rows: Array<{ client_port: number }> }>(
         "SELECT client_port FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %keepalive_test%'",
       );
-      expect(rows, 'the feed\'s connection').to.have.length(1);
+      expect(rows, "the feed's connection").to.have.length(1);
       // Our end of that connection, as the kernel sees it: its timer is keepalive's, due within the 10 s idle delay.
-      const seen = spawnSync('ss', ['-tnoH', 'state', 'established', `( sport = :${rows[0]!.client_port} )`], { encoding: 'utf8' }).stdout;
+      const seen = spawnSync('ss', ['-tnoH', 'state', 'established', `( sport = :${rows[0]!.client_port} )`], {
+        encoding: 'utf8',
+      }).stdout;
       const timer = /timer:\(keepalive,([\d.]+)(ms|sec)/.exec(seen);
       expect(timer, seen).to.not.equal(null);
       expect(Number(timer![1]) * (timer![2] === 'ms' ? 0.001 : 1)).to.be.at.most(10);

@@ -24,10 +24,15 @@ describe('the embedded database in DATA_DIR', () => {
   it('belongs to one owner: a second open is refused with what to do, and close releases it', async () => {
     const db = await openDatabase({ dataDir });
     try {
-      await openDatabase({ dataDir }).then(() => expect.fail('opened twice'), (error: unknown) => {
-        expect(error).to.be.instanceOf(DatabaseInUseError);
-        expect((error as Error).message).to.contain(`process ${process.pid}`).and.contain('DATABASE_URL');
-      });
+      await openDatabase({ dataDir }).then(
+        () => expect.fail('opened twice'),
+        (error: unknown) => {
+          expect(error).to.be.instanceOf(DatabaseInUseError);
+          expect((error as Error).message)
+            .to.contain(`process ${process.pid}`)
+            .and.contain('DATABASE_URL');
+        },
+      );
     } finally {
       await db.destroy();
     }
@@ -47,7 +52,10 @@ describe('the embedded database in DATA_DIR', () => {
 
   it('takes over the lock of an owner that was killed, and the record of a version that locked with its PID', async () => {
     // An owner killed with SIGKILL leaves its socket behind, with nobody listening on it.
-    const killed = spawn(process.execPath, ['-e', `require('node:net').createServer().listen(${JSON.stringify(join(dataDir, 'owner-1.sock'))}, () => process.kill(process.pid, 'SIGKILL'))`]);
+    const killed = spawn(process.execPath, [
+      '-e',
+      `require('node:net').createServer().listen(${JSON.stringify(join(dataDir, 'owner-1.sock'))}, () => process.kill(process.pid, 'SIGKILL'))`,
+    ]);
     await new Promise((resolve) => killed.once('exit', resolve));
     expect(await readdir(dataDir)).to.include('owner-1.sock');
     await writeFile(join(dataDir, 'owner.pid'), '1');
@@ -60,23 +68,30 @@ describe('the embedded database in DATA_DIR', () => {
   it('refuses a DATA_DIR too long a path for its lock socket, naming the setting, instead of locking elsewhere', async () => {
     const long = join(dataDir, 'd'.repeat(100));
     try {
-      await openDatabase({ dataDir: long }).then(() => expect.fail('opened'), (error: unknown) => {
-        expect(error).to.be.instanceOf(ConfigError);
-        expect((error as Error).message).to.match(/^invalid configuration: DATA_DIR: .* too long/);
-      });
+      await openDatabase({ dataDir: long }).then(
+        () => expect.fail('opened'),
+        (error: unknown) => {
+          expect(error).to.be.instanceOf(ConfigError);
+          expect((error as Error).message).to.match(/^invalid configuration: DATA_DIR: .* too long/);
+        },
+      );
       expect(readdirSync(long)).to.deep.equal([]);
     } finally {
       await rm(long, { recursive: true, force: true });
     }
   });
 
-  it('lets exactly one of many takers racing for a dead owner\'s lock in', async () => {
-    const killed = spawn(process.execPath, ['-e', `require('node:net').createServer().listen(${JSON.stringify(join(dataDir, 'owner-7.sock'))}, () => process.kill(process.pid, 'SIGKILL'))`]);
+  it("lets exactly one of many takers racing for a dead owner's lock in", async () => {
+    const killed = spawn(process.execPath, [
+      '-e',
+      `require('node:net').createServer().listen(${JSON.stringify(join(dataDir, 'owner-7.sock'))}, () => process.kill(process.pid, 'SIGKILL'))`,
+    ]);
     await new Promise((resolve) => killed.once('exit', resolve));
     const attempts = await Promise.allSettled(Array.from({ length: 8 }, () => lockEmbedded(dataDir)));
     const won = attempts.flatMap((attempt) => (attempt.status === 'fulfilled' ? [attempt.value] : []));
     expect(won).to.have.length(1);
-    for (const attempt of attempts) if (attempt.status === 'rejected') expect(attempt.reason).to.be.instanceOf(DatabaseInUseError);
+    for (const attempt of attempts)
+      if (attempt.status === 'rejected') expect(attempt.reason).to.be.instanceOf(DatabaseInUseError);
     await won[0]!();
     expect(ownerFiles(dataDir)).to.deep.equal([]);
   });
@@ -85,7 +100,8 @@ describe('the embedded database in DATA_DIR', () => {
 describe('the permissions of DATA_DIR', () => {
   const modes = async (folder: string): Promise<Map<string, number>> => {
     const found = new Map<string, number>([[folder, (await stat(folder)).mode & 0o777]]);
-    for (const entry of await readdir(folder, { recursive: true })) found.set(entry, (await lstat(join(folder, entry))).mode & 0o777);
+    for (const entry of await readdir(folder, { recursive: true }))
+      found.set(entry, (await lstat(join(folder, entry))).mode & 0o777);
     return found;
   };
 
@@ -134,10 +150,13 @@ describe('start-up failures', () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'age-provider-startup-'));
     try {
       const env = { DATA_DIR: dataDir, LOG_LEVEL: 'silent', GEOIP_DATABASE: join(dataDir, 'missing.mmdb') };
-      await createAgeProvider({ env }, knexAdapter).then(() => expect.fail('started'), (error: unknown) => {
-        expect(error).to.be.instanceOf(ConfigError);
-        expect((error as Error).message).to.contain('GEOIP_DATABASE');
-      });
+      await createAgeProvider({ env }, knexAdapter).then(
+        () => expect.fail('started'),
+        (error: unknown) => {
+          expect(error).to.be.instanceOf(ConfigError);
+          expect((error as Error).message).to.contain('GEOIP_DATABASE');
+        },
+      );
       expect(ownerFiles(dataDir)).to.deep.equal([]);
     } finally {
       await rm(dataDir, { recursive: true, force: true });

@@ -34,8 +34,13 @@ describe('runPrepared: a statement prepared before its table changed', () => {
 
   it('reports a statement the table no longer fits, and the connection keeps working', async () => {
     await db.raw('ALTER TABLE labels DROP COLUMN label');
-    const failure = await runPrepared(db, READ_LABEL, [1]).then(() => undefined, (error: unknown) => error);
+    const failure = await runPrepared(db, READ_LABEL, [1]).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     expect(failure).to.have.property('code', '42703');
-    expect(await runPrepared(db, { name: 'test_read_id', text: 'SELECT id FROM labels WHERE id = $1' }, [1])).to.deep.equal([{ id: 1 }]);
+    expect(
+      await runPrepared(db, { name: 'test_read_id', text: 'SELECT id FROM labels WHERE id = $1' }, [1]),
+    ).to.deep.equal([{ id: 1 }]);
   });
 });

@@ -33,7 +33,8 @@ describe('retention of every table (docs/privacy.md)', () => {
 
   it('states each swept table with the rule the sweeper applies', async () => {
     const documented = await documentedRetention();
-    for (const rule of RETENTION_RULES) expect(documented.get(rule.table), rule.table).to.contain(rule.documented).and.contain('swept');
+    for (const rule of RETENTION_RULES)
+      expect(documented.get(rule.table), rule.table).to.contain(rule.documented).and.contain('swept');
   });
 
   it('sweeps verifications past expiry + VERIFICATION_RETENTION, proofs past PROOF_REUSE_TTL and rate limits past their window', async () => {
@@ -43,15 +44,29 @@ describe('retention of every table (docs/privacy.md)', () => {
     const now = new Date();
     const at = (seconds: number) => new Date(now.getTime() + seconds * 1000);
     const verification = (expiresAt: Date) => ({
-      uid: randomUUID(), website_id: client.websiteId, environment: 'TEST', method: 'sandbox', assurance_level: 'STANDARD',
-      age_threshold: 18, country: 'CH', verified: true, verified_at: at(-2 * DAY), expires_at: expiresAt,
+      uid: randomUUID(),
+      website_id: client.websiteId,
+      environment: 'TEST',
+      method: 'sandbox',
+      assurance_level: 'STANDARD',
+      age_threshold: 18,
+      country: 'CH',
+      verified: true,
+      verified_at: at(-2 * DAY),
+      expires_at: expiresAt,
     });
     const past = verification(at(-DAY - 60));
     const withinRetention = verification(at(-DAY + 60));
     const live = verification(at(3600));
     await db('verifications').insert([past, withinRetention, live]);
     const proof = (subject: string, provenAt: Date, reusableUntil: Date) => ({
-      subject, method: 'sandbox', assurance_level: 'STANDARD', age_threshold: 18, environment: 'TEST', proven_at: provenAt, reusable_until: reusableUntil,
+      subject,
+      method: 'sandbox',
+      assurance_level: 'STANDARD',
+      age_threshold: 18,
+      environment: 'TEST',
+      proven_at: provenAt,
+      reusable_until: reusableUntil,
     });
     const subject = `retention-${randomUUID()}`;
     await db('age_proofs').insert([
@@ -70,8 +85,12 @@ describe('retention of every table (docs/privacy.md)', () => {
 
     const uids = await db('verifications').whereIn('uid', [past.uid, withinRetention.uid, live.uid]).pluck('uid');
     expect([...uids].sort(byText)).to.deep.equal([withinRetention.uid, live.uid].sort(byText));
-    expect(await db('age_proofs').where('subject', 'like', `${subject}%`).pluck('subject')).to.deep.equal([`${subject}-live`]);
-    expect((await db('rate_limits').where('key', 'like', `${subject}%`).pluck<string[]>('key')).sort(byText)).to.deep.equal([`${subject}-forever`, `${subject}-window-open`]);
+    expect(await db('age_proofs').where('subject', 'like', `${subject}%`).pluck('subject')).to.deep.equal([
+      `${subject}-live`,
+    ]);
+    expect(
+      (await db('rate_limits').where('key', 'like', `${subject}%`).pluck<string[]>('key')).sort(byText),
+    ).to.deep.equal([`${subject}-forever`, `${subject}-window-open`]);
     // and says how many it swept, on either database
     expect(deleted).to.include({ verifications: 1, age_proofs: 2, rate_limits: 1 });
   });

@@ -6,7 +6,11 @@ import knexFactory from 'knex';
 import { isDatabaseUnavailable } from '../../lib/store/unavailable.js';
 import { createTestDatabase } from '../helpers/database.js';
 
-const failureOf = async (query: () => Promise<unknown>): Promise<unknown> => query().then(() => undefined, (error: unknown) => error);
+const failureOf = async (query: () => Promise<unknown>): Promise<unknown> =>
+  query().then(
+    () => undefined,
+    (error: unknown) => error,
+  );
 
 /** A port nothing listens on: bound, read, released. */
 async function unusedPort(): Promise<number> {
@@ -23,7 +27,12 @@ describe('isDatabaseUnavailable: one classifier for "the database cannot answer 
   this.timeout(180_000);
 
   it('recognises a PostgreSQL server that is not listening', async () => {
-    const db = knexFactory({ client: 'pg', connection: `postgres://postgres@127.0.0.1:${await unusedPort()}/none`, pool: { min: 0, max: 1 }, acquireConnectionTimeout: 2000 });
+    const db = knexFactory({
+      client: 'pg',
+      connection: `postgres://postgres@127.0.0.1:${await unusedPort()}/none`,
+      pool: { min: 0, max: 1 },
+      acquireConnectionTimeout: 2000,
+    });
     try {
       expect(isDatabaseUnavailable(await failureOf(() => db.raw('select 1')))).to.equal(true);
     } finally {
@@ -46,11 +55,23 @@ describe('isDatabaseUnavailable: one classifier for "the database cannot answer 
     } finally {
       await database.drop().catch(() => undefined);
     }
-    expect(isDatabaseUnavailable(new knexFactory.KnexTimeoutError('Knex: Timeout acquiring a connection.'))).to.equal(true);
+    expect(isDatabaseUnavailable(new knexFactory.KnexTimeoutError('Knex: Timeout acquiring a connection.'))).to.equal(
+      true,
+    );
   });
 
   it('recognises shutdown, connection-class and timeout SQLSTATEs, socket errors and the request deadline, also as a cause', () => {
-    for (const code of ['57P01', '57P02', '57P03', '08006', '08001', '57014', 'ECONNREFUSED', 'ECONNRESET', 'REQUEST_DEADLINE']) {
+    for (const code of [
+      '57P01',
+      '57P02',
+      '57P03',
+      '08006',
+      '08001',
+      '57014',
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'REQUEST_DEADLINE',
+    ]) {
       expect(isDatabaseUnavailable(withCode(code)), code).to.equal(true);
     }
     expect(isDatabaseUnavailable(new Error('wrapped', { cause: withCode('ECONNRESET') }))).to.equal(true);

@@ -40,10 +40,27 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
     // Passkeys refuse an IP address as relying-party id: the issuer is http://localhost:<port>.
     // A mail server, for the sign-in code pages.
     smtp = await startSmtpSink();
-    app = await startTestApp({ env: { EU_AV_TRUSTED_ISSUERS: trustDir, SMTP_URL: smtp.url, MAIL_FROM: 'Age Provider <no-reply@age.test>', STATISTICS_ROLLUP_INTERVAL_MS: '100', WEBHOOK_POLL_INTERVAL_MS: '3600000' } }, { hostname: 'localhost' });
+    app = await startTestApp(
+      {
+        env: {
+          EU_AV_TRUSTED_ISSUERS: trustDir,
+          SMTP_URL: smtp.url,
+          MAIL_FROM: 'Age Provider <no-reply@age.test>',
+          STATISTICS_ROLLUP_INTERVAL_MS: '100',
+          WEBHOOK_POLL_INTERVAL_MS: '3600000',
+        },
+      },
+      { hostname: 'localhost' },
+    );
     const webmaster = await createWebmasterFixture(app.provider.runtime);
-    euAv = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'LIVE', challenges: ['ticket'] });
-    selfie = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'TEST', challenges: ['selfie', 'ticket'] });
+    euAv = await createClientFixture(app.provider.runtime, webmaster.id, {
+      environment: 'LIVE',
+      challenges: ['ticket'],
+    });
+    selfie = await createClientFixture(app.provider.runtime, webmaster.id, {
+      environment: 'TEST',
+      challenges: ['selfie', 'ticket'],
+    });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   });
   after(async () => {
@@ -72,14 +89,19 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
       await page.getByRole('button', { name: 'Email me a link' }).click();
       await page.waitForURL((url) => url.pathname === '/platform/register/sent');
       await check('platform register, link mailed');
-      const link = /http:\/\/localhost:\d+\/platform\/password\/[A-Za-z0-9_-]{43}/.exec(bodyOf(await mailNumber(smtp!.mails, email, 1)))![0];
+      const link = /http:\/\/localhost:\d+\/platform\/password\/[A-Za-z0-9_-]{43}/.exec(
+        bodyOf(await mailNumber(smtp!.mails, email, 1)),
+      )![0];
       await page.goto(link);
       await check('platform set password');
       await page.getByLabel('Password', { exact: true }).fill('an accessible passphrase');
       await page.getByLabel('Confirm password').fill('an accessible passphrase');
       await page.getByRole('button', { name: 'Set password and sign in' }).click();
       await page.waitForURL((url) => url.pathname === '/platform/websites');
-      expect(await page.locator('.empty-state').count(), 'a new webmaster, signed in by registering, has no website yet').to.equal(1);
+      expect(
+        await page.locator('.empty-state').count(),
+        'a new webmaster, signed in by registering, has no website yet',
+      ).to.equal(1);
       await check('platform websites, empty');
       await page.goto(`${base}/platform/signin`);
       await check('platform sign-in');
@@ -98,9 +120,19 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
       await page.getByRole('button', { name: 'Enable OAuth2 (TEST)' }).click();
       await page.locator('#new-secret').waitFor();
       await check('platform website, Integrate with a new client secret shown once');
-      const clientId = await page.locator('#integrate-test-server').textContent().then((code) => /CLIENT_ID = "([^"]+)"/.exec(code ?? '')?.[1]);
+      const clientId = await page
+        .locator('#integrate-test-server')
+        .textContent()
+        .then((code) => /CLIENT_ID = "([^"]+)"/.exec(code ?? '')?.[1]);
       // A TEST flow through the shortcut, so the Overview has a day to draw.
-      await page.request.get(authorizationUrl(base, { clientId: clientId!, redirectUri: 'http://localhost:4000/callback' }, 'checker', { state: 's', test_outcome: 'pass' })).catch(() => undefined); // ends at the website's callback, which nobody serves here
+      await page.request
+        .get(
+          authorizationUrl(base, { clientId: clientId!, redirectUri: 'http://localhost:4000/callback' }, 'checker', {
+            state: 's',
+            test_outcome: 'pass',
+          }),
+        )
+        .catch(() => undefined); // ends at the website's callback, which nobody serves here
       await page.goto(`${base}${website}`);
       await check('platform website, Overview');
       await page.goto(`${base}${website}/webhooks`);
@@ -116,7 +148,10 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
       await page.getByRole('heading', { name: 'Verification', exact: true }).waitFor();
       await check('platform website, one verification');
       await page.goto(`${base}${website}/settings`);
-      expect(await page.locator('[aria-labelledby="domain-heading"], #domain-heading').count(), 'the domain section').to.be.above(0);
+      expect(
+        await page.locator('[aria-labelledby="domain-heading"], #domain-heading').count(),
+        'the domain section',
+      ).to.be.above(0);
       await check('platform website, Settings with domain');
 
       await page.getByRole('link', { name: /TEST/ }).first().click();
@@ -150,7 +185,9 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
       await check('platform sign-in code, entering');
 
       // eu_av: a LIVE client naming challenges=eu_av, prompt accepted.
-      await page.goto(authorizationUrl(base, euAv, 'checker', { response_type: 'code', scope: 'read', challenges: 'eu_av' }));
+      await page.goto(
+        authorizationUrl(base, euAv, 'checker', { response_type: 'code', scope: 'read', challenges: 'eu_av' }),
+      );
       await page.getByRole('button', { name: 'Accept and continue' }).click();
       await page.waitForURL((url) => /\/challenge\/eu_av\/start$/.test(url.pathname));
       await page.getByRole('link', { name: 'Open my app on this device' }).waitFor();
@@ -190,7 +227,9 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
       expect(request.state).to.not.equal(readWalletRequest(link!).state);
 
       const svg = await page.locator('.eu-av-qr svg').evaluate((element) => ({
-        viewBox: element.getAttribute('viewBox'), width: element.getBoundingClientRect().width, path: element.querySelector('path[stroke]')?.getAttribute('d'),
+        viewBox: element.getAttribute('viewBox'),
+        width: element.getBoundingClientRect().width,
+        path: element.querySelector('path[stroke]')?.getAttribute('d'),
       }));
       const modules = Number(svg.viewBox!.split(' ')[2]);
       // The first dark module of the finder pattern sits four modules in; whole pixels per module.
@@ -201,16 +240,18 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
     });
   }
 
-  it('eu_av through the browser\'s Digital Credentials API: org-iso-mdoc is the first request; when the call fails, the visitor is told so in their language, and may try again', async () => {
+  it("eu_av through the browser's Digital Credentials API: org-iso-mdoc is the first request; when the call fails, the visitor is told so in their language, and may try again", async () => {
     const context = await browser!.newContext({ viewport: VIEWPORTS.desktop, locale: 'fr-FR' });
     // A browser with the API whose wallet call fails (as when no wallet answers, or the visitor cancels): what the page asked is kept.
-    await context.addInitScript({ content: `
+    await context.addInitScript({
+      content: `
       window.askedDigital = [];
       window.DigitalCredential = function DigitalCredential() {};
       Object.defineProperty(navigator, 'credentials', { value: { get: function (options) {
         window.askedDigital.push(options.digital);
         return Promise.reject(new DOMException('Unsupported protocol', 'NotAllowedError'));
-      } } });` });
+      } } });`,
+    });
     const page = await context.newPage();
     await page.goto(authorizationUrl(app!.url, euAv, 'checker', { challenges: 'eu_av' }));
     await page.getByRole('button', { name: 'Accepter et continuer' }).click();
@@ -219,9 +260,13 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
     expect(await failed.isVisible()).to.equal(false);
     await page.getByRole('button', { name: 'Partager depuis un portefeuille via ce navigateur' }).click();
     await failed.waitFor({ state: 'visible' });
-    expect(await page.getByRole('alert').filter({ hasText: 'portefeuille' }).textContent()).to.equal('Votre navigateur n\'a pas obtenu de réponse d\'un portefeuille. Réessayez, ou utilisez le code QR ou le lien ci-dessous.');
-    const asked = await page.evaluate('window.askedDigital') as Array<{ requests: Array<{ protocol: string }> }>;
-    expect(asked.map(({ requests }) => requests.map(({ protocol }) => protocol))).to.deep.equal([['org-iso-mdoc', 'openid4vp-v1-unsigned']]);
+    expect(await page.getByRole('alert').filter({ hasText: 'portefeuille' }).textContent()).to.equal(
+      "Votre navigateur n'a pas obtenu de réponse d'un portefeuille. Réessayez, ou utilisez le code QR ou le lien ci-dessous.",
+    );
+    const asked = (await page.evaluate('window.askedDigital')) as Array<{ requests: Array<{ protocol: string }> }>;
+    expect(asked.map(({ requests }) => requests.map(({ protocol }) => protocol))).to.deep.equal([
+      ['org-iso-mdoc', 'openid4vp-v1-unsigned'],
+    ]);
     // The button stays: a second try asks again, the sentence hidden meanwhile then shown again.
     await page.getByRole('button', { name: 'Partager depuis un portefeuille via ce navigateur' }).click();
     await failed.waitFor({ state: 'visible' });

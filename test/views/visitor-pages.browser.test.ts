@@ -14,15 +14,22 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 // SCREENSHOTS=<folder> also saves each state as a PNG, to look at.
 
 const BRANDING = {
-  name: 'Trustcheck', color: '#1d4ed8', operatorName: 'Trustcheck GmbH', privacyPolicyUrl: 'https://trustcheck.example/privacy',
-  termsUrl: 'https://trustcheck.example/terms', supportEmail: 'help@trustcheck.example',
+  name: 'Trustcheck',
+  color: '#1d4ed8',
+  operatorName: 'Trustcheck GmbH',
+  privacyPolicyUrl: 'https://trustcheck.example/privacy',
+  termsUrl: 'https://trustcheck.example/terms',
+  supportEmail: 'help@trustcheck.example',
 };
 
 /** Tabs until `target` has the focus (as a keyboard user does), then presses Enter or Space on it. */
 async function activateByKeyboard(page: Page, target: Locator, key: 'Enter' | 'Space' = 'Enter'): Promise<void> {
   for (let presses = 0; presses < 60; presses += 1) {
     await page.keyboard.press('Tab');
-    const focused = await target.evaluate((element) => element === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement);
+    const focused = await target.evaluate(
+      (element) =>
+        element === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement,
+    );
     if (focused) {
       await page.keyboard.press(key);
       return;
@@ -46,7 +53,15 @@ describe('the visitor pages in a browser: axe, 390 px, keyboard only (Debian chr
     }
     database = await createTestDatabase();
     dataDir = await mkdtemp(join(tmpdir(), 'age-provider-design-'));
-    demo = await startDemo({ branding: BRANDING, logLevel: 'silent', dataDir, port: 0, ...testSecrets, db: database.db, ...(database.url ? { databaseUrl: database.url } : {}) });
+    demo = await startDemo({
+      branding: BRANDING,
+      logLevel: 'silent',
+      dataDir,
+      port: 0,
+      ...testSecrets,
+      db: database.db,
+      ...(database.url ? { databaseUrl: database.url } : {}),
+    });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     if (screenshots) await mkdir(screenshots, { recursive: true });
   });
@@ -63,16 +78,26 @@ describe('the visitor pages in a browser: axe, 390 px, keyboard only (Debian chr
       const checked: string[] = [];
       const check = async (state: string): Promise<void> => {
         expect(await axeViolations(page), `${state} at ${size}`).to.deep.equal([]);
-        if (screenshots) await page.screenshot({ path: join(screenshots, `${size}-${checked.length + 1}-${state}.png`), fullPage: true });
+        if (screenshots)
+          await page.screenshot({
+            path: join(screenshots, `${size}-${checked.length + 1}-${state}.png`),
+            fullPage: true,
+          });
         checked.push(state);
       };
 
       await page.goto(`${demo!.relyingPartyUrl}/verify`);
       const header = page.getByRole('banner');
       expect(await header.innerText()).to.contain('Trustcheck');
-      expect(await page.getByRole('contentinfo').innerText()).to.contain('Trustcheck GmbH').and.contain('Privacy policy').and.contain('Terms of use');
-      expect(await page.locator('.asking').innerText()).to.contain(demo!.seed.website.name).and.contain(new URL(demo!.relyingPartyUrl).host)
-        .and.contain('Domain localhost verified').and.not.contain('not verified');
+      expect(await page.getByRole('contentinfo').innerText())
+        .to.contain('Trustcheck GmbH')
+        .and.contain('Privacy policy')
+        .and.contain('Terms of use');
+      expect(await page.locator('.asking').innerText())
+        .to.contain(demo!.seed.website.name)
+        .and.contain(new URL(demo!.relyingPartyUrl).host)
+        .and.contain('Domain localhost verified')
+        .and.not.contain('not verified');
       expect(await page.locator('[aria-current="step"]').innerText()).to.contain('Request');
       expect(await page.locator('.sandbox').textContent()).to.contain('Test mode');
       await check('prompt');
@@ -81,7 +106,9 @@ describe('the visitor pages in a browser: axe, 390 px, keyboard only (Debian chr
       await page.getByRole('heading', { name: 'Choose how to prove your age' }).waitFor();
       const cards = page.locator('ul.choices li');
       expect(await cards.count()).to.be.above(1);
-      expect(await cards.first().innerText()).to.match(/Takes/).and.match(/Leaves your device/);
+      expect(await cards.first().innerText())
+        .to.match(/Takes/)
+        .and.match(/Leaves your device/);
       await check('choose');
 
       await page.locator('ul.choices a.button').first().click();
@@ -90,7 +117,12 @@ describe('the visitor pages in a browser: axe, 390 px, keyboard only (Debian chr
       await page.getByRole('button', { name: 'Send this result' }).click();
       const refusal = page.locator('.state.refused');
       await refusal.waitFor();
-      const refusalColour = await refusal.evaluate((element) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(element).backgroundColor);
+      const refusalColour = await refusal.evaluate(
+        (element) =>
+          (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(
+            element,
+          ).backgroundColor,
+      );
       await check('refused');
 
       await page.locator('ul.choices a.button').first().click();
@@ -98,7 +130,12 @@ describe('the visitor pages in a browser: axe, 390 px, keyboard only (Debian chr
       await page.getByRole('button', { name: 'Send this result' }).click();
       const success = page.locator('.state.success');
       await success.waitFor();
-      const successColour = await success.evaluate((element) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(element).backgroundColor);
+      const successColour = await success.evaluate(
+        (element) =>
+          (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(
+            element,
+          ).backgroundColor,
+      );
       expect(refusalColour, 'a refusal never looks like a success').not.to.equal(successColour);
       await check('result');
 
@@ -111,10 +148,14 @@ describe('the visitor pages in a browser: axe, 390 px, keyboard only (Debian chr
       expect(await page.getByLabel('Username').inputValue(), 'what the visitor typed stays').to.equal('x');
       await check('result-errors');
 
-      await page.goto(`${demo!.providerUrl}/v1/oauth2/checker?client_id=unknown-client&response_type=code&redirect_uri=https%3A%2F%2Fx.example%2Fcb&scope=age&state=s`);
+      await page.goto(
+        `${demo!.providerUrl}/v1/oauth2/checker?client_id=unknown-client&response_type=code&redirect_uri=https%3A%2F%2Fx.example%2Fcb&scope=age&state=s`,
+      );
       const disclosure = page.locator('details.developer');
       await disclosure.locator('summary').click();
-      expect(await disclosure.innerText()).to.contain('invalid_client').and.contain('unknown-client');
+      expect(await disclosure.innerText())
+        .to.contain('invalid_client')
+        .and.contain('unknown-client');
       await check('developer-error');
 
       expect(checked).to.have.length(7);

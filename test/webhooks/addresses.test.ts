@@ -42,7 +42,10 @@ describe('webhooks: where deliveries may go', () => {
       [{ url: 'https://127.0.0.1/in', events: ['verification.completed'] }, /private, loopback or link-local/],
       [{ url: 'https://localhost:8443/in', events: ['verification.completed'] }, /private, loopback or link-local/],
       [{ url: 'https://[::1]/in', events: ['verification.completed'] }, /private, loopback or link-local/],
-      [{ url: 'https://169.254.169.254/latest/meta-data', events: ['verification.completed'] }, /private, loopback or link-local/],
+      [
+        { url: 'https://169.254.169.254/latest/meta-data', events: ['verification.completed'] },
+        /private, loopback or link-local/,
+      ],
       [{ url: 'https://10.1.2.3/in', events: ['verification.completed'] }, /private, loopback or link-local/],
       [{ url: 'https://user:pw@hooks.example.com/in', events: ['verification.completed'] }, /user name/],
       [{ url: 'not a url', events: ['verification.completed'] }, /absolute URL/],
@@ -53,7 +56,10 @@ describe('webhooks: where deliveries may go', () => {
       [{ url: 'https://hooks.example.com/in', events: ['verification.completed'], secret: 'whsec_mine' }, /secret/],
     ];
     for (const [body, message] of cases) {
-      const answer = await api.post<{ message: string; error: string; statusCode: number }>(`/website/${client.websiteId}/webhooks`, body);
+      const answer = await api.post<{ message: string; error: string; statusCode: number }>(
+        `/website/${client.websiteId}/webhooks`,
+        body,
+      );
       expect(answer.status, JSON.stringify(body)).to.equal(400);
       expect(answer.body.error).to.equal('Bad Request');
       expect(answer.body.message, JSON.stringify(body)).to.match(message);
@@ -62,7 +68,10 @@ describe('webhooks: where deliveries may go', () => {
   });
 
   it('checks the address again at every delivery: an endpoint registered while allowed is refused once the operator forbids it', async () => {
-    const permissive = await startTestApp({ env: { ...LOCAL_RECEIVERS, WEBHOOK_POLL_INTERVAL_MS: '3600000' } }, { shared: database });
+    const permissive = await startTestApp(
+      { env: { ...LOCAL_RECEIVERS, WEBHOOK_POLL_INTERVAL_MS: '3600000' } },
+      { shared: database },
+    );
     let websiteId: number;
     let hookId: number;
     try {
@@ -84,15 +93,32 @@ describe('webhooks: where deliveries may go', () => {
   });
 
   it('refuses a host that resolves to a private address, and connects to the address it checked', async () => {
-    const resolving = (...addresses: string[]) => async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-    expect(await refusal(resolveDestination('https://hooks.example.com/in', false, resolving('10.0.0.7')))).to.match(/resolves to a private/);
-    expect(await refusal(resolveDestination('https://hooks.example.com/in', false, resolving('93.184.215.14', '127.0.0.1')))).to.match(/resolves to a private/);
-    expect(await refusal(resolveDestination('https://hooks.example.com/in', false, resolving('fe80::1')))).to.match(/resolves to a private/);
-    expect(await refusal(resolveDestination('https://hooks.example.com/in', false, resolving()))).to.match(/does not resolve/);
-    expect(await resolveDestination('https://hooks.example.com/in', false, resolving('93.184.215.14'))).to.deep.include({ address: '93.184.215.14', family: 4 });
+    const resolving =
+      (...addresses: string[]) =>
+      async () =>
+        addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+    expect(await refusal(resolveDestination('https://hooks.example.com/in', false, resolving('10.0.0.7')))).to.match(
+      /resolves to a private/,
+    );
+    expect(
+      await refusal(resolveDestination('https://hooks.example.com/in', false, resolving('93.184.215.14', '127.0.0.1'))),
+    ).to.match(/resolves to a private/);
+    expect(await refusal(resolveDestination('https://hooks.example.com/in', false, resolving('fe80::1')))).to.match(
+      /resolves to a private/,
+    );
+    expect(await refusal(resolveDestination('https://hooks.example.com/in', false, resolving()))).to.match(
+      /does not resolve/,
+    );
+    expect(await resolveDestination('https://hooks.example.com/in', false, resolving('93.184.215.14'))).to.deep.include(
+      { address: '93.184.215.14', family: 4 },
+    );
 
     // A name nobody resolves, pinned to the receiver's address: the request reaches the checked address, named as asked.
-    const pinned = await resolveDestination(receiver.url.replace('127.0.0.1', 'hooks.invalid'), true, resolving('127.0.0.1'));
+    const pinned = await resolveDestination(
+      receiver.url.replace('127.0.0.1', 'hooks.invalid'),
+      true,
+      resolving('127.0.0.1'),
+    );
     const result = await send(pinned, { 'webhook-id': 'msg_pinned' }, '{}', 5000);
     expect(result).to.deep.equal({ status: 200 });
     const received = receiver.received.at(-1)!;
@@ -100,19 +126,28 @@ describe('webhooks: where deliveries may go', () => {
     expect(received.headers['webhook-id']).to.equal('msg_pinned');
   });
 
-  it('answers another webmaster\'s website 401 and another website\'s webhook 404, changing nothing', async () => {
+  it("answers another webmaster's website 401 and another website's webhook 404, changing nothing", async () => {
     const { client, api } = await setUp(strict);
     const intruder = await createWebmasterFixture(strict.provider.runtime);
-    const mine = await database.db('webhooks').insert({
-      website_id: client.websiteId, url: 'https://hooks.example.com/in', events: ['verification.completed'],
-      secret_sealed: strict.provider.runtime.sealer.seal('whsec_x'), created_at: new Date(),
-    }).returning('id').then(([row]) => Number((row as { id: number }).id));
+    const mine = await database
+      .db('webhooks')
+      .insert({
+        website_id: client.websiteId,
+        url: 'https://hooks.example.com/in',
+        events: ['verification.completed'],
+        secret_sealed: strict.provider.runtime.sealer.seal('whsec_x'),
+        created_at: new Date(),
+      })
+      .returning('id')
+      .then(([row]) => Number((row as { id: number }).id));
     const theirs = apiClient(strict.url, intruder.apiToken);
     const other = await setUp(strict);
-    const state = await snapshot(database.db) + JSON.stringify(await database.db('webhooks').orderBy('id').select());
+    const state = (await snapshot(database.db)) + JSON.stringify(await database.db('webhooks').orderBy('id').select());
     const base = `/website/${client.websiteId}/webhooks`;
     expect((await theirs.get(base)).status).to.equal(401);
-    expect((await theirs.post(base, { url: 'https://evil.example.com/in', events: ['verification.completed'] })).status).to.equal(401);
+    expect(
+      (await theirs.post(base, { url: 'https://evil.example.com/in', events: ['verification.completed'] })).status,
+    ).to.equal(401);
     expect((await theirs.delete(`${base}/${mine}`)).status).to.equal(401);
     expect((await theirs.get(`${base}/${mine}/deliveries`)).status).to.equal(401);
     expect((await theirs.post(`${base}/${mine}/test`, {})).status).to.equal(401);
@@ -123,7 +158,12 @@ describe('webhooks: where deliveries may go', () => {
     expect((await other.api.post(`${crossed}/test`, {})).status).to.equal(404);
     expect((await api.get(`${base}/0/deliveries`)).status).to.equal(400);
     expect((await api.get(`${base}/abc/deliveries`)).status).to.equal(400);
-    expect(await snapshot(database.db) + JSON.stringify(await database.db('webhooks').orderBy('id').select())).to.equal(state);
-    expect(await database.db('webhook_messages').where('webhook_id', mine).pluck('id'), 'no test message queued').to.deep.equal([]);
+    expect(
+      (await snapshot(database.db)) + JSON.stringify(await database.db('webhooks').orderBy('id').select()),
+    ).to.equal(state);
+    expect(
+      await database.db('webhook_messages').where('webhook_id', mine).pluck('id'),
+      'no test message queued',
+    ).to.deep.equal([]);
   });
 });

@@ -2,7 +2,12 @@ import { expect } from 'chai';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Browser, locationOf } from '../helpers/browser.js';
 import type { TestApp } from '../helpers/app.js';
-import { createClientFixture, createWebmasterFixture, type ClientFixture, type WebmasterFixture } from '../helpers/fixtures.js';
+import {
+  createClientFixture,
+  createWebmasterFixture,
+  type ClientFixture,
+  type WebmasterFixture,
+} from '../helpers/fixtures.js';
 import { apiClient, type ApiClient } from '../external/api.js';
 import { authorizationUrl } from '../helpers/relying-party.js';
 
@@ -38,12 +43,19 @@ export async function shortcutFlow(app: TestApp, client: ClientFixture): Promise
 
 /** Verifies a received request with the Standard Webhooks reference library (not our signing code). */
 export function verified(secret: string, received: { headers: Record<string, unknown>; body: string }): Payload {
-  const headers = Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => [name, String(received.headers[name])]));
+  const headers = Object.fromEntries(
+    ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => [name, String(received.headers[name])]),
+  );
   return new StandardWebhook(secret).verify(received.body, headers) as Payload;
 }
 
 /** The endpoint's delivery log once it holds `count` attempts (the outbox is worked in the background). */
-export async function recorded(api: ApiClient, websiteId: number, webhookId: number, count: number): Promise<Delivery[]> {
+export async function recorded(
+  api: ApiClient,
+  websiteId: number,
+  webhookId: number,
+  count: number,
+): Promise<Delivery[]> {
   for (;;) {
     const listed = await api.get<Delivery[]>(`/website/${websiteId}/webhooks/${webhookId}/deliveries`);
     expect(listed.status).to.equal(200);
@@ -52,15 +64,21 @@ export async function recorded(api: ApiClient, websiteId: number, webhookId: num
   }
 }
 
-export async function setUp(app: TestApp): Promise<{ webmaster: WebmasterFixture; client: ClientFixture; api: ApiClient }> {
+export async function setUp(
+  app: TestApp,
+): Promise<{ webmaster: WebmasterFixture; client: ClientFixture; api: ApiClient }> {
   const webmaster = await createWebmasterFixture(app.provider.runtime);
   const client = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'TEST' });
   return { webmaster, client, api: apiClient(app.url, webmaster.apiToken) };
 }
 
-export async function register(api: ApiClient, websiteId: number, url: string, events = ['verification.completed']): Promise<CreatedWebhook> {
+export async function register(
+  api: ApiClient,
+  websiteId: number,
+  url: string,
+  events = ['verification.completed'],
+): Promise<CreatedWebhook> {
   const created = await api.post<CreatedWebhook>(`/website/${websiteId}/webhooks`, { url, events });
   expect(created.status, JSON.stringify(created.body)).to.equal(201);
   return created.body;
 }
-

@@ -27,7 +27,7 @@ describe('webhooks: the outbox', () => {
     await database.drop();
   });
 
-  it('keeps a verification\'s message when the instance stops before delivering it, and the restarted service delivers it', async () => {
+  it("keeps a verification's message when the instance stops before delivering it, and the restarted service delivers it", async () => {
     const crashed = await start(NEVER_DELIVERS);
     const { client, api } = await setUp(crashed);
     const hook = await register(api, client.websiteId, receiver.url);
@@ -46,10 +46,19 @@ describe('webhooks: the outbox', () => {
 
     // Once delivered, the message (which carries the verification's result) lives no longer than a verification.
     const limits = restarted.provider.config;
-    const deliveredAt = (await database.db('webhook_messages').first<{ delivered_at: Date }>('delivered_at'))!.delivered_at;
-    const kept = await sweepRetention(database.db, new Date(deliveredAt.getTime() + limits.verificationRetention * 1000 - 1000), limits);
+    const deliveredAt = (await database.db('webhook_messages').first<{ delivered_at: Date }>('delivered_at'))!
+      .delivered_at;
+    const kept = await sweepRetention(
+      database.db,
+      new Date(deliveredAt.getTime() + limits.verificationRetention * 1000 - 1000),
+      limits,
+    );
     expect(kept.webhook_messages).to.equal(0);
-    await sweepRetention(database.db, new Date(deliveredAt.getTime() + limits.verificationRetention * 1000 + 1000), limits);
+    await sweepRetention(
+      database.db,
+      new Date(deliveredAt.getTime() + limits.verificationRetention * 1000 + 1000),
+      limits,
+    );
     expect(await database.db('webhook_messages').pluck('id')).to.deep.equal([]);
     expect(await database.db('webhook_attempts').pluck('id')).to.deep.equal([]);
   });
@@ -72,7 +81,9 @@ describe('webhooks: the outbox', () => {
     expect(new Set(ids).size).to.equal(MESSAGES);
     const attempts = await database.db('webhook_attempts').select('attempt', 'status');
     expect(attempts).to.have.length(MESSAGES);
-    expect(attempts.every((attempt: { attempt: number; status: number }) => attempt.attempt === 1 && attempt.status === 200)).to.equal(true);
+    expect(
+      attempts.every((attempt: { attempt: number; status: number }) => attempt.attempt === 1 && attempt.status === 200),
+    ).to.equal(true);
   });
 
   it('sends nothing for a change that rolled back after its message was written, and delivers the same change once it commits', async () => {
@@ -92,12 +103,13 @@ describe('webhooks: the outbox', () => {
       END $$`);
     await database.db.raw(`CREATE CONSTRAINT TRIGGER fail_after_outbox AFTER INSERT ON audit_entries
       DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION fail_after_outbox()`);
-    const stored = async (): Promise<string> => JSON.stringify({
-      websites: await database.db('websites').orderBy('id').select(),
-      audit_entries: await database.db('audit_entries').orderBy('id').select(),
-      audit_heads: await database.db('audit_heads').orderBy('chain').select(),
-      webhook_messages: await database.db('webhook_messages').orderBy('id').select(),
-    });
+    const stored = async (): Promise<string> =>
+      JSON.stringify({
+        websites: await database.db('websites').orderBy('id').select(),
+        audit_entries: await database.db('audit_entries').orderBy('id').select(),
+        audit_heads: await database.db('audit_heads').orderBy('chain').select(),
+        webhook_messages: await database.db('webhook_messages').orderBy('id').select(),
+      });
     const before = await stored();
     const edit = { name: 'Edited shop', regions: ['FR'] };
     const failed = await api.patch<{ statusCode: number; error: string }>(`/website/${client.websiteId}`, edit);
@@ -119,7 +131,7 @@ describe('webhooks: the outbox', () => {
     expect(await database.db('webhook_messages').pluck('type')).to.deep.equal(['website.updated']);
   });
 
-  it('writes a verification\'s message in the statement of the verification: a flow issues as many statements with a webhook as without', async () => {
+  it("writes a verification's message in the statement of the verification: a flow issues as many statements with a webhook as without", async () => {
     const app = await start(NEVER_DELIVERS);
     const { client, api } = await setUp(app);
     let statements = 0;
@@ -138,11 +150,19 @@ describe('webhooks: the outbox', () => {
     };
     await statementsOfFlow(); // warms the instance's client cache, as in service
     const without = await statementsOfFlow();
-    expect(await database.db('webhook_messages').count<Array<{ count: string | number }>>({ count: '*' }).then(([row]) => Number(row!.count))).to.equal(0);
+    expect(
+      await database
+        .db('webhook_messages')
+        .count<Array<{ count: string | number }>>({ count: '*' })
+        .then(([row]) => Number(row!.count)),
+    ).to.equal(0);
     await register(api, client.websiteId, receiver.url);
     await statementsOfFlow();
     const withWebhook = await statementsOfFlow();
     expect(withWebhook).to.equal(without);
-    expect(await database.db('webhook_messages').pluck('type')).to.deep.equal(['verification.completed', 'verification.completed']);
+    expect(await database.db('webhook_messages').pluck('type')).to.deep.equal([
+      'verification.completed',
+      'verification.completed',
+    ]);
   });
 });

@@ -30,10 +30,11 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
       if (receiver.received.length >= count) return Promise.resolve(receiver.received);
       return new Promise((resolve) => waiting.push({ count, resolve }));
     },
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];

@@ -23,14 +23,23 @@ describe('webhooks: signed deliveries to a real receiver', () => {
   after(() => app.close());
 
   it('registers an endpoint with a whsec_ secret shown once, and lists it without the secret', async () => {
-    const created = await register(setup.api, setup.client.websiteId, receiver.url, ['verification.completed', 'key.regenerated']);
+    const created = await register(setup.api, setup.client.websiteId, receiver.url, [
+      'verification.completed',
+      'key.regenerated',
+    ]);
     expect(created.secret).to.match(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(created).to.include({ url: receiver.url, disabledAt: null });
     expect(created.events).to.deep.equal(['verification.completed', 'key.regenerated']);
     const listed = await setup.api.get<Array<Record<string, unknown>>>(`/website/${setup.client.websiteId}/webhooks`);
     expect(listed.status).to.equal(200);
     const mine = listed.body.find((hook) => hook.id === created.id)!;
-    expect(mine).to.deep.equal({ id: created.id, url: receiver.url, events: created.events, createdAt: created.createdAt, disabledAt: null });
+    expect(mine).to.deep.equal({
+      id: created.id,
+      url: receiver.url,
+      events: created.events,
+      createdAt: created.createdAt,
+      disabledAt: null,
+    });
     expect(JSON.stringify(listed.body)).to.not.include(created.secret.slice(6));
     // Kept sealed: the database holds no trace of it.
     const rows = await app.provider.db('webhooks').where('id', created.id).select();
@@ -44,13 +53,23 @@ describe('webhooks: signed deliveries to a real receiver', () => {
     const [received] = await receiver.waitFor(1);
     const payload = verified(hook.secret, received!);
     expect(() => verified(`whsec_${Buffer.alloc(32, 1).toString('base64')}`, received!), 'another secret').to.throw();
-    expect(() => verified(hook.secret, { ...received!, body: received!.body.replace('"TEST"', '"LIVE"') }), 'an altered body').to.throw();
+    expect(
+      () => verified(hook.secret, { ...received!, body: received!.body.replace('"TEST"', '"LIVE"') }),
+      'an altered body',
+    ).to.throw();
     expect(received!.headers['webhook-id']).to.match(/^msg_[0-9a-f]{32}$/);
     expect(payload.type).to.equal('verification.completed');
     expect(Date.parse(payload.timestamp)).to.be.closeTo(clock.now().getTime(), 60_000);
-    expect(payload.data).to.deep.include({ websiteId: setup.client.websiteId, environment: 'TEST', challenge: 'sandbox', outcome: 'passed' });
+    expect(payload.data).to.deep.include({
+      websiteId: setup.client.websiteId,
+      environment: 'TEST',
+      challenge: 'sandbox',
+      outcome: 'passed',
+    });
     const token = (await (await requestToken(app, { code, client: setup.client })).json()) as { access_token: string };
-    const { resources } = (await (await readResources(app, token.access_token)).json()) as { resources: Record<string, unknown> };
+    const { resources } = (await (await readResources(app, token.access_token)).json()) as {
+      resources: Record<string, unknown>;
+    };
     const { expires_in: _sent, ...result } = payload.data.result!;
     const { expires_in: _read, ...read } = resources;
     expect(result).to.deep.equal(read);
@@ -78,7 +97,11 @@ describe('webhooks: signed deliveries to a real receiver', () => {
       change: 'a public key regeneration',
       event: 'key.regenerated',
       async make(websiteId) {
-        const key = ok(await setup.api.patch<{ environment: string; publicKey: string }>(`/website/${websiteId}/key/live/regenerate`));
+        const key = ok(
+          await setup.api.patch<{ environment: string; publicKey: string }>(
+            `/website/${websiteId}/key/live/regenerate`,
+          ),
+        );
         return { data: { environment: 'LIVE', publicKey: key.publicKey }, secrets: [] };
       },
     },
@@ -86,19 +109,30 @@ describe('webhooks: signed deliveries to a real receiver', () => {
       change: 'a new OAuth2 configuration',
       event: 'oauth2.updated',
       async make(websiteId) {
-        const created = ok(await setup.api.post<{ clientSecret: string }>(`/website/${websiteId}/oauth2/live`, { redirectUris: ['https://shop.example.com/cb'] }));
-        return { data: { environment: 'LIVE', status: 'ACTIVE', redirectUris: ['https://shop.example.com/cb'] }, secrets: [created.clientSecret] };
+        const created = ok(
+          await setup.api.post<{ clientSecret: string }>(`/website/${websiteId}/oauth2/live`, {
+            redirectUris: ['https://shop.example.com/cb'],
+          }),
+        );
+        return {
+          data: { environment: 'LIVE', status: 'ACTIVE', redirectUris: ['https://shop.example.com/cb'] },
+          secrets: [created.clientSecret],
+        };
       },
     },
     {
       change: 'an OAuth2 configuration update',
       event: 'oauth2.updated',
       async prepare(websiteId) {
-        ok(await setup.api.post(`/website/${websiteId}/oauth2/test`, { redirectUris: ['https://shop.example.com/cb'] }));
+        ok(
+          await setup.api.post(`/website/${websiteId}/oauth2/test`, { redirectUris: ['https://shop.example.com/cb'] }),
+        );
       },
       async make(websiteId) {
         const redirectUris = ['https://shop.example.com/cb', 'https://shop.example.com/other'];
-        const updated = ok(await setup.api.patch<{ clientSecret: string }>(`/website/${websiteId}/oauth2/test`, { redirectUris }));
+        const updated = ok(
+          await setup.api.patch<{ clientSecret: string }>(`/website/${websiteId}/oauth2/test`, { redirectUris }),
+        );
         return { data: { environment: 'TEST', status: 'ACTIVE', redirectUris }, secrets: [updated.clientSecret] };
       },
     },
@@ -106,10 +140,16 @@ describe('webhooks: signed deliveries to a real receiver', () => {
       change: 'a client credential regeneration',
       event: 'oauth2.credentials.regenerated',
       async prepare(websiteId) {
-        ok(await setup.api.post(`/website/${websiteId}/oauth2/test`, { redirectUris: ['https://shop.example.com/cb'] }));
+        ok(
+          await setup.api.post(`/website/${websiteId}/oauth2/test`, { redirectUris: ['https://shop.example.com/cb'] }),
+        );
       },
       async make(websiteId) {
-        const regenerated = ok(await setup.api.patch<{ clientId: string; clientSecret: string }>(`/website/${websiteId}/oauth2/test/regenerate`));
+        const regenerated = ok(
+          await setup.api.patch<{ clientId: string; clientSecret: string }>(
+            `/website/${websiteId}/oauth2/test/regenerate`,
+          ),
+        );
         return { data: { environment: 'TEST', clientId: regenerated.clientId }, secrets: [regenerated.clientSecret] };
       },
     },
@@ -118,7 +158,12 @@ describe('webhooks: signed deliveries to a real receiver', () => {
       event: 'website.updated',
       async make(websiteId) {
         const before = ok(await setup.api.get<{ challenges: string[] }>(`/website/${websiteId}`));
-        const edit = { name: 'Renamed shop', language: 'fr', challenges: before.challenges.slice(-1), regions: ['FR', 'BE'] };
+        const edit = {
+          name: 'Renamed shop',
+          language: 'fr',
+          challenges: before.challenges.slice(-1),
+          regions: ['FR', 'BE'],
+        };
         ok(await setup.api.patch(`/website/${websiteId}`, edit));
         const { id: _id, ...website } = ok(await setup.api.get<Record<string, unknown>>(`/website/${websiteId}`));
         expect(website).to.deep.include(edit);
@@ -129,7 +174,9 @@ describe('webhooks: signed deliveries to a real receiver', () => {
 
   for (const { change, event, prepare, make } of announcements) {
     it(`announces ${change} made through the API as ${event}, with the documented data and no secret`, async () => {
-      const websiteId = ok(await setup.api.post<{ id: number }>('/website', { name: 'Announced', domain: 'announced.example.com' })).id;
+      const websiteId = ok(
+        await setup.api.post<{ id: number }>('/website', { name: 'Announced', domain: 'announced.example.com' }),
+      ).id;
       await prepare?.(websiteId);
       const hook = await register(setup.api, websiteId, receiver.url, [event]);
       const { data, secrets } = await make(websiteId);
@@ -138,19 +185,24 @@ describe('webhooks: signed deliveries to a real receiver', () => {
       expect(payload).to.have.all.keys('type', 'timestamp', 'data');
       expect(payload.type).to.equal(event);
       // When the change happened: the time its audit entry records.
-      const audited = ok(await setup.api.get<{ entries: Array<{ at: string }> }>(`/website/${websiteId}/audit?limit=1`));
+      const audited = ok(
+        await setup.api.get<{ entries: Array<{ at: string }> }>(`/website/${websiteId}/audit?limit=1`),
+      );
       expect(payload.timestamp).to.equal(audited.entries[0]!.at);
       expect(payload.data).to.deep.equal({ websiteId, ...data });
       for (const secret of [...secrets, hook.secret.slice(6), setup.webmaster.apiToken, setup.client.clientSecret]) {
         expect(secret).to.be.a('string').and.not.equal('');
         expect(received!.body).to.not.include(secret);
       }
-      expect(await app.provider.db('webhook_messages').where('webhook_id', hook.id).pluck('type'), 'one message for one change').to.deep.equal([event]);
+      expect(
+        await app.provider.db('webhook_messages').where('webhook_id', hook.id).pluck('type'),
+        'one message for one change',
+      ).to.deep.equal([event]);
       await setup.api.delete(`/website/${websiteId}/webhooks/${hook.id}`);
     });
   }
 
-  it('announces a policy change made through the API as website.updated with the website\'s new rules', async () => {
+  it("announces a policy change made through the API as website.updated with the website's new rules", async () => {
     const hook = await register(setup.api, setup.client.websiteId, receiver.url, ['website.updated']);
     const rules = [{ regions: ['FR'], ageThreshold: 21 }];
     expect((await setup.api.put(`/website/${setup.client.websiteId}/policy`, { rules })).status).to.equal(200);
@@ -159,15 +211,25 @@ describe('webhooks: signed deliveries to a real receiver', () => {
     expect(payload.type).to.equal('website.updated');
     expect(payload.data).to.deep.equal({ websiteId: setup.client.websiteId, policy: { rules } });
     // A refused change announces nothing.
-    expect((await setup.api.put(`/website/${setup.client.websiteId}/policy`, { rules: [{ regions: ['FR'], ageThreshold: 'old' }] })).status).to.equal(400);
-    expect(await app.provider.db('webhook_messages').where('webhook_id', hook.id).pluck('type')).to.deep.equal(['website.updated']);
+    expect(
+      (
+        await setup.api.put(`/website/${setup.client.websiteId}/policy`, {
+          rules: [{ regions: ['FR'], ageThreshold: 'old' }],
+        })
+      ).status,
+    ).to.equal(400);
+    expect(await app.provider.db('webhook_messages').where('webhook_id', hook.id).pluck('type')).to.deep.equal([
+      'website.updated',
+    ]);
     await setup.api.delete(`/website/${setup.client.websiteId}/webhooks/${hook.id}`);
   });
 
   it('retries a receiver that fails five times with growing delays, then delivers the same message once it answers', async () => {
     const hook = await register(setup.api, setup.client.websiteId, receiver.url);
     receiver.answer = (index) => (index < 5 ? 500 : 204);
-    expect((await setup.api.post(`/website/${setup.client.websiteId}/webhooks/${hook.id}/test`, {})).status).to.equal(200);
+    expect((await setup.api.post(`/website/${setup.client.websiteId}/webhooks/${hook.id}/test`, {})).status).to.equal(
+      200,
+    );
     for (let failure = 0; failure < 5; failure += 1) {
       await receiver.waitFor(failure + 1);
       // Past the retry's latest time (delay plus its jitter): the next attempt is due.
@@ -181,18 +243,24 @@ describe('webhooks: signed deliveries to a real receiver', () => {
     const attempts = [...deliveries].reverse();
     expect(attempts.map((attempt) => attempt.status)).to.deep.equal([500, 500, 500, 500, 500, 204]);
     expect(attempts.map((attempt) => attempt.attempt)).to.deep.equal([1, 2, 3, 4, 5, 6]);
-    const waits = attempts.slice(0, 5).map((attempt) => (Date.parse(attempt.nextRetryAt!) - Date.parse(attempt.attemptedAt)) / 1000);
-    waits.forEach((wait, index) => expect(wait).to.be.within(RETRY_DELAYS_SECONDS[index]! * 0.9, RETRY_DELAYS_SECONDS[index]! * 1.1));
+    const waits = attempts
+      .slice(0, 5)
+      .map((attempt) => (Date.parse(attempt.nextRetryAt!) - Date.parse(attempt.attemptedAt)) / 1000);
+    waits.forEach((wait, index) =>
+      expect(wait).to.be.within(RETRY_DELAYS_SECONDS[index]! * 0.9, RETRY_DELAYS_SECONDS[index]! * 1.1),
+    );
     expect(attempts[5]!.nextRetryAt).to.equal(null);
     const listed = await setup.api.get<Delivery[]>(`/website/${setup.client.websiteId}/webhooks/${hook.id}/deliveries`);
     expect(listed.body).to.deep.equal(deliveries);
     await setup.api.delete(`/website/${setup.client.websiteId}/webhooks/${hook.id}`);
   });
 
-  it('shows each attempt on the platform\'s Webhooks section, the answer next to the time, to the second as the API records it', async () => {
+  it("shows each attempt on the platform's Webhooks section, the answer next to the time, to the second as the API records it", async () => {
     const hook = await register(setup.api, setup.client.websiteId, receiver.url);
     receiver.answer = () => 500;
-    expect((await setup.api.post(`/website/${setup.client.websiteId}/webhooks/${hook.id}/test`, {})).status).to.equal(200);
+    expect((await setup.api.post(`/website/${setup.client.websiteId}/webhooks/${hook.id}/test`, {})).status).to.equal(
+      200,
+    );
     const [delivery] = await recorded(setup.api, setup.client.websiteId, hook.id, 1);
     const webmaster = new Browser(app.url);
     await webmaster.open('/platform/signin');
@@ -200,7 +268,9 @@ describe('webhooks: signed deliveries to a real receiver', () => {
     const page = await webmaster.open(`/platform/websites/${setup.client.websiteId}/webhooks`);
     const words = decodeHtml(page.html.replace(/<[^>]+>/g, ' ')).replace(/\s+/g, ' ');
     const shown = (iso: string): string => `${iso.slice(0, 19).replace('T', ' ')} UTC`;
-    expect(words).to.contain(`When Answer Event Next attempt Duration ${shown(delivery!.attemptedAt)} 500 webhook.test #1 ${shown(delivery!.nextRetryAt!)} ${delivery!.durationMs} ms`);
+    expect(words).to.contain(
+      `When Answer Event Next attempt Duration ${shown(delivery!.attemptedAt)} 500 webhook.test #1 ${shown(delivery!.nextRetryAt!)} ${delivery!.durationMs} ms`,
+    );
     await setup.api.delete(`/website/${setup.client.websiteId}/webhooks/${hook.id}`);
   });
 
@@ -228,13 +298,20 @@ describe('webhooks: signed deliveries to a real receiver', () => {
       await setup.api.post(`/website/${setup.client.websiteId}/webhooks/${hook.id}/test`, {});
       const [gone] = await recorded(setup.api, setup.client.websiteId, hook.id, 1);
       expect(gone).to.include({ status: 410, nextRetryAt: null });
-      const listed = await setup.api.get<Array<{ id: number; disabledAt: string | null }>>(`/website/${setup.client.websiteId}/webhooks`);
+      const listed = await setup.api.get<Array<{ id: number; disabledAt: string | null }>>(
+        `/website/${setup.client.websiteId}/webhooks`,
+      );
       expect(listed.body.find((one) => one.id === hook.id)!.disabledAt).to.be.a('string');
-      const again = await setup.api.post<{ statusCode: number }>(`/website/${setup.client.websiteId}/webhooks/${hook.id}/test`, {});
+      const again = await setup.api.post<{ statusCode: number }>(
+        `/website/${setup.client.websiteId}/webhooks/${hook.id}/test`,
+        {},
+      );
       expect(again.status).to.equal(404);
       await shortcutFlow(app, setup.client);
-      expect(await app.provider.db('webhook_messages').where('webhook_id', hook.id).pluck('type'), 'nothing queued for a disabled endpoint')
-        .to.deep.equal(['webhook.test']);
+      expect(
+        await app.provider.db('webhook_messages').where('webhook_id', hook.id).pluck('type'),
+        'nothing queued for a disabled endpoint',
+      ).to.deep.equal(['webhook.test']);
     } finally {
       await other.close();
       await setup.api.delete(`/website/${setup.client.websiteId}/webhooks/${hook.id}`);

@@ -5,7 +5,10 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { MovableClock } from '../oauth2/helpers/clock.js';
 
 /** A lookup that counts how often the database was asked. */
-function countingLookup(validUntil?: Date): { load: () => Promise<{ value: string; validUntil?: Date }>; calls: () => number } {
+function countingLookup(validUntil?: Date): {
+  load: () => Promise<{ value: string; validUntil?: Date }>;
+  calls: () => number;
+} {
   let calls = 0;
   return {
     load: async () => {

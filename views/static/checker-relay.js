@@ -4,7 +4,10 @@
 (function () {
   'use strict';
   var back = document.getElementById('age-provider-return');
-  if (back) { window.location.replace(back.href); return; }
+  if (back) {
+    window.location.replace(back.href);
+    return;
+  }
   var holder = document.getElementById('age-provider-result');
   var opener = window.opener;
   if (!holder || !opener || opener.closed) return;

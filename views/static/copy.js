@@ -12,7 +12,9 @@
       try {
         await navigator.clipboard.writeText(source.textContent);
         button.textContent = button.dataset.copied;
-        setTimeout(() => { button.textContent = label; }, 2000);
+        setTimeout(() => {
+          button.textContent = label;
+        }, 2000);
       } catch {
         // Copy refused (no permission): the text stays selectable in the page.
       }

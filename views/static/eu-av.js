@@ -12,7 +12,8 @@
       event.preventDefault();
       document.getElementById('eu-av-dc-api-failed').hidden = true;
       var requests = JSON.parse(browserForm.getAttribute('data-requests'));
-      navigator.credentials.get({ mediation: 'required', digital: { requests: requests } })
+      navigator.credentials
+        .get({ mediation: 'required', digital: { requests: requests } })
         .then(function (credential) {
           if (!credential || !credential.data) return;
           var data = typeof credential.data === 'string' ? JSON.parse(credential.data) : credential.data;
@@ -23,7 +24,9 @@
           HTMLFormElement.prototype.submit.call(browserForm);
         })
         // Refused, cancelled, no wallet, an unsupported request: the visitor reads why, and may try again or use the QR code or a link.
-        .catch(function () { document.getElementById('eu-av-dc-api-failed').hidden = false; });
+        .catch(function () {
+          document.getElementById('eu-av-dc-api-failed').hidden = false;
+        });
     });
   }
 
@@ -35,13 +38,17 @@
   function poll() {
     if (tries++ > 300) return;
     fetch(url, { credentials: 'same-origin', headers: { Accept: 'application/json' } })
-      .then(function (response) { return response.ok ? response.json() : { answered: false }; })
+      .then(function (response) {
+        return response.ok ? response.json() : { answered: false };
+      })
       .then(function (body) {
         // Once the wallet's answers are refused for a while, "continue" shows why; the page that says so keeps waiting.
         if (body && (body.answered || (body.limited && !status.hasAttribute('data-limited')))) form.submit();
         else window.setTimeout(poll, 2000);
       })
-      .catch(function () { window.setTimeout(poll, 5000); });
+      .catch(function () {
+        window.setTimeout(poll, 5000);
+      });
   }
   window.setTimeout(poll, 2000);
 })();

@@ -29,7 +29,10 @@
   }
 
   function requestOptions(json) {
-    return Object.assign({}, json, { challenge: toBytes(json.challenge), allowCredentials: descriptors(json.allowCredentials) });
+    return Object.assign({}, json, {
+      challenge: toBytes(json.challenge),
+      allowCredentials: descriptors(json.allowCredentials),
+    });
   }
 
   // The credential as the server reads it: `response` holds clientDataJSON and the ceremony's own `fields`.
@@ -65,13 +68,19 @@
   async function post(url, csrf, credential) {
     const body = new URLSearchParams({ _csrf: csrf });
     if (credential) body.set('response', JSON.stringify(credential));
-    const answer = await fetch(url, { method: 'POST', body, credentials: 'same-origin', headers: { Accept: 'application/json' } });
+    const answer = await fetch(url, {
+      method: 'POST',
+      body,
+      credentials: 'same-origin',
+      headers: { Accept: 'application/json' },
+    });
     const json = (answer.headers.get('content-type') || '').includes('application/json') ? await answer.json() : {};
     return { ok: answer.ok, json };
   }
 
   function show(section, which, text) {
-    for (const message of section.querySelectorAll('[data-passkey-message]')) message.hidden = message.dataset.passkeyMessage !== which;
+    for (const message of section.querySelectorAll('[data-passkey-message]'))
+      message.hidden = message.dataset.passkeyMessage !== which;
     const holder = section.querySelector('[data-passkey-message="failed"] [data-passkey-text]');
     if (which === 'failed' && holder) holder.textContent = text || holder.dataset.fallback;
   }
@@ -84,15 +93,20 @@
     if (!options.ok) return show(section, 'failed', options.json.message);
     let credential;
     try {
-      credential = mode === 'register'
-        ? await navigator.credentials.create({ publicKey: creationOptions(options.json) })
-        : await navigator.credentials.get({ publicKey: requestOptions(options.json) });
+      credential =
+        mode === 'register'
+          ? await navigator.credentials.create({ publicKey: creationOptions(options.json) })
+          : await navigator.credentials.get({ publicKey: requestOptions(options.json) });
     } catch (error) {
       // NotAllowedError: no passkey of ours on this device, or the visitor closed the browser's dialog.
       return show(section, error && error.name === 'NotAllowedError' ? 'cancelled' : 'failed');
     }
     if (!credential) return show(section, 'cancelled');
-    const answer = await post(section.dataset.submit, csrf, mode === 'register' ? registrationJson(credential) : assertionJson(credential));
+    const answer = await post(
+      section.dataset.submit,
+      csrf,
+      mode === 'register' ? registrationJson(credential) : assertionJson(credential),
+    );
     if (answer.json.location) return window.location.assign(answer.json.location);
     show(section, 'failed', answer.json.message);
   }

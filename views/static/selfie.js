@@ -22,12 +22,16 @@
   camera.hidden = false;
 
   function stop() {
-    if (stream) stream.getTracks().forEach(function (track) { track.stop(); });
+    if (stream)
+      stream.getTracks().forEach(function (track) {
+        track.stop();
+      });
     stream = null;
   }
 
   function open() {
-    navigator.mediaDevices.getUserMedia({ video: { facingMode: 'user', width: { ideal: 1280 }, height: { ideal: 720 } }, audio: false })
+    navigator.mediaDevices
+      .getUserMedia({ video: { facingMode: 'user', width: { ideal: 1280 }, height: { ideal: 720 } }, audio: false })
       .then(function (media) {
         stream = media;
         video.srcObject = media;
@@ -53,21 +57,25 @@
     canvas.width = video.videoWidth;
     canvas.height = video.videoHeight;
     canvas.getContext('2d').drawImage(video, 0, 0, canvas.width, canvas.height);
-    canvas.toBlob(function (blob) {
-      if (!blob) return;
-      var transfer = new DataTransfer();
-      transfer.items.add(new File([blob], 'selfie.jpg', { type: 'image/jpeg' }));
-      input.files = transfer.files;
-      captured = true;
-      still.src = canvas.toDataURL('image/jpeg', 0.95);
-      still.hidden = false;
-      video.hidden = true;
-      shoot.hidden = true;
-      again.hidden = false;
-      stop();
-      status.textContent = camera.dataset.taken;
-      document.getElementById('selfie-submit').focus();
-    }, 'image/jpeg', 0.95);
+    canvas.toBlob(
+      function (blob) {
+        if (!blob) return;
+        var transfer = new DataTransfer();
+        transfer.items.add(new File([blob], 'selfie.jpg', { type: 'image/jpeg' }));
+        input.files = transfer.files;
+        captured = true;
+        still.src = canvas.toDataURL('image/jpeg', 0.95);
+        still.hidden = false;
+        video.hidden = true;
+        shoot.hidden = true;
+        again.hidden = false;
+        stop();
+        status.textContent = camera.dataset.taken;
+        document.getElementById('selfie-submit').focus();
+      },
+      'image/jpeg',
+      0.95,
+    );
   }
 
   start.addEventListener('click', open);

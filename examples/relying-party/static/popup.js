@@ -26,7 +26,11 @@
     var height = 720;
     var left = Math.max(0, window.screenX + (window.outerWidth - width) / 2);
     var top = Math.max(0, window.screenY + (window.outerHeight - height) / 2);
-    var popup = window.open(button.href, WINDOW_NAME, 'popup,width=' + width + ',height=' + height + ',left=' + left + ',top=' + top);
+    var popup = window.open(
+      button.href,
+      WINDOW_NAME,
+      'popup,width=' + width + ',height=' + height + ',left=' + left + ',top=' + top,
+    );
     if (popup) {
       event.preventDefault();
       popup.focus();

@@ -7,7 +7,10 @@
 
   // ZZ is ISO's "unknown": say that the location is unknown instead of printing the code.
   var UNKNOWN_COUNTRY = 'ZZ';
-  var names = window.Intl && Intl.DisplayNames ? new Intl.DisplayNames([document.documentElement.lang], { type: 'region', fallback: 'code' }) : null;
+  var names =
+    window.Intl && Intl.DisplayNames
+      ? new Intl.DisplayNames([document.documentElement.lang], { type: 'region', fallback: 'code' })
+      : null;
   var fill = function (template, answer) {
     var where = answer.country_subdivision || (names ? names.of(answer.country) : answer.country);
     return template.replace('{country}', where).replace('{age}', String(answer.age_threshold));
@@ -23,7 +26,10 @@
       if (answer.required) {
         var status = document.getElementById('requirement');
         var unknown = answer.country === UNKNOWN_COUNTRY;
-        status.textContent = fill(gate.getAttribute(unknown ? 'data-text-required-unknown' : 'data-text-required'), answer);
+        status.textContent = fill(
+          gate.getAttribute(unknown ? 'data-text-required-unknown' : 'data-text-required'),
+          answer,
+        );
         status.hidden = false;
         return;
       }

@@ -6,11 +6,15 @@ document.addEventListener('age-provider:success', function (event) {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ token: event.detail.token }),
   })
-    .then(function (response) { return response.ok ? response.json() : Promise.reject(new Error('refused')); })
+    .then(function (response) {
+      return response.ok ? response.json() : Promise.reject(new Error('refused'));
+    })
     .then(function (answer) {
       document.getElementById('unlocked-content').textContent = answer.content;
       document.getElementById('unlocked').hidden = false;
       document.getElementById('locked').hidden = true;
     })
-    .catch(function () { /* the page stays locked */ });
+    .catch(function () {
+      /* the page stays locked */
+    });
 });

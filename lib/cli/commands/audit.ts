@@ -26,15 +26,19 @@ process that opened it: stop the server first, or run both against PostgreSQL.`;
 
 /** The one chain an export names: a website's or a webmaster account's, never both, never neither. */
 function ownerOf(values: Record<string, unknown>): ChainOwner {
-  if ((values.website === undefined) === (values.webmaster === undefined)) throw new UsageError('audit export needs --website ID or --webmaster ID (one of them)');
-  return values.website !== undefined ? { website: idOf('website', values.website) } : { webmaster: idOf('webmaster', values.webmaster) };
+  if ((values.website === undefined) === (values.webmaster === undefined))
+    throw new UsageError('audit export needs --website ID or --webmaster ID (one of them)');
+  return values.website !== undefined
+    ? { website: idOf('website', values.website) }
+    : { webmaster: idOf('webmaster', values.webmaster) };
 }
 
-const ownerText = (owner: ChainOwner): string => ('website' in owner ? `website ${owner.website}` : `webmaster ${owner.webmaster}`);
+const ownerText = (owner: ChainOwner): string =>
+  'website' in owner ? `website ${owner.website}` : `webmaster ${owner.webmaster}`;
 
 export const auditCommand: Command = {
   name: 'audit',
-  summary: 'check the audit trail\'s hash chains, or export one of them',
+  summary: "check the audit trail's hash chains, or export one of them",
   usage: USAGE,
   options: { website: { type: 'string' }, webmaster: { type: 'string' }, json: { type: 'boolean' } },
   async run({ values, positionals }, io) {
@@ -42,19 +46,31 @@ export const auditCommand: Command = {
       const owner = ownerOf(values);
       const entries = await withConfiguredDatabase(io, ({ db }) => wholeChain(db, owner));
       // An empty export would read as "nothing changed": say instead that there is nothing to export, and why.
-      if (entries.length === 0) throw new CliError(`no audit entries for ${ownerText(owner)}: it does not exist, or none of its changes came after the audit trail began`);
+      if (entries.length === 0)
+        throw new CliError(
+          `no audit entries for ${ownerText(owner)}: it does not exist, or none of its changes came after the audit trail began`,
+        );
       for (const entry of entries) io.stdout(`${JSON.stringify(entry)}\n`);
       return EXIT.ok;
     }
-    if (values.website !== undefined || values.webmaster !== undefined) throw new UsageError('--website and --webmaster apply to "audit export" only');
+    if (values.website !== undefined || values.webmaster !== undefined)
+      throw new UsageError('--website and --webmaster apply to "audit export" only');
     const result = await withConfiguredDatabase(io, ({ db }) => verifyTrail(db));
     const intact = result.breaks.length === 0;
-    output(io, values.json === true, { intact, ...result }, intact
-      ? `Audit trail intact: ${result.entries} entries in ${result.chains} chains.`
-      : [
-        `Audit trail BROKEN in ${result.breaks.length} of ${result.chains} chains:`,
-        ...result.breaks.map((broken) => `  ${broken.chain}: ${broken.problem}${broken.id === null ? '' : ` (audit_entries row id ${broken.id})`}`),
-      ].join('\n'));
+    output(
+      io,
+      values.json === true,
+      { intact, ...result },
+      intact
+        ? `Audit trail intact: ${result.entries} entries in ${result.chains} chains.`
+        : [
+            `Audit trail BROKEN in ${result.breaks.length} of ${result.chains} chains:`,
+            ...result.breaks.map(
+              (broken) =>
+                `  ${broken.chain}: ${broken.problem}${broken.id === null ? '' : ` (audit_entries row id ${broken.id})`}`,
+            ),
+          ].join('\n'),
+    );
     return intact ? EXIT.ok : EXIT.failure;
   },
 };

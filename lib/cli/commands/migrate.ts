@@ -11,7 +11,12 @@ Migrations are forward only. "serve" applies them too.`,
   options: { json: { type: 'boolean' } },
   async run({ values }, io) {
     return withConfiguredDatabase(io, async ({ applied }) => {
-      output(io, values.json === true, { applied }, applied.length ? `applied: ${applied.join(', ')}` : 'already up to date');
+      output(
+        io,
+        values.json === true,
+        { applied },
+        applied.length ? `applied: ${applied.join(', ')}` : 'already up to date',
+      );
       return 0;
     });
   },

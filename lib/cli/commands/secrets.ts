@@ -1,6 +1,12 @@
 import type { JWK } from 'jose';
 import { coreSettings } from '../../config/core.js';
-import { RotationError, rotateCookieKeys, rotateJwks, ROTATION_STEPS, type RotationStep } from '../../config/rotation.js';
+import {
+  RotationError,
+  rotateCookieKeys,
+  rotateJwks,
+  ROTATION_STEPS,
+  type RotationStep,
+} from '../../config/rotation.js';
 import { environmentFile, newSecretValues, secretVariables, type SecretValues } from '../../config/secret-values.js';
 import { readSection } from '../../config/settings.js';
 import { CliError, UsageError, type CliIo, type Command } from '../command.js';
@@ -29,8 +35,12 @@ Options:
 /** The configured value of one secret, checked as the service checks it. */
 function configured<K extends 'jwks' | 'cookieKeys'>(key: K, io: CliIo): NonNullable<SecretValues[K]> {
   const { env } = coreSettings.spec[key];
-  const { value } = readSection<{ value?: SecretValues[K] }, { value?: SecretValues[K] }>({ spec: { value: { ...coreSettings.spec[key], optional: true } } }, io.env);
-  if (value === undefined) throw new CliError(`${env} is not set: "rotate" starts from the value every instance has now`);
+  const { value } = readSection<{ value?: SecretValues[K] }, { value?: SecretValues[K] }>(
+    { spec: { value: { ...coreSettings.spec[key], optional: true } } },
+    io.env,
+  );
+  if (value === undefined)
+    throw new CliError(`${env} is not set: "rotate" starts from the value every instance has now`);
   return value as NonNullable<SecretValues[K]>;
 }
 
@@ -46,13 +56,18 @@ function describe(secret: Rotated, values: Partial<SecretValues>): string {
 
 function rotation(positionals: string[], io: CliIo): Partial<SecretValues> {
   const [secret, step, ...extra] = positionals;
-  if (!(ROTATED as readonly string[]).includes(secret ?? '')) throw new UsageError(`rotate what? "jwks" or "cookie-keys" (SEALING_KEY does not rotate, see docs/configuration.md)`);
-  if (!(ROTATION_STEPS as readonly string[]).includes(step ?? '')) throw new UsageError(`which step? ${ROTATION_STEPS.join(', ')}`);
+  if (!(ROTATED as readonly string[]).includes(secret ?? ''))
+    throw new UsageError(
+      `rotate what? "jwks" or "cookie-keys" (SEALING_KEY does not rotate, see docs/configuration.md)`,
+    );
+  if (!(ROTATION_STEPS as readonly string[]).includes(step ?? ''))
+    throw new UsageError(`which step? ${ROTATION_STEPS.join(', ')}`);
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
   try {
-    const values = secret === 'jwks'
-      ? { jwks: rotateJwks(configured('jwks', io), step as RotationStep) }
-      : { cookieKeys: rotateCookieKeys(configured('cookieKeys', io), step as RotationStep) };
+    const values =
+      secret === 'jwks'
+        ? { jwks: rotateJwks(configured('jwks', io), step as RotationStep) }
+        : { cookieKeys: rotateCookieKeys(configured('cookieKeys', io), step as RotationStep) };
     io.stderr(`${describe(secret as Rotated, values)}\n`);
     return values;
   } catch (error) {
@@ -68,7 +83,8 @@ export const secretsCommand: Command = {
   options: { json: { type: 'boolean' } },
   async run({ values, positionals }, io) {
     const [subcommand, ...rest] = positionals;
-    if (subcommand !== undefined && subcommand !== 'rotate') throw new UsageError(`unknown subcommand "${subcommand}": use "rotate" or nothing`);
+    if (subcommand !== undefined && subcommand !== 'rotate')
+      throw new UsageError(`unknown subcommand "${subcommand}": use "rotate" or nothing`);
     const variables = secretVariables(subcommand === 'rotate' ? rotation(rest, io) : newSecretValues());
     io.stdout(values.json === true ? `${JSON.stringify(variables, null, 2)}\n` : `${environmentFile(variables)}\n`);
     return 0;

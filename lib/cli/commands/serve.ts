@@ -6,12 +6,28 @@ import { CliError, output, type Command } from '../command.js';
 import { checkDatabaseReachable } from '../database-reachable.js';
 
 /** Listens on host:port; a port taken or not allowed is the operator's to fix, named by its setting in one line. */
-async function listen(server: Server, port: number, host: string, setting: 'PORT' | 'OPERATIONS_PORT'): Promise<string> {
+async function listen(
+  server: Server,
+  port: number,
+  host: string,
+  setting: 'PORT' | 'OPERATIONS_PORT',
+): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EADDRINUSE') reject(new CliError(`${setting}=${port}: ${host}:${port} is already in use by another process; stop it or set another ${setting}`));
-      else if (error.code === 'EACCES') reject(new CliError(`${setting}=${port}: not allowed to listen on ${host}:${port} (ports below 1024 need privileges); set another ${setting}`));
-      else if (error.code === 'EADDRNOTAVAIL') reject(new CliError(`${setting}=${port}: ${host} is not an address of this machine`));
+      if (error.code === 'EADDRINUSE')
+        reject(
+          new CliError(
+            `${setting}=${port}: ${host}:${port} is already in use by another process; stop it or set another ${setting}`,
+          ),
+        );
+      else if (error.code === 'EACCES')
+        reject(
+          new CliError(
+            `${setting}=${port}: not allowed to listen on ${host}:${port} (ports below 1024 need privileges); set another ${setting}`,
+          ),
+        );
+      else if (error.code === 'EADDRNOTAVAIL')
+        reject(new CliError(`${setting}=${port}: ${host} is not an address of this machine`));
       else reject(error);
     });
     server.listen(port, host, resolve);
@@ -43,7 +59,10 @@ the process exits within SHUTDOWN_TIMEOUT seconds (exit code 1 when requests had
     const started = Date.now();
     await checkDatabaseReachable(io.env.DATABASE_URL);
     const provider = await createAgeProvider({ env: io.env }, io.oidcAdapter);
-    const { config, runtime: { log } } = provider;
+    const {
+      config,
+      runtime: { log },
+    } = provider;
     const stopped = signalled();
     const publicServer = createServer();
     const operationsServer = config.operationsPort === undefined ? undefined : createServer();
@@ -59,20 +78,27 @@ the process exits within SHUTDOWN_TIMEOUT seconds (exit code 1 when requests had
     let operations: string | undefined;
     try {
       listening = await listen(publicServer, config.port, config.host, 'PORT');
-      if (operationsServer) operations = await listen(operationsServer, config.operationsPort!, config.operationsHost, 'OPERATIONS_PORT');
+      if (operationsServer)
+        operations = await listen(operationsServer, config.operationsPort!, config.operationsHost, 'OPERATIONS_PORT');
     } catch (error) {
       for (const server of servers) server.close();
       await provider.close();
       throw error;
     }
-    output(io, values.json === true, { listening, ...(operations ? { operations } : {}), issuer: config.issuer, startupMs: Date.now() - started },
-      `age-provider listening on ${listening}${operations ? ` (operations on ${operations})` : ''} (issuer ${config.issuer}, database ${config.databaseUrl ? 'PostgreSQL' : `embedded in ${config.dataDir}`}) in ${Date.now() - started} ms`);
+    output(
+      io,
+      values.json === true,
+      { listening, ...(operations ? { operations } : {}), issuer: config.issuer, startupMs: Date.now() - started },
+      `age-provider listening on ${listening}${operations ? ` (operations on ${operations})` : ''} (issuer ${config.issuer}, database ${config.databaseUrl ? 'PostgreSQL' : `embedded in ${config.dataDir}`}) in ${Date.now() - started} ms`,
+    );
 
     const signal = await stopped;
     const timeoutMs = config.shutdownTimeout * 1000;
     const deadline = Date.now() + timeoutMs;
     provider.drain();
-    const draining = Promise.all(drainers.map((server) => server.drain({ delayMs: config.shutdownDelayMs, timeoutMs })));
+    const draining = Promise.all(
+      drainers.map((server) => server.drain({ delayMs: config.shutdownDelayMs, timeoutMs })),
+    );
     log.info('shutting down: draining in-flight requests', { signal, delayMs: config.shutdownDelayMs, timeoutMs });
     const drained = (await draining).every(Boolean);
     const closed = await settlesWithin(provider.close(), Math.max(deadline - Date.now(), 0));

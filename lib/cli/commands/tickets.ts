@@ -26,7 +26,8 @@ one process that opened it: stop the server first, or run both against PostgreSQ
 function positiveInteger(value: unknown, option: string, max: number): number {
   const text = typeof value === 'string' ? value.trim() : '';
   const number = Number(text);
-  if (!/^\d+$/.test(text) || number < 1 || number > max) throw new UsageError(`${option} must be a whole number from 1 to ${max}`);
+  if (!/^\d+$/.test(text) || number < 1 || number > max)
+    throw new UsageError(`${option} must be a whole number from 1 to ${max}`);
   return number;
 }
 
@@ -43,22 +44,36 @@ export const ticketsCommand: Command = {
   name: 'tickets',
   summary: 'issue single-use ticket codes for the ticket challenge',
   usage: USAGE,
-  options: { count: { type: 'string' }, level: { type: 'string' }, 'expires-days': { type: 'string' }, json: { type: 'boolean' } },
+  options: {
+    count: { type: 'string' },
+    level: { type: 'string' },
+    'expires-days': { type: 'string' },
+    json: { type: 'boolean' },
+  },
   async run({ values, positionals }, io) {
     subcommandOf(ticketsCommand, positionals, ['issue']);
     if (values.count === undefined) throw new UsageError('--count is required (run "age-provider tickets --help")');
     const count = positiveInteger(values.count, '--count', MAX_BATCH_SIZE);
     const level = levelOf(values.level);
-    const expiresInDays = values['expires-days'] === undefined ? undefined : positiveInteger(values['expires-days'], '--expires-days', MAX_EXPIRY_DAYS);
+    const expiresInDays =
+      values['expires-days'] === undefined
+        ? undefined
+        : positiveInteger(values['expires-days'], '--expires-days', MAX_EXPIRY_DAYS);
 
-    const batch = await withConfiguredDatabase(io, ({ db }) => issueTickets(db, systemClock, { count, level, expiresInDays }));
+    const batch = await withConfiguredDatabase(io, ({ db }) =>
+      issueTickets(db, systemClock, { count, level, expiresInDays }),
+    );
     const expiresAt = batch.expiresAt?.toISOString() ?? null;
-    output(io, values.json === true, { batch: batch.batch, level: batch.level, count: batch.count, expiresAt, codes: batch.codes },
+    output(
+      io,
+      values.json === true,
+      { batch: batch.batch, level: batch.level, count: batch.count, expiresAt, codes: batch.codes },
       [
         `Batch ${batch.batch}: ${batch.count} ${batch.level} ticket code(s)${expiresAt ? `, valid until ${expiresAt}` : ''}.`,
         'Shown only this once; only their hashes are stored:',
         ...batch.codes,
-      ].join('\n'));
+      ].join('\n'),
+    );
     return 0;
   },
 };

@@ -2,9 +2,18 @@ import type { ChangeOrigin } from '../../changes.js';
 import { systemClock } from '../../clock.js';
 import { endSessions } from '../../platform/sessions.js';
 import {
-  clearPasswordAsOperator, confirmAsOperator, createWebmasterAsOperator, EmailTakenError, findWebmasterByEmail, type Webmaster,
+  clearPasswordAsOperator,
+  confirmAsOperator,
+  createWebmasterAsOperator,
+  EmailTakenError,
+  findWebmasterByEmail,
+  type Webmaster,
 } from '../../webmasters/accounts.js';
-import { checkNewCredentials, MAX_PASSWORD_LENGTH, WEBMASTER_MIN_PASSWORD_LENGTH } from '../../webmasters/credentials.js';
+import {
+  checkNewCredentials,
+  MAX_PASSWORD_LENGTH,
+  WEBMASTER_MIN_PASSWORD_LENGTH,
+} from '../../webmasters/credentials.js';
 import { issuePasswordLink, OPERATOR_LINK_SECONDS, passwordLinkUrl } from '../../webmasters/password-links.js';
 import { CliError, output, UsageError, type CliIo } from '../command.js';
 import { withConfiguredDatabase, type ConfiguredDatabase } from '../configured-database.js';
@@ -16,7 +25,10 @@ import { withConfiguredDatabase, type ConfiguredDatabase } from '../configured-d
 
 export type Values = Record<string, string | boolean | Array<string | boolean> | undefined>;
 
-const operator = (command: string): ChangeOrigin => ({ actor: { type: 'operator', id: `age-provider webmaster ${command}` }, address: null });
+const operator = (command: string): ChangeOrigin => ({
+  actor: { type: 'operator', id: `age-provider webmaster ${command}` },
+  address: null,
+});
 
 export function emailOf(values: Values): string {
   const email = typeof values.email === 'string' ? values.email.trim() : '';
@@ -30,16 +42,23 @@ async function passwordFromStdin(io: CliIo): Promise<string> {
 }
 
 /** A set-password link for the account, printed for the operator to hand over, and when it stops working. */
-async function linkFor({ config, db }: ConfiguredDatabase, email: string): Promise<{ link: string; linkExpiresAt: string }> {
+async function linkFor(
+  { config, db }: ConfiguredDatabase,
+  email: string,
+): Promise<{ link: string; linkExpiresAt: string }> {
   const token = await issuePasswordLink(db, systemClock, email, 'operator');
-  return { link: passwordLinkUrl(config.issuer, token), linkExpiresAt: new Date(systemClock.now().getTime() + OPERATOR_LINK_SECONDS * 1000).toISOString() };
+  return {
+    link: passwordLinkUrl(config.issuer, token),
+    linkExpiresAt: new Date(systemClock.now().getTime() + OPERATOR_LINK_SECONDS * 1000).toISOString(),
+  };
 }
 
 const HOURS = OPERATOR_LINK_SECONDS / 3600;
 
 async function accountOf(db: ConfiguredDatabase['db'], email: string): Promise<Webmaster> {
   const webmaster = await findWebmasterByEmail(db, email);
-  if (!webmaster) throw new CliError(`no webmaster has the email ${email} (create one with "age-provider webmaster create")`);
+  if (!webmaster)
+    throw new CliError(`no webmaster has the email ${email} (create one with "age-provider webmaster create")`);
   return webmaster;
 }
 
@@ -53,19 +72,34 @@ export async function createAccount(values: Values, io: CliIo): Promise<number> 
   const problems = checkNewCredentials({ email, password: password ?? 'x'.repeat(WEBMASTER_MIN_PASSWORD_LENGTH) });
   if (problems.includes('email')) throw new UsageError(`"${email}" is not a valid email address`);
   if (problems.includes('password')) {
-    throw new CliError(`the password must have between ${WEBMASTER_MIN_PASSWORD_LENGTH} and ${MAX_PASSWORD_LENGTH} characters`);
+    throw new CliError(
+      `the password must have between ${WEBMASTER_MIN_PASSWORD_LENGTH} and ${MAX_PASSWORD_LENGTH} characters`,
+    );
   }
   const created = await withConfiguredDatabase(io, async (database) => {
     let webmaster;
     try {
-      webmaster = await createWebmasterAsOperator(database.db, systemClock, { email, ...(password === undefined ? {} : { password }) }, operator('create'));
+      webmaster = await createWebmasterAsOperator(
+        database.db,
+        systemClock,
+        { email, ...(password === undefined ? {} : { password }) },
+        operator('create'),
+      );
     } catch (error) {
       if (error instanceof EmailTakenError) throw new CliError(`a webmaster with the email ${email} already exists`);
       throw error;
     }
-    return { id: webmaster.id, email: webmaster.email, createdAt: webmaster.createdAt.toISOString(), ...(password === undefined ? await linkFor(database, email) : {}) };
+    return {
+      id: webmaster.id,
+      email: webmaster.email,
+      createdAt: webmaster.createdAt.toISOString(),
+      ...(password === undefined ? await linkFor(database, email) : {}),
+    };
   });
-  const link = 'link' in created ? `\nSet-password link (works once, for ${HOURS} hours; hand it to the webmaster):\n${created.link}` : '';
+  const link =
+    'link' in created
+      ? `\nSet-password link (works once, for ${HOURS} hours; hand it to the webmaster):\n${created.link}`
+      : '';
   output(io, values.json === true, created, `Created webmaster ${created.email} (id ${created.id}).${link}`);
   return 0;
 }
@@ -79,8 +113,12 @@ export async function resetPassword(values: Values, io: CliIo): Promise<number> 
     const sessionsEnded = await endSessions(database.db, webmaster.id);
     return { id: webmaster.id, email: webmaster.email, sessionsEnded, ...(await linkFor(database, webmaster.email)) };
   });
-  output(io, values.json === true, reset,
-    `The password of ${reset.email} is cleared and ${reset.sessionsEnded} session(s) ended.\nSet-password link (works once, for ${HOURS} hours; hand it to the webmaster):\n${reset.link}`);
+  output(
+    io,
+    values.json === true,
+    reset,
+    `The password of ${reset.email} is cleared and ${reset.sessionsEnded} session(s) ended.\nSet-password link (works once, for ${HOURS} hours; hand it to the webmaster):\n${reset.link}`,
+  );
   return 0;
 }
 
@@ -89,9 +127,19 @@ export async function confirmAddress(values: Values, io: CliIo): Promise<number>
   const email = emailOf(values);
   const confirmed = await withConfiguredDatabase(io, async ({ db }) => {
     const webmaster = await accountOf(db, email);
-    return { id: webmaster.id, email: webmaster.email, changed: await confirmAsOperator(db, systemClock, webmaster.id, operator('confirm')) };
+    return {
+      id: webmaster.id,
+      email: webmaster.email,
+      changed: await confirmAsOperator(db, systemClock, webmaster.id, operator('confirm')),
+    };
   });
-  output(io, values.json === true, confirmed,
-    confirmed.changed ? `The address of ${confirmed.email} is confirmed; its password and sessions are kept.` : `The address of ${confirmed.email} was confirmed already; nothing changed.`);
+  output(
+    io,
+    values.json === true,
+    confirmed,
+    confirmed.changed
+      ? `The address of ${confirmed.email} is confirmed; its password and sessions are kept.`
+      : `The address of ${confirmed.email} was confirmed already; nothing changed.`,
+  );
   return 0;
 }

@@ -3,7 +3,13 @@ import { systemClock } from '../../clock.js';
 import { endSessions } from '../../platform/sessions.js';
 import { Refusal } from '../../refusal.js';
 import type { Database } from '../../store/database.js';
-import { closeAccount, findWebmasterByEmail, listAccounts, setAccountDisabled, type AccountSummary } from '../../webmasters/accounts.js';
+import {
+  closeAccount,
+  findWebmasterByEmail,
+  listAccounts,
+  setAccountDisabled,
+  type AccountSummary,
+} from '../../webmasters/accounts.js';
 import { listApiKeys, revokeApiKey } from '../../webmasters/api-tokens.js';
 import { changeMemberRole, listMembers, membershipsOf, removeMember } from '../../webmasters/members.js';
 import { isRole, ROLES } from '../../webmasters/roles.js';
@@ -15,7 +21,18 @@ import { withConfiguredDatabase } from '../configured-database.js';
 type Values = Record<string, string | boolean | Array<string | boolean> | undefined>;
 
 /** The operator's subcommands on accounts, members and keys (docs/team.md "The operator"). */
-export const ACCOUNT_SUBCOMMANDS = ['list', 'show', 'disable', 'enable', 'delete', 'members', 'set-role', 'remove-member', 'keys', 'revoke-key'] as const;
+export const ACCOUNT_SUBCOMMANDS = [
+  'list',
+  'show',
+  'disable',
+  'enable',
+  'delete',
+  'members',
+  'set-role',
+  'remove-member',
+  'keys',
+  'revoke-key',
+] as const;
 export type AccountSubcommand = (typeof ACCOUNT_SUBCOMMANDS)[number];
 
 export const ACCOUNT_USAGE = `  list            Every account (each webmaster is one): id, email, created, disabled, websites, members, active keys.
@@ -40,7 +57,10 @@ export const ACCOUNT_OPTIONS_USAGE = `  --webmaster ID     the account's id (lis
   --key ID           an API key's id, as "keys" lists it (revoke-key)
   --yes              confirms "delete"`;
 
-const operator = (subcommand: string): ChangeOrigin => ({ actor: { type: 'operator', id: `age-provider webmaster ${subcommand}` }, address: null });
+const operator = (subcommand: string): ChangeOrigin => ({
+  actor: { type: 'operator', id: `age-provider webmaster ${subcommand}` },
+  address: null,
+});
 
 /** The account a command line names, by --webmaster ID or --email E. */
 async function accountOf(db: Database, values: Values): Promise<AccountSummary> {
@@ -59,22 +79,27 @@ async function accountOf(db: Database, values: Values): Promise<AccountSummary> 
 /** A member by id or email, among the account's members. */
 async function memberOf(db: Database, accountId: number, value: unknown): Promise<number> {
   const text = typeof value === 'string' ? value.trim() : '';
-  if (!text) throw new UsageError('--member is required: a member\'s id or email');
+  if (!text) throw new UsageError("--member is required: a member's id or email");
   const members = await listMembers(db, accountId);
   const member = new RegExp(ID_PATTERN).test(text)
     ? members.find((candidate) => candidate.webmasterId === Number(text))
-    : members.find((candidate) => candidate.email === (text.normalize('NFKC').toLowerCase()));
+    : members.find((candidate) => candidate.email === text.normalize('NFKC').toLowerCase());
   if (!member) throw new CliError(`${text} is not a member of account ${accountId}`);
   return member.webmasterId;
 }
 
 const line = (account: AccountSummary): string =>
-  `${String(account.id).padEnd(6)} ${account.email.padEnd(36)} ${account.createdAt.toISOString().slice(0, 10)}  ${account.disabledAt ? 'disabled' : 'active  '}  `
-  + `${account.websites} website(s), ${account.members} member(s), ${account.activeKeys} key(s)`;
+  `${String(account.id).padEnd(6)} ${account.email.padEnd(36)} ${account.createdAt.toISOString().slice(0, 10)}  ${account.disabledAt ? 'disabled' : 'active  '}  ` +
+  `${account.websites} website(s), ${account.members} member(s), ${account.activeKeys} key(s)`;
 
 const accountJson = (account: AccountSummary) => ({
-  id: account.id, email: account.email, createdAt: account.createdAt.toISOString(), disabledAt: account.disabledAt?.toISOString() ?? null,
-  websites: account.websites, members: account.members, activeKeys: account.activeKeys,
+  id: account.id,
+  email: account.email,
+  createdAt: account.createdAt.toISOString(),
+  disabledAt: account.disabledAt?.toISOString() ?? null,
+  websites: account.websites,
+  members: account.members,
+  activeKeys: account.activeKeys,
 });
 
 /** A domain refusal is the operator's to read: one line. */
@@ -92,63 +117,119 @@ export async function runAccountSubcommand(subcommand: AccountSubcommand, values
   await withConfiguredDatabase(io, async ({ db }) => {
     if (subcommand === 'list') {
       const accounts = await listAccounts(db);
-      return output(io, json, accounts.map(accountJson), accounts.length > 0 ? accounts.map(line).join('\n') : 'No webmaster yet.');
+      return output(
+        io,
+        json,
+        accounts.map(accountJson),
+        accounts.length > 0 ? accounts.map(line).join('\n') : 'No webmaster yet.',
+      );
     }
     const account = await accountOf(db, values);
     switch (subcommand) {
       case 'show': {
         const [members, memberships] = await Promise.all([listMembers(db, account.id), membershipsOf(db, account.id)]);
-        return output(io, json, { ...accountJson(account), members: members.map((member) => ({ ...member, since: member.since.toISOString() })), memberOf: memberships },
-          `${line(account)}\nMembers:\n${members.map((member) => `  ${member.webmasterId} ${member.email} ${member.role}`).join('\n')}\n`
-          + `Member of:\n${memberships.map((membership) => `  account ${membership.accountId} (${membership.accountEmail}) as ${membership.role}`).join('\n') || '  none'}`);
+        return output(
+          io,
+          json,
+          {
+            ...accountJson(account),
+            members: members.map((member) => ({ ...member, since: member.since.toISOString() })),
+            memberOf: memberships,
+          },
+          `${line(account)}\nMembers:\n${members.map((member) => `  ${member.webmasterId} ${member.email} ${member.role}`).join('\n')}\n` +
+            `Member of:\n${memberships.map((membership) => `  account ${membership.accountId} (${membership.accountEmail}) as ${membership.role}`).join('\n') || '  none'}`,
+        );
       }
       case 'disable':
       case 'enable': {
         const disabled = subcommand === 'disable';
         const changed = await setAccountDisabled(db, systemClock, account.id, disabled, operator(subcommand));
         const sessionsEnded = disabled ? await endSessions(db, account.id) : 0;
-        return output(io, json, { id: account.id, email: account.email, disabled, changed, sessionsEnded },
-          changed ? `${disabled ? 'Disabled' : 'Enabled'} account ${account.id} (${account.email}).${disabled ? ` Its ${sessionsEnded} session(s) ended; its API keys no longer work.` : ''}`
-            : `Account ${account.id} was already ${disabled ? 'disabled' : 'enabled'}; nothing changed.`);
+        return output(
+          io,
+          json,
+          { id: account.id, email: account.email, disabled, changed, sessionsEnded },
+          changed
+            ? `${disabled ? 'Disabled' : 'Enabled'} account ${account.id} (${account.email}).${disabled ? ` Its ${sessionsEnded} session(s) ended; its API keys no longer work.` : ''}`
+            : `Account ${account.id} was already ${disabled ? 'disabled' : 'enabled'}; nothing changed.`,
+        );
       }
       case 'delete': {
-        if (values.yes !== true) throw new UsageError(`deleting account ${account.id} (${account.email}) cannot be undone: add --yes`);
+        if (values.yes !== true)
+          throw new UsageError(`deleting account ${account.id} (${account.email}) cannot be undone: add --yes`);
         const closed = await closeAccount(db, systemClock, account.id);
-        return output(io, json, { id: account.id, deleted: true, ...closed },
-          `Closed account ${account.id}: ${closed.websites} website(s) deleted, its address erased, ${closed.chains} audit chain(s) cut to a tombstone.`);
+        return output(
+          io,
+          json,
+          { id: account.id, deleted: true, ...closed },
+          `Closed account ${account.id}: ${closed.websites} website(s) deleted, its address erased, ${closed.chains} audit chain(s) cut to a tombstone.`,
+        );
       }
       case 'members': {
         const members = await listMembers(db, account.id);
-        return output(io, json, members.map((member) => ({ ...member, since: member.since.toISOString() })),
-          members.map((member) => `${String(member.webmasterId).padEnd(6)} ${member.email.padEnd(36)} ${member.role}`).join('\n'));
+        return output(
+          io,
+          json,
+          members.map((member) => ({ ...member, since: member.since.toISOString() })),
+          members
+            .map((member) => `${String(member.webmasterId).padEnd(6)} ${member.email.padEnd(36)} ${member.role}`)
+            .join('\n'),
+        );
       }
       case 'set-role': {
         const role = typeof values.role === 'string' ? values.role : '';
         if (!isRole(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
         const memberId = await memberOf(db, account.id, values.member);
-        await explained(() => changeMemberRole(db, systemClock, account.id, memberId, role, 'operator', operator(subcommand)));
-        return output(io, json, { accountId: account.id, member: memberId, role }, `Member ${memberId} of account ${account.id} is now ${role}.`);
+        await explained(() =>
+          changeMemberRole(db, systemClock, account.id, memberId, role, 'operator', operator(subcommand)),
+        );
+        return output(
+          io,
+          json,
+          { accountId: account.id, member: memberId, role },
+          `Member ${memberId} of account ${account.id} is now ${role}.`,
+        );
       }
       case 'remove-member': {
         const memberId = await memberOf(db, account.id, values.member);
         await explained(() => removeMember(db, systemClock, account.id, memberId, 'operator', operator(subcommand)));
         const sessionsEnded = await endSessions(db, memberId);
-        return output(io, json, { accountId: account.id, member: memberId, removed: true, sessionsEnded },
-          `Removed member ${memberId} from account ${account.id}: their API keys on it are revoked, their ${sessionsEnded} session(s) ended.`);
+        return output(
+          io,
+          json,
+          { accountId: account.id, member: memberId, removed: true, sessionsEnded },
+          `Removed member ${memberId} from account ${account.id}: their API keys on it are revoked, their ${sessionsEnded} session(s) ended.`,
+        );
       }
       case 'keys': {
         const keys = await listApiKeys(db, account.id);
-        return output(io, json, keys, keys.length > 0
-          ? keys.map((key) => `${String(key.id).padEnd(6)} ${key.name.padEnd(24)} ${key.access === 'read' ? 'read-only ' : 'read-write'} `
-            + `${key.websiteId === null ? 'every website' : `website ${key.websiteId}`}, by ${key.memberEmail}, `
-            + `${key.expiresAt ? `expires ${key.expiresAt.toISOString()}` : 'no expiry'}, ${key.lastUsedAt ? `last used ${key.lastUsedAt.toISOString()}` : 'never used'}`).join('\n')
-          : 'No active API key.');
+        return output(
+          io,
+          json,
+          keys,
+          keys.length > 0
+            ? keys
+                .map(
+                  (key) =>
+                    `${String(key.id).padEnd(6)} ${key.name.padEnd(24)} ${key.access === 'read' ? 'read-only ' : 'read-write'} ` +
+                    `${key.websiteId === null ? 'every website' : `website ${key.websiteId}`}, by ${key.memberEmail}, ` +
+                    `${key.expiresAt ? `expires ${key.expiresAt.toISOString()}` : 'no expiry'}, ${key.lastUsedAt ? `last used ${key.lastUsedAt.toISOString()}` : 'never used'}`,
+                )
+                .join('\n')
+            : 'No active API key.',
+        );
       }
       case 'revoke-key': {
         const text = typeof values.key === 'string' ? values.key.trim() : '';
-        if (!new RegExp(ID_PATTERN).test(text)) throw new UsageError('--key must be an API key\'s id (as "age-provider webmaster keys" lists it)');
+        if (!new RegExp(ID_PATTERN).test(text))
+          throw new UsageError('--key must be an API key\'s id (as "age-provider webmaster keys" lists it)');
         await explained(() => revokeApiKey(db, systemClock, account.id, Number(text), operator(subcommand)));
-        return output(io, json, { accountId: account.id, key: Number(text), revoked: true }, `Revoked API key ${text} of account ${account.id}.`);
+        return output(
+          io,
+          json,
+          { accountId: account.id, key: Number(text), revoked: true },
+          `Revoked API key ${text} of account ${account.id}.`,
+        );
       }
     }
   });

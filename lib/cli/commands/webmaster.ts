@@ -7,7 +7,12 @@ import { CliError, output, UsageError, type CliIo, type Command } from '../comma
 import { confirmAddress, createAccount, emailOf, resetPassword, type Values } from './webmaster-access.js';
 import { subcommandOf } from '../arguments.js';
 import { withConfiguredDatabase } from '../configured-database.js';
-import { ACCOUNT_OPTIONS_USAGE, ACCOUNT_SUBCOMMANDS, ACCOUNT_USAGE, runAccountSubcommand } from './webmaster-accounts.js';
+import {
+  ACCOUNT_OPTIONS_USAGE,
+  ACCOUNT_SUBCOMMANDS,
+  ACCOUNT_USAGE,
+  runAccountSubcommand,
+} from './webmaster-accounts.js';
 
 const USAGE = `Usage:
   age-provider webmaster create --email E [--password-stdin] [--json]
@@ -58,28 +63,60 @@ async function token(values: Values, io: CliIo): Promise<number> {
   const email = emailOf(values);
   const issued = await withConfiguredDatabase(io, async ({ db }) => {
     const webmaster = await findWebmasterByEmail(db, email);
-    if (!webmaster) throw new CliError(`no webmaster has the email ${email} (create one with "age-provider webmaster create")`);
+    if (!webmaster)
+      throw new CliError(`no webmaster has the email ${email} (create one with "age-provider webmaster create")`);
     const name = typeof values.name === 'string' && values.name.trim() ? values.name : undefined;
-    return { webmasterId: webmaster.id, email: webmaster.email, token: await issueApiToken(db, systemClock, webmaster.id, OPERATOR_TOKEN, name) };
+    return {
+      webmasterId: webmaster.id,
+      email: webmaster.email,
+      token: await issueApiToken(db, systemClock, webmaster.id, OPERATOR_TOKEN, name),
+    };
   });
-  output(io, values.json === true, issued,
-    `New API token for ${issued.email} (shown only this once; the previous token of this name no longer works):\n${issued.token}`);
+  output(
+    io,
+    values.json === true,
+    issued,
+    `New API token for ${issued.email} (shown only this once; the previous token of this name no longer works):\n${issued.token}`,
+  );
   return 0;
 }
 
 export const webmasterCommand: Command = {
   name: 'webmaster',
-  summary: 'create, list, show, disable, enable or delete webmaster accounts, reset a password, confirm an address; members and API keys',
+  summary:
+    'create, list, show, disable, enable or delete webmaster accounts, reset a password, confirm an address; members and API keys',
   usage: USAGE,
   options: {
-    email: { type: 'string' }, 'password-stdin': { type: 'boolean' }, json: { type: 'boolean' }, name: { type: 'string' }, webmaster: { type: 'string' },
-    member: { type: 'string' }, role: { type: 'string' }, key: { type: 'string' }, yes: { type: 'boolean' },
+    email: { type: 'string' },
+    'password-stdin': { type: 'boolean' },
+    json: { type: 'boolean' },
+    name: { type: 'string' },
+    webmaster: { type: 'string' },
+    member: { type: 'string' },
+    role: { type: 'string' },
+    key: { type: 'string' },
+    yes: { type: 'boolean' },
   },
   async run({ values, positionals }, io) {
-    const subcommand = subcommandOf(webmasterCommand, positionals, ['create', 'reset-password', 'confirm', 'token', ...ACCOUNT_SUBCOMMANDS]);
-    if (subcommand !== 'create' && values['password-stdin'] !== undefined) throw new UsageError('--password-stdin applies to "webmaster create" only');
-    if (subcommand === 'create' || subcommand === 'reset-password' || subcommand === 'confirm' || subcommand === 'token') {
-      return { create: createAccount, 'reset-password': resetPassword, confirm: confirmAddress, token }[subcommand](values, io);
+    const subcommand = subcommandOf(webmasterCommand, positionals, [
+      'create',
+      'reset-password',
+      'confirm',
+      'token',
+      ...ACCOUNT_SUBCOMMANDS,
+    ]);
+    if (subcommand !== 'create' && values['password-stdin'] !== undefined)
+      throw new UsageError('--password-stdin applies to "webmaster create" only');
+    if (
+      subcommand === 'create' ||
+      subcommand === 'reset-password' ||
+      subcommand === 'confirm' ||
+      subcommand === 'token'
+    ) {
+      return { create: createAccount, 'reset-password': resetPassword, confirm: confirmAddress, token }[subcommand](
+        values,
+        io,
+      );
     }
     return runAccountSubcommand(subcommand, values, io);
   },

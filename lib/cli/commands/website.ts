@@ -27,11 +27,17 @@ Works against DATABASE_URL while the server runs. The embedded database (no DATA
 process that opened it: stop the server first, or run both against PostgreSQL.`;
 
 /** The audit trail's name for a vouching done here: the operator, at the command line. */
-const OPERATOR_VOUCHING: ChangeOrigin = { actor: { type: 'operator', id: 'age-provider website vouch-domain' }, address: null };
+const OPERATOR_VOUCHING: ChangeOrigin = {
+  actor: { type: 'operator', id: 'age-provider website vouch-domain' },
+  address: null,
+};
 
 const describe = (result: DomainVouching, revoke: boolean): string => {
   const which = `the domain ${result.domain} of website ${result.websiteId}`;
-  if (!revoke) return result.changed ? `Vouched for ${which}: visitors now see it verified.` : `Already vouched for ${which}; nothing changed.`;
+  if (!revoke)
+    return result.changed
+      ? `Vouched for ${which}: visitors now see it verified.`
+      : `Already vouched for ${which}; nothing changed.`;
   if (result.changed) return `Withdrew the vouching for ${which}: it is not verified until a published token is found.`;
   return result.verified
     ? `The operator did not vouch for ${which} (it is verified by its published token); nothing changed.`
@@ -40,7 +46,7 @@ const describe = (result: DomainVouching, revoke: boolean): string => {
 
 export const websiteCommand: Command = {
   name: 'website',
-  summary: 'vouch for a website\'s domain as the operator, or withdraw that',
+  summary: "vouch for a website's domain as the operator, or withdraw that",
   usage: USAGE,
   options: { website: { type: 'string' }, revoke: { type: 'boolean' }, json: { type: 'boolean' } },
   async run({ values, positionals }, io) {
@@ -50,9 +56,14 @@ export const websiteCommand: Command = {
     const revoke = values.revoke === true;
     const result = await withConfiguredDatabase(io, async ({ db }) => {
       try {
-        return await (revoke ? revokeDomainVouching : vouchForDomain)({ db, clock: systemClock, recordChange }, websiteId, OPERATOR_VOUCHING);
+        return await (revoke ? revokeDomainVouching : vouchForDomain)(
+          { db, clock: systemClock, recordChange },
+          websiteId,
+          OPERATOR_VOUCHING,
+        );
       } catch (error) {
-        if (error instanceof Refusal && error.kind === 'not_found') throw new CliError(`no website has the id ${websiteId}`);
+        if (error instanceof Refusal && error.kind === 'not_found')
+          throw new CliError(`no website has the id ${websiteId}`);
         throw error;
       }
     });

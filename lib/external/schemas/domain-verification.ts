@@ -7,14 +7,16 @@ export const domainVerificationSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['domain', 'verified', 'verifiedBy', 'verifiedAt', 'checkedAt', 'token', 'dns', 'file'],
-  description: 'Publish `token` as a DNS TXT record on `dns.name`, or as a line of the file at `file.url`, then call the check operation. Visitors see whether the domain is verified.',
+  description:
+    'Publish `token` as a DNS TXT record on `dns.name`, or as a line of the file at `file.url`, then call the check operation. Visitors see whether the domain is verified.',
   properties: {
     domain: { type: 'string' },
     verified: { type: 'boolean' },
     verifiedBy: {
       type: ['string', 'null'],
       enum: ['published', 'operator', null],
-      description: 'How the domain was verified: `published` (the token found in DNS or the file), `operator` (the operator of this service vouched for it; a check leaves it verified); null while not verified.',
+      description:
+        'How the domain was verified: `published` (the token found in DNS or the file), `operator` (the operator of this service vouched for it; a check leaves it verified); null while not verified.',
     },
     verifiedAt: timestamp,
     checkedAt: timestamp,

@@ -49,7 +49,11 @@ export const oauth2ConfigurationSchema = {
     environment,
     redirectUris: { type: 'array', items: { type: 'string' } },
     status: { type: 'string', enum: [...OAUTH2_STATUSES] },
-    clientId: { type: 'string', pattern: '^(live|test)_[A-Za-z0-9_-]+$', description: 'Present only when status is ACTIVE.' },
+    clientId: {
+      type: 'string',
+      pattern: '^(live|test)_[A-Za-z0-9_-]+$',
+      description: 'Present only when status is ACTIVE.',
+    },
     clientSecret: { type: 'string', description: 'Present only when status is ACTIVE.' },
   },
   // Credentials appear exactly when the configuration is ACTIVE.

@@ -16,7 +16,14 @@ declare module 'koa' {
 /** A new anonymous visitor for this browser; a session cookie, so it ends with the browser session. */
 function issueBrowserVisitor(ctx: Context): string {
   const id = randomToken(18);
-  ctx.cookies.set(COOKIE, id, { signed: true, httpOnly: true, sameSite: 'lax', secure: ctx.secure, path: INTERACTION_COOKIE_PATH, overwrite: true });
+  ctx.cookies.set(COOKIE, id, {
+    signed: true,
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: ctx.secure,
+    path: INTERACTION_COOKIE_PATH,
+    overwrite: true,
+  });
   ctx.state.browserVisitor = id;
   return `anon:${id}`;
 }

@@ -16,7 +16,9 @@ export interface ChallengeCard {
 }
 
 /** Challenges with their own icon in views/static (challenge-<name>.svg); a challenge added later shows the generic one until it has its own. */
-const WITH_ICON: ReadonlySet<string> = new Set(readdirSync(join(viewsDir, 'static')).flatMap((file) => /^challenge-(\w+)\.svg$/.exec(file)?.slice(1) ?? []));
+const WITH_ICON: ReadonlySet<string> = new Set(
+  readdirSync(join(viewsDir, 'static')).flatMap((file) => /^challenge-(\w+)\.svg$/.exec(file)?.slice(1) ?? []),
+);
 
 /** A catalogue text that a challenge may not have yet (a new challenge's card then shows no such line rather than failing). */
 const optionalText = (language: Language, key: string): string | undefined => catalogues[language][key];

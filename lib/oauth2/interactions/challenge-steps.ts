@@ -1,7 +1,13 @@
 import type { Context } from 'koa';
 import { cspOf } from '../../http/security-headers.js';
 import { translator } from '../../i18n/catalogue.js';
-import type { Challenge, ChallengeName, ChallengeOutcome, StepContext, StepMethod } from '../../verification/challenge.js';
+import type {
+  Challenge,
+  ChallengeName,
+  ChallengeOutcome,
+  StepContext,
+  StepMethod,
+} from '../../verification/challenge.js';
 import { HttpError } from '../../http/errors.js';
 import { seeOther } from '../../http/see-other.js';
 import { completeChallenge, countFlow, locateVisitor } from './outcome.js';
@@ -51,11 +57,20 @@ async function stepContext(visit: Visit, challenge: Challenge): Promise<StepCont
     },
     async finish(outcome: ChallengeOutcome) {
       // A pass below the policy's minimum level where the visitor is does not complete the flow (docs/policies.md).
-      const short = outcome.passed && !reachesLevel((await locateVisitor(visit, outcome.location)).rule, outcome.assuranceLevel);
-      runtime.log.info('challenge ended', { challenge: name, uid: visit.uid, result: outcome.passed ? (short ? 'below_minimum_level' : 'passed') : outcome.reason });
+      const short =
+        outcome.passed && !reachesLevel((await locateVisitor(visit, outcome.location)).rule, outcome.assuranceLevel);
+      runtime.log.info('challenge ended', {
+        challenge: name,
+        uid: visit.uid,
+        result: outcome.passed ? (short ? 'below_minimum_level' : 'passed') : outcome.reason,
+      });
       // A pass ends the challenge's state itself (completeChallenge).
       if (outcome.passed && !short) {
-        return completeChallenge(visit, { challenge: name, assuranceLevel: outcome.assuranceLevel, location: outcome.location });
+        return completeChallenge(visit, {
+          challenge: name,
+          assuranceLevel: outcome.assuranceLevel,
+          location: outcome.location,
+        });
       }
       await state.clear();
       if (outcome.passed) return seeOther(ctx, `${visit.paths.choose}?notice=level_too_low`);
@@ -78,7 +93,10 @@ export async function runChallengeStep(visit: Visit): Promise<void> {
   if (!readyToVerify(visit)) return;
   const name = String(ctx.params['name']) as ChallengeName;
   const step = String(ctx.params['step']);
-  const challenge = visit.challenges.includes(name) && STEP_NAME.test(step) ? services.registry.resolve(visit.environment, name) : undefined;
+  const challenge =
+    visit.challenges.includes(name) && STEP_NAME.test(step)
+      ? services.registry.resolve(visit.environment, name)
+      : undefined;
   const handlers = challenge && Object.hasOwn(challenge.steps, step) ? challenge.steps[step] : undefined;
   if (!challenge || !handlers) throw new VisitorError('not_found', 404, { backUrl: visit.paths.choose });
   const handler = handlers[ctx.method === 'HEAD' ? 'GET' : (ctx.method as StepMethod)];

@@ -18,7 +18,8 @@ export async function showChoice(visit: Visit): Promise<void> {
   if (!readyToVerify(visit)) return;
   const proof = await browserProof(visit);
   const notice = noticeOf(ctx);
-  const challenges = notice === 'estimate_too_close' ? visit.challenges.filter((name) => !isEstimation(name)) : visit.challenges;
+  const challenges =
+    notice === 'estimate_too_close' ? visit.challenges.filter((name) => !isEstimation(name)) : visit.challenges;
   const [only, ...others] = challenges;
   if (!only && !proof) return failUnavailable(visit);
   if (only && !others.length && !proof && !notice) return seeOther(ctx, visit.paths.step(only, 'start'));

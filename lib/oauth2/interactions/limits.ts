@@ -16,7 +16,10 @@ export function interactionLimits(runtime: OAuth2Services): InteractionLimits {
   const limiter = runtime.rateLimits.limiter.bind(runtime.rateLimits);
   return {
     // Password guessing (sign-in-guard.ts); a browser that signed in to the account before keeps a device cookie.
-    signIn: signInGuard(runtime.rateLimits, 'visitor-sign-in', { name: 'ap_visitor_device', path: INTERACTION_COOKIE_PATH }),
+    signIn: signInGuard(runtime.rateLimits, 'visitor-sign-in', {
+      name: 'ap_visitor_device',
+      path: INTERACTION_COOKIE_PATH,
+    }),
     accountCreationPerIp: limiter('visitor-account-create-ip'),
     // "This username is taken" answers: a visitor finds a free name in a few tries, a prober needs a new verification
     // (a passed challenge) for every few names besides the per-address ceiling above.

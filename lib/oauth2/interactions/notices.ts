@@ -6,7 +6,17 @@ import { OUTCOME_NOTICES } from '../../verification/challenge.js';
  * or an estimate within its buffer (docs/policies.md), a reuse that is no longer possible, a passkey saved.
  */
 const NOTICES = [
-  'refused', 'failed', 'cancelled', 'unavailable', ...OUTCOME_NOTICES, 'level_too_low', 'estimate_too_close', 'no_saved_result', 'reuse_expired', 'passkey_saved', 'passkey_added',
+  'refused',
+  'failed',
+  'cancelled',
+  'unavailable',
+  ...OUTCOME_NOTICES,
+  'level_too_low',
+  'estimate_too_close',
+  'no_saved_result',
+  'reuse_expired',
+  'passkey_saved',
+  'passkey_added',
 ] as const;
 export type Notice = (typeof NOTICES)[number];
 

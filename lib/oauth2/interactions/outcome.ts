@@ -7,7 +7,12 @@ import type { AssuranceLevel } from '../../verification/challenge.js';
 import { accountSubject, proofInsert, proofOf, proofRow } from '../../verification/proofs.js';
 import { flowEndingInsert } from '../../verification/flow-endings.js';
 import { verificationInsert, verificationRow, type NewVerification } from '../../verification/verifications.js';
-import { endInteraction, InteractionAlreadyEnded, type EndingVerification, type InteractionEnd } from '../flow-storage.js';
+import {
+  endInteraction,
+  InteractionAlreadyEnded,
+  type EndingVerification,
+  type InteractionEnd,
+} from '../flow-storage.js';
 import { newGrant } from '../grants.js';
 import { browserVisitor, browserVisitorForNewProof } from './browser-visitor.js';
 import { progressDeletion, recordPassedChallenge } from './progress.js';
@@ -31,7 +36,10 @@ export function countFlow(visit: Visit, event: FlowEvent, challenge?: string): v
 const BROWSER_PROOF_MAX_SECONDS = 86400;
 
 /** Where the visitor is (the challenge's evidence wins over the geo resolver), the rule in force there and the age it asks. */
-export async function locateVisitor(visit: Visit, evidence?: Location): Promise<{ location: Location; ageThreshold: number; rule: EffectiveRule }> {
+export async function locateVisitor(
+  visit: Visit,
+  evidence?: Location,
+): Promise<{ location: Location; ageThreshold: number; rule: EffectiveRule }> {
   const { runtime } = visit.services;
   const location = evidence ?? (await runtime.geo.locate(visit.ctx));
   const rule = evidence ? websiteRule(runtime, visit.client.website, location) : visit.rule;
@@ -77,7 +85,11 @@ export async function completeChallenge(visit: Visit, evidence: Evidence): Promi
   const { services, ctx } = visit;
   const { db, config } = services.runtime;
   const verification = await describeVerification(visit, { ...evidence, reused: false });
-  const browserProof = proofOf(verification, browserVisitorForNewProof(ctx), Math.min(config.proofReuseTtl, BROWSER_PROOF_MAX_SECONDS));
+  const browserProof = proofOf(
+    verification,
+    browserVisitorForNewProof(ctx),
+    Math.min(config.proofReuseTtl, BROWSER_PROOF_MAX_SECONDS),
+  );
   const { accountId } = visit.progress;
   if (accountId !== null) {
     const accountProof = proofOf(verification, accountSubject(accountId), config.proofReuseTtl);
@@ -95,8 +107,10 @@ export async function completeChallenge(visit: Visit, evidence: Evidence): Promi
  */
 function providerAccountId(visit: Visit): string {
   const { ctx } = visit;
-  return visit.interaction.session?.accountId
-    ?? (visit.progress.accountId !== null ? accountSubject(visit.progress.accountId) : browserVisitor(ctx, true));
+  return (
+    visit.interaction.session?.accountId ??
+    (visit.progress.accountId !== null ? accountSubject(visit.progress.accountId) : browserVisitor(ctx, true))
+  );
 }
 
 /**
@@ -123,12 +137,24 @@ function handOverRecorded(visit: Visit, verification: NewVerification, alongside
 /** Writes of our own that end with the interaction, in its statement. */
 type Companions = Knex.QueryBuilder[];
 
-async function grantAndReturn(visit: Visit, verification: EndingVerification, alongside: Companions = []): Promise<void> {
+async function grantAndReturn(
+  visit: Visit,
+  verification: EndingVerification,
+  alongside: Companions = [],
+): Promise<void> {
   const { services, ctx } = visit;
   const accountId = providerAccountId(visit);
   const grant = { model: newGrant(services.provider, { accountId, clientId: visit.client.clientId }), verification };
   // Not remembered: the provider's session lasts as long as the browser session, like the anonymous visitor.
-  seeOther(ctx, await finishInteraction(visit, (grantId) => ({ login: { accountId, remember: false }, consent: { grantId } }), grant, alongside));
+  seeOther(
+    ctx,
+    await finishInteraction(
+      visit,
+      (grantId) => ({ login: { accountId, remember: false }, consent: { grantId } }),
+      grant,
+      alongside,
+    ),
+  );
 }
 
 /** How a flow ended without a verification, as the verifications list shows it (lib/verification/flow-endings.ts). */
@@ -138,15 +164,25 @@ type Ending = { outcome: 'abandoned' } | { outcome: 'refused'; challenge: string
 function endingOf(visit: Visit, ending: Ending | { outcome: 'unavailable' }): Knex.QueryBuilder {
   const { db, clock } = visit.services.runtime;
   return flowEndingInsert(db, {
-    websiteId: visit.client.website.id, environment: visit.environment, clientId: visit.client.clientId, outcome: ending.outcome,
-    challenge: 'challenge' in ending ? ending.challenge : null, startedAt: new Date(visit.interaction.iat * 1000), endedAt: clock.now(),
+    websiteId: visit.client.website.id,
+    environment: visit.environment,
+    clientId: visit.client.clientId,
+    outcome: ending.outcome,
+    challenge: 'challenge' in ending ? ending.challenge : null,
+    startedAt: new Date(visit.interaction.iat * 1000),
+    endedAt: clock.now(),
     policy: visit.rule.origins,
   });
 }
 
 /** Ends the interaction with an OAuth2 error the website receives with its state (e.g. access_denied), recording how it ended. */
 export async function endWithError(visit: Visit, error: string, description: string, ending: Ending): Promise<void> {
-  seeOther(visit.ctx, await finishInteraction(visit, () => ({ error, error_description: description }), undefined, [endingOf(visit, ending)]));
+  seeOther(
+    visit.ctx,
+    await finishInteraction(visit, () => ({ error, error_description: description }), undefined, [
+      endingOf(visit, ending),
+    ]),
+  );
 }
 
 /**
@@ -155,13 +191,24 @@ export async function endWithError(visit: Visit, error: string, description: str
  */
 export async function failUnavailable(visit: Visit): Promise<never> {
   countFlow(visit, 'abandoned');
-  const returnTo = await finishInteraction(visit, () => ({
-    error: 'temporarily_unavailable',
-    error_description: 'no age verification method is available for this request',
-  }), undefined, [endingOf(visit, { outcome: 'unavailable' })]);
+  const returnTo = await finishInteraction(
+    visit,
+    () => ({
+      error: 'temporarily_unavailable',
+      error_description: 'no age verification method is available for this request',
+    }),
+    undefined,
+    [endingOf(visit, { outcome: 'unavailable' })],
+  );
   throw new VisitorError('unavailable', 503, {
     returnTo,
-    developer: { error: 'temporarily_unavailable', description: 'no age verification method is available for this request', parameter: 'challenges', value: visit.params.challenges ?? '', clientId: visit.client.clientId },
+    developer: {
+      error: 'temporarily_unavailable',
+      description: 'no age verification method is available for this request',
+      parameter: 'challenges',
+      value: visit.params.challenges ?? '',
+      clientId: visit.client.clientId,
+    },
   });
 }
 
@@ -172,11 +219,19 @@ export async function failUnavailable(visit: Visit): Promise<never> {
  * and the interaction are written by one statement (flow-storage.ts endInteraction).
  */
 async function finishInteraction(
-  visit: Visit, result: (grantId: string | undefined) => InteractionResults, grant?: InteractionEnd['grant'], alongside: Companions = [],
+  visit: Visit,
+  result: (grantId: string | undefined) => InteractionResults,
+  grant?: InteractionEnd['grant'],
+  alongside: Companions = [],
 ): Promise<string> {
   const { db, clock } = visit.services.runtime;
   try {
-    return await endInteraction(db, clock, { interaction: visit.interaction, result, grant, alongside: [progressDeletion(db, visit.uid), ...alongside] });
+    return await endInteraction(db, clock, {
+      interaction: visit.interaction,
+      result,
+      grant,
+      alongside: [progressDeletion(db, visit.uid), ...alongside],
+    });
   } catch (error) {
     // A repeat of the form that ended it (a double click, a retrying browser): sent where the first submit was,
     // having written nothing (docs/decisions/reliability.md, "Repeated submits").

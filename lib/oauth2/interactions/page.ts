@@ -26,18 +26,29 @@ export type VisitStep = 'request' | 'check' | 'result';
  * host the visitor returns to, whether its domain is verified), the step, the sandbox banner, sign-in state, the paths.
  * A template may set its own `step`; challenge pages are in the check step.
  */
-export function renderPage(visit: Visit, template: string, variables: Record<string, unknown> = {}, status = 200): void {
-  render(visit.ctx, template, visit.language, {
-    website: visit.client.website,
-    returnHost: returnHostOf(visit),
-    step: 'check' satisfies VisitStep,
-    sandbox: visit.environment === 'TEST',
-    signedIn: visit.progress.accountId !== null,
-    hasOtherChallenges: visit.challenges.length > 1,
-    paths: visit.paths,
-    passkeys: visit.services.passkeys,
-    ...variables,
-  }, status);
+export function renderPage(
+  visit: Visit,
+  template: string,
+  variables: Record<string, unknown> = {},
+  status = 200,
+): void {
+  render(
+    visit.ctx,
+    template,
+    visit.language,
+    {
+      website: visit.client.website,
+      returnHost: returnHostOf(visit),
+      step: 'check' satisfies VisitStep,
+      sandbox: visit.environment === 'TEST',
+      signedIn: visit.progress.accountId !== null,
+      hasOtherChallenges: visit.challenges.length > 1,
+      paths: visit.paths,
+      passkeys: visit.services.passkeys,
+      ...variables,
+    },
+    status,
+  );
 }
 
 /** Where an accepted authorization starts: the challenge choice (checker) or visitor sign-in (login). */

@@ -47,15 +47,22 @@ const credentialSchema = (required: string[], responseProperties: Record<string,
   },
 });
 
-const validateRegistration = compileSchema<RegistrationPost>(credentialSchema(['clientDataJSON', 'attestationObject'], {
-  clientDataJSON: BASE64URL,
-  attestationObject: BASE64URL,
-  transports: { type: 'array', items: SHORT, maxItems: 8, nullable: true },
-}) as unknown as JSONSchemaType<RegistrationPost>);
+const validateRegistration = compileSchema<RegistrationPost>(
+  credentialSchema(['clientDataJSON', 'attestationObject'], {
+    clientDataJSON: BASE64URL,
+    attestationObject: BASE64URL,
+    transports: { type: 'array', items: SHORT, maxItems: 8, nullable: true },
+  }) as unknown as JSONSchemaType<RegistrationPost>,
+);
 
-const validateAuthentication = compileSchema<AuthenticationPost>(credentialSchema(['clientDataJSON', 'authenticatorData', 'signature', 'userHandle'], {
-  clientDataJSON: BASE64URL, authenticatorData: BASE64URL, signature: BASE64URL, userHandle: { ...BASE64URL, minLength: 1, maxLength: 128 },
-}) as unknown as JSONSchemaType<AuthenticationPost>);
+const validateAuthentication = compileSchema<AuthenticationPost>(
+  credentialSchema(['clientDataJSON', 'authenticatorData', 'signature', 'userHandle'], {
+    clientDataJSON: BASE64URL,
+    authenticatorData: BASE64URL,
+    signature: BASE64URL,
+    userHandle: { ...BASE64URL, minLength: 1, maxLength: 128 },
+  }) as unknown as JSONSchemaType<AuthenticationPost>,
+);
 
 function parsed(text: unknown): unknown {
   if (typeof text !== 'string' || text.length > 32_768) return undefined;

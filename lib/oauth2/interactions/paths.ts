@@ -23,13 +23,17 @@ export const INTERACTION_ROUTES = {
 } as const;
 
 type PageName = Exclude<keyof typeof INTERACTION_ROUTES, 'root' | 'step'>;
-const PAGE_NAMES = (Object.keys(INTERACTION_ROUTES) as Array<keyof typeof INTERACTION_ROUTES>)
-  .filter((name): name is PageName => name !== 'root' && name !== 'step');
+const PAGE_NAMES = (Object.keys(INTERACTION_ROUTES) as Array<keyof typeof INTERACTION_ROUTES>).filter(
+  (name): name is PageName => name !== 'root' && name !== 'step',
+);
 
 /** Every page of one interaction lives under the path oidc-provider sends the visitor to (its cookie is scoped there). */
 export function interactionPaths(uid: string) {
   const root = OAUTH2_PATHS.interaction(encodeURIComponent(uid));
-  const pages = Object.fromEntries(PAGE_NAMES.map((name) => [name, root + INTERACTION_ROUTES[name]])) as Record<PageName, string>;
+  const pages = Object.fromEntries(PAGE_NAMES.map((name) => [name, root + INTERACTION_ROUTES[name]])) as Record<
+    PageName,
+    string
+  >;
   return {
     root,
     ...pages,

@@ -1,6 +1,11 @@
 import { translator, type Translate } from '../../i18n/catalogue.js';
 import { placeNames } from '../../geo/display-names.js';
-import { createVisitorAccount, VISITOR_MIN_PASSWORD_LENGTH, USERNAME_PATTERN, UsernameTakenError } from '../../visitors/visitor-accounts.js';
+import {
+  createVisitorAccount,
+  VISITOR_MIN_PASSWORD_LENGTH,
+  USERNAME_PATTERN,
+  UsernameTakenError,
+} from '../../visitors/visitor-accounts.js';
 import { compileSchema, CSRF_FIELD, readForm, textField } from '../../http/form.js';
 import { accountSubject, proofOf, saveProof } from '../../verification/proofs.js';
 import type { Verification } from '../../verification/verifications.js';
@@ -24,14 +29,24 @@ export interface FieldError {
   message: string;
 }
 
-const showResult = (visit: Visit, verification: Verification, extra: { fieldErrors?: FieldError[]; error?: string; username?: string; notice?: Notice } = {}, status = 200): void =>
-  renderPage(visit, 'interaction/result.njk', {
-    verification,
-    place: placeNames(verification.country, verification.countrySubdivision, visit.language),
-    minPasswordLength: VISITOR_MIN_PASSWORD_LENGTH,
-    invalid: Object.fromEntries((extra.fieldErrors ?? []).map((problem) => [problem.field, true])),
-    ...extra,
-  }, status);
+const showResult = (
+  visit: Visit,
+  verification: Verification,
+  extra: { fieldErrors?: FieldError[]; error?: string; username?: string; notice?: Notice } = {},
+  status = 200,
+): void =>
+  renderPage(
+    visit,
+    'interaction/result.njk',
+    {
+      verification,
+      place: placeNames(verification.country, verification.countrySubdivision, visit.language),
+      minPasswordLength: VISITOR_MIN_PASSWORD_LENGTH,
+      invalid: Object.fromEntries((extra.fieldErrors ?? []).map((problem) => [problem.field, true])),
+      ...extra,
+    },
+    status,
+  );
 
 /** After a pass: what the website will receive, with "save this result to an account" or "continue". */
 export async function showVerificationResult(visit: Visit): Promise<void> {
@@ -70,9 +85,15 @@ const USERNAME = new RegExp(USERNAME_PATTERN);
 function saveFormProblems(body: unknown, t: Translate): FieldError[] {
   const password = textField(body, 'password');
   return [
-    ...(USERNAME.test(textField(body, 'username')) ? [] : [{ field: 'username', message: t('interaction.result.error.username') }]),
-    ...(password.length >= VISITOR_MIN_PASSWORD_LENGTH && password.length <= 1024 ? [] : [{ field: 'password', message: t('interaction.result.error.password', { min: VISITOR_MIN_PASSWORD_LENGTH }) }]),
-    ...(textField(body, 'password_confirmation') === password ? [] : [{ field: 'password_confirmation', message: t('interaction.result.error.confirmation') }]),
+    ...(USERNAME.test(textField(body, 'username'))
+      ? []
+      : [{ field: 'username', message: t('interaction.result.error.username') }]),
+    ...(password.length >= VISITOR_MIN_PASSWORD_LENGTH && password.length <= 1024
+      ? []
+      : [{ field: 'password', message: t('interaction.result.error.password', { min: VISITOR_MIN_PASSWORD_LENGTH }) }]),
+    ...(textField(body, 'password_confirmation') === password
+      ? []
+      : [{ field: 'password_confirmation', message: t('interaction.result.error.confirmation') }]),
   ];
 }
 
@@ -88,7 +109,8 @@ export async function saveToAccount(visit: Visit): Promise<void> {
   const problems = saveFormProblems(ctx.request.body, t);
   if (!form || problems.length > 0) {
     // A form of the wrong shape (a field missing or repeated) says what the visitor can fix: the username.
-    const fieldErrors = problems.length > 0 ? problems : [{ field: 'username', message: t('interaction.result.error.username') }];
+    const fieldErrors =
+      problems.length > 0 ? problems : [{ field: 'username', message: t('interaction.result.error.username') }];
     return showResult(visit, verification, { fieldErrors, username: typedUsername }, 422);
   }
   await limits.accountCreationPerIp.consume(ctx.ip);
@@ -96,16 +118,29 @@ export async function saveToAccount(visit: Visit): Promise<void> {
   await limits.usernameTakenPerVerification.check(verification.uid);
   let accountId: number;
   try {
-    accountId = (await createVisitorAccount(runtime.db, { username: form.username, password: form.password }, async (trx, account) => {
-      if (!(await claimVerificationForAccount(trx, visit.uid, verification.uid, account.id))) throw new ResultAlreadySavedError();
-      await saveProof(trx, proofOf(verification, accountSubject(account.id), runtime.config.proofReuseTtl));
-    })).id;
+    accountId = (
+      await createVisitorAccount(
+        runtime.db,
+        { username: form.username, password: form.password },
+        async (trx, account) => {
+          if (!(await claimVerificationForAccount(trx, visit.uid, verification.uid, account.id)))
+            throw new ResultAlreadySavedError();
+          await saveProof(trx, proofOf(verification, accountSubject(account.id), runtime.config.proofReuseTtl));
+        },
+      )
+    ).id;
   } catch (error) {
-    if (error instanceof ResultAlreadySavedError) return showResult(visit, verification, { error: t('interaction.result.error.alreadySaved') }, 409);
+    if (error instanceof ResultAlreadySavedError)
+      return showResult(visit, verification, { error: t('interaction.result.error.alreadySaved') }, 409);
     if (!(error instanceof UsernameTakenError)) throw error;
     // Whether a username exists is the one thing this form must tell; each answer costs a probe (see limits.ts).
     await limits.usernameTakenPerVerification.record(verification.uid);
-    return showResult(visit, verification, { fieldErrors: [{ field: 'username', message: t('interaction.result.error.taken') }], username: typedUsername }, 409);
+    return showResult(
+      visit,
+      verification,
+      { fieldErrors: [{ field: 'username', message: t('interaction.result.error.taken') }], username: typedUsername },
+      409,
+    );
   }
   visit.progress = { ...visit.progress, accountId };
   await handOver(visit, verification.uid);

@@ -28,7 +28,9 @@ export async function reusableProof(visit: Visit, subject: string | undefined): 
     minimumLevel: rule.minimumAssuranceLevel,
     ...(rule.reuseMaxAgeSeconds !== null ? { maxAgeSeconds: rule.reuseMaxAgeSeconds } : {}),
     ...(rule.challenges ? { challenges: rule.challenges } : {}),
-    retired: Object.entries(rule.challengesUntil).filter(([, until]) => until < utcDay(services.runtime.clock.now())).map(([name]) => name),
+    retired: Object.entries(rule.challengesUntil)
+      .filter(([, until]) => until < utcDay(services.runtime.clock.now()))
+      .map(([name]) => name),
     estimation: { challenges: ESTIMATIONS, buffer: rule.estimationBuffer },
   });
 }

@@ -10,7 +10,12 @@ import type { Visit } from './visit.js';
 
 async function showForm(visit: Visit, error?: string, username = '', status = 200): Promise<void> {
   const { ctx } = visit;
-  renderPage(visit, 'interaction/sign-in.njk', { proof: await browserProof(visit), notice: noticeOf(ctx), error, username }, status);
+  renderPage(
+    visit,
+    'interaction/sign-in.njk',
+    { proof: await browserProof(visit), notice: noticeOf(ctx), error, username },
+    status,
+  );
 }
 
 /** The login landing (and "sign in" from the challenge choice): visitor sign-in, with a way to verify instead. */
@@ -29,7 +34,11 @@ const validateSignIn = compileSchema<SignInForm>({
   type: 'object',
   additionalProperties: false,
   required: ['_csrf', 'username', 'password'],
-  properties: { ...CSRF_FIELD, username: { type: 'string', minLength: 1, maxLength: 64 }, password: { type: 'string', minLength: 1, maxLength: 1024 } },
+  properties: {
+    ...CSRF_FIELD,
+    username: { type: 'string', minLength: 1, maxLength: 64 },
+    password: { type: 'string', minLength: 1, maxLength: 1024 },
+  },
 });
 
 /** Signs a visitor in with a password (continueSignedIn says what follows). A wrong username and a wrong password get the same answer. */

@@ -49,9 +49,16 @@ export const interactionsSurface: SurfaceBuilder<OAuth2Services> = ({ runtime, p
     passkeys: passkeysWorkAt(runtime.config.issuer),
   };
   if (!services.passkeys) {
-    runtime.log.warn('passkeys are not offered: browsers use them only at an https issuer named by host (or http://localhost), and ISSUER is not one (docs/challenges.md "Passkeys")', { issuer: runtime.config.issuer });
+    runtime.log.warn(
+      'passkeys are not offered: browsers use them only at an https issuer named by host (or http://localhost), and ISSUER is not one (docs/challenges.md "Passkeys")',
+      { issuer: runtime.config.issuer },
+    );
   }
-  schedulePeriodic(runtime, { name: 'sweeping interaction progress', everyMs: SWEEP_EVERY_MS, run: () => sweepExpiredProgress(runtime.db, runtime.clock) });
+  schedulePeriodic(runtime, {
+    name: 'sweeping interaction progress',
+    everyMs: SWEEP_EVERY_MS,
+    run: () => sweepExpiredProgress(runtime.db, runtime.clock),
+  });
 
   const page = (handler: PageHandler) => (ctx: ParameterizedContext<VisitState>) => handler(ctx.state.visit);
   const router = new Router<VisitState>({ prefix: OAUTH2_PATHS.interaction(':uid') });

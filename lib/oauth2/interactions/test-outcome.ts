@@ -11,10 +11,18 @@ import type { Visit } from './visit.js';
  * can test their policy.
  */
 export async function runTestOutcome(visit: Visit): Promise<void> {
-  const { test_outcome: outcome, test_level: level, test_country: country, test_subdivision: subdivision } = visit.params;
+  const {
+    test_outcome: outcome,
+    test_level: level,
+    test_country: country,
+    test_subdivision: subdivision,
+  } = visit.params;
   if (outcome === 'refuse') {
     countFlow(visit, 'refused', 'sandbox');
-    return endWithError(visit, 'access_denied', 'the sandbox refused the verification (test_outcome=refuse)', { outcome: 'refused', challenge: 'sandbox' });
+    return endWithError(visit, 'access_denied', 'the sandbox refused the verification (test_outcome=refuse)', {
+      outcome: 'refused',
+      challenge: 'sandbox',
+    });
   }
   const givenCountry = country ?? subdivision?.slice(0, 2);
   // The authorization endpoint already refused a location testLocation refuses (request-parameters.ts).
@@ -23,7 +31,12 @@ export async function runTestOutcome(visit: Visit): Promise<void> {
   const assuranceLevel = level ?? 'STANDARD';
   const { rule } = await locateVisitor(visit, location);
   if (!reachesLevel(rule, assuranceLevel)) {
-    return endWithError(visit, 'access_denied', `the sandbox's level ${assuranceLevel} is below ${rule.minimumAssuranceLevel}, the minimum assurance level the website's policy requires here (test_level)`, { outcome: 'refused', challenge: 'sandbox' });
+    return endWithError(
+      visit,
+      'access_denied',
+      `the sandbox's level ${assuranceLevel} is below ${rule.minimumAssuranceLevel}, the minimum assurance level the website's policy requires here (test_level)`,
+      { outcome: 'refused', challenge: 'sandbox' },
+    );
   }
   await handOverNew(visit, { challenge: 'sandbox', assuranceLevel, location, reused: false });
 }

@@ -83,7 +83,12 @@ type InteractionModel = new (payload: AdapterPayload) => Interaction;
  * names this interaction, it has not expired, and the provider's session it started in, if any, still has the same
  * visitor. Anything else is the visitor's expired page.
  */
-async function interactionOfThisBrowser(ctx: Context, provider: Provider, uid: string, row: InteractionRow | undefined): Promise<Interaction> {
+async function interactionOfThisBrowser(
+  ctx: Context,
+  provider: Provider,
+  uid: string,
+  row: InteractionRow | undefined,
+): Promise<Interaction> {
   const payload = modelPayload('Interaction', uid, row);
   if (!payload || ctx.cookies.get(provider.cookieName('interaction')) !== uid) throw new VisitorError('expired', 400);
   const interaction = new (provider.Interaction as unknown as InteractionModel)(payload);
@@ -111,12 +116,23 @@ export async function loadVisit(ctx: Context, services: InteractionServices): Pr
   const client = await findClientWebsite(runtime, params.client_id);
   if (!client) {
     throw new VisitorError('website', 400, {
-      developer: { error: 'invalid_client', description: 'the client is unknown or no longer active', parameter: 'client_id', value: params.client_id },
+      developer: {
+        error: 'invalid_client',
+        description: 'the client is unknown or no longer active',
+        parameter: 'client_id',
+        value: params.client_id,
+      },
     });
   }
   const language = negotiateLanguage(params.language, client.website.language, ctx.get('Accept-Language'));
   const ignored = ignoredLanguage(params.language);
-  if (ignored) runtime.log.info('language parameter ignored', { client_id: params.client_id, language: params.language, reason: ignored, negotiated: language });
+  if (ignored)
+    runtime.log.info('language parameter ignored', {
+      client_id: params.client_id,
+      language: params.language,
+      reason: ignored,
+      negotiated: language,
+    });
   setVisitorLanguage(ctx, language);
   // Forms here may end in a redirect to the website; browsers check form-action along the redirect chain.
   cspOf(ctx)['form-action']?.push(new URL(params.redirect_uri).origin);
@@ -140,6 +156,13 @@ export async function loadVisit(ctx: Context, services: InteractionServices): Pr
     testOutcome,
     paths: interactionPaths(uid),
     rule,
-    challenges: challengesUnder(rule, registry, environment, client.website.challenges, parseRequestedChallenges(params.challenges), runtime.clock.now()),
+    challenges: challengesUnder(
+      rule,
+      registry,
+      environment,
+      client.website.challenges,
+      parseRequestedChallenges(params.challenges),
+      runtime.clock.now(),
+    ),
   };
 }

@@ -20,13 +20,17 @@ export function accountChoiceRoutes(runtime: PlatformServices): PlatformRoutes {
 
   routes.get('/accounts', 'signed-in', async (ctx) => {
     const webmaster = webmasterOf(ctx)!;
-    renderPage(ctx, 'accounts.njk', { memberships: await membershipsOf(runtime.db, webmaster.id), current: webmaster.account?.id });
+    renderPage(ctx, 'accounts.njk', {
+      memberships: await membershipsOf(runtime.db, webmaster.id),
+      current: webmaster.account?.id,
+    });
   });
 
   routes.post('/accounts/:account/open', 'signed-in', async (ctx) => {
     const accountId = ID.test(ctx.params.account ?? '') ? Number(ctx.params.account) : 0;
     const memberships = await membershipsOf(runtime.db, webmasterOf(ctx)!.id);
-    if (!memberships.some((membership) => membership.accountId === accountId)) return seeOther(ctx, `${PLATFORM_PATH}/accounts`, { noStore: true });
+    if (!memberships.some((membership) => membership.accountId === accountId))
+      return seeOther(ctx, `${PLATFORM_PATH}/accounts`, { noStore: true });
     await openAccount(ctx, runtime, accountId);
     seeOther(ctx, PLATFORM_LANDING, { noStore: true });
   });
@@ -34,11 +38,16 @@ export function accountChoiceRoutes(runtime: PlatformServices): PlatformRoutes {
   const invitationPage = async (ctx: Context, status = 200, refused = false): Promise<void> => {
     const preview = await previewInvitation(runtime.db, runtime.clock, ctx.params.token ?? '');
     const webmaster = webmasterOf(ctx);
-    renderPage(ctx, 'invitation.njk', {
-      invitation: preview && { ...preview, expiresAt: formatTimestamp(preview.expiresAt) },
-      matches: preview !== undefined && webmaster !== undefined && webmaster.email === preview.email,
-      refused,
-    }, preview ? status : 404);
+    renderPage(
+      ctx,
+      'invitation.njk',
+      {
+        invitation: preview && { ...preview, expiresAt: formatTimestamp(preview.expiresAt) },
+        matches: preview !== undefined && webmaster !== undefined && webmaster.email === preview.email,
+        refused,
+      },
+      preview ? status : 404,
+    );
   };
 
   // The link's token is in the path: the page sends no Referer (the security headers' policy) and is never cached.

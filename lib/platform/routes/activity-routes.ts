@@ -14,7 +14,11 @@ export function activityRoutes(runtime: PlatformServices): PlatformRoutes {
     const { websiteId } = websiteIdOf({ website_id: ctx.params.id });
     const before = typeof ctx.query.before === 'string' ? { before: ctx.query.before } : {};
     const page = await websiteActivity(runtime, accountOf(ctx), websiteId, before);
-    await renderWebsiteTab(ctx, runtime, websiteId, 'activity', { rows: activityRows(page.entries), next: page.next, older: 'before' in before });
+    await renderWebsiteTab(ctx, runtime, websiteId, 'activity', {
+      rows: activityRows(page.entries),
+      next: page.next,
+      older: 'before' in before,
+    });
   });
 
   routes.get('/websites/:id/activity.jsonl', 'view', async (ctx) => {

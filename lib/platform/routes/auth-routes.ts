@@ -6,11 +6,17 @@ import type { PlatformServices } from '../services.js';
 import { normalizeIdentifier } from '../../security/identifiers.js';
 import { signInGuard } from '../../security/sign-in-guard.js';
 import { authenticateWebmaster } from '../../webmasters/accounts.js';
-import { completeSignIn, endSession, PLATFORM_DEVICE, PLATFORM_LANDING as LANDING, PLATFORM_PATH, webmasterOf } from '../authentication.js';
+import {
+  completeSignIn,
+  endSession,
+  PLATFORM_DEVICE,
+  PLATFORM_LANDING as LANDING,
+  PLATFORM_PATH,
+  webmasterOf,
+} from '../authentication.js';
 import { MAX_PASSWORD_LENGTH } from '../../webmasters/credentials.js';
 import { renderPage } from '../page.js';
 import { seeOther } from '../../http/see-other.js';
-
 
 const validSignIn = compileSchema<{ email: string; password: string; _csrf: string }>({
   type: 'object',
@@ -33,7 +39,11 @@ export function authRoutes(runtime: PlatformServices): Router {
     renderPage(ctx, 'signin.njk', { ...variables, codes: Boolean(runtime.config.mail) }, status);
 
   /** A password checked behind the guard's counters; on success the browser is signed in. */
-  async function passwordSignIn(ctx: Context, email: string, password: string): Promise<{ landing: string } | 'failed' | 'throttled'> {
+  async function passwordSignIn(
+    ctx: Context,
+    email: string,
+    password: string,
+  ): Promise<{ landing: string } | 'failed' | 'throttled'> {
     let attempt;
     try {
       attempt = await guard.admit(ctx, normalizeIdentifier(email));

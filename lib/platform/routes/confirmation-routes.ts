@@ -27,7 +27,12 @@ interface Confirmation {
 
 /** A typed confirmation that did not match comes back here with ?mismatch=1 (lib/platform/routes/way-out-routes.ts). */
 const render = (ctx: Context, confirmation: Confirmation): void =>
-  renderPage(ctx, 'confirm.njk', { confirmation, mismatch: ctx.query.mismatch === '1' }, ctx.query.mismatch === '1' ? 400 : 200);
+  renderPage(
+    ctx,
+    'confirm.njk',
+    { confirmation, mismatch: ctx.query.mismatch === '1' },
+    ctx.query.mismatch === '1' ? 400 : 200,
+  );
 
 /**
  * The pages that ask before an irreversible change (a new website key, new OAuth2 credentials, deleting a website,
@@ -37,7 +42,8 @@ const render = (ctx: Context, confirmation: Confirmation): void =>
 export function confirmationRoutes(runtime: PlatformServices): PlatformRoutes {
   const routes = new PlatformRoutes();
   const ownerOf = (ctx: Context): number => accountOf(ctx);
-  const environmentOf = (ctx: Context) => websiteEnvironmentOf({ website_id: ctx.params.id, environment: ctx.params.environment });
+  const environmentOf = (ctx: Context) =>
+    websiteEnvironmentOf({ website_id: ctx.params.id, environment: ctx.params.environment });
   const websitePath = (id: number) => `${PLATFORM_PATH}/websites/${id}`;
 
   routes.get('/websites/:id/keys/:environment/regenerate', 'change', async (ctx) => {
@@ -90,7 +96,10 @@ export function confirmationRoutes(runtime: PlatformServices): PlatformRoutes {
     const { account } = webmasterOf(ctx)!;
     render(ctx, {
       heading: { key: 'platform.confirm.close.heading', params: { email: account!.email } },
-      consequences: [{ key: 'platform.confirm.close.erased', params: { email: account!.email } }, { key: 'platform.confirm.close.audit' }],
+      consequences: [
+        { key: 'platform.confirm.close.erased', params: { email: account!.email } },
+        { key: 'platform.confirm.close.audit' },
+      ],
       button: { key: 'platform.confirm.close.button' },
       action: `${PLATFORM_PATH}/account/close`,
       back: `${PLATFORM_PATH}/account`,

@@ -4,7 +4,13 @@ import { compileSchema, CSRF_FIELD, readForm } from '../../http/form.js';
 import { seeOther } from '../../http/see-other.js';
 import { Refusal } from '../../refusal.js';
 import type { PlatformServices } from '../services.js';
-import { createApiKey, listApiKeys, MAX_KEY_NAME_LENGTH, revokeApiKey, type KeyAccess } from '../../webmasters/api-tokens.js';
+import {
+  createApiKey,
+  listApiKeys,
+  MAX_KEY_NAME_LENGTH,
+  revokeApiKey,
+  type KeyAccess,
+} from '../../webmasters/api-tokens.js';
 import { listWebsites } from '../../websites/index.js';
 import { ID_PATTERN } from '../../websites/schemas/path-parameters.js';
 import { accountOf, originOf, PLATFORM_PATH, webmasterOf } from '../authentication.js';
@@ -45,24 +51,35 @@ const validKeyForm = compileSchema<KeyForm>({
 export function keyRoutes(runtime: PlatformServices): PlatformRoutes {
   const routes = new PlatformRoutes();
 
-  async function show(ctx: Context, failed?: { values: Partial<KeyForm>; message: string }, status = 200): Promise<void> {
+  async function show(
+    ctx: Context,
+    failed?: { values: Partial<KeyForm>; message: string },
+    status = 200,
+  ): Promise<void> {
     const accountId = accountOf(ctx);
     const [keys, websites] = await Promise.all([listApiKeys(runtime.db, accountId), listWebsites(runtime, accountId)]);
     const now = runtime.clock.now();
     const names = new Map(websites.map((website) => [website.id, website.name]));
-    renderPage(ctx, 'keys.njk', {
-      newToken: newApiToken.take(ctx, runtime, accountId),
-      keys: keys.map((key) => ({
-        ...key,
-        website: key.websiteId === null ? undefined : names.get(key.websiteId),
-        createdAt: formatTimestamp(key.createdAt),
-        lastUsedAt: key.lastUsedAt && formatTimestamp(key.lastUsedAt),
-        expiresAt: key.expiresAt && formatTimestamp(key.expiresAt),
-        expired: key.expiresAt !== null && key.expiresAt <= now,
-      })),
-      websites, expiries: KEY_EXPIRIES, failed,
-      saved: ctx.query.saved === 'revoked' ? 'revoked' : undefined,
-    }, status);
+    renderPage(
+      ctx,
+      'keys.njk',
+      {
+        newToken: newApiToken.take(ctx, runtime, accountId),
+        keys: keys.map((key) => ({
+          ...key,
+          website: key.websiteId === null ? undefined : names.get(key.websiteId),
+          createdAt: formatTimestamp(key.createdAt),
+          lastUsedAt: key.lastUsedAt && formatTimestamp(key.lastUsedAt),
+          expiresAt: key.expiresAt && formatTimestamp(key.expiresAt),
+          expired: key.expiresAt !== null && key.expiresAt <= now,
+        })),
+        websites,
+        expiries: KEY_EXPIRIES,
+        failed,
+        saved: ctx.query.saved === 'revoked' ? 'revoked' : undefined,
+      },
+      status,
+    );
   }
 
   routes.get('/keys', 'view', (ctx) => show(ctx));
@@ -74,10 +91,19 @@ export function keyRoutes(runtime: PlatformServices): PlatformRoutes {
     const accountId = accountOf(ctx);
     let token: string;
     try {
-      ({ token } = await createApiKey(runtime.db, runtime.clock, accountId, webmasterOf(ctx)!.id, {
-        name: form.name, access: form.access, websiteId: form.website === 'all' ? null : Number(form.website),
-        expiresAt: form.expires === 'never' ? null : addSeconds(runtime.clock.now(), Number(form.expires) * 86_400),
-      }, originOf(ctx)));
+      ({ token } = await createApiKey(
+        runtime.db,
+        runtime.clock,
+        accountId,
+        webmasterOf(ctx)!.id,
+        {
+          name: form.name,
+          access: form.access,
+          websiteId: form.website === 'all' ? null : Number(form.website),
+          expiresAt: form.expires === 'never' ? null : addSeconds(runtime.clock.now(), Number(form.expires) * 86_400),
+        },
+        originOf(ctx),
+      ));
     } catch (error) {
       if (!(error instanceof Refusal) || error.kind !== 'invalid') throw error;
       return show(ctx, { values, message: 'platform.apiKeys.error.website' }, 400);

@@ -9,8 +9,19 @@ import type { PlatformServices } from '../services.js';
 import { sha256 } from '../../security/hashing.js';
 import { normalizeIdentifier } from '../../security/identifiers.js';
 import { findWebmasterByEmail } from '../../webmasters/accounts.js';
-import { checkNewCredentials, MAX_PASSWORD_LENGTH, WEBMASTER_MIN_PASSWORD_LENGTH } from '../../webmasters/credentials.js';
-import { findPasswordLink, issuePasswordLink, MAILED_LINK_SECONDS, passwordLinkUrl, usePasswordLink, type LinkPurpose } from '../../webmasters/password-links.js';
+import {
+  checkNewCredentials,
+  MAX_PASSWORD_LENGTH,
+  WEBMASTER_MIN_PASSWORD_LENGTH,
+} from '../../webmasters/credentials.js';
+import {
+  findPasswordLink,
+  issuePasswordLink,
+  MAILED_LINK_SECONDS,
+  passwordLinkUrl,
+  usePasswordLink,
+  type LinkPurpose,
+} from '../../webmasters/password-links.js';
 import { onceForms } from '../once.js';
 import { renderPage } from '../page.js';
 import { completeSignIn, PLATFORM_PATH } from '../authentication.js';
@@ -41,8 +52,14 @@ export function mailedLinkRoutes(runtime: PlatformServices, mail: MailSettings):
   const router = new Router();
   const mailer = createMailer(mail, runtime.log);
   const limits = {
-    register: { email: runtime.rateLimits.limiter('platform-register-email'), ip: runtime.rateLimits.limiter('platform-register-ip') },
-    reset: { email: runtime.rateLimits.limiter('platform-reset-email'), ip: runtime.rateLimits.limiter('platform-reset-ip') },
+    register: {
+      email: runtime.rateLimits.limiter('platform-register-email'),
+      ip: runtime.rateLimits.limiter('platform-register-ip'),
+    },
+    reset: {
+      email: runtime.rateLimits.limiter('platform-reset-email'),
+      ip: runtime.rateLimits.limiter('platform-reset-ip'),
+    },
   };
 
   /**
@@ -50,11 +67,18 @@ export function mailedLinkRoutes(runtime: PlatformServices, mail: MailSettings):
    * an account: a new address gets a link that creates its account; one with an account, a reset link (which says
    * so), whether the form was the registration or the reset; no mail to an unknown address asking for a reset.
    */
-  const deliver = async (email: string, asked: 'register' | 'reset', t: ReturnType<typeof translator>): Promise<void> => {
+  const deliver = async (
+    email: string,
+    asked: 'register' | 'reset',
+    t: ReturnType<typeof translator>,
+  ): Promise<void> => {
     const account = await findWebmasterByEmail(runtime.db, email);
     if (!account && asked === 'reset') return;
     const purpose: LinkPurpose = account ? 'reset' : 'register';
-    const link = passwordLinkUrl(runtime.config.issuer, await issuePasswordLink(runtime.db, runtime.clock, email, purpose));
+    const link = passwordLinkUrl(
+      runtime.config.issuer,
+      await issuePasswordLink(runtime.db, runtime.clock, email, purpose),
+    );
     const brand = runtime.config.branding.name;
     const kind = account ? (asked === 'register' ? 'exists' : 'reset') : 'register';
     await mailer.send({
@@ -68,12 +92,20 @@ export function mailedLinkRoutes(runtime: PlatformServices, mail: MailSettings):
   const ask = (asked: 'register' | 'reset', template: string, sent: string) => async (ctx: Context) => {
     const form = readForm(ctx, validAddress);
     const email = form?.email.trim() ?? textField(ctx.request.body, 'email').trim();
-    if (!form) return renderPage(ctx, template, { ...PASSWORD_LIMITS, email, mail: true, errors: { email: 'platform.register.error.email' } }, 400);
+    if (!form)
+      return renderPage(
+        ctx,
+        template,
+        { ...PASSWORD_LIMITS, email, mail: true, errors: { email: 'platform.register.error.email' } },
+        400,
+      );
     await limits[asked].ip.consume(ctx.ip);
     await limits[asked].email.consume(emailKey(email));
     const t = translator(browserLanguage(ctx));
     // The mailer logs a refused mail itself; a database outage of a later moment is logged here.
-    void deliver(email, asked, t).catch((error: unknown) => runtime.log.warn('password link not sent', { error: (error as Error).message }));
+    void deliver(email, asked, t).catch((error: unknown) =>
+      runtime.log.warn('password link not sent', { error: (error as Error).message }),
+    );
     seeOther(ctx, sent, { noStore: true });
   };
 
@@ -101,7 +133,8 @@ const validPassword = compileSchema<{ password: string; confirm: string; _csrf: 
 /** The page a set-password link opens (mailed, or printed by `age-provider webmaster create | reset-password`). */
 export function setPasswordRoutes(runtime: PlatformServices): Router {
   const router = new Router();
-  const expired = (ctx: Context) => renderPage(ctx, 'password-set.njk', { expired: true, mail: Boolean(runtime.config.mail) }, 404);
+  const expired = (ctx: Context) =>
+    renderPage(ctx, 'password-set.njk', { expired: true, mail: Boolean(runtime.config.mail) }, 404);
 
   // A double submit lands where the first did; the link itself is single-use under concurrency (usePasswordLink).
   router.use('/password/:token', onceForms(runtime));
@@ -109,7 +142,12 @@ export function setPasswordRoutes(runtime: PlatformServices): Router {
     const link = await findPasswordLink(runtime.db, runtime.clock, ctx.params.token!);
     if (!link) return expired(ctx);
     ctx.set('Cache-Control', 'no-store');
-    renderPage(ctx, 'password-set.njk', { ...PASSWORD_LIMITS, token: ctx.params.token, email: link.email, purpose: link.purpose });
+    renderPage(ctx, 'password-set.njk', {
+      ...PASSWORD_LIMITS,
+      token: ctx.params.token,
+      email: link.email,
+      purpose: link.purpose,
+    });
   });
 
   router.post('/password/:token', async (ctx) => {
@@ -117,12 +155,18 @@ export function setPasswordRoutes(runtime: PlatformServices): Router {
     const form = readForm(ctx, validPassword);
     const password = form?.password ?? '';
     const errors: Record<string, string> = {};
-    if (!form || checkNewCredentials({ email: 'a@b.example', password }).includes('password')) errors.password = 'platform.register.error.password';
+    if (!form || checkNewCredentials({ email: 'a@b.example', password }).includes('password'))
+      errors.password = 'platform.register.error.password';
     else if (password !== form.confirm) errors.confirm = 'platform.register.error.confirm';
     if (Object.keys(errors).length > 0) {
       const link = await findPasswordLink(runtime.db, runtime.clock, token);
       if (!link) return expired(ctx);
-      return renderPage(ctx, 'password-set.njk', { ...PASSWORD_LIMITS, token, email: link.email, purpose: link.purpose, errors }, 400);
+      return renderPage(
+        ctx,
+        'password-set.njk',
+        { ...PASSWORD_LIMITS, token, email: link.email, purpose: link.purpose, errors },
+        400,
+      );
     }
     const webmaster = await usePasswordLink(runtime.db, runtime.clock, token, password, ctx.ip);
     if (!webmaster) return expired(ctx);

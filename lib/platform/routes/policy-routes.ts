@@ -5,7 +5,13 @@ import { browserLanguage } from '../../i18n/negotiate.js';
 import { Refusal } from '../../refusal.js';
 import type { PlatformServices } from '../services.js';
 import { websiteIdOf } from '../../websites/identifiers.js';
-import { getWebsite, getWebsitePolicy, PolicyLoosening, updateWebsitePolicy, type WebsitePolicyInput } from '../../websites/index.js';
+import {
+  getWebsite,
+  getWebsitePolicy,
+  PolicyLoosening,
+  updateWebsitePolicy,
+  type WebsitePolicyInput,
+} from '../../websites/index.js';
 import { originOf, PLATFORM_PATH, accountOf } from '../authentication.js';
 import { renderPage } from '../page.js';
 import { policyRows } from '../policy-view.js';
@@ -33,14 +39,19 @@ export function policyRoutes(runtime: PlatformServices): PlatformRoutes {
   async function show(ctx: Context, websiteId: number, refusal?: EditorRefusal, status = 200): Promise<void> {
     const website = await getWebsite(runtime, ownerOf(ctx), websiteId);
     const policy = await getWebsitePolicy(runtime, ownerOf(ctx), websiteId);
-    renderPage(ctx, 'policy.njk', {
-      website,
-      policy,
-      rows: policyRows(policy, browserLanguage(ctx)),
-      rulesText: refusal?.text ?? JSON.stringify(policy.rules, null, 2),
-      refusal,
-      saved: ctx.query.saved === 'policy',
-    }, status);
+    renderPage(
+      ctx,
+      'policy.njk',
+      {
+        website,
+        policy,
+        rows: policyRows(policy, browserLanguage(ctx)),
+        rulesText: refusal?.text ?? JSON.stringify(policy.rules, null, 2),
+        refusal,
+        saved: ctx.query.saved === 'policy',
+      },
+      status,
+    );
   }
 
   routes.get('/websites/:id/policy', 'view', (ctx) => show(ctx, websiteOf(ctx)));
@@ -58,7 +69,16 @@ export function policyRoutes(runtime: PlatformServices): PlatformRoutes {
       await updateWebsitePolicy(runtime, ownerOf(ctx), websiteId, { rules } as WebsitePolicyInput, originOf(ctx));
     } catch (error) {
       if (error instanceof PolicyLoosening) {
-        return show(ctx, websiteId, { text, key: 'platform.policy.error.loosens', params: { rule: error.rule + 1, field: error.field, region: error.region } }, 400);
+        return show(
+          ctx,
+          websiteId,
+          {
+            text,
+            key: 'platform.policy.error.loosens',
+            params: { rule: error.rule + 1, field: error.field, region: error.region },
+          },
+          400,
+        );
       }
       if (!(error instanceof Refusal) || error.kind !== 'invalid') throw error;
       return show(ctx, websiteId, { text, key: 'platform.policy.error.invalid', detail: error.message }, 400);

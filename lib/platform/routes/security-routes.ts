@@ -5,7 +5,11 @@ import { HttpError } from '../../http/errors.js';
 import { compileSchema, CSRF_FIELD, readForm } from '../../http/form.js';
 import { seeOther } from '../../http/see-other.js';
 import { changePassword, checkPassword, hasPassword } from '../../webmasters/accounts.js';
-import { checkNewCredentials, MAX_PASSWORD_LENGTH, WEBMASTER_MIN_PASSWORD_LENGTH } from '../../webmasters/credentials.js';
+import {
+  checkNewCredentials,
+  MAX_PASSWORD_LENGTH,
+  WEBMASTER_MIN_PASSWORD_LENGTH,
+} from '../../webmasters/credentials.js';
 import { originOf, PLATFORM_PATH, sessionIdOf, webmasterOf } from '../authentication.js';
 import { formatTimestamp, renderPage } from '../page.js';
 import { endSessionByKey, endSessions, listSessions } from '../sessions.js';
@@ -44,23 +48,31 @@ export function securityRoutes(runtime: PlatformServices): PlatformRoutes {
   const routes = new PlatformRoutes();
   const wrongCurrent = runtime.rateLimits.limiter('platform-password-change');
 
-  const fresh = (ctx: Context): boolean => runtime.clock.now().getTime() - webmasterOf(ctx)!.signedInAt.getTime() < FRESH_SIGN_IN_SECONDS * 1000;
+  const fresh = (ctx: Context): boolean =>
+    runtime.clock.now().getTime() - webmasterOf(ctx)!.signedInAt.getTime() < FRESH_SIGN_IN_SECONDS * 1000;
 
   async function page(ctx: Context, variables: Record<string, unknown> = {}, status = 200): Promise<void> {
     const webmaster = webmasterOf(ctx)!;
     const sessions = await listSessions(runtime, webmaster.id, sessionIdOf(ctx));
-    renderPage(ctx, 'account-security.njk', {
-      ...PASSWORD_LIMITS,
-      hasPassword: await hasPassword(runtime.db, webmaster.id),
-      needsCurrent: !fresh(ctx),
-      sessions: sessions.map((session) => ({
-        ...session, ...summariseUserAgent(session.userAgent),
-        signedInAt: formatTimestamp(session.signedInAt), lastSeenAt: formatTimestamp(session.lastSeenAt),
-      })),
-      changed: ctx.query['changed'] === '1',
-      ended: ctx.query['ended'] === '1',
-      ...variables,
-    }, status);
+    renderPage(
+      ctx,
+      'account-security.njk',
+      {
+        ...PASSWORD_LIMITS,
+        hasPassword: await hasPassword(runtime.db, webmaster.id),
+        needsCurrent: !fresh(ctx),
+        sessions: sessions.map((session) => ({
+          ...session,
+          ...summariseUserAgent(session.userAgent),
+          signedInAt: formatTimestamp(session.signedInAt),
+          lastSeenAt: formatTimestamp(session.lastSeenAt),
+        })),
+        changed: ctx.query['changed'] === '1',
+        ended: ctx.query['ended'] === '1',
+        ...variables,
+      },
+      status,
+    );
   }
 
   routes.get('/account/security', 'signed-in', async (ctx) => {
@@ -72,7 +84,8 @@ export function securityRoutes(runtime: PlatformServices): PlatformRoutes {
     const webmaster = webmasterOf(ctx)!;
     const form = readForm(ctx, validChange);
     const errors: Record<string, string> = {};
-    if (!form || checkNewCredentials({ email: 'a@b.example', password: form.password }).includes('password')) errors.password = 'platform.register.error.password';
+    if (!form || checkNewCredentials({ email: 'a@b.example', password: form.password }).includes('password'))
+      errors.password = 'platform.register.error.password';
     else if (form.password !== form.confirm) errors.confirm = 'platform.register.error.confirm';
     // The current password, unless the sign-in is fresh or the account has none (taken over, or made by the operator):
     // a session left open somewhere is not enough to lock its owner out of the account.
@@ -95,7 +108,9 @@ export function securityRoutes(runtime: PlatformServices): PlatformRoutes {
     if (!form) throw new HttpError(400, 'This session is not one of yours.');
     await endSessionByKey(runtime.db, webmasterOf(ctx)!.id, form.session);
     // Ending this browser's own session signs it out: the sign-in page is where it lands.
-    seeOther(ctx, (await stillSignedIn(ctx)) ? `${SECURITY}?ended=1#sessions-heading` : `${PLATFORM_PATH}/signin`, { noStore: true });
+    seeOther(ctx, (await stillSignedIn(ctx)) ? `${SECURITY}?ended=1#sessions-heading` : `${PLATFORM_PATH}/signin`, {
+      noStore: true,
+    });
   });
 
   routes.post('/account/sessions/end-others', 'signed-in', async (ctx) => {

@@ -35,7 +35,14 @@ const validEntry = compileSchema<{ code: string; _csrf: string }>({
 });
 
 const cookieOptions = (ctx: Context) =>
-  ({ signed: true, httpOnly: true, sameSite: 'lax', secure: ctx.secure, path: PLATFORM_PATH, overwrite: true }) as const;
+  ({
+    signed: true,
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: ctx.secure,
+    path: PLATFORM_PATH,
+    overwrite: true,
+  }) as const;
 
 const page = (ctx: Context, variables: Record<string, unknown>, status = 200): void =>
   renderPage(ctx, 'signin-code.njk', { minutes: MINUTES, ...variables }, status);
@@ -58,7 +65,11 @@ export function signInCodeRoutes(runtime: PlatformServices, mail: MailSettings):
     if (!webmaster) return;
     const code = await issueSignInCode(runtime.db, runtime.clock, webmaster.id, browser);
     const brand = runtime.config.branding.name;
-    await mailer.send({ to: webmaster.email, subject: t('platform.code.mail.subject', { brand }), text: t('platform.code.mail.text', { brand, code, minutes: MINUTES }) });
+    await mailer.send({
+      to: webmaster.email,
+      subject: t('platform.code.mail.subject', { brand }),
+      text: t('platform.code.mail.text', { brand, code, minutes: MINUTES }),
+    });
   };
 
   // Asking runs once per form shown, however often it is posted (lib/platform/once.ts): one mail, one code.
@@ -76,7 +87,9 @@ export function signInCodeRoutes(runtime: PlatformServices, mail: MailSettings):
     ctx.cookies.set(BROWSER_COOKIE, browser, { ...cookieOptions(ctx), maxAge: SIGN_IN_CODE_SECONDS * 1000 });
     const t = translator(browserLanguage(ctx));
     // The mailer logs a refused mail itself; the database outage of a later moment is logged here.
-    void deliver(email, browser, t).catch((error: unknown) => runtime.log.warn('sign-in code not sent', { error: (error as Error).message }));
+    void deliver(email, browser, t).catch((error: unknown) =>
+      runtime.log.warn('sign-in code not sent', { error: (error as Error).message }),
+    );
     seeOther(ctx, `${PLATFORM_PATH}/signin/code/enter`, { noStore: true });
   });
 
@@ -85,7 +98,9 @@ export function signInCodeRoutes(runtime: PlatformServices, mail: MailSettings):
     if (!form) return page(ctx, { step: 'enter', failed: true }, 400);
     await codes.admitEntry(ctx);
     const browser = ctx.cookies.get(BROWSER_COOKIE, { signed: true });
-    const webmaster = browser ? await redeemSignInCode(runtime.db, runtime.clock, browser, form.code.replace(/\s/g, '')) : undefined;
+    const webmaster = browser
+      ? await redeemSignInCode(runtime.db, runtime.clock, browser, form.code.replace(/\s/g, ''))
+      : undefined;
     // A repeat of the post that spent the code (a double click) lands where that one did, and gets nothing itself.
     if (webmaster === 'used') return seeOther(ctx, PLATFORM_LANDING, { noStore: true });
     if (!webmaster) return page(ctx, { step: 'enter', failed: true }, 400);

@@ -11,7 +11,8 @@ import { renderWebsiteTab, websitePath } from './website-routes.js';
 import { seeOther } from '../../http/see-other.js';
 
 /** How long flows are listed, in whole hours: a verification's lifetime and its retention after expiry. */
-const keptHours = (runtime: PlatformServices): number => Math.round((runtime.config.verificationTtl + runtime.config.verificationRetention) / 3600);
+const keptHours = (runtime: PlatformServices): number =>
+  Math.round((runtime.config.verificationTtl + runtime.config.verificationRetention) / 3600);
 
 /**
  * A website's Verifications: the flows one by one with the API's filters (lib/verification/listing.ts), a search by
@@ -27,10 +28,15 @@ export function verificationRoutes(runtime: PlatformServices): PlatformRoutes {
     const { id, ...query } = filtersOf(ctx.query);
     if (id !== undefined) {
       // A search by id: its page when this website has it, else the list saying it was not found.
-      const found = new RegExp(VERIFICATION_ID_PATTERN).test(id) && await getVerification(runtime, ownerOf(ctx), websiteId, id).then(() => true, (error: unknown) => {
-        if (error instanceof Refusal && error.kind === 'not_found') return false;
-        throw error;
-      });
+      const found =
+        new RegExp(VERIFICATION_ID_PATTERN).test(id) &&
+        (await getVerification(runtime, ownerOf(ctx), websiteId, id).then(
+          () => true,
+          (error: unknown) => {
+            if (error instanceof Refusal && error.kind === 'not_found') return false;
+            throw error;
+          },
+        ));
       if (found) return seeOther(ctx, `${websitePath(websiteId, 'verifications')}/${encodeURIComponent(id)}`);
     }
     let page: Awaited<ReturnType<typeof listVerifications>> = { verifications: [], next: null };
@@ -43,10 +49,23 @@ export function verificationRoutes(runtime: PlatformServices): PlatformRoutes {
     }
     const { cursor: _cursor, ...filters } = query;
     const search = new URLSearchParams(filters).toString();
-    await renderWebsiteTab(ctx, runtime, websiteId, 'verifications', {
-      ...common, filters, search, flows: page.verifications, next: page.next, older: query.cursor !== undefined,
-      notFound: id !== undefined ? id : undefined, problem,
-    }, problem ? 400 : 200);
+    await renderWebsiteTab(
+      ctx,
+      runtime,
+      websiteId,
+      'verifications',
+      {
+        ...common,
+        filters,
+        search,
+        flows: page.verifications,
+        next: page.next,
+        older: query.cursor !== undefined,
+        notFound: id !== undefined ? id : undefined,
+        problem,
+      },
+      problem ? 400 : 200,
+    );
   });
 
   routes.get('/websites/:id/verifications.csv', 'view', async (ctx) => {
@@ -59,9 +78,16 @@ export function verificationRoutes(runtime: PlatformServices): PlatformRoutes {
   });
 
   routes.get('/websites/:id/verifications/:verification', 'view', async (ctx) => {
-    const { websiteId, verificationId } = websiteVerificationOf({ website_id: ctx.params.id, verification_id: ctx.params.verification });
+    const { websiteId, verificationId } = websiteVerificationOf({
+      website_id: ctx.params.id,
+      verification_id: ctx.params.verification,
+    });
     const flow = await getVerification(runtime, ownerOf(ctx), websiteId, verificationId);
-    await renderWebsiteTab(ctx, runtime, websiteId, 'verifications', { ...common, flow, rules: flow.rules.map(ruleLabel) });
+    await renderWebsiteTab(ctx, runtime, websiteId, 'verifications', {
+      ...common,
+      flow,
+      rules: flow.rules.map(ruleLabel),
+    });
   });
 
   return routes;

@@ -14,7 +14,8 @@ import { renderWebsiteTab, websitePath } from './website-routes.js';
 /** Attempts shown per endpoint on the page (the API lists more). */
 const DELIVERIES_SHOWN = 10;
 
-const listOf = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : typeof value === 'string' ? [value] : []);
+const listOf = (value: unknown): string[] =>
+  Array.isArray(value) ? value.map(String) : typeof value === 'string' ? [value] : [];
 
 /** A website's Webhooks section: its endpoints with their latest deliveries, and the forms to add, test and delete them. */
 export function webhookRoutes(runtime: PlatformServices): PlatformRoutes {
@@ -23,19 +24,35 @@ export function webhookRoutes(runtime: PlatformServices): PlatformRoutes {
   const websiteOf = (ctx: Context): number => websiteIdOf({ website_id: ctx.params.id }).websiteId;
   const hookOf = (ctx: Context) => websiteWebhookOf({ website_id: ctx.params.id, webhook_id: ctx.params.webhook });
 
-  async function show(ctx: Context, websiteId: number, failed?: { values: { url: string; events: string[] }; message: string }, status = 200): Promise<void> {
+  async function show(
+    ctx: Context,
+    websiteId: number,
+    failed?: { values: { url: string; events: string[] }; message: string },
+    status = 200,
+  ): Promise<void> {
     const hooks = await listWebhooks(runtime, ownerOf(ctx), websiteId);
-    const webhooks = await Promise.all(hooks.map(async (hook) => ({
-      ...hook,
-      createdAt: formatTimestamp(new Date(hook.createdAt)),
-      disabledAt: hook.disabledAt && formatTimestamp(new Date(hook.disabledAt)),
-      deliveries: (await listDeliveries(runtime, ownerOf(ctx), websiteId, hook.id)).slice(0, DELIVERIES_SHOWN).map((delivery) => ({
-        ...delivery,
-        attemptedAt: formatTimestamp(new Date(delivery.attemptedAt), { seconds: true }),
-        nextRetryAt: delivery.nextRetryAt && formatTimestamp(new Date(delivery.nextRetryAt), { seconds: true }),
+    const webhooks = await Promise.all(
+      hooks.map(async (hook) => ({
+        ...hook,
+        createdAt: formatTimestamp(new Date(hook.createdAt)),
+        disabledAt: hook.disabledAt && formatTimestamp(new Date(hook.disabledAt)),
+        deliveries: (await listDeliveries(runtime, ownerOf(ctx), websiteId, hook.id))
+          .slice(0, DELIVERIES_SHOWN)
+          .map((delivery) => ({
+            ...delivery,
+            attemptedAt: formatTimestamp(new Date(delivery.attemptedAt), { seconds: true }),
+            nextRetryAt: delivery.nextRetryAt && formatTimestamp(new Date(delivery.nextRetryAt), { seconds: true }),
+          })),
       })),
-    })));
-    await renderWebsiteTab(ctx, runtime, websiteId, 'webhooks', { webhooks, events: SUBSCRIBABLE_EVENTS, failed }, status);
+    );
+    await renderWebsiteTab(
+      ctx,
+      runtime,
+      websiteId,
+      'webhooks',
+      { webhooks, events: SUBSCRIBABLE_EVENTS, failed },
+      status,
+    );
   }
 
   routes.get('/websites/:id/webhooks', 'view', (ctx) => show(ctx, websiteOf(ctx)));

@@ -6,14 +6,27 @@ import type { PlatformServices } from '../services.js';
 import { WEBSITE_CHALLENGES } from '../../verification/challenge.js';
 import { websiteEnvironmentOf, websiteIdOf } from '../../websites/identifiers.js';
 import {
-  createOAuth2Config, createWebsite, ENVIRONMENTS, getDomainVerification, getWebsite, listWebsites, regenerateOAuth2Credentials,
-  regenerateWebsiteKey, updateOAuth2Config, updateWebsite,
+  createOAuth2Config,
+  createWebsite,
+  ENVIRONMENTS,
+  getDomainVerification,
+  getWebsite,
+  listWebsites,
+  regenerateOAuth2Credentials,
+  regenerateWebsiteKey,
+  updateOAuth2Config,
+  updateWebsite,
 } from '../../websites/index.js';
 import { originOf, PLATFORM_PATH, accountOf } from '../authentication.js';
 import { renderPage } from '../page.js';
 import { seeOther } from '../../http/see-other.js';
 import {
-  oauth2CreateForm, oauth2UpdateForm, websiteCreateForm, websiteUpdateForm, type FieldErrors, type ParsedForm,
+  oauth2CreateForm,
+  oauth2UpdateForm,
+  websiteCreateForm,
+  websiteUpdateForm,
+  type FieldErrors,
+  type ParsedForm,
 } from '../website-forms.js';
 import { overviewsOf, type WebsiteOverview } from '../website-view.js';
 import { newWebsiteSecret } from '../one-time-display.js';
@@ -24,7 +37,16 @@ import { checkerIntegrationsOf, integrationsOf, wordpressIntegrationsOf } from '
 import { browserLanguage } from '../../i18n/negotiate.js';
 
 /** What the page says after a successful change (?saved=...), from a fixed list so the query cannot inject text. */
-const NOTICES = ['created', 'website', 'key', 'oauth2', 'credentials', 'webhook', 'webhookDeleted', 'webhookTest'] as const;
+const NOTICES = [
+  'created',
+  'website',
+  'key',
+  'oauth2',
+  'credentials',
+  'webhook',
+  'webhookDeleted',
+  'webhookTest',
+] as const;
 export type Notice = (typeof NOTICES)[number];
 
 /** The sections of a website's page, each a page of its own behind the same tab navigation (no script needed). */
@@ -50,21 +72,30 @@ const OPTIONS = { languages: LANGUAGE_CHOICES, challenges: WEBSITE_CHALLENGES, e
  * and a secret made by the previous request, shown this once.
  */
 export async function renderWebsiteTab(
-  ctx: Context, runtime: PlatformServices, websiteId: number, tab: Tab,
-  variables: Record<string, unknown> | ((overview: WebsiteOverview) => Record<string, unknown>) = {}, status = 200,
+  ctx: Context,
+  runtime: PlatformServices,
+  websiteId: number,
+  tab: Tab,
+  variables: Record<string, unknown> | ((overview: WebsiteOverview) => Record<string, unknown>) = {},
+  status = 200,
 ): Promise<void> {
   const webmasterId = accountOf(ctx);
   const [overview] = await overviewsOf(runtime, webmasterId, [await getWebsite(runtime, webmasterId, websiteId)]);
   const held = newWebsiteSecret.take(ctx, runtime, webmasterId);
-  renderPage(ctx, `website-${tab}.njk`, {
-    ...OPTIONS,
-    tab,
-    overview,
-    path: websitePath(websiteId),
-    notice: NOTICES.find((notice) => notice === ctx.query.saved),
-    newSecret: held?.websiteId === websiteId ? held : undefined,
-    ...(typeof variables === 'function' ? variables(overview!) : variables),
-  }, status);
+  renderPage(
+    ctx,
+    `website-${tab}.njk`,
+    {
+      ...OPTIONS,
+      tab,
+      overview,
+      path: websitePath(websiteId),
+      notice: NOTICES.find((notice) => notice === ctx.query.saved),
+      newSecret: held?.websiteId === websiteId ? held : undefined,
+      ...(typeof variables === 'function' ? variables(overview!) : variables),
+    },
+    status,
+  );
 }
 
 /** The websites overview and each website's sections: overview, integrate, settings (the forms that change it). */
@@ -74,9 +105,18 @@ export function websiteRoutes(runtime: PlatformServices): PlatformRoutes {
 
   async function showList(ctx: Context, failed?: FailedForm, status = 200): Promise<void> {
     const overviews = await overviewsOf(runtime, ownerOf(ctx), await listWebsites(runtime, ownerOf(ctx)));
-    renderPage(ctx, 'websites.njk', {
-      ...OPTIONS, freeChallenges: runtime.challenges.freeChallenges(), overviews, failed, deleted: ctx.query.saved === 'deleted',
-    }, status);
+    renderPage(
+      ctx,
+      'websites.njk',
+      {
+        ...OPTIONS,
+        freeChallenges: runtime.challenges.freeChallenges(),
+        overviews,
+        failed,
+        deleted: ctx.query.saved === 'deleted',
+      },
+      status,
+    );
   }
 
   async function showSettings(ctx: Context, websiteId: number, failed?: FailedForm, status = 200): Promise<void> {
@@ -90,7 +130,10 @@ export function websiteRoutes(runtime: PlatformServices): PlatformRoutes {
    */
   const periodStatistics = async (ctx: Context, websiteId: number) => {
     const recent = lastDays(runtime.clock.now().toISOString().slice(0, 10));
-    const asked = typeof ctx.query.from === 'string' || typeof ctx.query.to === 'string' ? { from: ctx.query.from, to: ctx.query.to } : undefined;
+    const asked =
+      typeof ctx.query.from === 'string' || typeof ctx.query.to === 'string'
+        ? { from: ctx.query.from, to: ctx.query.to }
+        : undefined;
     if (asked) {
       try {
         const { days: counted } = await websiteStatistics(runtime, ownerOf(ctx), websiteId, asked);
@@ -98,11 +141,17 @@ export function websiteRoutes(runtime: PlatformServices): PlatformRoutes {
         return { days: daysBetween(from, to), counted, range: { from, to } };
       } catch (error) {
         if (!(error instanceof Refusal) || error.kind !== 'invalid') throw error;
-        const { days: counted } = await websiteStatistics(runtime, ownerOf(ctx), websiteId, { from: recent[0], to: recent.at(-1) });
+        const { days: counted } = await websiteStatistics(runtime, ownerOf(ctx), websiteId, {
+          from: recent[0],
+          to: recent.at(-1),
+        });
         return { days: recent, counted, range: { from: recent[0]!, to: recent.at(-1)! }, problem: error.message };
       }
     }
-    const { days: counted } = await websiteStatistics(runtime, ownerOf(ctx), websiteId, { from: recent[0], to: recent.at(-1) });
+    const { days: counted } = await websiteStatistics(runtime, ownerOf(ctx), websiteId, {
+      from: recent[0],
+      to: recent.at(-1),
+    });
     return { days: recent, counted, range: { from: recent[0]!, to: recent.at(-1)! } };
   };
 
@@ -112,10 +161,14 @@ export function websiteRoutes(runtime: PlatformServices): PlatformRoutes {
    * are about the website itself (another webmaster's: 401, missing: 404) end on the error page.
    */
   async function submit<T>(
-    ctx: Context, form: string, parsed: ParsedForm<T>, change: (input: T) => Promise<string>,
+    ctx: Context,
+    form: string,
+    parsed: ParsedForm<T>,
+    change: (input: T) => Promise<string>,
     show: (failed: FailedForm, status: number) => Promise<void>,
   ): Promise<void> {
-    if (Object.keys(parsed.errors).length > 0) return show({ form, values: parsed.input as object, fields: parsed.errors }, 400);
+    if (Object.keys(parsed.errors).length > 0)
+      return show({ form, values: parsed.input as object, fields: parsed.errors }, 400);
     let location: string;
     try {
       location = await change(parsed.input);
@@ -127,23 +180,39 @@ export function websiteRoutes(runtime: PlatformServices): PlatformRoutes {
   }
 
   const websiteOf = (ctx: Context): number => websiteIdOf({ website_id: ctx.params.id }).websiteId;
-  const environmentOf = (ctx: Context) => websiteEnvironmentOf({ website_id: ctx.params.id, environment: ctx.params.environment });
+  const environmentOf = (ctx: Context) =>
+    websiteEnvironmentOf({ website_id: ctx.params.id, environment: ctx.params.environment });
   /** A new client secret, held for the page the redirect opens. */
   const holdClientSecret = (ctx: Context, websiteId: number, environment: string, secret: string | undefined): void => {
-    if (secret) newWebsiteSecret.hold(ctx, runtime, ownerOf(ctx), { websiteId, kind: 'client', label: environment, secret });
+    if (secret)
+      newWebsiteSecret.hold(ctx, runtime, ownerOf(ctx), { websiteId, kind: 'client', label: environment, secret });
   };
 
   routes.get('/websites', 'view', (ctx) => showList(ctx));
 
   routes.post('/websites', 'change', (ctx) =>
-    submit(ctx, 'create', websiteCreateForm(ctx.request.body), async (input) => websitePath((await createWebsite(runtime, ownerOf(ctx), input, originOf(ctx))).id, 'integrate', 'created'),
-      (failed, status) => showList(ctx, failed, status)));
+    submit(
+      ctx,
+      'create',
+      websiteCreateForm(ctx.request.body),
+      async (input) =>
+        websitePath((await createWebsite(runtime, ownerOf(ctx), input, originOf(ctx))).id, 'integrate', 'created'),
+      (failed, status) => showList(ctx, failed, status),
+    ),
+  );
 
   routes.get('/websites/:id', 'view', async (ctx) => {
     const websiteId = websiteOf(ctx);
     const { days, counted, range, problem } = await periodStatistics(ctx, websiteId);
     const t = translator(browserLanguage(ctx));
-    await renderWebsiteTab(ctx, runtime, websiteId, 'overview', { statistics: overviewStatistics(counted, days, t), legend: legend(t), range, rangeProblem: problem }, problem ? 400 : 200);
+    await renderWebsiteTab(
+      ctx,
+      runtime,
+      websiteId,
+      'overview',
+      { statistics: overviewStatistics(counted, days, t), legend: legend(t), range, rangeProblem: problem },
+      problem ? 400 : 200,
+    );
   });
 
   routes.get('/websites/:id/statistics.csv', 'view', async (ctx) => {
@@ -168,12 +237,16 @@ export function websiteRoutes(runtime: PlatformServices): PlatformRoutes {
 
   routes.post('/websites/:id', 'change', async (ctx) => {
     const websiteId = websiteOf(ctx);
-    await submit(ctx, 'website', websiteUpdateForm(ctx.request.body),
+    await submit(
+      ctx,
+      'website',
+      websiteUpdateForm(ctx.request.body),
       async (input) => {
         await updateWebsite(runtime, ownerOf(ctx), websiteId, input, originOf(ctx));
         return websitePath(websiteId, 'settings', 'website');
       },
-      (failed, status) => showSettings(ctx, websiteId, failed, status));
+      (failed, status) => showSettings(ctx, websiteId, failed, status),
+    );
   });
 
   routes.post('/websites/:id/keys/:environment/regenerate', 'change', async (ctx) => {
@@ -184,28 +257,52 @@ export function websiteRoutes(runtime: PlatformServices): PlatformRoutes {
 
   routes.post('/websites/:id/oauth2/:environment', 'change', async (ctx) => {
     const { websiteId, environment } = environmentOf(ctx);
-    await submit(ctx, `oauth2-${environment}`, oauth2CreateForm(ctx.request.body), async (input) => {
-      const created = await createOAuth2Config(runtime, ownerOf(ctx), websiteId, environment, input, originOf(ctx));
-      holdClientSecret(ctx, websiteId, environment, created.clientSecret);
-      return websitePath(websiteId, 'integrate', 'oauth2');
-    }, (failed, status) => showSettings(ctx, websiteId, failed, status));
+    await submit(
+      ctx,
+      `oauth2-${environment}`,
+      oauth2CreateForm(ctx.request.body),
+      async (input) => {
+        const created = await createOAuth2Config(runtime, ownerOf(ctx), websiteId, environment, input, originOf(ctx));
+        holdClientSecret(ctx, websiteId, environment, created.clientSecret);
+        return websitePath(websiteId, 'integrate', 'oauth2');
+      },
+      (failed, status) => showSettings(ctx, websiteId, failed, status),
+    );
   });
 
   routes.post('/websites/:id/oauth2/:environment/update', 'change', async (ctx) => {
     const { websiteId, environment } = environmentOf(ctx);
-    await submit(ctx, `oauth2-${environment}`, oauth2UpdateForm(ctx.request.body), async (input) => {
-      await updateOAuth2Config(runtime, ownerOf(ctx), websiteId, environment, input, originOf(ctx));
-      return websitePath(websiteId, 'settings', 'oauth2');
-    }, (failed, status) => showSettings(ctx, websiteId, failed, status));
+    await submit(
+      ctx,
+      `oauth2-${environment}`,
+      oauth2UpdateForm(ctx.request.body),
+      async (input) => {
+        await updateOAuth2Config(runtime, ownerOf(ctx), websiteId, environment, input, originOf(ctx));
+        return websitePath(websiteId, 'settings', 'oauth2');
+      },
+      (failed, status) => showSettings(ctx, websiteId, failed, status),
+    );
   });
 
   routes.post('/websites/:id/oauth2/:environment/regenerate', 'change', async (ctx) => {
     const { websiteId, environment } = environmentOf(ctx);
-    await submit(ctx, `credentials-${environment}`, { input: {}, errors: {} }, async () => {
-      const regenerated = await regenerateOAuth2Credentials(runtime, ownerOf(ctx), websiteId, environment, originOf(ctx));
-      holdClientSecret(ctx, websiteId, environment, regenerated.clientSecret);
-      return websitePath(websiteId, 'settings', 'credentials');
-    }, (failed, status) => showSettings(ctx, websiteId, failed, status));
+    await submit(
+      ctx,
+      `credentials-${environment}`,
+      { input: {}, errors: {} },
+      async () => {
+        const regenerated = await regenerateOAuth2Credentials(
+          runtime,
+          ownerOf(ctx),
+          websiteId,
+          environment,
+          originOf(ctx),
+        );
+        holdClientSecret(ctx, websiteId, environment, regenerated.clientSecret);
+        return websitePath(websiteId, 'settings', 'credentials');
+      },
+      (failed, status) => showSettings(ctx, websiteId, failed, status),
+    );
   });
 
   return routes;

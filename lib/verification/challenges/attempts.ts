@@ -4,7 +4,11 @@ import type { ChallengeServices } from '../services.js';
 import type { StepContext } from '../challenge.js';
 
 /** A challenge's attempts are two rows of lib/http/limits.ts: `<name>-interaction` and `<name>-ip`. */
-type PerInteraction<Name> = Name extends `${infer Prefix}-interaction` ? (`${Prefix}-ip` extends LimitName ? Prefix : never) : never;
+type PerInteraction<Name> = Name extends `${infer Prefix}-interaction`
+  ? `${Prefix}-ip` extends LimitName
+    ? Prefix
+    : never
+  : never;
 type AttemptName = PerInteraction<LimitName>;
 
 export interface AttemptLimit {

@@ -1,4 +1,10 @@
-import { ASSURANCE_LEVELS, type AssuranceLevel, type Challenge, type ChallengeName, type StepContext } from '../challenge.js';
+import {
+  ASSURANCE_LEVELS,
+  type AssuranceLevel,
+  type Challenge,
+  type ChallengeName,
+  type StepContext,
+} from '../challenge.js';
 import { CSRF_FIELD, compileSchema, readForm } from '../../http/form.js';
 import { testLocation } from '../../geo/codes.js';
 
@@ -9,7 +15,6 @@ export interface SandboxChoice {
   country: string;
   subdivision: string | null;
 }
-
 
 interface SandboxForm {
   _csrf: string;
@@ -39,13 +44,23 @@ const validateSandboxForm = compileSchema<SandboxForm>({
 export function sandboxChallenge(simulated: ChallengeName, proposedLevel: AssuranceLevel): Challenge {
   const showForm = async (context: StepContext, choice?: Partial<SandboxChoice>, error?: string): Promise<void> => {
     const located = await context.runtime.geo.locate(context.koa);
-    context.render('challenges/sandbox.njk', {
-      action: context.stepUrl('submit'),
-      simulated,
-      levels: ASSURANCE_LEVELS,
-      choice: { outcome: 'pass', level: proposedLevel, country: located.country, subdivision: located.subdivision ?? '', ...choice },
-      error,
-    }, error ? 422 : 200);
+    context.render(
+      'challenges/sandbox.njk',
+      {
+        action: context.stepUrl('submit'),
+        simulated,
+        levels: ASSURANCE_LEVELS,
+        choice: {
+          outcome: 'pass',
+          level: proposedLevel,
+          country: located.country,
+          subdivision: located.subdivision ?? '',
+          ...choice,
+        },
+        error,
+      },
+      error ? 422 : 200,
+    );
   };
 
   return {

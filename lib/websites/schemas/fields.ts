@@ -15,7 +15,8 @@ export const nameField = {
   // No control characters or line breaks, and no bidirectional embedding, override or isolate (U+202A-U+202E,
   // U+2066-U+2069): a right-to-left override makes the visitor's prompt read the name backwards. Not blank once
   // trimmed. Written without overlapping repetitions, so it runs in linear time.
-  pattern: '^\\p{Zs}*[^\\s\\p{Cc}\\p{Cs}\\p{Zl}\\p{Zp}\\u202A-\\u202E\\u2066-\\u2069][^\\p{Cc}\\p{Cs}\\p{Zl}\\p{Zp}\\u202A-\\u202E\\u2066-\\u2069]*$',
+  pattern:
+    '^\\p{Zs}*[^\\s\\p{Cc}\\p{Cs}\\p{Zl}\\p{Zp}\\u202A-\\u202E\\u2066-\\u2069][^\\p{Cc}\\p{Cs}\\p{Zl}\\p{Zp}\\u202A-\\u202E\\u2066-\\u2069]*$',
   description: `1 to ${NAME_MAX_LENGTH} characters, not blank, without control characters or bidirectional controls (U+202A-U+202E, U+2066-U+2069); surrounding spaces are trimmed.`,
   examples: ['My Website'],
 } as const;
@@ -25,7 +26,8 @@ export const domainField = {
   minLength: 1,
   maxLength: 253,
   format: 'website-domain',
-  description: 'A lower-case host name such as "example.com", without scheme, port or path; internationalised names in punycode ("xn--..."); or "localhost", for local development.',
+  description:
+    'A lower-case host name such as "example.com", without scheme, port or path; internationalised names in punycode ("xn--..."); or "localhost", for local development.',
   examples: ['example.com'],
 } as const;
 
@@ -46,8 +48,14 @@ export const challengesField = {
 export const regionsField = {
   type: 'array',
   uniqueItems: true,
-  items: { type: 'string', enum: REGION_CODES, description: 'An ISO 3166-1 alpha-2 country code (e.g. "DE") or an ISO 3166-2 US subdivision (e.g. "US-TX"), in upper case.' },
-  description: 'Unique ISO 3166-1 alpha-2 country codes (e.g. "DE") or ISO 3166-2 US subdivisions (e.g. "US-TX"); an empty list means all regions.',
+  items: {
+    type: 'string',
+    enum: REGION_CODES,
+    description:
+      'An ISO 3166-1 alpha-2 country code (e.g. "DE") or an ISO 3166-2 US subdivision (e.g. "US-TX"), in upper case.',
+  },
+  description:
+    'Unique ISO 3166-1 alpha-2 country codes (e.g. "DE") or ISO 3166-2 US subdivisions (e.g. "US-TX"); an empty list means all regions.',
 } as const;
 
 export const redirectUrisField = {

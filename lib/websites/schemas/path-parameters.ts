@@ -38,7 +38,7 @@ export const environmentPathSchema = {
 export const webhookIdParameter = {
   type: 'string',
   pattern: ID_PATTERN,
-  description: 'A positive integer, the id of one of the website\'s webhooks.',
+  description: "A positive integer, the id of one of the website's webhooks.",
 } as const;
 
 export const webhookPathSchema = {

@@ -25,11 +25,20 @@ export async function startOAuth2App(env: NodeJS.ProcessEnv = {}): Promise<OAuth
   const clock = new MovableClock();
   const app = await startTestApp({ clock, env });
   const webmaster = await createWebmasterFixture(app.provider.runtime);
-  return { app, clock, webmasterId: webmaster.id, client: (options) => createClientFixture(app.provider.runtime, webmaster.id, options) };
+  return {
+    app,
+    clock,
+    webmasterId: webmaster.id,
+    client: (options) => createClientFixture(app.provider.runtime, webmaster.id, options),
+  };
 }
 
 /** startOAuth2App with one caller of each surface: a website's client and another webmaster's External API token. */
-export async function startOAuth2AppWithCallers(): Promise<{ harness: OAuth2TestApp; client: ClientFixture; apiToken: string }> {
+export async function startOAuth2AppWithCallers(): Promise<{
+  harness: OAuth2TestApp;
+  client: ClientFixture;
+  apiToken: string;
+}> {
   const harness = await startOAuth2App();
   try {
     const client = await harness.client();
@@ -85,7 +94,10 @@ export async function completeInteraction(
   // As the pages end an interaction: the grant, its link to the verification and the result in one statement.
   return endInteraction(runtime.db, runtime.clock, {
     interaction: await provider.interactionDetails(req, new ServerResponse(req)),
-    grant: { model: newGrant(provider, { accountId, clientId: client.clientId }), verification: { link: created!.uid } },
+    grant: {
+      model: newGrant(provider, { accountId, clientId: client.clientId }),
+      verification: { link: created!.uid },
+    },
     result: (grantId) => ({ login: { accountId }, consent: { grantId } }),
   });
 }
@@ -105,9 +117,15 @@ export interface AuthorizeOptions {
 }
 
 /** A whole authorization: entry point, interaction (test completer), resume, back to the redirect_uri with a code. */
-export async function authorize(app: TestApp, client: ClientFixture, options: AuthorizeOptions = {}): Promise<Authorized> {
+export async function authorize(
+  app: TestApp,
+  client: ClientFixture,
+  options: AuthorizeOptions = {},
+): Promise<Authorized> {
   const browser = new Browser(app.url);
-  const uid = interactionUid(await browser.request(authorizationUrl('', client, options.entry ?? 'checker', options.query)));
+  const uid = interactionUid(
+    await browser.request(authorizationUrl('', client, options.entry ?? 'checker', options.query)),
+  );
   const returnTo = await completeInteraction(app, browser, uid, client, options.verification);
   const resumed = await browser.request(returnTo);
   expect(resumed.status, 'resume redirects to the website').to.equal(303);
@@ -132,12 +150,15 @@ export async function issueToken(app: TestApp, client: ClientFixture): Promise<T
   return (await response.json()) as TokenBody;
 }
 
-
 /**
  * Whether the token endpoint at `url` authenticates the pair: with a made-up code, an authenticated client gets
  * invalid_grant, an unknown, disabled or lapsed one invalid_client (client authentication runs before the grant).
  */
-export async function tokenEndpointAccepts(url: string, pair: { clientId?: string | null; clientSecret?: string | null }, redirectUri: string): Promise<boolean> {
+export async function tokenEndpointAccepts(
+  url: string,
+  pair: { clientId?: string | null; clientSecret?: string | null },
+  redirectUri: string,
+): Promise<boolean> {
   const response = await fetch(`${url}/v1/oauth2/token`, {
     method: 'POST',
     headers: {

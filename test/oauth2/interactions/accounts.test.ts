@@ -16,11 +16,18 @@ describe('visitor accounts and reuse', () => {
 
   before(async () => {
     const webmaster = await createWebmasterFixture(app.provider.runtime);
-    client = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'TEST', challenges: ['selfie', 'ticket'] });
-    liveClient = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'LIVE', challenges: ['ticket'] });
+    client = await createClientFixture(app.provider.runtime, webmaster.id, {
+      environment: 'TEST',
+      challenges: ['selfie', 'ticket'],
+    });
+    liveClient = await createClientFixture(app.provider.runtime, webmaster.id, {
+      environment: 'LIVE',
+      challenges: ['ticket'],
+    });
   });
 
-  const methodOf = async (uid: unknown): Promise<string> => (await app.provider.db('verifications').where('uid', String(uid)).first()).method;
+  const methodOf = async (uid: unknown): Promise<string> =>
+    (await app.provider.db('verifications').where('uid', String(uid)).first()).method;
 
   /** Checker flow in `browser` up to the result page after passing the selfie sandbox with `level`. */
   async function passSelfie(browser: Browser, level = 'ENHANCED'): Promise<Page> {
@@ -37,7 +44,14 @@ describe('visitor accounts and reuse', () => {
   async function saveAccount(username: string): Promise<void> {
     const browser = new Browser(app.url);
     const result = await passSelfie(browser);
-    const resources = await redeem(app, client, callbackOf(await save(browser, result, { username, password: PASSWORD, password_confirmation: PASSWORD }), client).get('code')!);
+    const resources = await redeem(
+      app,
+      client,
+      callbackOf(
+        await save(browser, result, { username, password: PASSWORD, password_confirmation: PASSWORD }),
+        client,
+      ).get('code')!,
+    );
     expect(resources).to.include({ reused: false, assurance_level: 'ENHANCED' });
   }
 
@@ -51,7 +65,9 @@ describe('visitor accounts and reuse', () => {
     const username = newUsername();
     await saveAccount(username);
     const stored = await app.provider.db('visitor_accounts').whereRaw('lower(username) = ?', [username]).first();
-    expect(stored.password_hash).to.match(/^scrypt\$/).and.not.contain(PASSWORD);
+    expect(stored.password_hash)
+      .to.match(/^scrypt\$/)
+      .and.not.contain(PASSWORD);
 
     const browser = new Browser(app.url); // another browser: only the account can help
     const landing = await signIn(browser, await signInPage(browser), username.toUpperCase(), PASSWORD);
@@ -66,7 +82,11 @@ describe('visitor accounts and reuse', () => {
     const browser = new Browser(app.url);
     const choice = expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client))));
     const page = await browser.open(linkWithText(choice, 'Sign in'));
-    const resources = await redeem(app, client, callbackOf(await signIn(browser, page, username, PASSWORD), client).get('code')!);
+    const resources = await redeem(
+      app,
+      client,
+      callbackOf(await signIn(browser, page, username, PASSWORD), client).get('code')!,
+    );
     expect(resources).to.include({ reused: true });
   });
 
@@ -89,7 +109,8 @@ describe('visitor accounts and reuse', () => {
     await saveAccount(username);
     const browser = new Browser(app.url);
     const page = await signInPage(browser);
-    for (let attempt = 1; attempt <= 10; attempt++) expect(expectPage(await signIn(browser, page, username, `wrong-${attempt}`)).status).to.equal(401);
+    for (let attempt = 1; attempt <= 10; attempt++)
+      expect(expectPage(await signIn(browser, page, username, `wrong-${attempt}`)).status).to.equal(401);
     const limited = expectPage(await signIn(browser, page, username, PASSWORD));
     expect(limited.status).to.equal(429);
     expect(limited.html).to.contain('Too many attempts');
@@ -101,7 +122,11 @@ describe('visitor accounts and reuse', () => {
     const browser = new Browser(app.url);
     const result = await passSelfie(browser);
     const cases: Array<[Record<string, string>, number, string]> = [
-      [{ username: 'me@example.com', password: PASSWORD, password_confirmation: PASSWORD }, 422, 'Choose a username of 3 to 32 characters'],
+      [
+        { username: 'me@example.com', password: PASSWORD, password_confirmation: PASSWORD },
+        422,
+        'Choose a username of 3 to 32 characters',
+      ],
       [{ username: newUsername(), password: 'short', password_confirmation: 'short' }, 422, 'at least 10 characters'],
       [{ username: newUsername(), password: PASSWORD, password_confirmation: `${PASSWORD}!` }, 422, 'not the same'],
       [{ username: taken.toUpperCase(), password: PASSWORD, password_confirmation: PASSWORD }, 409, 'already taken'],
@@ -122,7 +147,11 @@ describe('visitor accounts and reuse', () => {
 
     const choice = expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client))));
     expect(choice.html).to.contain('You already proved your age');
-    const resources = await redeem(app, client, callbackOf(await browser.submit(formOf(choice, { action: '/reuse' })), client).get('code')!);
+    const resources = await redeem(
+      app,
+      client,
+      callbackOf(await browser.submit(formOf(choice, { action: '/reuse' })), client).get('code')!,
+    );
     expect(resources).to.include({ reused: true, assurance_level: 'STRICT' });
 
     // The login entry offers it too.
@@ -146,7 +175,10 @@ describe('visitor accounts and reuse', () => {
   it('a signed-in visitor without a usable result verifies once; the result is saved to the account', async () => {
     const username = newUsername();
     await saveAccount(username);
-    await app.provider.db('age_proofs').where('subject', 'like', 'acct:%').update({ reusable_until: new Date(Date.now() - 1000) });
+    await app.provider
+      .db('age_proofs')
+      .where('subject', 'like', 'acct:%')
+      .update({ reusable_until: new Date(Date.now() - 1000) });
 
     const browser = new Browser(app.url);
     const choice = expectPage(await signIn(browser, await signInPage(browser), username, PASSWORD));
@@ -155,10 +187,17 @@ describe('visitor accounts and reuse', () => {
     const sandbox = await browser.open(linkWithText(choice, 'Selfie'));
     // Signed in: no offer to save, straight back to the website.
     const landing = await submitSandbox(browser, sandbox, { level: 'STANDARD' });
-    expect((await redeem(app, client, callbackOf(landing, client).get('code')!))).to.include({ reused: false, assurance_level: 'STANDARD' });
+    expect(await redeem(app, client, callbackOf(landing, client).get('code')!)).to.include({
+      reused: false,
+      assurance_level: 'STANDARD',
+    });
 
     const later = new Browser(app.url);
-    const resources = await redeem(app, client, callbackOf(await signIn(later, await signInPage(later), username, PASSWORD), client).get('code')!);
+    const resources = await redeem(
+      app,
+      client,
+      callbackOf(await signIn(later, await signInPage(later), username, PASSWORD), client).get('code')!,
+    );
     expect(resources).to.include({ reused: true, assurance_level: 'STANDARD' });
   });
 });

@@ -7,7 +7,8 @@ import { accept, callbackOf, expectPage, htmlLang } from '../../helpers/visitor.
 import { authorizationUrl } from '../../helpers/relying-party.js';
 
 /** The challenge links a choice page offers, in order. */
-const offered = (page: Page): string[] => [...page.html.matchAll(/href="[^"]*\/challenge\/([a-z_]+)\/start"/g)].map((match) => match[1]!);
+const offered = (page: Page): string[] =>
+  [...page.html.matchAll(/href="[^"]*\/challenge\/([a-z_]+)\/start"/g)].map((match) => match[1]!);
 
 describe('landing pages and the challenges a visitor may take', () => {
   let app: TestApp;
@@ -21,7 +22,11 @@ describe('landing pages and the challenges a visitor may take', () => {
   });
   after(() => app.close());
 
-  async function landAfterAccept(client: ClientFixture, entry: 'checker' | 'login', extra: Record<string, string> = {}) {
+  async function landAfterAccept(
+    client: ClientFixture,
+    entry: 'checker' | 'login',
+    extra: Record<string, string> = {},
+  ) {
     const browser = new Browser(app.url);
     const prompt = await browser.open(authorizationUrl(app.url, client, entry, extra));
     return { browser, landing: await accept(browser, prompt) };
@@ -54,7 +59,9 @@ describe('landing pages and the challenges a visitor may take', () => {
     it('the legacy entries behave the same', async () => {
       const client = await clientWith('TEST', ['selfie', 'ticket']);
       const browser = new Browser(app.url);
-      const prompt = await browser.open(authorizationUrl('', client, '/api/oauth2/login', { response_type: undefined, scope: undefined }));
+      const prompt = await browser.open(
+        authorizationUrl('', client, '/api/oauth2/login', { response_type: undefined, scope: undefined }),
+      );
       expect(expectPage(await accept(browser, prompt)).url).to.match(/\/sign-in$/);
     });
   });
@@ -62,7 +69,11 @@ describe('landing pages and the challenges a visitor may take', () => {
   describe('narrowing', () => {
     it('offers the website challenges when the request names none', async () => {
       const client = await clientWith('TEST', ['selfie', 'email_age', 'ticket']);
-      expect(offered(expectPage((await landAfterAccept(client, 'checker')).landing))).to.deep.equal(['selfie', 'email_age', 'ticket']);
+      expect(offered(expectPage((await landAfterAccept(client, 'checker')).landing))).to.deep.equal([
+        'selfie',
+        'email_age',
+        'ticket',
+      ]);
     });
 
     it('narrows to the requested ones, in the request order, and never widens', async () => {

@@ -17,7 +17,10 @@ describe('interaction limits per IP address', function () {
   let client: ClientFixture;
 
   before(async () => {
-    ({ app, client } = await startAppWithClient({ environment: 'TEST', challenges: ['selfie'] }, { env: { TRUST_PROXY: 'true' } }));
+    ({ app, client } = await startAppWithClient(
+      { environment: 'TEST', challenges: ['selfie'] },
+      { env: { TRUST_PROXY: 'true' } },
+    ));
   });
   after(() => app.close());
 
@@ -33,14 +36,19 @@ describe('interaction limits per IP address', function () {
     const browser = browserFrom('203.0.113.10');
     const page = await signInPage(browser);
     for (let attempt = 1; attempt <= 50; attempt++) {
-      expect(expectPage(await signIn(browser, page, newUsername(), 'not the password')).status, `attempt ${attempt}`).to.equal(401);
+      expect(
+        expectPage(await signIn(browser, page, newUsername(), 'not the password')).status,
+        `attempt ${attempt}`,
+      ).to.equal(401);
     }
     const limited = expectPage(await signIn(browser, page, newUsername(), 'not the password'));
     expect(limited.status).to.equal(429);
     expect(limited.html).to.contain('Too many attempts');
 
     const elsewhere = browserFrom('203.0.113.11');
-    expect(expectPage(await signIn(elsewhere, await signInPage(elsewhere), newUsername(), 'not the password')).status).to.equal(401);
+    expect(
+      expectPage(await signIn(elsewhere, await signInPage(elsewhere), newUsername(), 'not the password')).status,
+    ).to.equal(401);
   });
 
   /** The result page after passing the selfie sandbox (the only challenge, so accepting leads straight to it). */
@@ -51,7 +59,11 @@ describe('interaction limits per IP address', function () {
     return result;
   }
   const save = (browser: Browser, result: Page, username: string): Promise<Page> =>
-    browser.submit(formOf(result, { action: '/result/save' }), { username, password: PASSWORD, password_confirmation: PASSWORD });
+    browser.submit(formOf(result, { action: '/result/save' }), {
+      username,
+      password: PASSWORD,
+      password_confirmation: PASSWORD,
+    });
 
   it('limits account creation per address (10 per hour)', async () => {
     const taken = newUsername();

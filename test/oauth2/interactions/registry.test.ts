@@ -16,23 +16,34 @@ describe('challenge availability and the registry', () => {
     });
 
     it('narrows to the request, in its order, and never widens', () => {
-      expect(availableChallenges(['selfie', 'email_age', 'ticket'], ['ticket', 'credit_card', 'selfie'], everything)).to.deep.equal(['ticket', 'selfie']);
+      expect(
+        availableChallenges(['selfie', 'email_age', 'ticket'], ['ticket', 'credit_card', 'selfie'], everything),
+      ).to.deep.equal(['ticket', 'selfie']);
     });
 
     it('adds paypal, agego and agekey only when the request names them; a website record cannot', () => {
-      expect(availableChallenges(['selfie'], ['paypal', 'agego', 'agekey'], everything)).to.deep.equal(['paypal', 'agego', 'agekey']);
+      expect(availableChallenges(['selfie'], ['paypal', 'agego', 'agekey'], everything)).to.deep.equal([
+        'paypal',
+        'agego',
+        'agekey',
+      ]);
       expect(availableChallenges(['selfie', 'paypal'], undefined, everything)).to.deep.equal(['selfie']);
     });
 
-    it('offers eu_av after the website\'s challenges when the request names none and the operator configured it', () => {
+    it("offers eu_av after the website's challenges when the request names none and the operator configured it", () => {
       const euAvConfigured = (name: ChallengeName): boolean => name === 'eu_av';
-      expect(availableChallenges(['selfie', 'eu_av'], undefined, everything, euAvConfigured)).to.deep.equal(['selfie', 'eu_av']);
+      expect(availableChallenges(['selfie', 'eu_av'], undefined, everything, euAvConfigured)).to.deep.equal([
+        'selfie',
+        'eu_av',
+      ]);
       expect(availableChallenges(['selfie'], undefined, everything)).to.deep.equal(['selfie']);
       expect(availableChallenges(['selfie'], ['selfie'], everything, euAvConfigured)).to.deep.equal(['selfie']);
     });
 
     it('keeps only what the operator offers', () => {
-      expect(availableChallenges(['selfie', 'ticket'], undefined, (name) => name === 'ticket')).to.deep.equal(['ticket']);
+      expect(availableChallenges(['selfie', 'ticket'], undefined, (name) => name === 'ticket')).to.deep.equal([
+        'ticket',
+      ]);
       expect(availableChallenges(['selfie'], ['selfie'], (name) => name === 'ticket')).to.deep.equal([]);
     });
 
@@ -50,11 +61,22 @@ describe('challenge availability and the registry', () => {
     });
     after(() => app.close());
 
-    const fake = (name: ChallengeName): Challenge => ({ name, free: true, assuranceLevel: 'ENHANCED', steps: { start: { GET: async () => undefined } } });
-    const module = (name: ChallengeName, configured: boolean): ChallengeModule => ({ name, configure: () => (configured ? fake(name) : undefined) });
+    const fake = (name: ChallengeName): Challenge => ({
+      name,
+      free: true,
+      assuranceLevel: 'ENHANCED',
+      steps: { start: { GET: async () => undefined } },
+    });
+    const module = (name: ChallengeName, configured: boolean): ChallengeModule => ({
+      name,
+      configure: () => (configured ? fake(name) : undefined),
+    });
 
-    it('mounts a challenge\'s own routes only when it is configured (eu_av\'s response URI is 404 here)', async () => {
-      const response = await fetch(`${app.url}/v1/oauth2/eu-av/response`, { method: 'POST', body: new URLSearchParams({ state: 'x', vp_token: '{}' }) });
+    it("mounts a challenge's own routes only when it is configured (eu_av's response URI is 404 here)", async () => {
+      const response = await fetch(`${app.url}/v1/oauth2/eu-av/response`, {
+        method: 'POST',
+        body: new URLSearchParams({ state: 'x', vp_token: '{}' }),
+      });
       expect(response.status).to.equal(404);
       const registry = await buildRegistry(app.provider.runtime, [module('selfie', true)]);
       expect(registry.routes).to.deep.equal([]);
@@ -84,17 +106,30 @@ describe('challenge availability and the registry', () => {
 
     it('logs at start-up each configured challenge, with its level, free flag and vendor, and nothing unconfigured', async () => {
       const lines: Array<{ message: string } & Record<string, unknown>> = [];
-      const keep = (message: string, fields: Record<string, unknown> = {}) => { lines.push({ message, ...fields }); };
+      const keep = (message: string, fields: Record<string, unknown> = {}) => {
+        lines.push({ message, ...fields });
+      };
       const env = {
-        STRIPE_SECRET_KEY: 'sk_test_1', STRIPE_PUBLISHABLE_KEY: 'pk_test_1',
-        ANONYMAGE_ISSUER: 'https://anonymage.example', ANONYMAGE_CLIENT_ID: 'client', ANONYMAGE_AGE_CLAIM: 'age_over_{threshold}',
-        PAYPAL_ISSUER: 'https://paypal.example', PAYPAL_CLIENT_ID: 'client', PAYPAL_AGE_CLAIM: 'age_over_{threshold}',
+        STRIPE_SECRET_KEY: 'sk_test_1',
+        STRIPE_PUBLISHABLE_KEY: 'pk_test_1',
+        ANONYMAGE_ISSUER: 'https://anonymage.example',
+        ANONYMAGE_CLIENT_ID: 'client',
+        ANONYMAGE_AGE_CLAIM: 'age_over_{threshold}',
+        PAYPAL_ISSUER: 'https://paypal.example',
+        PAYPAL_CLIENT_ID: 'client',
+        PAYPAL_AGE_CLAIM: 'age_over_{threshold}',
       };
       // Read as at start-up: the challenges' sections of the configuration, from this environment.
       const { config } = await loadConfig({}, env);
-      const runtime = { ...app.provider.runtime, config: { ...app.provider.runtime.config, challenges: config.challenges }, log: { debug: keep, info: keep, warn: keep, error: keep } };
+      const runtime = {
+        ...app.provider.runtime,
+        config: { ...app.provider.runtime.config, challenges: config.challenges },
+        log: { debug: keep, info: keep, warn: keep, error: keep },
+      };
       await buildRegistry(runtime);
-      const active = lines.filter((line) => line.message === 'challenge active').map(({ message: _, ...fields }) => fields);
+      const active = lines
+        .filter((line) => line.message === 'challenge active')
+        .map(({ message: _, ...fields }) => fields);
       expect(active).to.have.deep.members([
         { challenge: 'ticket', assuranceLevel: 'STRICT', free: true },
         { challenge: 'credit_card', assuranceLevel: 'STANDARD', free: false, vendor: 'stripe' },
@@ -105,7 +140,11 @@ describe('challenge availability and the registry', () => {
 
     it('refuses a challenge registered twice', async () => {
       let failure: unknown;
-      await buildRegistry(app.provider.runtime, [module('selfie', true), module('selfie', true)]).catch((error: unknown) => { failure = error; });
+      await buildRegistry(app.provider.runtime, [module('selfie', true), module('selfie', true)]).catch(
+        (error: unknown) => {
+          failure = error;
+        },
+      );
       expect(String(failure)).to.contain('registered twice');
     });
 

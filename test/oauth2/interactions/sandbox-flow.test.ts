@@ -2,7 +2,14 @@ import { expect } from 'chai';
 import { useApp } from '../../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../../helpers/fixtures.js';
 import { Browser, formsOf, formOf, linkWithText } from '../../helpers/browser.js';
-import { accept, callbackOf, continueWithoutSaving, expectPage, htmlLang, submitSandbox } from '../../helpers/visitor.js';
+import {
+  accept,
+  callbackOf,
+  continueWithoutSaving,
+  expectPage,
+  htmlLang,
+  submitSandbox,
+} from '../../helpers/visitor.js';
 import { authorizationUrl, redeem } from '../../helpers/relying-party.js';
 
 describe('visitor flow in the TEST sandbox', () => {
@@ -12,7 +19,10 @@ describe('visitor flow in the TEST sandbox', () => {
   before(async () => {
     const webmaster = await createWebmasterFixture(app.provider.runtime);
     client = await createClientFixture(app.provider.runtime, webmaster.id, {
-      environment: 'TEST', name: 'Club Sandbox', domain: 'club.example', challenges: ['selfie', 'email_age', 'ticket'],
+      environment: 'TEST',
+      name: 'Club Sandbox',
+      domain: 'club.example',
+      challenges: ['selfie', 'email_age', 'ticket'],
     });
   });
 
@@ -21,8 +31,12 @@ describe('visitor flow in the TEST sandbox', () => {
     const prompt = await browser.open(authorizationUrl(app.url, client));
     expect(prompt.status).to.equal(200);
     expect(prompt.html).to.contain('Club Sandbox').and.contain('club.example').and.contain('Test mode.');
-    expect(prompt.html).to.contain('whether your age is verified').and.contain('your country and region')
-      .and.contain('assurance level').and.contain('18+').and.contain('earlier result');
+    expect(prompt.html)
+      .to.contain('whether your age is verified')
+      .and.contain('your country and region')
+      .and.contain('assurance level')
+      .and.contain('18+')
+      .and.contain('earlier result');
     expect(prompt.headers.get('content-security-policy')).to.contain("form-action 'self' http://localhost:4000");
 
     const choice = expectPage(await accept(browser, prompt));
@@ -33,14 +47,28 @@ describe('visitor flow in the TEST sandbox', () => {
     expect(sandbox.url).to.match(/\/challenge\/selfie\/start$/);
     expect(sandbox.html).to.contain('Simulated check: Selfie');
 
-    const result = expectPage(await submitSandbox(browser, sandbox, { outcome: 'pass', level: 'ENHANCED', country: 'us', subdivision: 'us-tx' }));
+    const result = expectPage(
+      await submitSandbox(browser, sandbox, {
+        outcome: 'pass',
+        level: 'ENHANCED',
+        country: 'us',
+        subdivision: 'us-tx',
+      }),
+    );
     expect(result.url).to.match(/\/result$/);
     expect(result.html).to.contain('Your age is verified').and.contain('United States, Texas').and.contain('Enhanced');
 
     const callback = callbackOf(await continueWithoutSaving(browser, result), client);
     expect(callback.get('code')).to.be.a('string');
     const resources = await redeem(app, client, callback.get('code')!);
-    expect(resources).to.include({ verified: true, country: 'US', country_subdivision: 'US-TX', assurance_level: 'ENHANCED', age_threshold: 18, reused: false });
+    expect(resources).to.include({
+      verified: true,
+      country: 'US',
+      country_subdivision: 'US-TX',
+      assurance_level: 'ENHANCED',
+      age_threshold: 18,
+      reused: false,
+    });
     expect(resources['expires_in']).to.be.within(3000, 3600);
     expect(resources['uid']).to.match(/^test_/);
     const stored = await app.provider.db('verifications').where('uid', String(resources['uid'])).first();
@@ -50,7 +78,10 @@ describe('visitor flow in the TEST sandbox', () => {
   it('returns access_denied with the state when the visitor declines', async () => {
     const browser = new Browser(app.url);
     const prompt = await browser.open(authorizationUrl(app.url, client));
-    const callback = callbackOf(await browser.submit(formOf(prompt, { action: '/consent' }), {}, { name: 'decision', value: 'decline' }), client);
+    const callback = callbackOf(
+      await browser.submit(formOf(prompt, { action: '/consent' }), {}, { name: 'decision', value: 'decline' }),
+      client,
+    );
     expect(callback.get('error')).to.equal('access_denied');
     expect(callback.get('code')).to.equal(null);
   });
@@ -69,7 +100,8 @@ describe('visitor flow in the TEST sandbox', () => {
     let back = expectPage(await submitSandbox(browser, await browser.open(start), { outcome: 'refuse' }));
     expect(back.url).to.match(/\/choose\?notice=refused$/);
     expect(back.html).to.contain('could not be confirmed');
-    for (let attempt = 2; attempt <= 10; attempt++) back = expectPage(await submitSandbox(browser, await browser.open(start), { outcome: 'refuse' }));
+    for (let attempt = 2; attempt <= 10; attempt++)
+      back = expectPage(await submitSandbox(browser, await browser.open(start), { outcome: 'refuse' }));
     expect(back.status).to.equal(200);
     const limited = expectPage(await submitSandbox(browser, await browser.open(start), { outcome: 'refuse' }));
     expect(limited.status).to.equal(429);
@@ -105,22 +137,37 @@ describe('visitor flow in the TEST sandbox', () => {
   describe('test_outcome lets a TEST client skip every page', () => {
     it('pass: straight to the redirect with a code, recording the requested level and location', async () => {
       const browser = new Browser(app.url);
-      const landing = await browser.navigate(authorizationUrl(app.url, client, 'checker', {
-        test_outcome: 'pass', test_level: 'STRICT', test_country: 'DE', test_subdivision: 'DE-BY',
-      }));
+      const landing = await browser.navigate(
+        authorizationUrl(app.url, client, 'checker', {
+          test_outcome: 'pass',
+          test_level: 'STRICT',
+          test_country: 'DE',
+          test_subdivision: 'DE-BY',
+        }),
+      );
       const resources = await redeem(app, client, callbackOf(landing, client).get('code')!);
-      expect(resources).to.include({ verified: true, country: 'DE', country_subdivision: 'DE-BY', assurance_level: 'STRICT', reused: false });
+      expect(resources).to.include({
+        verified: true,
+        country: 'DE',
+        country_subdivision: 'DE-BY',
+        assurance_level: 'STRICT',
+        reused: false,
+      });
       expect(resources['uid']).to.match(/^test_/);
     });
 
     it('pass without the optional parameters: STANDARD and the geo location (unknown: ZZ)', async () => {
-      const landing = await new Browser(app.url).navigate(authorizationUrl(app.url, client, 'login', { test_outcome: 'pass' }));
+      const landing = await new Browser(app.url).navigate(
+        authorizationUrl(app.url, client, 'login', { test_outcome: 'pass' }),
+      );
       const resources = await redeem(app, client, callbackOf(landing, client).get('code')!);
       expect(resources).to.include({ country: 'ZZ', country_subdivision: null, assurance_level: 'STANDARD' });
     });
 
     it('refuse: straight back with access_denied', async () => {
-      const landing = await new Browser(app.url).navigate(authorizationUrl(app.url, client, 'checker', { test_outcome: 'refuse' }));
+      const landing = await new Browser(app.url).navigate(
+        authorizationUrl(app.url, client, 'checker', { test_outcome: 'refuse' }),
+      );
       expect(callbackOf(landing, client).get('error')).to.equal('access_denied');
     });
   });
@@ -147,8 +194,14 @@ describe('visitor flow in the TEST sandbox', () => {
 
   it('follows the website language over the browser when the request says nothing', async () => {
     const webmaster = await createWebmasterFixture(app.provider.runtime);
-    const italian = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'TEST', language: 'it', challenges: ['ticket'] });
-    const prompt = await new Browser(app.url, { headers: { 'accept-language': 'es' } }).open(authorizationUrl(app.url, italian));
+    const italian = await createClientFixture(app.provider.runtime, webmaster.id, {
+      environment: 'TEST',
+      language: 'it',
+      challenges: ['ticket'],
+    });
+    const prompt = await new Browser(app.url, { headers: { 'accept-language': 'es' } }).open(
+      authorizationUrl(app.url, italian),
+    );
     expect(htmlLang(prompt)).to.equal('it');
     expect(prompt.html).to.contain('Richiesta di verifica dell’età');
   });
@@ -157,7 +210,9 @@ describe('visitor flow in the TEST sandbox', () => {
     const browser = new Browser(app.url);
     const prompt = await browser.open(authorizationUrl(app.url, client, 'checker', { language: 'es' }));
     browser.cookies.delete('ap_csrf');
-    const refused = expectPage(await browser.submit(formOf(prompt, { action: '/consent' }), {}, { name: 'decision', value: 'accept' }));
+    const refused = expectPage(
+      await browser.submit(formOf(prompt, { action: '/consent' }), {}, { name: 'decision', value: 'accept' }),
+    );
     expect(refused.status).to.equal(403);
     expect(refused.headers.get('content-type')).to.match(/^text\/html/);
     expect(htmlLang(refused)).to.equal('es');
@@ -175,7 +230,9 @@ describe('visitor flow in the TEST sandbox', () => {
   });
 
   it('shows an HTML page, never JSON, for an unknown interaction or one opened in another browser', async () => {
-    const unknown = await new Browser(app.url, { headers: { 'accept-language': 'pt' } }).open('/v1/oauth2/interaction/no-such-uid');
+    const unknown = await new Browser(app.url, { headers: { 'accept-language': 'pt' } }).open(
+      '/v1/oauth2/interaction/no-such-uid',
+    );
     expect(unknown.status).to.equal(400);
     expect(unknown.headers.get('content-type')).to.match(/^text\/html/);
     expect(htmlLang(unknown)).to.equal('pt');
@@ -192,7 +249,10 @@ describe('visitor flow in the TEST sandbox', () => {
   it('shows the expired page once the interaction is finished', async () => {
     const browser = new Browser(app.url);
     const prompt = await browser.open(authorizationUrl(app.url, client));
-    callbackOf(await browser.submit(formOf(prompt, { action: '/consent' }), {}, { name: 'decision', value: 'decline' }), client);
+    callbackOf(
+      await browser.submit(formOf(prompt, { action: '/consent' }), {}, { name: 'decision', value: 'decline' }),
+      client,
+    );
     const after = await browser.open(prompt.url);
     expect(after.status).to.equal(400);
     expect(after.html).to.contain('This page has expired');

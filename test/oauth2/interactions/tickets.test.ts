@@ -24,7 +24,17 @@ interface Run {
 async function cli(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
   let stdout = '';
   let stderr = '';
-  const io: CliIo = { stdout: (text) => { stdout += text; }, stderr: (text) => { stderr += text; }, readStdin: async () => '', env, oidcAdapter: knexAdapter };
+  const io: CliIo = {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    readStdin: async () => '',
+    env,
+    oidcAdapter: knexAdapter,
+  };
   const code = await main(args, io);
   return { code, stdout, stderr };
 }
@@ -34,11 +44,17 @@ async function cliProcess(args: string[], env: NodeJS.ProcessEnv): Promise<Run> 
   const script = `import { main, processIo } from ${JSON.stringify(fileURLToPath(new URL('../../../lib/cli/main.ts', import.meta.url)))};
     import { knexAdapter } from ${JSON.stringify(fileURLToPath(new URL('../../../adapters/knex.ts', import.meta.url)))};
     process.exitCode = await main(process.argv.slice(1), { ...processIo, oidcAdapter: knexAdapter });`;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, ...args], { env: { PATH: process.env.PATH, ...env } });
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, ...args], {
+    env: { PATH: process.env.PATH, ...env },
+  });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
   const code = await new Promise<number>((resolve) => child.once('exit', (exit) => resolve(exit ?? -1)));
   return { code, stdout, stderr };
 }
@@ -64,7 +80,11 @@ describe('ticket challenge and `age-provider tickets`', () => {
   /** `tickets issue` works against DATABASE_URL while the server runs; the embedded database must be free, so it runs first there. */
   before(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'age-provider-tickets-'));
-    const secretsEnv = { SEALING_KEY: testSecrets.sealingKey, COOKIE_KEYS: testSecrets.cookieKeys.join(','), JWKS: JSON.stringify(testSecrets.jwks) };
+    const secretsEnv = {
+      SEALING_KEY: testSecrets.sealingKey,
+      COOKIE_KEYS: testSecrets.cookieKeys.join(','),
+      JWKS: JSON.stringify(testSecrets.jwks),
+    };
     if (onPostgres) {
       app = await startTestApp();
       cliEnv = { DATABASE_URL: app.database.url, ...secretsEnv };
@@ -77,7 +97,10 @@ describe('ticket challenge and `age-provider tickets`', () => {
     expiring = await cli(['tickets', 'issue', '--count', '2', '--level', 'STRICT', '--expires-days', '30'], cliEnv);
     if (!onPostgres) app = await startTestApp({ dataDir, db: undefined });
     const webmaster = await createWebmasterFixture(app.provider.runtime);
-    client = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'LIVE', challenges: ['ticket'] });
+    client = await createClientFixture(app.provider.runtime, webmaster.id, {
+      environment: 'LIVE',
+      challenges: ['ticket'],
+    });
   });
   after(async () => {
     await app.close();
@@ -90,7 +113,10 @@ describe('ticket challenge and `age-provider tickets`', () => {
       expect(batch.batch).to.match(/^tkb_/);
       expect(batch.codes).to.have.length(12);
       for (const code of batch.codes) expect(code).to.match(/^[0-9A-Z]{4}(-[0-9A-Z]{4}){4}$/);
-      const rows = await app.provider.db('tickets').where('batch_id', batch.batch).select('code_hash', 'assurance_level', 'redeemed_at');
+      const rows = await app.provider
+        .db('tickets')
+        .where('batch_id', batch.batch)
+        .select('code_hash', 'assurance_level', 'redeemed_at');
       expect(rows).to.have.length(12);
       const hashes = rows.map((row: { code_hash: string }) => row.code_hash);
       expect(hashes).to.have.members(batch.codes.map((code) => sha256(code.replace(/-/g, ''))));
@@ -100,7 +126,9 @@ describe('ticket challenge and `age-provider tickets`', () => {
 
     it('sets an expiry with --expires-days and prints readable text without --json', async () => {
       expect(expiring.code, expiring.stderr).to.equal(0);
-      expect(expiring.stdout).to.match(/^Batch tkb_\S+: 2 STRICT ticket code\(s\), valid until \d{4}-/).and.match(/Shown only this once/);
+      expect(expiring.stdout)
+        .to.match(/^Batch tkb_\S+: 2 STRICT ticket code\(s\), valid until \d{4}-/)
+        .and.match(/Shown only this once/);
       const batchId = /^Batch (tkb_\S+):/.exec(expiring.stdout)![1];
       const rows = await app.provider.db('tickets').where('batch_id', batchId).select('expires_at', 'assurance_level');
       expect(rows).to.have.length(2);
@@ -113,7 +141,10 @@ describe('ticket challenge and `age-provider tickets`', () => {
     it('fails clearly on the embedded database while a server holds it', async function () {
       if (onPostgres) this.skip(); // PostgreSQL is shared: the previous test runs there instead
       // The lock is per process: the command runs in a process of its own, as an operator would run it.
-      const run = await cliProcess(['tickets', 'issue', '--count', '1', '--level', 'STRICT', '--json'], { ...cliEnv, LOG_LEVEL: 'silent' });
+      const run = await cliProcess(['tickets', 'issue', '--count', '1', '--level', 'STRICT', '--json'], {
+        ...cliEnv,
+        LOG_LEVEL: 'silent',
+      });
       expect(run.code).to.equal(1);
       expect(run.stderr).to.contain(`is in use by process ${process.pid}`).and.contain('DATABASE_URL');
       expect(JSON.parse(run.stdout)).to.have.property('error').that.contains('in use');
@@ -127,7 +158,10 @@ describe('ticket challenge and `age-provider tickets`', () => {
         [['tickets', 'issue', '--count', '3'], '--level is required'],
         [['tickets', 'issue', '--level', 'STRICT'], '--count is required'],
         [['tickets', 'issue', '--count', '0', '--level', 'STRICT'], '--count must be a whole number'],
-        [['tickets', 'issue', '--count', '2', '--level', 'HIGH'], '--level "HIGH" is not a level: use one of STANDARD, ENHANCED, STRICT'],
+        [
+          ['tickets', 'issue', '--count', '2', '--level', 'HIGH'],
+          '--level "HIGH" is not a level: use one of STANDARD, ENHANCED, STRICT',
+        ],
         [['tickets', 'issue', '--count', '2', '--level', 'STRICT', '--expires-days', '1.5'], '--expires-days must be'],
         [['tickets', 'revoke'], 'unknown subcommand'],
       ] as const) {
@@ -145,14 +179,21 @@ describe('ticket challenge and `age-provider tickets`', () => {
       expect(page.url).to.match(/\/challenge\/ticket\/start$/);
       return page;
     }
-    const typeCode = (browser: Browser, page: Page, code: string) => browser.submit(formOf(page, { action: '/challenge/ticket/redeem' }), { code });
+    const typeCode = (browser: Browser, page: Page, code: string) =>
+      browser.submit(formOf(page, { action: '/challenge/ticket/redeem' }), { code });
 
     it('accepts a code typed loosely, records the batch level, and refuses it the second time', async () => {
       const code = batch.codes[0]!;
       const browser = new Browser(app.url);
-      const result = expectPage(await typeCode(browser, await ticketPage(browser), ` ${code.toLowerCase().replace(/-/g, ' ')} `));
+      const result = expectPage(
+        await typeCode(browser, await ticketPage(browser), ` ${code.toLowerCase().replace(/-/g, ' ')} `),
+      );
       expect(result.url).to.match(/\/result$/);
-      const resources = await redeem(app, client, callbackOf(await continueWithoutSaving(browser, result), client).get('code')!);
+      const resources = await redeem(
+        app,
+        client,
+        callbackOf(await continueWithoutSaving(browser, result), client).get('code')!,
+      );
       expect(resources).to.include({ verified: true, assurance_level: 'ENHANCED', reused: false });
       expect(resources['uid']).to.match(/^vrf_/);
 
@@ -186,10 +227,12 @@ describe('ticket challenge and `age-provider tickets`', () => {
 
     it('lets exactly one of several concurrent visitors redeem the same code', async () => {
       const code = batch.codes[2]!;
-      const visitors = await Promise.all(Array.from({ length: 5 }, async () => {
-        const browser = new Browser(app.url);
-        return { browser, page: await ticketPage(browser) };
-      }));
+      const visitors = await Promise.all(
+        Array.from({ length: 5 }, async () => {
+          const browser = new Browser(app.url);
+          return { browser, page: await ticketPage(browser) };
+        }),
+      );
       const outcomes = await Promise.all(visitors.map(({ browser, page }) => typeCode(browser, page, code)));
       const statuses = outcomes.map((landing) => expectPage(landing).status);
       expect(statuses.filter((status) => status === 200)).to.have.length(1);
@@ -198,13 +241,18 @@ describe('ticket challenge and `age-provider tickets`', () => {
 
     it('redeems atomically: of 20 parallel redemptions of one code exactly one wins', async () => {
       const code = batch.codes[3]!.replace(/-/g, '');
-      const levels = await Promise.all(Array.from({ length: 20 }, () => redeemTicket(app.provider.db, app.provider.runtime.clock, code)));
+      const levels = await Promise.all(
+        Array.from({ length: 20 }, () => redeemTicket(app.provider.db, app.provider.runtime.clock, code)),
+      );
       expect(levels.filter((level) => level === 'ENHANCED')).to.have.length(1);
       expect(levels.filter((level) => level === undefined)).to.have.length(19);
     });
 
     it('refuses an expired code', async () => {
-      await app.provider.db('tickets').where('code_hash', sha256(batch.codes[4]!.replace(/-/g, ''))).update({ expires_at: new Date(Date.now() - 1000) });
+      await app.provider
+        .db('tickets')
+        .where('code_hash', sha256(batch.codes[4]!.replace(/-/g, '')))
+        .update({ expires_at: new Date(Date.now() - 1000) });
       const browser = new Browser(app.url);
       const page = expectPage(await typeCode(browser, await ticketPage(browser), batch.codes[4]!));
       expect(page.status).to.equal(422);

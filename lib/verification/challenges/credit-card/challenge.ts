@@ -20,11 +20,19 @@ export const creditCardModule: ChallengeModule<CreditCardSetup> = {
   configure(runtime, setup) {
     if (!setup) return undefined;
     const { settings, stripe } = setup;
-    return creditCardChallenge(runtime, settings, stripeCardProcessor(stripe, { timeoutMs: settings.timeoutMs, log: runtime.log }));
+    return creditCardChallenge(
+      runtime,
+      settings,
+      stripeCardProcessor(stripe, { timeoutMs: settings.timeoutMs, log: runtime.log }),
+    );
   },
 };
 
-export function creditCardChallenge(runtime: ChallengeServices, settings: CreditCardSettings, processor: CardProcessor): Challenge {
+export function creditCardChallenge(
+  runtime: ChallengeServices,
+  settings: CreditCardSettings,
+  processor: CardProcessor,
+): Challenge {
   const attempts = attemptLimit(runtime, 'credit-card');
 
   async function start(context: StepContext): Promise<void> {
@@ -46,7 +54,9 @@ export function creditCardChallenge(runtime: ChallengeServices, settings: Credit
     await attempts.spend(context);
     const result = await orUnavailable(context, () => processor.result(fields.setup_intent, context.attempt.uid));
     if (!result) return;
-    await context.finish(verdict(result === 'credit', settings.assuranceLevel, result === 'not-credit' ? 'refused' : 'failed'));
+    await context.finish(
+      verdict(result === 'credit', settings.assuranceLevel, result === 'not-credit' ? 'refused' : 'failed'),
+    );
   }
 
   return {

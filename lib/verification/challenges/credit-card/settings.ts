@@ -24,8 +24,14 @@ export const creditCardSettings: SettingsSection<CreditCardSetup | undefined, Ra
     ...basicsSpec('CREDIT_CARD', 'credit_card'),
     vendor: { env: 'CREDIT_CARD_VENDOR', schema: { type: 'string', enum: ['stripe'] }, default: 'stripe' },
     timeoutMs: outboundTimeoutSetting,
-    stripeSecretKey: { env: 'STRIPE_SECRET_KEY', schema: { type: 'string', pattern: '^(sk|rk)_(live|test)_[A-Za-z0-9]+$' } },
-    stripePublishableKey: { env: 'STRIPE_PUBLISHABLE_KEY', schema: { type: 'string', pattern: '^pk_(live|test)_[A-Za-z0-9]+$' } },
+    stripeSecretKey: {
+      env: 'STRIPE_SECRET_KEY',
+      schema: { type: 'string', pattern: '^(sk|rk)_(live|test)_[A-Za-z0-9]+$' },
+    },
+    stripePublishableKey: {
+      env: 'STRIPE_PUBLISHABLE_KEY',
+      schema: { type: 'string', pattern: '^pk_(live|test)_[A-Za-z0-9]+$' },
+    },
   },
   finish({ vendor: _stripe, stripeSecretKey: secretKey, stripePublishableKey: publishableKey, ...settings }) {
     if (secretKey.includes('_live_') !== publishableKey.includes('_live_')) {

@@ -50,7 +50,10 @@ const isRead = ajv.compile<SetupIntentRead>(readSchema);
  * PaymentMethod server-side. Plain fetch rather than the `stripe` package: two calls, our own timeout and retry
  * policy, and no dependency.
  */
-export function stripeCardProcessor(settings: StripeSettings, options: { timeoutMs: number; log: Logger }): CardProcessor {
+export function stripeCardProcessor(
+  settings: StripeSettings,
+  options: { timeoutMs: number; log: Logger },
+): CardProcessor {
   const headers = { Authorization: `Bearer ${settings.secretKey}`, 'Stripe-Version': STRIPE_VERSION };
 
   function unexpected(response: VendorResponse, what: string): never {

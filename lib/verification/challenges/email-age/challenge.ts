@@ -47,25 +47,38 @@ export const emailAgeModule: ChallengeModule<EmailAgeSetup> = {
   },
 };
 
-export function emailAgeChallenge(runtime: ChallengeServices, settings: EmailAgeSettings, estimator: EmailAgeEstimator, mailer: Mailer): Challenge {
+export function emailAgeChallenge(
+  runtime: ChallengeServices,
+  settings: EmailAgeSettings,
+  estimator: EmailAgeEstimator,
+  mailer: Mailer,
+): Challenge {
   const sends = attemptLimit(runtime, 'email-age-send');
   const guesses = attemptLimit(runtime, 'email-age-code');
 
   const addressPage = (context: StepContext, error?: string, status = 200): void =>
-    context.render('challenges/email-age.njk', {
-      sendUrl: context.stepUrl('send'),
-      vendor: estimator.label,
-      error: error ? context.t(error) : undefined,
-    }, status);
+    context.render(
+      'challenges/email-age.njk',
+      {
+        sendUrl: context.stepUrl('send'),
+        vendor: estimator.label,
+        error: error ? context.t(error) : undefined,
+      },
+      status,
+    );
 
   const codePage = (context: StepContext, key: string, error?: string, status = 200): void =>
-    context.render('challenges/email-age-code.njk', {
-      verifyUrl: context.stepUrl('verify'),
-      restartUrl: context.stepUrl('start'),
-      key,
-      minutes: CODE_TTL_SECONDS / 60,
-      error,
-    }, status);
+    context.render(
+      'challenges/email-age-code.njk',
+      {
+        verifyUrl: context.stepUrl('verify'),
+        restartUrl: context.stepUrl('start'),
+        key,
+        minutes: CODE_TTL_SECONDS / 60,
+        error,
+      },
+      status,
+    );
 
   /** The country the vendor needs, or undefined when neither the geo resolver nor the operator's default gives one. */
   async function countryOf(context: StepContext): Promise<string | undefined> {
@@ -106,7 +119,11 @@ export function emailAgeChallenge(runtime: ChallengeServices, settings: EmailAge
       await mailer.send({
         to: fields.email,
         subject: context.t('challenges.emailAge.mail.subject', { website: context.attempt.website.name }),
-        text: context.t('challenges.emailAge.mail.text', { code, minutes: CODE_TTL_SECONDS / 60, website: context.attempt.website.name }),
+        text: context.t('challenges.emailAge.mail.text', {
+          code,
+          minutes: CODE_TTL_SECONDS / 60,
+          website: context.attempt.website.name,
+        }),
       });
     } catch (error) {
       if (!(error instanceof MailUnavailableError)) throw error;
@@ -119,7 +136,11 @@ export function emailAgeChallenge(runtime: ChallengeServices, settings: EmailAge
     const fields = readForm(context.koa, validateVerify);
     const pending = await context.state.get<PendingCheck>();
     if (!pending || !fields || pending.code.expiresAt <= context.runtime.clock.now().getTime()) {
-      return addressPage(context, pending ? 'challenges.emailAge.error.expired' : 'challenges.emailAge.error.restart', 400);
+      return addressPage(
+        context,
+        pending ? 'challenges.emailAge.error.expired' : 'challenges.emailAge.error.restart',
+        400,
+      );
     }
     await guesses.spend(context);
     if (!codeMatches(pending.code, fields.code.replace(/\s/g, ''))) {

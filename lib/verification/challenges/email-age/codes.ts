@@ -18,7 +18,13 @@ export const newCode = (): string => String(randomInt(0, 1_000_000)).padStart(6,
 
 export function storeCode(code: string, now: Date): StoredCode {
   const salt = randomBytes(16).toString('base64url');
-  return { salt, hash: sha256(`${salt}:${code}`), expiresAt: now.getTime() + CODE_TTL_SECONDS * 1000, attemptsLeft: CODE_ATTEMPTS };
+  return {
+    salt,
+    hash: sha256(`${salt}:${code}`),
+    expiresAt: now.getTime() + CODE_TTL_SECONDS * 1000,
+    attemptsLeft: CODE_ATTEMPTS,
+  };
 }
 
-export const codeMatches = (stored: StoredCode, code: string): boolean => safeEqual(sha256(`${stored.salt}:${code}`), stored.hash);
+export const codeMatches = (stored: StoredCode, code: string): boolean =>
+  safeEqual(sha256(`${stored.salt}:${code}`), stored.hash);

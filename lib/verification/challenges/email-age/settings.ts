@@ -30,7 +30,11 @@ export const emailAgeSettings: SettingsSection<EmailAgeSetup | undefined, Raw> =
   spec: {
     ...basicsSpec('EMAIL_AGE', 'email_age'),
     vendor: { env: 'EMAIL_AGE_VENDOR', schema: { type: 'string', enum: ['yoti'] }, default: 'yoti' },
-    defaultCountry: { env: 'EMAIL_AGE_DEFAULT_COUNTRY', schema: { type: 'string', pattern: '^[A-Z]{2}$' }, optional: true },
+    defaultCountry: {
+      env: 'EMAIL_AGE_DEFAULT_COUNTRY',
+      schema: { type: 'string', pattern: '^[A-Z]{2}$' },
+      optional: true,
+    },
     timeoutMs: outboundTimeoutSetting,
     yotiApiKey: { env: 'EMAIL_AGE_YOTI_API_KEY', schema: { type: 'string', minLength: 8, pattern: '^\\S+$' } },
     yotiSdkId: { env: 'EMAIL_AGE_YOTI_SDK_ID', schema: { type: 'string', pattern: '^[0-9a-fA-F-]{36}$' } },

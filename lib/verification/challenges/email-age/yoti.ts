@@ -28,7 +28,10 @@ const answerSchema: JSONSchemaType<YotiEmailAnswer> = {
 };
 const isAnswer = new Ajv().compile(answerSchema);
 
-export function yotiEmailAgeEstimator(settings: YotiEmailSettings, options: { timeoutMs: number; log: Logger }): EmailAgeEstimator {
+export function yotiEmailAgeEstimator(
+  settings: YotiEmailSettings,
+  options: { timeoutMs: number; log: Logger },
+): EmailAgeEstimator {
   return {
     vendor: 'yoti',
     label: 'Yoti',
@@ -57,7 +60,9 @@ export function yotiEmailAgeEstimator(settings: YotiEmailSettings, options: { ti
       // A 400 is Yoti filtering out an address it will not check: that proves nothing about the visitor.
       if (response.status === 400) return 'unknown';
       if (response.status !== 200 && response.status !== 201) {
-        options.log.error('yoti refused the email check: check EMAIL_AGE_YOTI_API_KEY and EMAIL_AGE_YOTI_SDK_ID', { status: response.status });
+        options.log.error('yoti refused the email check: check EMAIL_AGE_YOTI_API_KEY and EMAIL_AGE_YOTI_SDK_ID', {
+          status: response.status,
+        });
         throw new VendorUnavailableError(`yoti answered ${response.status}`);
       }
       if (!isAnswer(response.body)) {

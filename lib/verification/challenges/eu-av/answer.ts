@@ -27,7 +27,13 @@ const validateForm = compileSchema<Form>({
       oneOf: [
         PRESENTATION,
         // A key holds no bracket (a nested `vp_token[a][b]` is not a credential id); a repeated field parses as an array and fails.
-        { type: 'object', minProperties: 1, maxProperties: 4, propertyNames: { pattern: '^[^\\[\\]]+$', maxLength: 100 }, additionalProperties: PRESENTATION },
+        {
+          type: 'object',
+          minProperties: 1,
+          maxProperties: 4,
+          propertyNames: { pattern: '^[^\\[\\]]+$', maxLength: 100 },
+          additionalProperties: PRESENTATION,
+        },
       ],
     },
     error: { type: 'string', minLength: 1, maxLength: 200 },
@@ -43,8 +49,11 @@ export function readWalletAnswer(body: unknown): WalletAnswer | undefined {
   if (!validateForm(body) || (body.vp_token === undefined) === (body.error === undefined)) return undefined;
   const { state, vp_token: token, error } = body;
   if (error !== undefined) return { state, error };
-  const vpToken = typeof token === 'string'
-    ? token
-    : JSON.stringify(Object.fromEntries(Object.entries(token ?? {}).map(([id, presentation]) => [id, [presentation]])));
+  const vpToken =
+    typeof token === 'string'
+      ? token
+      : JSON.stringify(
+          Object.fromEntries(Object.entries(token ?? {}).map(([id, presentation]) => [id, [presentation]])),
+        );
   return { state, vpToken };
 }

@@ -102,7 +102,7 @@ export interface CertificateExtensions {
 /** Key usage bits as numbered in RFC 5280 (bit 0 is the most significant bit of the first octet). */
 const hasBit = (der: Uint8Array, bits: Element, bit: number): boolean => {
   const octet = bits.start + 1 + Math.floor(bit / 8);
-  return octet < bits.end && (der[octet]! & (0x80 >> bit % 8)) !== 0;
+  return octet < bits.end && (der[octet]! & (0x80 >> (bit % 8))) !== 0;
 };
 
 /** Reads the extensions of a DER certificate; throws on malformed DER or an extension that appears twice. */
@@ -126,12 +126,15 @@ export function readExtensions(der: Uint8Array): CertificateExtensions {
       const [flag, length] = children(der, expectTag(inner, SEQUENCE));
       result.ca = flag?.tag === BOOLEAN && der[flag.start] !== 0;
       const pathLength = flag?.tag === INTEGER ? flag : length;
-      if (pathLength?.tag === INTEGER && pathLength.end - pathLength.start === 1) result.pathLength = der[pathLength.start]!;
+      if (pathLength?.tag === INTEGER && pathLength.end - pathLength.start === 1)
+        result.pathLength = der[pathLength.start]!;
     } else if (name === OIDS.keyUsage) {
       const bits = expectTag(inner, BIT_STRING);
       result.keyUsage = { digitalSignature: hasBit(der, bits, 0), keyCertSign: hasBit(der, bits, 5) };
     } else if (name === OIDS.extKeyUsage) {
-      result.extendedKeyUsage = children(der, expectTag(inner, SEQUENCE)).map((usage) => oidText(der, expectTag(usage, OID)));
+      result.extendedKeyUsage = children(der, expectTag(inner, SEQUENCE)).map((usage) =>
+        oidText(der, expectTag(usage, OID)),
+      );
     }
   }
   return result;

@@ -5,7 +5,16 @@ import { isFreeByDefault } from '../../catalogue.js';
 import type { Challenge, ChallengeOutcome, StepContext } from '../../challenge.js';
 import { answerLimits } from './limits.js';
 import { ANNEX_C_PROTOCOL, annexCRequestData, newAnnexCRequest, openAnnexCResponse } from './annex-c.js';
-import { answerCounts, AV_DOCTYPE, dcApiRequest, newPending, OPENID4VP_DC_API_PROTOCOL, readPending, walletRequestUrl, type PendingPresentation } from './request.js';
+import {
+  answerCounts,
+  AV_DOCTYPE,
+  dcApiRequest,
+  newPending,
+  OPENID4VP_DC_API_PROTOCOL,
+  readPending,
+  walletRequestUrl,
+  type PendingPresentation,
+} from './request.js';
 import { qrCodeSvg } from './qr.js';
 import type { EuAvSettings } from './settings.js';
 import { dcApiTranscript, taggedTranscript } from './transcript.js';
@@ -67,7 +76,10 @@ export function createEuAvChallenge(settings: EuAvSettings, issuer: string): Cha
     const [qrScheme = 'av'] = settings.walletSchemes;
     context.render('challenges/eu-av.njk', {
       age: threshold,
-      walletLinks: settings.walletSchemes.map((scheme) => ({ scheme, href: walletRequestUrl(scheme, issuer, threshold, requests.same_device) })),
+      walletLinks: settings.walletSchemes.map((scheme) => ({
+        scheme,
+        href: walletRequestUrl(scheme, issuer, threshold, requests.same_device),
+      })),
       qrSvg: await qrCodeSvg(walletRequestUrl(qrScheme, issuer, threshold, requests.cross_device)),
       statusUrl: context.stepUrl('status'),
       continueUrl: context.stepUrl('continue'),
@@ -98,13 +110,17 @@ export function createEuAvChallenge(settings: EuAvSettings, issuer: string): Cha
     const pending = readPending(await context.state.get<unknown>());
     context.koa.set('Cache-Control', 'no-store');
     const answered = Boolean(pending && answerCounts(pending));
-    context.koa.body = { answered, ...(pending && !answered && (await limitReached(context, pending)) ? { limited: true } : {}) };
+    context.koa.body = {
+      answered,
+      ...(pending && !answered && (await limitReached(context, pending)) ? { limited: true } : {}),
+    };
   }
 
   async function proceed(context: StepContext): Promise<void> {
     const pending = readPending(await context.state.get<unknown>());
     if (!pending) return start(context);
-    if (!answerCounts(pending) || !pending.answer) return showRequest(context, pending, await waitingFor(pending, () => limitReached(context, pending)));
+    if (!answerCounts(pending) || !pending.answer)
+      return showRequest(context, pending, await waitingFor(pending, () => limitReached(context, pending)));
     return context.finish(OUTCOMES[pending.answer](settings));
   }
 
@@ -117,14 +133,23 @@ export function createEuAvChallenge(settings: EuAvSettings, issuer: string): Cha
     const code = context.koa.query['response_code'];
     const { runtime, attempt } = context;
     const stored = (await readProgress(runtime.db, runtime.clock, attempt.uid)).challenge;
-    const pending = stored?.name === 'eu_av' ? readPending(JSON.parse(runtime.sealer.unseal(stored.sealedState))) : undefined;
+    const pending =
+      stored?.name === 'eu_av' ? readPending(JSON.parse(runtime.sealer.unseal(stored.sealedState))) : undefined;
     if (!stored || !pending?.responseCodeHash || pending.answer !== 'over') return proceed(context);
     if (typeof code !== 'string' || !safeEqual(sha256(code), pending.responseCodeHash)) {
       runtime.log.info('eu_av response code refused', { uid: attempt.uid });
       return showRequest(context, pending, 'returning');
     }
     const counted: PendingPresentation = { ...pending, responseCodeHash: undefined, counted: true };
-    if (!(await swapChallengeState(runtime.db, attempt.uid, 'eu_av', stored.sealedState, runtime.sealer.seal(JSON.stringify(counted))))) {
+    if (
+      !(await swapChallengeState(
+        runtime.db,
+        attempt.uid,
+        'eu_av',
+        stored.sealedState,
+        runtime.sealer.seal(JSON.stringify(counted)),
+      ))
+    ) {
       return showRequest(context, pending, 'not_yet');
     }
     return context.finish(OUTCOMES.over(settings));
@@ -146,12 +171,22 @@ export function createEuAvChallenge(settings: EuAvSettings, issuer: string): Cha
       // The Annex C request asks for the AV attestation only (annex-c.ts).
       const opened = openAnnexCResponse(form.data, pending.annexC, origin);
       judged = opened
-        ? await judgePresentation(opened.deviceResponse, settings.trustedIssuers.current(), { ...expected, transcript: taggedTranscript(opened.transcript), doctypes: [AV_DOCTYPE] })
-        : { verdict: 'invalid', problem: 'the encrypted response does not open with this request\'s key' };
+        ? await judgePresentation(opened.deviceResponse, settings.trustedIssuers.current(), {
+            ...expected,
+            transcript: taggedTranscript(opened.transcript),
+            doctypes: [AV_DOCTYPE],
+          })
+        : { verdict: 'invalid', problem: "the encrypted response does not open with this request's key" };
     } else {
-      judged = await judgeVpToken(form?.data ?? '', settings.trustedIssuers, { ...expected, transcript: dcApiTranscript({ origin, nonce: pending.dcApiNonce }) });
+      judged = await judgeVpToken(form?.data ?? '', settings.trustedIssuers, {
+        ...expected,
+        transcript: dcApiTranscript({ origin, nonce: pending.dcApiNonce }),
+      });
     }
-    context.runtime.log.info('eu_av presentation received', { ...verdictLog(context.attempt.uid, 'dc_api', judged), protocol: form?.protocol });
+    context.runtime.log.info('eu_av presentation received', {
+      ...verdictLog(context.attempt.uid, 'dc_api', judged),
+      protocol: form?.protocol,
+    });
     return context.finish(OUTCOMES[judged.verdict](settings));
   }
 

@@ -18,13 +18,18 @@ const KEM_SUITE = Buffer.concat([Buffer.from('KEM'), i2osp(SUITE.kem, 2)]);
 const HPKE_SUITE = Buffer.concat([Buffer.from('HPKE'), i2osp(SUITE.kem, 2), i2osp(SUITE.kdf, 2), i2osp(SUITE.aead, 2)]);
 const VERSION = Buffer.from('HPKE-v1');
 
-const extract = (salt: Buffer, ikm: Buffer): Buffer => createHmac('sha256', salt.length > 0 ? salt : Buffer.alloc(BYTES.hash)).update(ikm).digest();
+const extract = (salt: Buffer, ikm: Buffer): Buffer =>
+  createHmac('sha256', salt.length > 0 ? salt : Buffer.alloc(BYTES.hash))
+    .update(ikm)
+    .digest();
 
 function expand(prk: Buffer, info: Buffer, length: number): Buffer {
   const blocks: Buffer[] = [];
   let previous = Buffer.alloc(0);
   for (let counter = 1; blocks.length * BYTES.hash < length; counter++) {
-    previous = createHmac('sha256', prk).update(Buffer.concat([previous, info, i2osp(counter, 1)])).digest();
+    previous = createHmac('sha256', prk)
+      .update(Buffer.concat([previous, info, i2osp(counter, 1)]))
+      .digest();
     blocks.push(previous);
   }
   return Buffer.concat(blocks).subarray(0, length);

@@ -13,9 +13,14 @@ export const euAvModule: ChallengeModule<EuAvSettings> = {
     // With a trusted list, the anchors are the files' and the list's as last refreshed (trusted-list-source.ts).
     // Loaded only then: the XML signature libraries are of no use to an instance without a list.
     const list = settings.trustedList
-      ? await (await import('./trusted-list-source.js')).followTrustedList(runtime, settings.trustedList, settings.trustedIssuers)
+      ? await (
+          await import('./trusted-list-source.js')
+        ).followTrustedList(runtime, settings.trustedList, settings.trustedIssuers)
       : undefined;
-    const statuses = { lists: createStatusLists(runtime, { fetch: settings.statusLists.fetch }), unreachable: settings.statusLists.unreachable };
+    const statuses = {
+      lists: createStatusLists(runtime, { fetch: settings.statusLists.fetch }),
+      unreachable: settings.statusLists.unreachable,
+    };
     const trusting = { ...settings, ...(list ? { trustedIssuers: list.source } : {}), statuses };
     return {
       ...createEuAvChallenge(trusting, runtime.config.issuer),

@@ -45,7 +45,8 @@ export function readIssuerAuth(encoded: Uint8Array): IssuerAuth | string {
   const sign1 = field(field(documents[0], 'issuerSigned'), 'issuerAuth');
   if (!Array.isArray(sign1) || sign1.length !== 4) return 'the issuer signature is not a COSE_Sign1';
   const [protectedBytes, unprotected, payload, signature] = sign1 as unknown[];
-  if (!isBytes(protectedBytes) || !(unprotected instanceof Map) || !isBytes(payload) || !isBytes(signature)) return 'the issuer signature is not a COSE_Sign1';
+  if (!isBytes(protectedBytes) || !(unprotected instanceof Map) || !isBytes(payload) || !isBytes(signature))
+    return 'the issuer signature is not a COSE_Sign1';
   let headers: unknown;
   try {
     headers = protectedBytes.length ? decoder.decode(protectedBytes) : new Map();
@@ -53,7 +54,8 @@ export function readIssuerAuth(encoded: Uint8Array): IssuerAuth | string {
     return 'unreadable protected header';
   }
   const alg = field(headers, ALG);
-  if (typeof alg !== 'number' || !ALGORITHMS.has(alg)) return 'the issuer signature\'s algorithm is not ES256, ES384 or ES512';
+  if (typeof alg !== 'number' || !ALGORITHMS.has(alg))
+    return "the issuer signature's algorithm is not ES256, ES384 or ES512";
   // The library reads x5chain from either header; one in each would let two readers see two chains.
   const chains = [field(headers, X5CHAIN), unprotected.get(X5CHAIN)].filter((chain) => chain !== undefined);
   if (chains.length !== 1) return 'the issuer signature has no x5chain, or two';
@@ -87,8 +89,10 @@ export function deviceAuthProblem(encoded: Uint8Array): string | undefined {
   const deviceAuth = field(field(Array.isArray(documents) ? documents[0] : undefined, 'deviceSigned'), 'deviceAuth');
   if (!(deviceAuth instanceof Map)) return 'the document has no deviceAuth';
   const signature = deviceAuth.get('deviceSignature');
-  if (deviceAuth.size !== 1 || (signature === undefined && !deviceAuth.has('deviceMac'))) return 'deviceAuth holds neither exactly one deviceSignature nor a deviceMac';
-  if (signature === undefined) return 'deviceAuth is a deviceMac: only a device signature is accepted (no reader key is agreed over OpenID4VP)';
+  if (deviceAuth.size !== 1 || (signature === undefined && !deviceAuth.has('deviceMac')))
+    return 'deviceAuth holds neither exactly one deviceSignature nor a deviceMac';
+  if (signature === undefined)
+    return 'deviceAuth is a deviceMac: only a device signature is accepted (no reader key is agreed over OpenID4VP)';
   if (!Array.isArray(signature) || signature.length !== 4) return 'deviceSignature is not a COSE_Sign1';
   return undefined;
 }

@@ -13,6 +13,10 @@ const PIXELS_PER_MODULE = 3;
 export function qrCodeSvg(text: string): Promise<string> {
   const modules = QRCode.create(text, { errorCorrectionLevel: 'L' }).modules.size + 2 * QUIET_ZONE;
   return QRCode.toString(text, {
-    type: 'svg', errorCorrectionLevel: 'L', margin: QUIET_ZONE, width: modules * PIXELS_PER_MODULE, color: { dark: '#000000', light: '#ffffff' },
+    type: 'svg',
+    errorCorrectionLevel: 'L',
+    margin: QUIET_ZONE,
+    width: modules * PIXELS_PER_MODULE,
+    color: { dark: '#000000', light: '#ffffff' },
   });
 }

@@ -57,7 +57,9 @@ export interface PendingPresentation {
  */
 export function readPending(value: unknown): PendingPresentation | undefined {
   const pending = value as Partial<PendingPresentation> | null | undefined;
-  return pending?.requests?.same_device && pending.requests.cross_device && pending.annexC ? (pending as PendingPresentation) : undefined;
+  return pending?.requests?.same_device && pending.requests.cross_device && pending.annexC
+    ? (pending as PendingPresentation)
+    : undefined;
 }
 
 /** The interaction a `state` names (its part before the dot); the random part is checked against the stored one. */
@@ -69,7 +71,12 @@ export function uidOfState(state: string): string | undefined {
 /** Fresh requests for one page view (a reload replaces them, so an older QR code or link stops working). */
 export function newPending(uid: string, threshold: number, annexC: AnnexCRequest): PendingPresentation {
   const request = (): RequestIds => ({ state: `${uid}.${randomToken(16)}`, nonce: randomToken(16) });
-  return { threshold, requests: { same_device: request(), cross_device: request() }, dcApiNonce: randomToken(16), annexC };
+  return {
+    threshold,
+    requests: { same_device: request(), cross_device: request() },
+    dcApiNonce: randomToken(16),
+    annexC,
+  };
 }
 
 /** Whether the answer may end the check now: a same-device pass waits until this browser presents the response code. */
@@ -127,10 +134,13 @@ export const dcApiRequest = (pending: PendingPresentation) => ({
  * A query value escaped as RFC 3986 requires and no more: `:`, `/` and `,` may stand as they are in a query, and
  * leaving them shortens the URL (and the QR code) by a tenth; every URL parser decodes both forms alike.
  */
-const queryValue = (value: string): string => encodeURIComponent(value).replace(/%3A/g, ':').replace(/%2F/g, '/').replace(/%2C/g, ',');
+const queryValue = (value: string): string =>
+  encodeURIComponent(value).replace(/%3A/g, ':').replace(/%2F/g, '/').replace(/%2C/g, ',');
 
 /** The URL a wallet opens (a same-device link) or scans (the QR code): `<scheme>://?<request parameters>`. */
 export function walletRequestUrl(scheme: string, issuer: string, threshold: number, ids: RequestIds): string {
-  const query = Object.entries(requestParameters(issuer, threshold, ids)).map(([name, value]) => `${name}=${queryValue(value)}`).join('&');
+  const query = Object.entries(requestParameters(issuer, threshold, ids))
+    .map(([name, value]) => `${name}=${queryValue(value)}`)
+    .join('&');
   return `${scheme}://?${query}`;
 }

@@ -10,7 +10,15 @@ import type { ChallengeServices } from '../../services.js';
 import { randomToken, safeEqual, sha256 } from '../../../security/hashing.js';
 import { readWalletAnswer } from './answer.js';
 import { answerLimits } from './limits.js';
-import { CHANNELS, readPending, RESPONSE_PATH, uidOfState, verifierIdentity, type Channel, type PendingPresentation } from './request.js';
+import {
+  CHANNELS,
+  readPending,
+  RESPONSE_PATH,
+  uidOfState,
+  verifierIdentity,
+  type Channel,
+  type PendingPresentation,
+} from './request.js';
 import type { EuAvSettings } from './settings.js';
 import { redirectTranscript } from './transcript.js';
 import { judgeVpToken, verdictLog } from './verify.js';
@@ -70,16 +78,25 @@ export function walletResponseRoutes(runtime: ChallengeServices, settings: EuAvS
     await limits.spend(uid, pending.requests[channel].state);
 
     const nonce = pending.requests[channel].nonce;
-    const judged = answer.vpToken === undefined
-      ? { verdict: 'declined' as const }
-      : await judgeVpToken(answer.vpToken, settings.trustedIssuers, {
-          transcript: redirectTranscript({ clientId, responseUri, nonce }), threshold: pending.threshold, now: runtime.clock.now(), statuses: settings.statuses,
-        });
+    const judged =
+      answer.vpToken === undefined
+        ? { verdict: 'declined' as const }
+        : await judgeVpToken(answer.vpToken, settings.trustedIssuers, {
+            transcript: redirectTranscript({ clientId, responseUri, nonce }),
+            threshold: pending.threshold,
+            now: runtime.clock.now(),
+            statuses: settings.statuses,
+          });
     // The wallet on this device brings the visitor back; a pass carries the code that proves it is the interaction's
     // own browser, a failure needs no such proof.
     const returning = channel === 'same_device' && !('problem' in judged);
     const responseCode = returning && judged.verdict === 'over' ? randomToken(24) : undefined;
-    const answered: PendingPresentation = { ...pending, answer: judged.verdict, answeredBy: channel, ...(responseCode ? { responseCodeHash: sha256(responseCode) } : {}) };
+    const answered: PendingPresentation = {
+      ...pending,
+      answer: judged.verdict,
+      answeredBy: channel,
+      ...(responseCode ? { responseCodeHash: sha256(responseCode) } : {}),
+    };
     if (!(await swapChallengeState(runtime.db, uid, 'eu_av', sealed, runtime.sealer.seal(JSON.stringify(answered))))) {
       return refuse('this request was already answered');
     }

@@ -35,10 +35,13 @@ function read(der: Uint8Array): Read | undefined {
  */
 function signerProblem({ extensions }: Read): string | undefined {
   if (extensions.ca) return 'the signer certificate is a CA';
-  if (!extensions.keyUsage?.digitalSignature || extensions.keyUsage.keyCertSign) return 'the signer certificate\'s key usage is not digitalSignature';
+  if (!extensions.keyUsage?.digitalSignature || extensions.keyUsage.keyCertSign)
+    return "the signer certificate's key usage is not digitalSignature";
   const usages = extensions.extendedKeyUsage ?? [];
-  if (!usages.some((usage) => DOCUMENT_SIGNER_USAGES.includes(usage))) return 'the signer certificate lacks the mdoc document-signer extended key usage (1.0.18013.5.1.2 or 1.3.130.2.0.0.1.2)';
-  if (!usages.every((usage) => DOCUMENT_SIGNER_USAGES.includes(usage))) return 'the signer certificate has extended key usages besides the mdoc document signer\'s';
+  if (!usages.some((usage) => DOCUMENT_SIGNER_USAGES.includes(usage)))
+    return 'the signer certificate lacks the mdoc document-signer extended key usage (1.0.18013.5.1.2 or 1.3.130.2.0.0.1.2)';
+  if (!usages.every((usage) => DOCUMENT_SIGNER_USAGES.includes(usage)))
+    return "the signer certificate has extended key usages besides the mdoc document signer's";
   return undefined;
 }
 
@@ -50,14 +53,19 @@ export function notADocumentSigner(certificate: X509Certificate): string | undef
 
 /** Whether `issuer` may have issued a certificate with `below` intermediates under it: a CA allowed to sign certificates, within its path length. */
 const mayIssue = ({ extensions }: Read, below: number): boolean =>
-  extensions.ca && extensions.keyUsage?.keyCertSign === true && (extensions.pathLength === undefined || extensions.pathLength >= below);
+  extensions.ca &&
+  extensions.keyUsage?.keyCertSign === true &&
+  (extensions.pathLength === undefined || extensions.pathLength >= below);
 
 const issued = (child: Read, issuer: Read, below: number): boolean =>
-  mayIssue(issuer, below) && child.certificate.checkIssued(issuer.certificate) && child.certificate.verify(issuer.certificate.publicKey);
+  mayIssue(issuer, below) &&
+  child.certificate.checkIssued(issuer.certificate) &&
+  child.certificate.verify(issuer.certificate.publicKey);
 
 const sameCertificate = (a: X509Certificate, b: X509Certificate): boolean => a.raw.equals(b.raw);
 
-const validAt = ({ certificate }: Read, now: Date): boolean => now >= new Date(certificate.validFrom) && now <= new Date(certificate.validTo);
+const validAt = ({ certificate }: Read, now: Date): boolean =>
+  now >= new Date(certificate.validFrom) && now <= new Date(certificate.validTo);
 
 /**
  * Judges an issuer signature's x5chain as ISO/IEC 18013-5 orders it: the first certificate is the document signer
@@ -67,30 +75,50 @@ const validAt = ({ certificate }: Read, now: Date): boolean => now >= new Date(c
  * issued its last certificate. Every certificate of the path, the anchor included, must be valid at `now`.
  */
 export function checkSignerPath(chain: readonly Uint8Array[], anchors: TrustAnchors, now: Date): SignerPath {
-  if (chain.length === 0 || chain.length > MAX_CHAIN) return { trusted: false, problem: `x5chain holds ${chain.length} certificates` };
+  if (chain.length === 0 || chain.length > MAX_CHAIN)
+    return { trusted: false, problem: `x5chain holds ${chain.length} certificates` };
   const path = chain.map(read);
-  if (!path.every((entry): entry is Read => entry !== undefined)) return { trusted: false, problem: 'x5chain holds a certificate that cannot be read' };
-  if (new Set(path.map(({ certificate }) => certificate.fingerprint256)).size !== path.length) return { trusted: false, problem: 'x5chain repeats a certificate' };
-  if (path.some(({ extensions }) => extensions.critical.some((oid) => !UNDERSTOOD.has(oid)))) return { trusted: false, problem: 'x5chain holds a certificate with a critical extension this check does not read' };
+  if (!path.every((entry): entry is Read => entry !== undefined))
+    return { trusted: false, problem: 'x5chain holds a certificate that cannot be read' };
+  if (new Set(path.map(({ certificate }) => certificate.fingerprint256)).size !== path.length)
+    return { trusted: false, problem: 'x5chain repeats a certificate' };
+  if (path.some(({ extensions }) => extensions.critical.some((oid) => !UNDERSTOOD.has(oid))))
+    return {
+      trusted: false,
+      problem: 'x5chain holds a certificate with a critical extension this check does not read',
+    };
   const [signer] = path as [Read, ...Read[]];
 
   const notSigner = signerProblem(signer);
   if (notSigner) return { trusted: false, problem: notSigner };
   for (let index = 1; index < path.length; index += 1) {
-    if (!issued(path[index - 1]!, path[index]!, index - 1)) return { trusted: false, problem: `x5chain is not one path: certificate ${index} did not issue certificate ${index - 1}` };
+    if (!issued(path[index - 1]!, path[index]!, index - 1))
+      return {
+        trusted: false,
+        problem: `x5chain is not one path: certificate ${index} did not issue certificate ${index - 1}`,
+      };
   }
 
   const anchored = anchorOf(path, anchors);
   if (!anchored) return { trusted: false, problem: 'the signer certificate has no path to a trusted certificate' };
-  if (!validAt(signer, now)) return { trusted: false, problem: 'the signer certificate is not valid now', expired: now > new Date(signer.certificate.validTo) };
-  if (![...path, ...anchored].every((entry) => validAt(entry, now))) return { trusted: false, problem: 'a certificate of the signer\'s path is not valid now' };
+  if (!validAt(signer, now))
+    return {
+      trusted: false,
+      problem: 'the signer certificate is not valid now',
+      expired: now > new Date(signer.certificate.validTo),
+    };
+  if (![...path, ...anchored].every((entry) => validAt(entry, now)))
+    return { trusted: false, problem: "a certificate of the signer's path is not valid now" };
   return { trusted: true, signer: signer.certificate };
 }
 
 /** The anchor the path ends at, beyond the path itself (empty when a certificate of x5chain is the anchor), or undefined. */
 function anchorOf(path: readonly Read[], anchors: TrustAnchors): Read[] | undefined {
   if (anchors.signers.some((anchor) => sameCertificate(anchor, path[0]!.certificate))) return [];
-  if (path.slice(1).some(({ certificate }) => anchors.authorities.some((anchor) => sameCertificate(anchor, certificate)))) return [];
+  if (
+    path.slice(1).some(({ certificate }) => anchors.authorities.some((anchor) => sameCertificate(anchor, certificate)))
+  )
+    return [];
   const last = path.at(-1)!;
   for (const authority of anchors.authorities) {
     const anchor = read(authority.raw);

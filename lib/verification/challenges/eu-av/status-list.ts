@@ -24,7 +24,8 @@ export interface StatusReference {
 }
 
 const field = (map: unknown, key: string | number): unknown => (map instanceof Map ? map.get(key) : undefined);
-const untag = (value: unknown, tag: number): unknown => (value instanceof Tag && value.tag === tag ? value.value : value);
+const untag = (value: unknown, tag: number): unknown =>
+  value instanceof Tag && value.tag === tag ? value.value : value;
 
 /** The MSO's `status.status_list`, undefined when the attestation names none, or why it cannot be read. */
 export function statusReference(issuerAuth: IssuerAuth): StatusReference | undefined | string {
@@ -40,7 +41,14 @@ export function statusReference(issuerAuth: IssuerAuth): StatusReference | undef
   const list = field(status, 'status_list');
   const idx = field(list, 'idx');
   const uri = field(list, 'uri');
-  if (typeof idx !== 'number' || !Number.isSafeInteger(idx) || idx < 0 || typeof uri !== 'string' || !uri.startsWith('https://')) return 'the MSO\'s status_list is not {idx, https uri}';
+  if (
+    typeof idx !== 'number' ||
+    !Number.isSafeInteger(idx) ||
+    idx < 0 ||
+    typeof uri !== 'string' ||
+    !uri.startsWith('https://')
+  )
+    return "the MSO's status_list is not {idx, https uri}";
   return { idx, uri };
 }
 
@@ -75,24 +83,35 @@ function readStatusListToken(bytes: Uint8Array, uri: string, anchors: TrustAncho
   } catch {
     throw new StatusListError('the status list token is not CBOR');
   }
-  if (!Array.isArray(sign1) || sign1.length !== 4) throw new StatusListError('the status list token is not a COSE_Sign1');
+  if (!Array.isArray(sign1) || sign1.length !== 4)
+    throw new StatusListError('the status list token is not a COSE_Sign1');
   const [protectedBytes, unprotected, payload, signature] = sign1 as unknown[];
-  if (!(protectedBytes instanceof Uint8Array) || !(unprotected instanceof Map) || !(payload instanceof Uint8Array) || !(signature instanceof Uint8Array)) {
+  if (
+    !(protectedBytes instanceof Uint8Array) ||
+    !(unprotected instanceof Map) ||
+    !(payload instanceof Uint8Array) ||
+    !(signature instanceof Uint8Array)
+  ) {
     throw new StatusListError('the status list token is not a COSE_Sign1');
   }
   const headers: unknown = protectedBytes.length ? decoder.decode(protectedBytes) : new Map();
-  if (field(headers, TYP) !== STATUS_LIST_TYPE) throw new StatusListError('the status list token is not of type application/statuslist+cwt');
+  if (field(headers, TYP) !== STATUS_LIST_TYPE)
+    throw new StatusListError('the status list token is not of type application/statuslist+cwt');
   const alg = field(headers, 1);
   const chains = [field(headers, X5CHAIN), unprotected.get(X5CHAIN)].filter((chain) => chain !== undefined);
-  if (typeof alg !== 'number' || chains.length !== 1) throw new StatusListError('the status list token has no algorithm or no single x5chain');
+  if (typeof alg !== 'number' || chains.length !== 1)
+    throw new StatusListError('the status list token has no algorithm or no single x5chain');
   const x5chain = (Array.isArray(chains[0]) ? chains[0] : [chains[0]]) as unknown[];
-  if (!x5chain.every((certificate) => certificate instanceof Uint8Array)) throw new StatusListError('the status list token\'s x5chain holds something other than certificates');
+  if (!x5chain.every((certificate) => certificate instanceof Uint8Array))
+    throw new StatusListError("the status list token's x5chain holds something other than certificates");
   const path = checkSignerPath(x5chain as Uint8Array[], anchors, now);
   if (!path.trusted) throw new StatusListError(`the status list token's signer is not trusted (${path.problem})`);
-  if (!issuerSignatureValid({ protectedBytes, alg, payload, signature, x5chain: x5chain as Uint8Array[] }, path.signer)) throw new StatusListError('the status list token\'s signature does not verify');
+  if (!issuerSignatureValid({ protectedBytes, alg, payload, signature, x5chain: x5chain as Uint8Array[] }, path.signer))
+    throw new StatusListError("the status list token's signature does not verify");
 
   const claims: unknown = decoder.decode(payload);
-  if (field(claims, CLAIMS.sub) !== uri) throw new StatusListError('the status list token is for another address (sub)');
+  if (field(claims, CLAIMS.sub) !== uri)
+    throw new StatusListError('the status list token is for another address (sub)');
   const exp = field(claims, CLAIMS.exp);
   const ttl = field(claims, CLAIMS.ttl);
   const nowSeconds = now.getTime() / 1000;
@@ -100,7 +119,8 @@ function readStatusListToken(bytes: Uint8Array, uri: string, anchors: TrustAncho
   const list = field(claims, CLAIMS.statusList);
   const bits = field(list, 'bits');
   const lst = field(list, 'lst');
-  if (![1, 2, 4, 8].includes(bits as number) || !(lst instanceof Uint8Array)) throw new StatusListError('the status list token holds no {bits, lst}');
+  if (![1, 2, 4, 8].includes(bits as number) || !(lst instanceof Uint8Array))
+    throw new StatusListError('the status list token holds no {bits, lst}');
   let statuses: Buffer;
   try {
     statuses = inflateSync(lst, { maxOutputLength: MAX_STATUSES_BYTES });
@@ -108,8 +128,15 @@ function readStatusListToken(bytes: Uint8Array, uri: string, anchors: TrustAncho
     throw new StatusListError('the status list does not decompress');
   }
   // Used within its own lifetime: until exp, and no longer than ttl from now; a list that says neither, a few minutes.
-  const end = Math.min(typeof exp === 'number' ? exp * 1000 : Infinity, typeof ttl === 'number' ? now.getTime() + ttl * 1000 : Infinity);
-  return { bits: bits as number, statuses, usableUntil: Number.isFinite(end) ? end : now.getTime() + DEFAULT_LIFETIME_MS };
+  const end = Math.min(
+    typeof exp === 'number' ? exp * 1000 : Infinity,
+    typeof ttl === 'number' ? now.getTime() + ttl * 1000 : Infinity,
+  );
+  return {
+    bits: bits as number,
+    statuses,
+    usableUntil: Number.isFinite(end) ? end : now.getTime() + DEFAULT_LIFETIME_MS,
+  };
 }
 
 /** The status at `idx`: `bits` per entry, the first entry in the least significant bits of the first byte. */
@@ -154,12 +181,17 @@ export function createStatusLists(runtime: { clock: Clock; log: Logger }, option
       const now = runtime.clock.now();
       try {
         const status = statusAt(await listAt(reference.uri, anchors, now), reference.idx);
-        if (status === undefined) return { status: 'unknown', problem: 'the attestation\'s index is beyond its status list' };
+        if (status === undefined)
+          return { status: 'unknown', problem: "the attestation's index is beyond its status list" };
         return { status: status === 0 ? 'valid' : 'revoked' };
       } catch (error) {
         if (!(error instanceof StatusListError) && !(error instanceof FetchError)) throw error;
-        const problem = error instanceof StatusListError ? error.message
-          : error.message.startsWith('its ') ? `the status list's ${error.message.slice(4)}` : `the status list ${error.message}`;
+        const problem =
+          error instanceof StatusListError
+            ? error.message
+            : error.message.startsWith('its ')
+              ? `the status list's ${error.message.slice(4)}`
+              : `the status list ${error.message}`;
         runtime.log.warn('eu_av status list unavailable', { host: new URL(reference.uri).host, problem });
         return { status: 'unknown', problem };
       }

@@ -15,8 +15,15 @@ export const taggedTranscript = (transcript: Uint8Array): Uint8Array => cbor.enc
  * What the device signs over when the wallet posts to our response URI (the OpenID4VPHandover of OpenID4VP 1.0). The info
  * ends with the JWK thumbprint of the response encryption key, null here: responses are not encrypted.
  */
-export const redirectTranscript = ({ clientId, nonce, responseUri }: { clientId: string; nonce: string; responseUri: string }): Uint8Array =>
-  taggedTranscript(sessionTranscript('OpenID4VPHandover', [clientId, nonce, null, responseUri]));
+export const redirectTranscript = ({
+  clientId,
+  nonce,
+  responseUri,
+}: {
+  clientId: string;
+  nonce: string;
+  responseUri: string;
+}): Uint8Array => taggedTranscript(sessionTranscript('OpenID4VPHandover', [clientId, nonce, null, responseUri]));
 
 /** What the device signs over when the browser's Digital Credentials API carries the answer (the OpenID4VPDCAPIHandover): our origin. */
 export const dcApiTranscript = ({ origin, nonce }: { origin: string; nonce: string }): Uint8Array =>

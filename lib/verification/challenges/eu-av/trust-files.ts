@@ -10,7 +10,10 @@ const PEM_BLOCK = /-----BEGIN CERTIFICATE-----([\s\S]+?)-----END CERTIFICATE----
 function filesOf(variable: string, entry: string): string[] {
   try {
     if (!statSync(entry).isDirectory()) return [entry];
-    return readdirSync(entry).filter((name) => !name.startsWith('.')).sort().map((name) => join(entry, name))
+    return readdirSync(entry)
+      .filter((name) => !name.startsWith('.'))
+      .sort()
+      .map((name) => join(entry, name))
       .filter((file) => !statSync(file).isDirectory());
   } catch {
     throw new ConfigError(`${variable}: ${entry} cannot be read`);
@@ -35,7 +38,9 @@ function certificatesOf(variable: string, file: string): Buffer[] {
   } catch {
     throw new ConfigError(`${variable}: ${file} cannot be read`);
   }
-  const blocks = [...bytes.toString('latin1').matchAll(PEM_BLOCK)].map(([, body]) => Buffer.from(body!.replace(/\s+/g, ''), 'base64'));
+  const blocks = [...bytes.toString('latin1').matchAll(PEM_BLOCK)].map(([, body]) =>
+    Buffer.from(body!.replace(/\s+/g, ''), 'base64'),
+  );
   const ders = blocks.length ? blocks : derLength(bytes) === bytes.length ? [bytes] : [];
   if (ders.length === 0) throw new ConfigError(`${variable}: ${file} is neither a PEM nor a DER certificate file`);
   for (const der of ders) {
@@ -53,7 +58,10 @@ function certificatesOf(variable: string, file: string): Buffer[] {
  * skipped silently: a file that holds no certificate stops start-up with a ConfigError naming the setting and the file.
  */
 export function readCertificateFiles(variable: string, value: string): Buffer[] {
-  return value.split(',').map((entry) => entry.trim()).filter(Boolean)
+  return value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
     .flatMap((entry) => filesOf(variable, entry))
     .flatMap((file) => certificatesOf(variable, file));
 }

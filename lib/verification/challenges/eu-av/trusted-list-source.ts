@@ -62,8 +62,10 @@ const noAnchor = (list: TrustedList): string =>
 
 const EMPTY: TrustAnchors = { authorities: [], signers: [] };
 
-const merged = (a: TrustAnchors, b: TrustAnchors): TrustAnchors =>
-  ({ authorities: [...a.authorities, ...b.authorities], signers: [...a.signers, ...b.signers] });
+const merged = (a: TrustAnchors, b: TrustAnchors): TrustAnchors => ({
+  authorities: [...a.authorities, ...b.authorities],
+  signers: [...a.signers, ...b.signers],
+});
 
 /**
  * Follows the trusted list: reads it now, then every `refreshMs` (lib/periodic.ts), without a restart. A list that
@@ -74,7 +76,9 @@ const merged = (a: TrustAnchors, b: TrustAnchors): TrustAnchors =>
  * list is read: the log says so when it happens, /readyz while it lasts.
  */
 export async function followTrustedList(
-  runtime: Pick<ChallengeServices, 'clock' | 'log' | 'onClose'>, settings: TrustedListSettings, fileAnchors: TrustSource,
+  runtime: Pick<ChallengeServices, 'clock' | 'log' | 'onClose'>,
+  settings: TrustedListSettings,
+  fileAnchors: TrustSource,
 ): Promise<FollowedList> {
   let inUse: InUse | undefined;
   let report: TrustedListReport;
@@ -85,10 +89,18 @@ export async function followTrustedList(
   /** The NextUpdate (ISO) of the list that should be in use when it is past it and the grace, else undefined; logs the moment that changes. */
   function staleSince(): string | undefined {
     const now = runtime.clock.now();
-    const since = inUse ? (inUse.nextUpdate && pastGrace(inUse.nextUpdate, settings.graceMs, now) ? inUse.nextUpdate.toISOString() : undefined) : readStale;
+    const since = inUse
+      ? inUse.nextUpdate && pastGrace(inUse.nextUpdate, settings.graceMs, now)
+        ? inUse.nextUpdate.toISOString()
+        : undefined
+      : readStale;
     if (Boolean(since) !== wasStale) {
       wasStale = Boolean(since);
-      if (since) runtime.log.warn('eu_av trusted list past its next update and the grace: not used, eu_av not offered', { next_update: since, grace_seconds: settings.graceMs / 1000 });
+      if (since)
+        runtime.log.warn('eu_av trusted list past its next update and the grace: not used, eu_av not offered', {
+          next_update: since,
+          grace_seconds: settings.graceMs / 1000,
+        });
       else runtime.log.info('eu_av trusted list current again: eu_av offered');
     }
     return since;
@@ -98,13 +110,27 @@ export async function followTrustedList(
   async function refresh(): Promise<void> {
     const now = runtime.clock.now();
     try {
-      const list = readTrustedList(await fetchListText(settings.location, settings.fetch), settings.signers, now, settings.graceMs);
-      if (inUse && list.issued < inUse.issued) throw new TrustedListError('the trusted list is older than the one in use');
+      const list = readTrustedList(
+        await fetchListText(settings.location, settings.fetch),
+        settings.signers,
+        now,
+        settings.graceMs,
+      );
+      if (inUse && list.issued < inUse.issued)
+        throw new TrustedListError('the trusted list is older than the one in use');
       if (list.certificates.length === 0) throw new TrustedListError(noAnchor(list));
-      inUse = { anchors: trustAnchors(list.certificates), issued: list.issued, ...(list.nextUpdate ? { nextUpdate: list.nextUpdate } : {}), type: list.type };
+      inUse = {
+        anchors: trustAnchors(list.certificates),
+        issued: list.issued,
+        ...(list.nextUpdate ? { nextUpdate: list.nextUpdate } : {}),
+        type: list.type,
+      };
     } catch (error) {
       if (error instanceof StaleListError) readStale = error.nextUpdate;
-      const problem = error instanceof TrustedListError ? error.message : `the trusted list cannot be read (${(error as Error).message.slice(0, 120)})`;
+      const problem =
+        error instanceof TrustedListError
+          ? error.message
+          : `the trusted list cannot be read (${(error as Error).message.slice(0, 120)})`;
       report = { ...base(now), outcome: 'failed', problem, kept_last_good: inUse !== undefined };
       runtime.log.warn('eu_av trusted list refresh failed', { ...report });
       stale();
@@ -116,7 +142,7 @@ export async function followTrustedList(
   }
 
   const base = (now: Date) => ({
-    source: settings.location.startsWith('https://') ? 'https' as const : 'file' as const,
+    source: settings.location.startsWith('https://') ? ('https' as const) : ('file' as const),
     last_refresh: now.toISOString(),
     anchors: inUse ? inUse.anchors.authorities.length + inUse.anchors.signers.length : 0,
     ...(inUse ? { list_issued: inUse.issued.toISOString(), ...(inUse.type ? { list_type: inUse.type } : {}) } : {}),
@@ -133,7 +159,12 @@ export async function followTrustedList(
     report: () => {
       const since = staleSince();
       return since
-        ? { ...report, outcome: 'failed', stale: true, problem: `the trusted list is past its next update (${since}) and the grace: not used, eu_av is not offered${report.problem ? `; last refresh: ${report.problem}` : ''}` }
+        ? {
+            ...report,
+            outcome: 'failed',
+            stale: true,
+            problem: `the trusted list is past its next update (${since}) and the grace: not used, eu_av is not offered${report.problem ? `; last refresh: ${report.problem}` : ''}`,
+          }
         : report;
     },
     // A stale list stops eu_av even beside the files' anchors: the operator named the list as what to trust.

@@ -13,7 +13,14 @@ const ETSI_STATUS = 'http://uri.etsi.org/TrstSvc/TrustedList/Svcstatus/';
  * Commission's AV Trusted List's own "recognized". Withdrawn, ceased, revoked or deprecated services are left out.
  */
 const GOOD_STANDING = new Set([
-  ...['granted', 'recognisedatnationallevel', 'undersupervision', 'supervisionincessation', 'accredited', 'setbynationallaw'].map((status) => `${ETSI_STATUS}${status}`),
+  ...[
+    'granted',
+    'recognisedatnationallevel',
+    'undersupervision',
+    'supervisionincessation',
+    'accredited',
+    'setbynationallaw',
+  ].map((status) => `${ETSI_STATUS}${status}`),
   'http://ec.europa.eu/tools/lotl/av/TrstSvc/TrustedList/Svcstatus/recognized',
 ]);
 
@@ -65,21 +72,33 @@ const SIGNATURE_ALGORITHMS: Record<string, { hash: string; keyType: 'rsa' | 'ec'
 };
 
 /** The reference digests we accept: SHA-2 only (SHA-1 is not a digest a trusted list may rest on). */
-const HASH_ALGORITHMS: Record<string, new () => HashAlgorithm> = Object.fromEntries(([
-  ['http://www.w3.org/2001/04/xmlenc#sha256', 'sha256'],
-  ['http://www.w3.org/2001/04/xmldsig-more#sha384', 'sha384'],
-  ['http://www.w3.org/2001/04/xmlenc#sha512', 'sha512'],
-] as const).map(([uri, hash]) => [uri, class {
-  getHash = (xml: string): string => createHash(hash).update(xml, 'utf8').digest('base64');
-  getAlgorithmName = () => uri;
-}]));
+const HASH_ALGORITHMS: Record<string, new () => HashAlgorithm> = Object.fromEntries(
+  (
+    [
+      ['http://www.w3.org/2001/04/xmlenc#sha256', 'sha256'],
+      ['http://www.w3.org/2001/04/xmldsig-more#sha384', 'sha384'],
+      ['http://www.w3.org/2001/04/xmlenc#sha512', 'sha512'],
+    ] as const
+  ).map(([uri, hash]) => [
+    uri,
+    class {
+      getHash = (xml: string): string => createHash(hash).update(xml, 'utf8').digest('base64');
+      getAlgorithmName = () => uri;
+    },
+  ]),
+);
 
 /** One algorithm as xml-crypto calls it, verifying with node:crypto against the configured certificate's key only. */
 function algorithm(uri: string, signer: X509Certificate): new () => SignatureAlgorithm {
   const { hash, keyType } = SIGNATURE_ALGORITHMS[uri]!;
   const verifySignature = (material: string, _key: unknown, signatureValue: string): boolean =>
-    signer.publicKey.asymmetricKeyType === keyType
-    && verify(hash, Buffer.from(material), keyType === 'ec' ? { key: signer.publicKey, dsaEncoding: 'ieee-p1363' } : signer.publicKey, Buffer.from(signatureValue, 'base64'));
+    signer.publicKey.asymmetricKeyType === keyType &&
+    verify(
+      hash,
+      Buffer.from(material),
+      keyType === 'ec' ? { key: signer.publicKey, dsaEncoding: 'ieee-p1363' } : signer.publicKey,
+      Buffer.from(signatureValue, 'base64'),
+    );
   return class {
     getSignature(): never {
       throw new TrustedListError('this verifier does not sign');
@@ -97,11 +116,16 @@ function parse(xml: string): XmlElement {
 
 /** The direct children of `parent` with this namespace and local name. */
 const childrenNamed = (parent: XmlElement, name: string, namespace = TSL): XmlElement[] =>
-  Array.from(parent.childNodes).filter((node) => node.nodeType === 1 && node.localName === name && node.namespaceURI === namespace);
+  Array.from(parent.childNodes).filter(
+    (node) => node.nodeType === 1 && node.localName === name && node.namespaceURI === namespace,
+  );
 
 /** The element at the end of a path of direct children, or undefined. */
 const pathOf = (from: XmlElement, ...names: string[]): XmlElement | undefined =>
-  names.reduce<XmlElement | undefined>((element, name) => (element ? childrenNamed(element, name)[0] : undefined), from);
+  names.reduce<XmlElement | undefined>(
+    (element, name) => (element ? childrenNamed(element, name)[0] : undefined),
+    from,
+  );
 
 const textOf = (element: XmlElement | undefined): string => element?.textContent?.trim() ?? '';
 
@@ -113,14 +137,18 @@ const textOf = (element: XmlElement | undefined): string => element?.textContent
 function signedContent(xml: string, signers: readonly X509Certificate[]): XmlElement {
   if (/<!DOCTYPE/i.test(xml)) throw new TrustedListError('the trusted list carries a document type declaration');
   const root = parse(xml);
-  if (root.localName !== 'TrustServiceStatusList' || root.namespaceURI !== TSL) throw new TrustedListError('not an ETSI TS 119 612 trusted list');
+  if (root.localName !== 'TrustServiceStatusList' || root.namespaceURI !== TSL)
+    throw new TrustedListError('not an ETSI TS 119 612 trusted list');
   const signatures = root.getElementsByTagNameNS(XMLDSIG, 'Signature');
-  if (signatures.length !== 1 || signatures[0]!.parentNode !== root) throw new TrustedListError('the trusted list does not carry exactly one enveloped signature');
+  if (signatures.length !== 1 || signatures[0]!.parentNode !== root)
+    throw new TrustedListError('the trusted list does not carry exactly one enveloped signature');
   const rootId = root.getAttribute('Id');
   const wholeList = new Set(['', ...(rootId ? [`#${rootId}`] : [])]);
   for (const signer of signers) {
     const signed = new SignedXml({ publicCert: signer.toString(), getCertFromKeyInfo: () => null });
-    signed.SignatureAlgorithms = Object.fromEntries(Object.keys(SIGNATURE_ALGORITHMS).map((uri) => [uri, algorithm(uri, signer)]));
+    signed.SignatureAlgorithms = Object.fromEntries(
+      Object.keys(SIGNATURE_ALGORITHMS).map((uri) => [uri, algorithm(uri, signer)]),
+    );
     signed.HashAlgorithms = HASH_ALGORITHMS;
     signed.loadSignature(signatures[0]!);
     let valid = false;
@@ -130,15 +158,19 @@ function signedContent(xml: string, signers: readonly X509Certificate[]): XmlEle
       valid = false;
     }
     if (!valid) continue;
-    const covering = signed.getReferences().find((reference) => wholeList.has(reference.uri ?? '') && reference.signedReference);
-    if (!covering?.signedReference) throw new TrustedListError('the trusted list\'s signature does not cover the whole list');
+    const covering = signed
+      .getReferences()
+      .find((reference) => wholeList.has(reference.uri ?? '') && reference.signedReference);
+    if (!covering?.signedReference)
+      throw new TrustedListError("the trusted list's signature does not cover the whole list");
     return parse(covering.signedReference);
   }
-  throw new TrustedListError('the trusted list\'s signature does not verify with the configured signer certificate');
+  throw new TrustedListError("the trusted list's signature does not verify with the configured signer certificate");
 }
 
 /** Whether a list whose NextUpdate is `nextUpdate` may no longer be used at `now`, `graceMs` after it. */
-export const pastGrace = (nextUpdate: Date, graceMs: number, now: Date): boolean => now.getTime() > nextUpdate.getTime() + graceMs;
+export const pastGrace = (nextUpdate: Date, graceMs: number, now: Date): boolean =>
+  now.getTime() > nextUpdate.getTime() + graceMs;
 
 const dateOf = (text: string): Date | undefined => {
   const date = new Date(text);
@@ -160,7 +192,9 @@ export function readTrustedList(xml: string, signers: readonly X509Certificate[]
   let inactiveServices = 0;
   let otherServices = 0;
   const providers = childrenNamed(pathOf(list, 'TrustServiceProviderList') ?? list, 'TrustServiceProvider');
-  for (const service of providers.flatMap((provider) => childrenNamed(pathOf(provider, 'TSPServices') ?? provider, 'TSPService'))) {
+  for (const service of providers.flatMap((provider) =>
+    childrenNamed(pathOf(provider, 'TSPServices') ?? provider, 'TSPService'),
+  )) {
     const information = pathOf(service, 'ServiceInformation');
     if (!information) continue;
     if (!ANCHOR_SERVICE_TYPES.has(textOf(pathOf(information, 'ServiceTypeIdentifier')))) {
@@ -173,9 +207,17 @@ export function readTrustedList(xml: string, signers: readonly X509Certificate[]
     }
     for (const identity of childrenNamed(information, 'ServiceDigitalIdentity')) {
       for (const id of childrenNamed(identity, 'DigitalId')) {
-        for (const certificate of childrenNamed(id, 'X509Certificate')) certificates.push(Buffer.from(textOf(certificate).replace(/\s+/g, ''), 'base64'));
+        for (const certificate of childrenNamed(id, 'X509Certificate'))
+          certificates.push(Buffer.from(textOf(certificate).replace(/\s+/g, ''), 'base64'));
       }
     }
   }
-  return { certificates, inactiveServices, otherServices, type: textOf(pathOf(scheme, 'TSLType')), issued, ...(nextUpdate ? { nextUpdate } : {}) };
+  return {
+    certificates,
+    inactiveServices,
+    otherServices,
+    type: textOf(pathOf(scheme, 'TSLType')),
+    issued,
+    ...(nextUpdate ? { nextUpdate } : {}),
+  };
 }

@@ -41,7 +41,11 @@ const AGE_OVER = /^age_over_(\d{2})$/;
  * The age answer among the disclosed elements: over when some age_over_NN with NN ≥ threshold is true; under when
  * some age_over_NN with NN ≤ threshold is false; otherwise nothing usable was disclosed.
  */
-function ageAnswer(doctype: string, elements: ReadonlyArray<{ elementIdentifier: string; elementValue: unknown }>, threshold: number): PresentationVerdict {
+function ageAnswer(
+  doctype: string,
+  elements: ReadonlyArray<{ elementIdentifier: string; elementValue: unknown }>,
+  threshold: number,
+): PresentationVerdict {
   let under = false;
   for (const { elementIdentifier, elementValue } of elements) {
     const age = Number(AGE_OVER.exec(elementIdentifier)?.[1] ?? Number.NaN);
@@ -49,7 +53,9 @@ function ageAnswer(doctype: string, elements: ReadonlyArray<{ elementIdentifier:
     if (elementValue === true && age >= threshold) return { verdict: 'over', doctype };
     if (elementValue === false && age <= threshold) under = true;
   }
-  return under ? { verdict: 'under', doctype } : { verdict: 'invalid', problem: 'no usable age_over element disclosed' };
+  return under
+    ? { verdict: 'under', doctype }
+    : { verdict: 'invalid', problem: 'no usable age_over element disclosed' };
 }
 
 /** What we read of a check the library reports as failed. */
@@ -65,7 +71,8 @@ interface FailedCheck {
  * signature over our transcript, the format) makes the answer unusable.
  */
 function libraryRefusal(failed: FailedCheck, validUntil: Date | undefined, now: Date): PresentationVerdict {
-  if (failed.id === 'MSO_VALIDITY_AT_VERIFICATION_TIME' && validUntil && now > validUntil) return { verdict: 'expired', problem: failed.check };
+  if (failed.id === 'MSO_VALIDITY_AT_VERIFICATION_TIME' && validUntil && now > validUntil)
+    return { verdict: 'expired', problem: failed.check };
   const issuerSide = failed.category === 'ISSUER_AUTH' || failed.category === 'DATA_INTEGRITY';
   return { verdict: issuerSide ? 'untrusted' : 'invalid', problem: failed.check };
 }
@@ -80,12 +87,17 @@ function libraryRefusal(failed: FailedCheck, validUntil: Date | undefined, now: 
  * origin and nonce through the Digital Credentials API). Then exactly one document, of a type the request accepts, the
  * MSO's validity window against our clock, and the age answer. Nothing is kept.
  */
-export async function judgePresentation(encoded: Uint8Array, anchors: TrustAnchors, expected: Expectation): Promise<PresentationVerdict> {
+export async function judgePresentation(
+  encoded: Uint8Array,
+  anchors: TrustAnchors,
+  expected: Expectation,
+): Promise<PresentationVerdict> {
   const issuerAuth = readIssuerAuth(encoded);
   if (typeof issuerAuth === 'string') return { verdict: 'invalid', problem: issuerAuth };
   const path = checkSignerPath(issuerAuth.x5chain, anchors, expected.now);
   if (!path.trusted) return { verdict: path.expired ? 'expired' : 'untrusted', problem: path.problem };
-  if (!issuerSignatureValid(issuerAuth, path.signer)) return { verdict: 'untrusted', problem: 'the issuer signature does not verify with the signer certificate' };
+  if (!issuerSignatureValid(issuerAuth, path.signer))
+    return { verdict: 'untrusted', problem: 'the issuer signature does not verify with the signer certificate' };
   const deviceAuth = deviceAuthProblem(encoded);
   if (deviceAuth) return { verdict: 'invalid', problem: deviceAuth };
 
@@ -99,39 +111,53 @@ export async function judgePresentation(encoded: Uint8Array, anchors: TrustAncho
       encodedSessionTranscript: expected.transcript,
       disableCertificateChainValidation: true,
       onCheck: (assessment) => {
-        if (assessment.status === 'FAILED') failures.push({ id: assessment.id, category: assessment.category, check: assessment.check });
+        if (assessment.status === 'FAILED')
+          failures.push({ id: assessment.id, category: assessment.category, check: assessment.check });
       },
     }));
   } catch (error) {
-    return { verdict: 'invalid', problem: error instanceof Error ? error.message.slice(0, 200) : 'unreadable device response' };
+    return {
+      verdict: 'invalid',
+      problem: error instanceof Error ? error.message.slice(0, 200) : 'unreadable device response',
+    };
   }
   const [document] = documents;
-  if (documents.length !== 1 || !document || !(document instanceof DeviceSignedDocument)) return { verdict: 'invalid', problem: 'not exactly one device-signed document' };
+  if (documents.length !== 1 || !document || !(document instanceof DeviceSignedDocument))
+    return { verdict: 'invalid', problem: 'not exactly one device-signed document' };
   const { docType, validityInfo } = document.issuerSigned.issuerAuth.decodedPayload;
   const [failed] = failures;
   if (failed) return libraryRefusal(failed, validityInfo?.validUntil, expected.now);
   const { x5chain } = document.issuerSigned.issuerAuth;
   // The library must have judged the signature with the very certificate whose path was validated above.
-  if (!x5chain?.[0] || !path.signer.raw.equals(x5chain[0])) return { verdict: 'invalid', problem: 'the library read another signer certificate' };
-  if (document.docType !== docType || !(expected.doctypes ?? ACCEPTED_DOCTYPES).includes(docType)) return { verdict: 'invalid', problem: 'not a document type this request accepts' };
-  if (expected.now > validityInfo.validUntil) return { verdict: 'expired', problem: 'attestation past its validity window' };
+  if (!x5chain?.[0] || !path.signer.raw.equals(x5chain[0]))
+    return { verdict: 'invalid', problem: 'the library read another signer certificate' };
+  if (document.docType !== docType || !(expected.doctypes ?? ACCEPTED_DOCTYPES).includes(docType))
+    return { verdict: 'invalid', problem: 'not a document type this request accepts' };
+  if (expected.now > validityInfo.validUntil)
+    return { verdict: 'expired', problem: 'attestation past its validity window' };
   if (expected.now < validityInfo.validFrom) return { verdict: 'invalid', problem: 'attestation not valid yet' };
   const answer = ageAnswer(docType, document.issuerSigned.nameSpaces[docType] ?? [], expected.threshold);
-  return 'problem' in answer ? answer : (await revocation(issuerAuth, anchors, expected)) ?? answer;
+  return 'problem' in answer ? answer : ((await revocation(issuerAuth, anchors, expected)) ?? answer);
 }
 
 /**
  * Why the attestation's status refuses it, or undefined: revoked (or suspended) in its status list; or its status
  * cannot be known (the list unreachable, unverifiable) and the operator refuses then (EU_AV_STATUS_LIST_UNREACHABLE).
  */
-async function revocation(issuerAuth: IssuerAuth, anchors: TrustAnchors, expected: Expectation): Promise<PresentationVerdict | undefined> {
+async function revocation(
+  issuerAuth: IssuerAuth,
+  anchors: TrustAnchors,
+  expected: Expectation,
+): Promise<PresentationVerdict | undefined> {
   if (!expected.statuses) return undefined;
   const reference = statusReference(issuerAuth);
   if (reference === undefined) return undefined;
   if (typeof reference === 'string') return { verdict: 'invalid', problem: reference };
   const status = await expected.statuses.lists.check(reference, anchors);
-  if (status.status === 'revoked') return { verdict: 'revoked', problem: 'the attestation is revoked or suspended in its status list' };
-  if (status.status === 'unknown' && expected.statuses.unreachable === 'refuse') return { verdict: 'untrusted', problem: status.problem };
+  if (status.status === 'revoked')
+    return { verdict: 'revoked', problem: 'the attestation is revoked or suspended in its status list' };
+  if (status.status === 'unknown' && expected.statuses.unreachable === 'refuse')
+    return { verdict: 'untrusted', problem: status.problem };
   return undefined;
 }
 
@@ -146,7 +172,14 @@ function presentationOf(vpToken: string): { credential: AcceptedCredential; enco
     const entries = Object.entries(token);
     const credential = ACCEPTED_CREDENTIALS.find(({ id }) => id === entries[0]?.[0]);
     const presentations: unknown = entries[0]?.[1];
-    if (entries.length !== 1 || !credential || !Array.isArray(presentations) || presentations.length !== 1 || typeof presentations[0] !== 'string') return undefined;
+    if (
+      entries.length !== 1 ||
+      !credential ||
+      !Array.isArray(presentations) ||
+      presentations.length !== 1 ||
+      typeof presentations[0] !== 'string'
+    )
+      return undefined;
     return { credential, encoded: Buffer.from(presentations[0], 'base64url') };
   } catch {
     return undefined;
@@ -157,12 +190,28 @@ function presentationOf(vpToken: string): { credential: AcceptedCredential; enco
  * The verdict on a whole vp_token (JSON text): the credential id it answers fixes the one document type accepted, so a
  * document sent under the other credential's id is refused.
  */
-export async function judgeVpToken(vpToken: string, trust: TrustSource, expected: Expectation): Promise<PresentationVerdict> {
+export async function judgeVpToken(
+  vpToken: string,
+  trust: TrustSource,
+  expected: Expectation,
+): Promise<PresentationVerdict> {
   const presentation = presentationOf(vpToken);
   if (!presentation) return { verdict: 'invalid', problem: 'vp_token is not one presentation for the query' };
-  return judgePresentation(presentation.encoded, trust.current(), { ...expected, doctypes: [presentation.credential.doctype] });
+  return judgePresentation(presentation.encoded, trust.current(), {
+    ...expected,
+    doctypes: [presentation.credential.doctype],
+  });
 }
 
 /** What the log says about a received presentation: the interaction, the way it came, the verdict, which document type answered or why it was refused (no attestation value). */
-export const verdictLog = (uid: string, via: 'direct_post' | 'dc_api', judged: PresentationVerdict | { verdict: 'declined' }): Record<string, unknown> =>
-  ({ uid, via, verdict: judged.verdict, ...('problem' in judged ? { problem: judged.problem } : {}), ...('doctype' in judged ? { doctype: judged.doctype } : {}) });
+export const verdictLog = (
+  uid: string,
+  via: 'direct_post' | 'dc_api',
+  judged: PresentationVerdict | { verdict: 'declined' },
+): Record<string, unknown> => ({
+  uid,
+  via,
+  verdict: judged.verdict,
+  ...('problem' in judged ? { problem: judged.problem } : {}),
+  ...('doctype' in judged ? { doctype: judged.doctype } : {}),
+});

@@ -30,6 +30,8 @@ export function parseXml(xml: string): XmlElement | undefined {
   const refuse = (): void => {
     wellFormed = false;
   };
-  const root = new DOMParser({ errorHandler: { warning: () => undefined, error: refuse, fatalError: refuse } }).parseFromString(xml, 'text/xml')?.documentElement;
+  const root = new DOMParser({
+    errorHandler: { warning: () => undefined, error: refuse, fatalError: refuse },
+  }).parseFromString(xml, 'text/xml')?.documentElement;
   return wellFormed && root ? root : undefined;
 }

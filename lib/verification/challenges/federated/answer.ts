@@ -27,7 +27,11 @@ export interface PendingRequest {
  * Checks the provider's answer through openid-client (state, nonce, issuer, audience, signature, PKCE, and the
  * code exchange) and returns the claims it vouches for. The claims (and the `sub` in them) stay in memory only.
  */
-export async function verifiedClaims(provider: FederatedProvider, response: URLSearchParams, pending: PendingRequest): Promise<Record<string, unknown>> {
+export async function verifiedClaims(
+  provider: FederatedProvider,
+  response: URLSearchParams,
+  pending: PendingRequest,
+): Promise<Record<string, unknown>> {
   const { settings, upstream, redirectUri } = provider;
   const configuration = await upstream.configuration();
   const currentUrl = new URL(redirectUri);

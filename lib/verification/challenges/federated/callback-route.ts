@@ -34,8 +34,15 @@ export function federatedCallbackRoutes(runtime: ChallengeServices, provider: Fe
   /** The callback step of the interaction the state names, or a page saying the link is not valid. */
   const stepOf = (ctx: Context, state: string | null): string | undefined => {
     const binding = state === null ? undefined : readStateBinding(runtime.sealer, state);
-    if (binding?.challenge === provider.settings.name) return interactionPaths(binding.uid).step(provider.settings.name, 'callback');
-    render(ctx, 'challenges/federated-problem.njk', language(ctx), { provider: displayNameOf(provider.settings.name), problem: 'unknown' }, 400);
+    if (binding?.challenge === provider.settings.name)
+      return interactionPaths(binding.uid).step(provider.settings.name, 'callback');
+    render(
+      ctx,
+      'challenges/federated-problem.njk',
+      language(ctx),
+      { provider: displayNameOf(provider.settings.name), problem: 'unknown' },
+      400,
+    );
     return undefined;
   };
 
@@ -44,7 +51,10 @@ export function federatedCallbackRoutes(runtime: ChallengeServices, provider: Fe
     const response = responseParameters(ctx.query);
     // Fragment answers (AgeKey) never reach a server: our page reads the fragment and posts it back here.
     if (provider.settings.responseMode === 'fragment' && [...response.keys()].length === 0) {
-      render(ctx, 'challenges/federated-relay.njk', language(ctx), { provider: displayNameOf(provider.settings.name), action: ctx.path });
+      render(ctx, 'challenges/federated-relay.njk', language(ctx), {
+        provider: displayNameOf(provider.settings.name),
+        action: ctx.path,
+      });
       return;
     }
     const step = stepOf(ctx, response.get('state'));

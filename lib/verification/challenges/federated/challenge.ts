@@ -9,7 +9,6 @@ import { judgeAge, mapLevel, readClaim, withThreshold } from './claims.js';
 import type { FederatedProvider } from './providers.js';
 import { isUpstreamDown } from './upstream.js';
 
-
 /** What an error tells the log: its kind, never a claim or an identifier. */
 const describe = (error: unknown): Record<string, unknown> => {
   const { name, message, code } = error as { name?: unknown; message?: unknown; code?: unknown };
@@ -26,7 +25,11 @@ export function createFederatedChallenge(provider: FederatedProvider): Challenge
   const display = displayNameOf(name);
 
   const refuse = (context: StepContext, problem: 'invalid' | 'used'): void =>
-    context.render('challenges/federated-problem.njk', { provider: display, problem, leaveUrl: context.stepUrl('leave') }, 400);
+    context.render(
+      'challenges/federated-problem.njk',
+      { provider: display, problem, leaveUrl: context.stepUrl('leave') },
+      400,
+    );
 
   /** The way to the provider, with a fresh state, nonce and PKCE verifier (a reload replaces them). */
   async function start(context: StepContext): Promise<void> {
@@ -46,7 +49,9 @@ export function createFederatedChallenge(provider: FederatedProvider): Challenge
     };
     await context.state.set(pending);
     const threshold = attempt.ageThreshold;
-    const extra = Object.fromEntries(Object.entries(settings.authorizationParameters).map(([key, value]) => [key, withThreshold(value, threshold)]));
+    const extra = Object.fromEntries(
+      Object.entries(settings.authorizationParameters).map(([key, value]) => [key, withThreshold(value, threshold)]),
+    );
     const url = client.buildAuthorizationUrl(configuration, {
       ...extra,
       redirect_uri: provider.redirectUri,
@@ -56,20 +61,32 @@ export function createFederatedChallenge(provider: FederatedProvider): Challenge
       ui_locales: attempt.language,
       ...(settings.responseMode !== 'query' || !code ? { response_mode: settings.responseMode } : {}),
       ...(pending.codeVerifier
-        ? { code_challenge: await client.calculatePKCECodeChallenge(pending.codeVerifier), code_challenge_method: 'S256' }
+        ? {
+            code_challenge: await client.calculatePKCECodeChallenge(pending.codeVerifier),
+            code_challenge_method: 'S256',
+          }
         : {}),
       // AgeKey's Use flow: the thresholds to answer go in a `claims` request parameter (docs.agekey.org).
-      ...(settings.ageKeyClaims ? { claims: JSON.stringify({ ...settings.ageKeyClaims, age_thresholds: [threshold] }) } : {}),
+      ...(settings.ageKeyClaims
+        ? { claims: JSON.stringify({ ...settings.ageKeyClaims, age_thresholds: [threshold] }) }
+        : {}),
     });
     // A page with a link, not a redirect: after the prompt's form, browsers apply its CSP form-action along the
     // redirect chain and would block the provider's origin; following a link is a fresh navigation.
-    context.render('challenges/federated.njk', { provider: display, age: threshold, authorizationUrl: url.href, leaveUrl: context.stepUrl('leave') });
+    context.render('challenges/federated.njk', {
+      provider: display,
+      age: threshold,
+      authorizationUrl: url.href,
+      leaveUrl: context.stepUrl('leave'),
+    });
   }
 
   /** The provider's answer, relayed by the fixed callback route into this interaction. */
   async function callback(context: StepContext): Promise<void> {
     const { koa, runtime, attempt } = context;
-    const response = responseParameters(koa.method === 'POST' ? ((koa.request.body ?? {}) as Record<string, unknown>) : koa.query);
+    const response = responseParameters(
+      koa.method === 'POST' ? ((koa.request.body ?? {}) as Record<string, unknown>) : koa.query,
+    );
     const pending = await context.state.get<PendingRequest>();
     if (!pending || pending.used) return refuse(context, 'used');
     const state = response.get('state');
@@ -87,14 +104,18 @@ export function createFederatedChallenge(provider: FederatedProvider): Challenge
       claims = await verifiedClaims(provider, response, pending);
     } catch (failure) {
       const down = isUpstreamDown(failure);
-      runtime.log.warn(down ? 'federated provider unreachable' : 'federated answer rejected', { challenge: name, ...describe(failure) });
+      runtime.log.warn(down ? 'federated provider unreachable' : 'federated answer rejected', {
+        challenge: name,
+        ...describe(failure),
+      });
       return context.finish({ passed: false, reason: down ? 'unavailable' : 'failed' });
     }
 
     const threshold = attempt.ageThreshold;
     const claimPath = withThreshold(settings.ageClaim, threshold);
     const answer = judgeAge(readClaim(claims, claimPath), threshold, runtime.clock.now());
-    if (answer === 'unknown') runtime.log.warn('federated answer carries no usable age claim', { challenge: name, claim: claimPath });
+    if (answer === 'unknown')
+      runtime.log.warn('federated answer carries no usable age claim', { challenge: name, claim: claimPath });
     if (answer !== 'over') return context.finish({ passed: false, reason: 'failed' });
     return context.finish({ passed: true, assuranceLevel: levelOf(context, claims) });
   }
@@ -104,7 +125,10 @@ export function createFederatedChallenge(provider: FederatedProvider): Challenge
     if (!settings.levelClaim) return settings.assuranceLevel;
     const level = mapLevel(readClaim(claims, settings.levelClaim), settings.levelMap);
     if (level) return level;
-    context.runtime.log.warn('federated level claim missing or not mapped; recording STANDARD', { challenge: name, claim: settings.levelClaim });
+    context.runtime.log.warn('federated level claim missing or not mapped; recording STANDARD', {
+      challenge: name,
+      claim: settings.levelClaim,
+    });
     return 'STANDARD';
   }
 

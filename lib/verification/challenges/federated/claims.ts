@@ -3,7 +3,8 @@ import type { AssuranceLevel } from '../../challenge.js';
 export type AgeAnswer = 'over' | 'under' | 'unknown';
 
 /** A configured claim path with `{threshold}` filled in, e.g. `age_over_{threshold}` → `age_over_18`. */
-export const withThreshold = (template: string, threshold: number): string => template.replaceAll('{threshold}', String(threshold));
+export const withThreshold = (template: string, threshold: number): string =>
+  template.replaceAll('{threshold}', String(threshold));
 
 /**
  * The value at `path` in a claims set: the whole path as one claim name first (names such as
@@ -13,7 +14,8 @@ export function readClaim(claims: Record<string, unknown>, path: string): unknow
   if (Object.hasOwn(claims, path)) return claims[path];
   let current: unknown = claims;
   for (const step of path.split('.')) {
-    if (typeof current !== 'object' || current === null || Array.isArray(current) || !Object.hasOwn(current, step)) return undefined;
+    if (typeof current !== 'object' || current === null || Array.isArray(current) || !Object.hasOwn(current, step))
+      return undefined;
     current = (current as Record<string, unknown>)[step];
   }
   return current;
@@ -21,7 +23,8 @@ export function readClaim(claims: Record<string, unknown>, path: string): unknow
 
 /** Age in whole years on `today` (UTC) of someone born on year-month-day. */
 function ageOn(today: Date, year: number, month: number, day: number): number {
-  const birthdayPassed = today.getUTCMonth() + 1 > month || (today.getUTCMonth() + 1 === month && today.getUTCDate() >= day);
+  const birthdayPassed =
+    today.getUTCMonth() + 1 > month || (today.getUTCMonth() + 1 === month && today.getUTCDate() >= day);
   return today.getUTCFullYear() - year - (birthdayPassed ? 0 : 1);
 }
 
@@ -37,7 +40,8 @@ const AGE_RANGE = /^(\d{1,3})\s*(?:-\s*(\d{1,3})|\+)$/;
  */
 export function judgeAge(value: unknown, threshold: number, today: Date): AgeAnswer {
   if (typeof value === 'boolean') return value ? 'over' : 'under';
-  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? (value >= threshold ? 'over' : 'under') : 'unknown';
+  if (typeof value === 'number')
+    return Number.isFinite(value) && value >= 0 ? (value >= threshold ? 'over' : 'under') : 'unknown';
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     const answer = (value as Record<string, unknown>)[String(threshold)];
     return typeof answer === 'boolean' ? judgeAge(answer, threshold, today) : 'unknown';

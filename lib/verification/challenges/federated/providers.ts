@@ -18,5 +18,9 @@ export const federatedCallbackPath = (name: string): string => `/v1/oauth2/feder
  * they share one discovery cache.
  */
 export function federatedProvider(runtime: ChallengeServices, settings: FederatedSettings): FederatedProvider {
-  return { settings, upstream: createUpstream(settings), redirectUri: `${runtime.config.issuer}${federatedCallbackPath(settings.name)}` };
+  return {
+    settings,
+    upstream: createUpstream(settings),
+    redirectUri: `${runtime.config.issuer}${federatedCallbackPath(settings.name)}`,
+  };
 }

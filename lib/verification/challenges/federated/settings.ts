@@ -3,7 +3,13 @@ import { ConfigError, type EnvSetting, type SettingsSection, type SettingsSpec }
 import { ASSURANCE_LEVELS, type AssuranceLevel, type ChallengeName } from '../../challenge.js';
 
 /** The challenges answered by a third-party OpenID Connect provider the visitor is sent to. */
-export const FEDERATED_NAMES = ['anonymage', 'pleenk', 'paypal', 'agego', 'agekey'] as const satisfies readonly ChallengeName[];
+export const FEDERATED_NAMES = [
+  'anonymage',
+  'pleenk',
+  'paypal',
+  'agego',
+  'agekey',
+] as const satisfies readonly ChallengeName[];
 export type FederatedName = (typeof FEDERATED_NAMES)[number];
 
 /** One provider's settings, read from `<NAME>_*` environment variables (see docs/challenges-federated.md). */
@@ -72,7 +78,10 @@ interface Raw {
 
 /** https, or http on a loopback host: a provider's endpoints. */
 const ENDPOINT = {
-  schema: { type: 'string', pattern: '^(https://[^/?#\\s]+|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]+)?)(/[^?#\\s]*)?(\\?[^#\\s]*)?$' },
+  schema: {
+    type: 'string',
+    pattern: '^(https://[^/?#\\s]+|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]+)?)(/[^?#\\s]*)?(\\?[^#\\s]*)?$',
+  },
   expected: 'must be an https URL (http only on a loopback host)',
   optional: true,
 };
@@ -89,19 +98,36 @@ const FIELDS: { [K in keyof Raw]-?: Omit<EnvSetting, 'env'> } = {
   USERINFO_ENDPOINT: ENDPOINT,
   CLIENT_ID: { schema: TEXT },
   CLIENT_SECRET: { schema: TEXT, optional: true },
-  TOKEN_AUTH_METHOD: { schema: { type: 'string', enum: ['client_secret_basic', 'client_secret_post', 'none'] }, optional: true },
+  TOKEN_AUTH_METHOD: {
+    schema: { type: 'string', enum: ['client_secret_basic', 'client_secret_post', 'none'] },
+    optional: true,
+  },
   SCOPES: { schema: { type: 'string', pattern: '(^|\\s)openid(\\s|$)', maxLength: 1000 }, optional: true },
   RESPONSE_TYPE: { schema: { type: 'string', enum: ['code', 'id_token'] }, optional: true },
   RESPONSE_MODE: { schema: { type: 'string', enum: ['query', 'fragment'] }, optional: true },
   CLAIMS_SOURCE: { schema: { type: 'string', enum: ['id_token', 'userinfo'] }, optional: true },
   AGE_CLAIM: { schema: CLAIM_PATH, optional: true },
   LEVEL_CLAIM: { schema: CLAIM_PATH, optional: true },
-  LEVEL_MAP: { schema: { type: 'object', additionalProperties: { type: 'string', enum: [...ASSURANCE_LEVELS] } }, json: true, optional: true },
+  LEVEL_MAP: {
+    schema: { type: 'object', additionalProperties: { type: 'string', enum: [...ASSURANCE_LEVELS] } },
+    json: true,
+    optional: true,
+  },
   ASSURANCE_LEVEL: { schema: { type: 'string', enum: [...ASSURANCE_LEVELS] }, optional: true },
   FREE: { schema: { type: 'boolean' }, optional: true },
-  AUTHORIZATION_PARAMS: { schema: { type: 'object', additionalProperties: { type: 'string' } }, json: true, optional: true },
+  AUTHORIZATION_PARAMS: {
+    schema: { type: 'object', additionalProperties: { type: 'string' } },
+    json: true,
+    optional: true,
+  },
   CLAIMS: { schema: { type: 'object' }, json: true, optional: true },
-  ID_TOKEN_ALG: { schema: { type: 'string', enum: ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] }, optional: true },
+  ID_TOKEN_ALG: {
+    schema: {
+      type: 'string',
+      enum: ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'],
+    },
+    optional: true,
+  },
   TIMEOUT: { schema: { type: 'integer', minimum: 1, maximum: 60 }, optional: true },
 };
 
@@ -120,7 +146,9 @@ const RELATIONS = {
 const envName = (name: FederatedName, suffix: string): string => `${name.toUpperCase()}_${suffix}`;
 
 const specOf = (name: FederatedName): SettingsSpec<Raw> =>
-  Object.fromEntries(Object.entries(FIELDS).map(([suffix, field]) => [suffix, { env: envName(name, suffix), ...field }])) as SettingsSpec<Raw>;
+  Object.fromEntries(
+    Object.entries(FIELDS).map(([suffix, field]) => [suffix, { env: envName(name, suffix), ...field }]),
+  ) as SettingsSpec<Raw>;
 
 function fail(name: FederatedName, suffix: string, message: string): never {
   throw new ConfigError(`${envName(name, suffix)} ${message}`);
@@ -128,18 +156,26 @@ function fail(name: FederatedName, suffix: string, message: string): never {
 
 function settingsOf(name: FederatedName, raw: Raw): FederatedSettings {
   const agekey = name === 'agekey';
-  if (raw.DISCOVERY_URL && raw.AUTHORIZATION_ENDPOINT) fail(name, 'DISCOVERY_URL', `cannot be combined with ${envName(name, 'AUTHORIZATION_ENDPOINT')}`);
-  if (raw.FREE !== undefined && !CATALOGUE[name].listable) fail(name, 'FREE', 'is not accepted: this challenge is only loaded when a request names it');
+  if (raw.DISCOVERY_URL && raw.AUTHORIZATION_ENDPOINT)
+    fail(name, 'DISCOVERY_URL', `cannot be combined with ${envName(name, 'AUTHORIZATION_ENDPOINT')}`);
+  if (raw.FREE !== undefined && !CATALOGUE[name].listable)
+    fail(name, 'FREE', 'is not accepted: this challenge is only loaded when a request names it');
   if (raw.CLAIMS !== undefined && !agekey) fail(name, 'CLAIMS', 'is only read for agekey');
   const responseType = raw.RESPONSE_TYPE ?? (agekey ? 'id_token' : 'code');
   const claimsSource = raw.CLAIMS_SOURCE ?? 'id_token';
-  if (responseType === 'id_token' && claimsSource === 'userinfo') fail(name, 'CLAIMS_SOURCE', 'must be id_token when the response type is id_token (no access token is issued)');
-  if (responseType === 'code' && raw.AUTHORIZATION_ENDPOINT && !raw.TOKEN_ENDPOINT) fail(name, 'TOKEN_ENDPOINT', 'is required with explicit endpoints and the code response type');
-  if (claimsSource === 'userinfo' && raw.AUTHORIZATION_ENDPOINT && !raw.USERINFO_ENDPOINT) fail(name, 'USERINFO_ENDPOINT', 'is required with explicit endpoints when claims come from userinfo');
+  if (responseType === 'id_token' && claimsSource === 'userinfo')
+    fail(name, 'CLAIMS_SOURCE', 'must be id_token when the response type is id_token (no access token is issued)');
+  if (responseType === 'code' && raw.AUTHORIZATION_ENDPOINT && !raw.TOKEN_ENDPOINT)
+    fail(name, 'TOKEN_ENDPOINT', 'is required with explicit endpoints and the code response type');
+  if (claimsSource === 'userinfo' && raw.AUTHORIZATION_ENDPOINT && !raw.USERINFO_ENDPOINT)
+    fail(name, 'USERINFO_ENDPOINT', 'is required with explicit endpoints when claims come from userinfo');
   // AgeKey documents its answer as age_thresholds: {"<age>": true|false} in the ID token.
-  const ageClaim = raw.AGE_CLAIM ?? (agekey ? 'age_thresholds.{threshold}' : fail(name, 'AGE_CLAIM', 'is required: the claim carrying the age answer'));
+  const ageClaim =
+    raw.AGE_CLAIM ??
+    (agekey ? 'age_thresholds.{threshold}' : fail(name, 'AGE_CLAIM', 'is required: the claim carrying the age answer'));
   const tokenAuthMethod = raw.TOKEN_AUTH_METHOD ?? (raw.CLIENT_SECRET ? 'client_secret_basic' : 'none');
-  if (tokenAuthMethod !== 'none' && !raw.CLIENT_SECRET) fail(name, 'CLIENT_SECRET', `is required with ${envName(name, 'TOKEN_AUTH_METHOD')}=${tokenAuthMethod}`);
+  if (tokenAuthMethod !== 'none' && !raw.CLIENT_SECRET)
+    fail(name, 'CLIENT_SECRET', `is required with ${envName(name, 'TOKEN_AUTH_METHOD')}=${tokenAuthMethod}`);
   return {
     name,
     issuer: raw.ISSUER,
@@ -175,5 +211,10 @@ function settingsOf(name: FederatedName, raw: Raw): FederatedSettings {
 /** A provider's section (`<NAME>_*`): on as soon as any of its variables is set (docs/challenges-federated.md). */
 export function federatedSettings(name: FederatedName): SettingsSection<FederatedSettings | undefined, Raw> {
   const spec = specOf(name);
-  return { spec, relations: RELATIONS, enabledBy: Object.values<EnvSetting>(spec).map((setting) => setting.env), finish: (raw) => settingsOf(name, raw) };
+  return {
+    spec,
+    relations: RELATIONS,
+    enabledBy: Object.values<EnvSetting>(spec).map((setting) => setting.env),
+    finish: (raw) => settingsOf(name, raw),
+  };
 }

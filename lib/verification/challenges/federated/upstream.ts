@@ -34,8 +34,12 @@ function clientAuthentication(settings: FederatedSettings): client.ClientAuth {
 }
 
 async function build(settings: FederatedSettings): Promise<client.Configuration> {
-  const insecure = [settings.issuer, settings.discoveryUrl ?? settings.endpoints?.authorization ?? ''].some(isLoopbackHttp);
-  const metadata: Partial<client.ClientMetadata> = settings.idTokenAlg ? { id_token_signed_response_alg: settings.idTokenAlg } : {};
+  const insecure = [settings.issuer, settings.discoveryUrl ?? settings.endpoints?.authorization ?? ''].some(
+    isLoopbackHttp,
+  );
+  const metadata: Partial<client.ClientMetadata> = settings.idTokenAlg
+    ? { id_token_signed_response_alg: settings.idTokenAlg }
+    : {};
   const execute = [
     ...(insecure ? [client.allowInsecureRequests] : []),
     ...(settings.responseType === 'id_token' ? [client.useIdTokenResponseType] : []),
@@ -58,11 +62,17 @@ async function build(settings: FederatedSettings): Promise<client.Configuration>
     configuration[client.customFetch] = retryingFetch;
     for (const extension of execute) extension(configuration);
   } else {
-    configuration = await client.discovery(new URL(settings.discoveryUrl!), settings.clientId, metadata, clientAuthentication(settings), {
-      execute,
-      timeout: settings.timeout,
-      [client.customFetch]: retryingFetch,
-    });
+    configuration = await client.discovery(
+      new URL(settings.discoveryUrl!),
+      settings.clientId,
+      metadata,
+      clientAuthentication(settings),
+      {
+        execute,
+        timeout: settings.timeout,
+        [client.customFetch]: retryingFetch,
+      },
+    );
     // Given a metadata URL, openid-client leaves the issuer unchecked: the operator's ISSUER must be the one the document names.
     const discovered = configuration.serverMetadata().issuer;
     if (new URL(discovered).href !== new URL(settings.issuer).href) {

@@ -30,21 +30,33 @@ export const selfieModule: ChallengeModule<SelfieSetup> = {
   configure(runtime, setup) {
     if (!setup) return undefined;
     const { settings, yoti } = setup;
-    return selfieChallenge(runtime, settings, yotiFaceAgeEstimator(yoti, { timeoutMs: settings.timeoutMs, log: runtime.log }));
+    return selfieChallenge(
+      runtime,
+      settings,
+      yotiFaceAgeEstimator(yoti, { timeoutMs: settings.timeoutMs, log: runtime.log }),
+    );
   },
 };
 
-export function selfieChallenge(runtime: ChallengeServices, settings: SelfieSettings, estimator: FaceAgeEstimator): Challenge {
+export function selfieChallenge(
+  runtime: ChallengeServices,
+  settings: SelfieSettings,
+  estimator: FaceAgeEstimator,
+): Challenge {
   const attempts = attemptLimit(runtime, 'selfie');
 
   const page = (context: StepContext, error?: string, status = 200): void =>
-    context.render('challenges/selfie.njk', {
-      captureUrl: context.stepUrl('capture'),
-      vendor: estimator.label,
-      minimumAge: context.attempt.ageThreshold + Math.max(settings.ageBuffer, context.attempt.estimationBuffer),
-      maxMegabytes: (MAX_IMAGE_BYTES / 1_000_000).toFixed(1),
-      error: error ? context.t(error) : undefined,
-    }, status);
+    context.render(
+      'challenges/selfie.njk',
+      {
+        captureUrl: context.stepUrl('capture'),
+        vendor: estimator.label,
+        minimumAge: context.attempt.ageThreshold + Math.max(settings.ageBuffer, context.attempt.estimationBuffer),
+        maxMegabytes: (MAX_IMAGE_BYTES / 1_000_000).toFixed(1),
+        error: error ? context.t(error) : undefined,
+      },
+      status,
+    );
 
   async function capture(context: StepContext): Promise<void> {
     const form = await readSelfieForm(context.koa, context.t('challenges.selfie.error.tooLarge'));

@@ -59,7 +59,10 @@ export function yotiDigest(key: KeyObject, method: string, endpointWithQuery: st
   return sign('sha256', Buffer.from(message, 'utf8'), key).toString('base64');
 }
 
-export function yotiFaceAgeEstimator(settings: YotiFaceSettings, options: { timeoutMs: number; log: Logger }): FaceAgeEstimator {
+export function yotiFaceAgeEstimator(
+  settings: YotiFaceSettings,
+  options: { timeoutMs: number; log: Logger },
+): FaceAgeEstimator {
   const key = loadKey(settings);
   return {
     vendor: 'yoti',
@@ -88,7 +91,10 @@ export function yotiFaceAgeEstimator(settings: YotiFaceSettings, options: { time
       const code = errorCode(response.body);
       if (response.status === 400 || response.status === 413) return { kind: 'unusable', code };
       if (response.status !== 200) {
-        options.log.error('yoti refused our request: check SELFIE_YOTI_SDK_ID and the key', { status: response.status, code });
+        options.log.error('yoti refused our request: check SELFIE_YOTI_SDK_ID and the key', {
+          status: response.status,
+          code,
+        });
         throw new VendorUnavailableError(`yoti answered ${response.status}`);
       }
       if (!isAnswer(response.body)) {

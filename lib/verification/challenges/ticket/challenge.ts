@@ -28,11 +28,15 @@ export const ticketModule: ChallengeModule = {
 
     // A wrong code is shown again (the visitor corrects a typo rather than retyping 20 characters).
     const showForm = (context: StepContext, problem?: { message: string; code: string }, status = 200): void =>
-      context.render('challenges/ticket.njk', {
-        action: context.stepUrl('redeem'),
-        code: problem?.code ?? '',
-        fieldErrors: problem ? [{ field: 'code', message: problem.message }] : [],
-      }, status);
+      context.render(
+        'challenges/ticket.njk',
+        {
+          action: context.stepUrl('redeem'),
+          code: problem?.code ?? '',
+          fieldErrors: problem ? [{ field: 'code', message: problem.message }] : [],
+        },
+        status,
+      );
 
     const challenge: Challenge = {
       name: 'ticket',

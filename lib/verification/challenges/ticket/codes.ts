@@ -21,8 +21,14 @@ export function generateTicketCode(): string {
 
 /** The canonical form of what a visitor typed (case, spaces, any dash and look-alikes ignored), or undefined when it cannot be a code. */
 export function normalizeTicketCode(typed: string): string | undefined {
-  const canonical = typed.toUpperCase().replace(/[\s\p{Pd}]+/gu, '').replace(/O/g, '0').replace(/[IL]/g, '1');
-  return canonical.length === CODE_LENGTH && canonical.split('').every((symbol) => ALPHABET.includes(symbol)) ? canonical : undefined;
+  const canonical = typed
+    .toUpperCase()
+    .replace(/[\s\p{Pd}]+/gu, '')
+    .replace(/O/g, '0')
+    .replace(/[IL]/g, '1');
+  return canonical.length === CODE_LENGTH && canonical.split('').every((symbol) => ALPHABET.includes(symbol))
+    ? canonical
+    : undefined;
 }
 
 const hashCode = (canonical: string): string => sha256(canonical);
@@ -40,7 +46,9 @@ export const MAX_BATCH_SIZE = 10_000;
 
 /** Issues `count` single-use codes in one batch, stored as hashes only. */
 export async function issueTickets(
-  db: Database, clock: Clock, input: { count: number; level: AssuranceLevel; expiresInDays?: number },
+  db: Database,
+  clock: Clock,
+  input: { count: number; level: AssuranceLevel; expiresInDays?: number },
 ): Promise<TicketBatch> {
   if (!Number.isInteger(input.count) || input.count < 1 || input.count > MAX_BATCH_SIZE) {
     throw new RangeError(`count must be an integer from 1 to ${MAX_BATCH_SIZE}`);
@@ -57,7 +65,8 @@ export async function issueTickets(
     expires_at: expiresAt,
   }));
   await db.transaction(async (trx) => {
-    for (let start = 0; start < rows.length; start += 1000) await trx('tickets').insert(rows.slice(start, start + 1000));
+    for (let start = 0; start < rows.length; start += 1000)
+      await trx('tickets').insert(rows.slice(start, start + 1000));
   });
   return { batch, level: input.level, count: codes.length, expiresAt, codes };
 }
@@ -66,7 +75,11 @@ export async function issueTickets(
  * Redeems a code once: a conditional update, so of any number of concurrent attempts exactly one wins.
  * Returns the ticket's assurance level, or undefined for a code that is unknown, used or expired (indistinguishable).
  */
-export async function redeemTicket(db: Database, clock: Clock, canonicalCode: string): Promise<AssuranceLevel | undefined> {
+export async function redeemTicket(
+  db: Database,
+  clock: Clock,
+  canonicalCode: string,
+): Promise<AssuranceLevel | undefined> {
   const now = clock.now();
   const [row] = await db('tickets')
     .where('code_hash', hashCode(canonicalCode))

@@ -54,7 +54,13 @@ export async function callVendor(request: VendorRequest, options: CallOptions): 
         redirect: 'error',
       });
       const text = await response.text();
-      const fields = { vendor: request.vendor, operation: request.operation, status: response.status, ms: Date.now() - started, attempt };
+      const fields = {
+        vendor: request.vendor,
+        operation: request.operation,
+        status: response.status,
+        ms: Date.now() - started,
+        attempt,
+      };
       if (response.status >= 500 || response.status === 429) {
         options.log.warn('vendor unavailable', fields);
         problem = `status ${response.status}`;
@@ -65,7 +71,13 @@ export async function callVendor(request: VendorRequest, options: CallOptions): 
     } catch (error) {
       const timedOut = (error as Error).name === 'TimeoutError';
       problem = timedOut ? 'timeout' : 'network error';
-      options.log.warn('vendor unreachable', { vendor: request.vendor, operation: request.operation, problem, ms: Date.now() - started, attempt });
+      options.log.warn('vendor unreachable', {
+        vendor: request.vendor,
+        operation: request.operation,
+        problem,
+        ms: Date.now() - started,
+        attempt,
+      });
     }
   }
   throw new VendorUnavailableError(`${request.vendor} unavailable: ${problem}`);

@@ -11,5 +11,9 @@ export interface ChallengeBasics {
 /** `<PREFIX>_FREE` and `<PREFIX>_ASSURANCE_LEVEL`, defaulting to the catalogue's entry for `name`. */
 export const basicsSpec = (prefix: string, name: ChallengeName): SettingsSpec<ChallengeBasics> => ({
   free: { env: `${prefix}_FREE`, schema: { type: 'boolean' }, default: isFreeByDefault(name) },
-  assuranceLevel: { env: `${prefix}_ASSURANCE_LEVEL`, schema: { type: 'string', enum: [...ASSURANCE_LEVELS] }, default: defaultLevelOf(name) },
+  assuranceLevel: {
+    env: `${prefix}_ASSURANCE_LEVEL`,
+    schema: { type: 'string', enum: [...ASSURANCE_LEVELS] },
+    default: defaultLevelOf(name),
+  },
 });

@@ -8,7 +8,15 @@ import { createClientFixture, createWebmasterFixture, type ClientFixture } from 
 import { authorizationUrl, redeem } from '../../../helpers/relying-party.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 /** A credential as the DevTools protocol's virtual authenticator exports and imports it. */
 interface VirtualCredential {
@@ -45,12 +53,20 @@ describe('passkeys in a browser (Chromium virtual authenticator)', function () {
     // WebAuthn refuses an IP address as relying-party id: the issuer is http://localhost:<port>, a secure context.
     app = await startTestApp({}, { hostname: 'localhost' });
     // The website: a page of its own for the callback, whose address the test reads the code from.
-    const callbackServer = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>website</title><p>back at the website</p>'));
+    const callbackServer = createServer((_request, response) =>
+      response
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end('<!doctype html><title>website</title><p>back at the website</p>'),
+    );
     website = callbackServer;
     await new Promise<void>((resolve) => callbackServer.listen(0, '127.0.0.1', resolve));
     const redirectUri = `http://localhost:${(callbackServer.address() as AddressInfo).port}/callback`;
     const webmaster = await createWebmasterFixture(app.provider.runtime);
-    client = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'TEST', challenges: ['selfie', 'ticket'], redirectUris: [redirectUri] });
+    client = await createClientFixture(app.provider.runtime, webmaster.id, {
+      environment: 'TEST',
+      challenges: ['selfie', 'ticket'],
+      redirectUris: [redirectUri],
+    });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   });
   after(async () => {
@@ -64,11 +80,20 @@ describe('passkeys in a browser (Chromium virtual authenticator)', function () {
     const page = await context.newPage();
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
-    page.on('console', (message) => { if (message.type() === 'error' && !/status of 40[0-9]/.test(message.text())) problems.push(message.text()); });
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !/status of 40[0-9]/.test(message.text())) problems.push(message.text());
+    });
     const cdp = await context.newCDPSession(page);
     await cdp.send('WebAuthn.enable', { enableUI: false });
     const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
     });
     for (const credential of credentials) await cdp.send('WebAuthn.addCredential', { authenticatorId, credential });
     const device = { context, page, cdp, authenticatorId, problems };
@@ -80,7 +105,8 @@ describe('passkeys in a browser (Chromium virtual authenticator)', function () {
   });
 
   const credentialsOf = async (device: Device): Promise<VirtualCredential[]> =>
-    (await device.cdp.send('WebAuthn.getCredentials', { authenticatorId: device.authenticatorId })).credentials as VirtualCredential[];
+    (await device.cdp.send('WebAuthn.getCredentials', { authenticatorId: device.authenticatorId }))
+      .credentials as VirtualCredential[];
 
   /** Opens an authorization and accepts the prompt. */
   async function start(device: Device, entry: 'checker' | 'login'): Promise<void> {
@@ -170,7 +196,10 @@ describe('passkeys in a browser (Chromium virtual authenticator)', function () {
     const device = await newDevice();
     await start(device, 'login');
     await device.page.getByRole('button', { name: 'Sign in with a passkey' }).click();
-    await device.page.getByRole('alert').getByText(/No passkey was used/).waitFor();
+    await device.page
+      .getByRole('alert')
+      .getByText(/No passkey was used/)
+      .waitFor();
     await device.page.getByRole('alert').getByRole('link', { name: 'Verify my age instead' }).click();
     await device.page.getByRole('link', { name: 'Selfie' }).waitFor();
     expect(device.problems).to.deep.equal([]);

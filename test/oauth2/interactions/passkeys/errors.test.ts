@@ -8,22 +8,24 @@ import { SoftAuthenticator } from './soft-authenticator.js';
 import { keptLogger } from '../../../helpers/log.js';
 
 /** A well-formed assertion (as our browser script posts it) for a credential the service has never seen. */
-const strangerAssertion = (): string => JSON.stringify({
-  id: 'c3RyYW5nZXItY3JlZGVudGlhbC1pZA',
-  rawId: 'c3RyYW5nZXItY3JlZGVudGlhbC1pZA',
-  type: 'public-key',
-  clientExtensionResults: {},
-  authenticatorAttachment: 'platform',
-  response: { clientDataJSON: 'e30', authenticatorData: 'AAAA', signature: 'AAAA', userHandle: 'dXNlcg' },
-});
+const strangerAssertion = (): string =>
+  JSON.stringify({
+    id: 'c3RyYW5nZXItY3JlZGVudGlhbC1pZA',
+    rawId: 'c3RyYW5nZXItY3JlZGVudGlhbC1pZA',
+    type: 'public-key',
+    clientExtensionResults: {},
+    authenticatorAttachment: 'platform',
+    response: { clientDataJSON: 'e30', authenticatorData: 'AAAA', signature: 'AAAA', userHandle: 'dXNlcg' },
+  });
 
-const garbageRegistration = (): string => JSON.stringify({
-  id: 'bmV3LWNyZWRlbnRpYWwtaWQtMTIz',
-  rawId: 'bmV3LWNyZWRlbnRpYWwtaWQtMTIz',
-  type: 'public-key',
-  clientExtensionResults: {},
-  response: { clientDataJSON: 'e30', attestationObject: 'oA', transports: ['internal'] },
-});
+const garbageRegistration = (): string =>
+  JSON.stringify({
+    id: 'bmV3LWNyZWRlbnRpYWwtaWQtMTIz',
+    rawId: 'bmV3LWNyZWRlbnRpYWwtaWQtMTIz',
+    type: 'public-key',
+    clientExtensionResults: {},
+    response: { clientDataJSON: 'e30', attestationObject: 'oA', transports: ['internal'] },
+  });
 
 describe('passkey endpoints: what a script or a stranger gets', function () {
   this.timeout(120_000);
@@ -32,7 +34,11 @@ describe('passkey endpoints: what a script or a stranger gets', function () {
 
   before(async () => {
     // Passkeys are offered only where they can work: at a named issuer (WebAuthn refuses an IP address as RP id).
-    ({ app, client } = await startAppWithClient({ environment: 'TEST', challenges: ['selfie', 'ticket'] }, {}, { hostname: 'localhost' }));
+    ({ app, client } = await startAppWithClient(
+      { environment: 'TEST', challenges: ['selfie', 'ticket'] },
+      {},
+      { hostname: 'localhost' },
+    ));
   });
   after(() => app.close());
 
@@ -44,18 +50,38 @@ describe('passkey endpoints: what a script or a stranger gets', function () {
     return expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client, 'login'))));
   }
 
-  const postJson = async (browser: Browser, address: string, fields: Record<string, string> = {}, csrf?: string | null): Promise<{ status: number; body: Record<string, unknown> }> => {
-    const response = await browser.request(address, { method: 'POST', body: fields, ...(csrf === undefined ? {} : { csrf }) });
+  const postJson = async (
+    browser: Browser,
+    address: string,
+    fields: Record<string, string> = {},
+    csrf?: string | null,
+  ): Promise<{ status: number; body: Record<string, unknown> }> => {
+    const response = await browser.request(address, {
+      method: 'POST',
+      body: fields,
+      ...(csrf === undefined ? {} : { csrf }),
+    });
     const type = response.headers.get('content-type') ?? '';
-    return { status: response.status, body: type.includes('json') ? ((await response.json()) as Record<string, unknown>) : { html: await response.text() } };
+    return {
+      status: response.status,
+      body: type.includes('json')
+        ? ((await response.json()) as Record<string, unknown>)
+        : { html: await response.text() },
+    };
   };
 
   const pathsOf = (page: Page) => {
     const root = page.url.pathname.replace(/\/(sign-in|choose|result)$/, '');
-    return { signInOptions: `${root}/passkey/sign-in/options`, signIn: `${root}/passkey/sign-in`, registerOptions: `${root}/passkey/register/options`, register: `${root}/passkey/register` };
+    return {
+      signInOptions: `${root}/passkey/sign-in/options`,
+      signIn: `${root}/passkey/sign-in`,
+      registerOptions: `${root}/passkey/register/options`,
+      register: `${root}/passkey/register`,
+    };
   };
 
-  const rowCount = async (table: string): Promise<number> => Number((await app.provider.db(table).count<Array<{ count: string }>>('* as count'))[0]!.count);
+  const rowCount = async (table: string): Promise<number> =>
+    Number((await app.provider.db(table).count<Array<{ count: string }>>('* as count'))[0]!.count);
 
   it('the sign-in page carries the passkey section for our script; options ask for a verified user of our RP id, any passkey of ours', async () => {
     const browser = visitor();
@@ -89,12 +115,22 @@ describe('passkey endpoints: what a script or a stranger gets', function () {
   it('answers a malformed assertion with 400 invalid, and an answer without a challenge asked for with 400 expired', async () => {
     const browser = visitor();
     const { signIn } = pathsOf(await signInPage(browser));
-    for (const response of ['not json', '{}', JSON.stringify({ id: 'x' }), JSON.stringify({ ...JSON.parse(strangerAssertion()), extra: 1 })]) {
+    for (const response of [
+      'not json',
+      '{}',
+      JSON.stringify({ id: 'x' }),
+      JSON.stringify({ ...JSON.parse(strangerAssertion()), extra: 1 }),
+    ]) {
       const answer = await postJson(browser, signIn, { response });
       expect(answer.status, response.slice(0, 20)).to.equal(400);
-      expect(answer.body).to.include({ error: 'invalid', message: 'Your browser sent an answer we could not read. Please try again.' });
+      expect(answer.body).to.include({
+        error: 'invalid',
+        message: 'Your browser sent an answer we could not read. Please try again.',
+      });
     }
-    expect((await postJson(browser, signIn, { response: 'x'.repeat(40_000) })).status, 'over the form limit').to.equal(413);
+    expect((await postJson(browser, signIn, { response: 'x'.repeat(40_000) })).status, 'over the form limit').to.equal(
+      413,
+    );
     expect(await postJson(browser, signIn, { response: strangerAssertion() })).to.deep.include({ status: 400 });
     expect((await postJson(browser, signIn, { response: strangerAssertion() })).body).to.include({ error: 'expired' });
   });
@@ -105,8 +141,13 @@ describe('passkey endpoints: what a script or a stranger gets', function () {
     await postJson(browser, paths.signInOptions);
     const first = await postJson(browser, paths.signIn, { response: strangerAssertion() });
     expect(first).to.deep.include({ status: 401 });
-    expect(first.body).to.include({ error: 'unknown', message: 'This passkey is not known here (it may have been removed).' });
-    expect((await postJson(browser, paths.signIn, { response: strangerAssertion() })).body).to.include({ error: 'expired' });
+    expect(first.body).to.include({
+      error: 'unknown',
+      message: 'This passkey is not known here (it may have been removed).',
+    });
+    expect((await postJson(browser, paths.signIn, { response: strangerAssertion() })).body).to.include({
+      error: 'expired',
+    });
   });
 
   it('a challenge belongs to its interaction: another interaction of the same browser cannot answer it', async () => {
@@ -114,7 +155,9 @@ describe('passkey endpoints: what a script or a stranger gets', function () {
     const first = pathsOf(await signInPage(browser));
     await postJson(browser, first.signInOptions);
     const second = pathsOf(await signInPage(browser));
-    expect((await postJson(browser, second.signIn, { response: strangerAssertion() })).body).to.include({ error: 'expired' });
+    expect((await postJson(browser, second.signIn, { response: strangerAssertion() })).body).to.include({
+      error: 'expired',
+    });
   });
 
   it('saving a passkey needs a verification or an account: before either, the script is sent back to the start', async () => {
@@ -134,7 +177,10 @@ describe('passkey endpoints: what a script or a stranger gets', function () {
     expect(result.html).to.contain('data-passkey="register"');
     const paths = pathsOf(result);
     const { body } = await postJson(browser, paths.registerOptions);
-    expect(body).to.deep.include({ attestation: 'none', authenticatorSelection: { residentKey: 'required', requireResidentKey: true, userVerification: 'required' } });
+    expect(body).to.deep.include({
+      attestation: 'none',
+      authenticatorSelection: { residentKey: 'required', requireResidentKey: true, userVerification: 'required' },
+    });
     expect(body['rp']).to.deep.equal({ name: 'Age Provider', id: 'localhost' });
     const accounts = await rowCount('visitor_accounts');
     const refused = await postJson(browser, paths.register, { response: garbageRegistration() });
@@ -148,7 +194,10 @@ describe('passkey endpoints: what a script or a stranger gets', function () {
     type Options = { challenge: string; rp: { id: string }; user: { id: string }; rpId: string };
 
     /** A verification on a new browser, saved to `authenticator` (unless `answer` says otherwise): the registration's answer. */
-    async function saveWith(authenticator: SoftAuthenticator, answer = (options: Options) => authenticator.create(options, { origin: app.url })) {
+    async function saveWith(
+      authenticator: SoftAuthenticator,
+      answer = (options: Options) => authenticator.create(options, { origin: app.url }),
+    ) {
       const browser = visitor();
       const choice = expectPage(await accept(browser, await browser.open(authorizationUrl(app.url, client))));
       const result = expectPage(await submitSandbox(browser, await browser.open(linkWithText(choice, 'Selfie'))));
@@ -166,7 +215,14 @@ describe('passkey endpoints: what a script or a stranger gets', function () {
     }
 
     const counterOf = async (authenticator: SoftAuthenticator): Promise<number> =>
-      Number((await app.provider.db('visitor_passkeys').where('credential_id', authenticator.credentialId.toString('base64url')).first()).counter);
+      Number(
+        (
+          await app.provider
+            .db('visitor_passkeys')
+            .where('credential_id', authenticator.credentialId.toString('base64url'))
+            .first()
+        ).counter,
+      );
 
     it('saves, then signs in: the script is sent on to the website, which reads reused: true', async () => {
       const authenticator = new SoftAuthenticator();
@@ -192,14 +248,20 @@ describe('passkey endpoints: what a script or a stranger gets', function () {
         expect(refused.body).to.include({ error: 'refused', message: 'This passkey could not be accepted.' });
       }
       expect(await counterOf(authenticator)).to.equal(0);
-      expect((await signInWith((options) => authenticator.get(options, { origin: app.url }))).answer.status).to.equal(200);
+      expect((await signInWith((options) => authenticator.get(options, { origin: app.url }))).answer.status).to.equal(
+        200,
+      );
       authenticator.counter -= 1; // a clone still at the previous state
-      expect((await signInWith((options) => authenticator.get(options, { origin: app.url }))).answer.status).to.equal(401);
+      expect((await signInWith((options) => authenticator.get(options, { origin: app.url }))).answer.status).to.equal(
+        401,
+      );
     });
 
     it('refuses a registration without user verification, and one claiming a credential id already saved (409, no account made)', async () => {
       const unverified = new SoftAuthenticator();
-      const refused = await saveWith(unverified, (options) => unverified.create(options, { origin: app.url, userVerified: false }));
+      const refused = await saveWith(unverified, (options) =>
+        unverified.create(options, { origin: app.url, userVerified: false }),
+      );
       expect(refused.answer).to.deep.include({ status: 400 });
       const victim = new SoftAuthenticator();
       await saveWith(victim);
@@ -219,7 +281,8 @@ describe('passkey endpoints: what a script or a stranger gets', function () {
       const browser = visitor();
       const { signIn } = pathsOf(await signInPage(browser));
       const statuses: number[] = [];
-      for (let attempt = 0; attempt < 52; attempt++) statuses.push((await postJson(browser, signIn, { response: 'x' })).status);
+      for (let attempt = 0; attempt < 52; attempt++)
+        statuses.push((await postJson(browser, signIn, { response: 'x' })).status);
       expect(statuses.filter((status) => status === 429).length).to.be.above(0);
       expect(statuses.at(-1)).to.equal(429);
     });

@@ -36,31 +36,76 @@ export class SoftAuthenticator {
   }
 
   /** The answer to registration options, as posted in `response`. */
-  create(options: { challenge: string; rp: { id: string }; user: { id: string } }, { origin, userVerified = true }: Options): string {
+  create(
+    options: { challenge: string; rp: { id: string }; user: { id: string } },
+    { origin, userVerified = true }: Options,
+  ): string {
     this.userHandle = options.user.id;
     const jwk = this.publicKey.export({ format: 'jwk' });
-    const cose = isoCBOR.encode(new Map<number, number | Uint8Array>([[1, 2], [3, -7], [-1, 1], [-2, Buffer.from(jwk.x!, 'base64url')], [-3, Buffer.from(jwk.y!, 'base64url')]]));
+    const cose = isoCBOR.encode(
+      new Map<number, number | Uint8Array>([
+        [1, 2],
+        [3, -7],
+        [-1, 1],
+        [-2, Buffer.from(jwk.x!, 'base64url')],
+        [-3, Buffer.from(jwk.y!, 'base64url')],
+      ]),
+    );
     const length = Buffer.alloc(2);
     length.writeUInt16BE(this.credentialId.length);
     const attested = Buffer.concat([Buffer.alloc(16), length, this.credentialId, cose]);
     const authData = this.authData(options.rp.id, UP | AT | (userVerified ? UV : 0), attested);
-    const attestationObject = isoCBOR.encode(new Map<string, string | Map<string, string> | Uint8Array>([['fmt', 'none'], ['attStmt', new Map<string, string>()], ['authData', authData]]));
-    const clientData = JSON.stringify({ type: 'webauthn.create', challenge: options.challenge, origin, crossOrigin: false });
+    const attestationObject = isoCBOR.encode(
+      new Map<string, string | Map<string, string> | Uint8Array>([
+        ['fmt', 'none'],
+        ['attStmt', new Map<string, string>()],
+        ['authData', authData],
+      ]),
+    );
+    const clientData = JSON.stringify({
+      type: 'webauthn.create',
+      challenge: options.challenge,
+      origin,
+      crossOrigin: false,
+    });
     return JSON.stringify({
-      id: b64(this.credentialId), rawId: b64(this.credentialId), type: 'public-key', clientExtensionResults: {}, authenticatorAttachment: 'platform',
-      response: { clientDataJSON: b64(Buffer.from(clientData)), attestationObject: b64(attestationObject), transports: ['internal'] },
+      id: b64(this.credentialId),
+      rawId: b64(this.credentialId),
+      type: 'public-key',
+      clientExtensionResults: {},
+      authenticatorAttachment: 'platform',
+      response: {
+        clientDataJSON: b64(Buffer.from(clientData)),
+        attestationObject: b64(attestationObject),
+        transports: ['internal'],
+      },
     });
   }
 
   /** The answer to authentication options (the counter goes up first, as an authenticator's does). */
-  get(options: { challenge: string; rpId: string }, { origin, userVerified = true }: Options, userHandle = this.userHandle): string {
+  get(
+    options: { challenge: string; rpId: string },
+    { origin, userVerified = true }: Options,
+    userHandle = this.userHandle,
+  ): string {
     this.counter += 1;
     const authData = this.authData(options.rpId, UP | (userVerified ? UV : 0));
-    const clientData = Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge: options.challenge, origin, crossOrigin: false }));
+    const clientData = Buffer.from(
+      JSON.stringify({ type: 'webauthn.get', challenge: options.challenge, origin, crossOrigin: false }),
+    );
     const signature = sign('sha256', Buffer.concat([authData, sha256(clientData)]), this.privateKey);
     return JSON.stringify({
-      id: b64(this.credentialId), rawId: b64(this.credentialId), type: 'public-key', clientExtensionResults: {}, authenticatorAttachment: 'platform',
-      response: { clientDataJSON: b64(clientData), authenticatorData: b64(authData), signature: b64(signature), userHandle },
+      id: b64(this.credentialId),
+      rawId: b64(this.credentialId),
+      type: 'public-key',
+      clientExtensionResults: {},
+      authenticatorAttachment: 'platform',
+      response: {
+        clientDataJSON: b64(clientData),
+        authenticatorData: b64(authData),
+        signature: b64(signature),
+        userHandle,
+      },
     });
   }
 }

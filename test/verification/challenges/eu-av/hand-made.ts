@@ -51,9 +51,13 @@ export interface CertificateShape {
 let serial = 1;
 
 export async function makeCertificate(shape: CertificateShape): Promise<Issued> {
-  const keys = shape.keys ?? await webcrypto.subtle.generateKey(ES256, true, ['sign', 'verify']) as webcrypto.CryptoKeyPair;
+  const keys =
+    shape.keys ?? ((await webcrypto.subtle.generateKey(ES256, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair);
   const extensions: x509.Extension[] = [];
-  if (shape.ca !== undefined && shape.ca !== false) extensions.push(new x509.BasicConstraintsExtension(true, typeof shape.ca === 'number' ? shape.ca : undefined, true));
+  if (shape.ca !== undefined && shape.ca !== false)
+    extensions.push(
+      new x509.BasicConstraintsExtension(true, typeof shape.ca === 'number' ? shape.ca : undefined, true),
+    );
   if (shape.keyUsage !== undefined) extensions.push(new x509.KeyUsagesExtension(shape.keyUsage, true));
   if (shape.eku) extensions.push(new x509.ExtendedKeyUsageExtension(shape.eku, true));
   extensions.push(...(shape.extra ?? []));
@@ -77,19 +81,37 @@ const CA_USAGE = x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign;
 export const makeRoot = (name: string, shape: Partial<CertificateShape> = {}): Promise<Issued> =>
   makeCertificate({ subject: `CN=${name} IACA, C=EU`, ca: 0, keyUsage: CA_USAGE, ...shape });
 
-export const makeIntermediate = (name: string, issuer: Issued, shape: Partial<CertificateShape> = {}): Promise<Issued> =>
+export const makeIntermediate = (
+  name: string,
+  issuer: Issued,
+  shape: Partial<CertificateShape> = {},
+): Promise<Issued> =>
   makeCertificate({ subject: `CN=${name} Intermediate, C=EU`, issuer, ca: 0, keyUsage: CA_USAGE, ...shape });
 
 /** A document signer as ISO/IEC 18013-5 profiles it: digitalSignature, the mdoc DS extended key usage; `shape` bends it. */
-export const makeSigner = (name: string, issuer: Issued | undefined, shape: Partial<CertificateShape> = {}): Promise<Issued> =>
-  makeCertificate({ subject: `CN=${name} Document Signer, C=EU`, issuer, keyUsage: x509.KeyUsageFlags.digitalSignature, eku: [MDOC_DS_EKU], ...shape });
+export const makeSigner = (
+  name: string,
+  issuer: Issued | undefined,
+  shape: Partial<CertificateShape> = {},
+): Promise<Issued> =>
+  makeCertificate({
+    subject: `CN=${name} Document Signer, C=EU`,
+    issuer,
+    keyUsage: x509.KeyUsageFlags.digitalSignature,
+    eku: [MDOC_DS_EKU],
+    ...shape,
+  });
 
 /**
  * The extensions of the EU reference issuers' certificates (fixtures/ec-av-ds-001.pem, fixtures/ec-av-issuer-ca-01.pem,
  * the PID issuer CAs), copied one for one: key identifiers, CRL distribution point, issuer alternative name, and
  * the critical ones (the DS's key usage and extended key usage, the IACA's basic constraints and key usage).
  */
-async function referenceExtensions(subjectKey: webcrypto.CryptoKey, issuer: Issued | undefined, crl: string): Promise<x509.Extension[]> {
+async function referenceExtensions(
+  subjectKey: webcrypto.CryptoKey,
+  issuer: Issued | undefined,
+  crl: string,
+): Promise<x509.Extension[]> {
   return [
     await x509.AuthorityKeyIdentifierExtension.create(issuer?.keys.publicKey ?? subjectKey),
     await x509.SubjectKeyIdentifierExtension.create(subjectKey),
@@ -100,25 +122,44 @@ async function referenceExtensions(subjectKey: webcrypto.CryptoKey, issuer: Issu
 
 /** An IACA as the EU's reference issuers profile it: CA with path length 0, keyCertSign and cRLSign, EKU 1.3.130.2.0.0.1.7 (critical in the PID CAs, `ekuCritical`). */
 export async function makeReferenceIaca(name: string, ekuCritical = false): Promise<Issued> {
-  const keys = await webcrypto.subtle.generateKey(ES256, true, ['sign', 'verify']) as webcrypto.CryptoKeyPair;
+  const keys = (await webcrypto.subtle.generateKey(ES256, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
   return makeCertificate({
-    subject: `CN=${name} Issuer CA 01, O=${name} Reference Implementation, C=EU`, ca: 0, keyUsage: CA_USAGE, keys,
-    extra: [new x509.ExtendedKeyUsageExtension([EUDI_IACA_EKU], ekuCritical), ...await referenceExtensions(keys.publicKey, undefined, 'https://issuer.example/pki/CA_01.crl')],
+    subject: `CN=${name} Issuer CA 01, O=${name} Reference Implementation, C=EU`,
+    ca: 0,
+    keyUsage: CA_USAGE,
+    keys,
+    extra: [
+      new x509.ExtendedKeyUsageExtension([EUDI_IACA_EKU], ekuCritical),
+      ...(await referenceExtensions(keys.publicKey, undefined, 'https://issuer.example/pki/CA_01.crl')),
+    ],
   });
 }
 
 /** A document signer as the EU's reference issuers profile it ("Age Verification DS - 001"): digitalSignature and EKU 1.3.130.2.0.0.1.2, both critical; `shape` bends it. */
-export async function makeReferenceSigner(name: string, issuer: Issued, shape: Partial<CertificateShape> = {}): Promise<Issued> {
-  const keys = await webcrypto.subtle.generateKey(ES256, true, ['sign', 'verify']) as webcrypto.CryptoKeyPair;
+export async function makeReferenceSigner(
+  name: string,
+  issuer: Issued,
+  shape: Partial<CertificateShape> = {},
+): Promise<Issued> {
+  const keys = (await webcrypto.subtle.generateKey(ES256, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
   return makeCertificate({
-    subject: `CN=${name} DS - 001, O=${name} Reference Implementation, C=EU`, issuer, keyUsage: x509.KeyUsageFlags.digitalSignature, eku: [EUDI_DS_EKU], keys,
+    subject: `CN=${name} DS - 001, O=${name} Reference Implementation, C=EU`,
+    issuer,
+    keyUsage: x509.KeyUsageFlags.digitalSignature,
+    eku: [EUDI_DS_EKU],
+    keys,
     extra: await referenceExtensions(keys.publicKey, issuer, 'https://issuer.example/pki/CA_01.crl'),
     ...shape,
   });
 }
 
 /** COSE_Sign1 with ES256 by node:crypto: [protected, unprotected, payload, signature] over Sig_structure "Signature1". */
-function coseSign1(key: KeyObject, unprotected: Map<number, unknown>, payload: Buffer | null, detached?: Buffer): unknown[] {
+function coseSign1(
+  key: KeyObject,
+  unprotected: Map<number, unknown>,
+  payload: Buffer | null,
+  detached?: Buffer,
+): unknown[] {
   const protectedBytes = cbor.encode(new Map([[1, -7]]));
   const toBeSigned = cbor.encode(['Signature1', protectedBytes, Buffer.alloc(0), payload ?? detached]);
   const signature = sign('sha256', toBeSigned, { key, dsaEncoding: 'ieee-p1363' });
@@ -153,10 +194,25 @@ export function issueByHand(issuance: Issuance): HandAttestation {
   const docType = issuance.docType ?? AV_DOCTYPE;
   const device = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const jwk = device.publicKey.export({ format: 'jwk' });
-  const coseKey = new Map<number, unknown>([[1, 2], [-1, 1], [-2, Buffer.from(jwk.x!, 'base64url')], [-3, Buffer.from(jwk.y!, 'base64url')]]);
+  const coseKey = new Map<number, unknown>([
+    [1, 2],
+    [-1, 1],
+    [-2, Buffer.from(jwk.x!, 'base64url')],
+    [-3, Buffer.from(jwk.y!, 'base64url')],
+  ]);
   const items = Object.entries(issuance.elements).map(([identifier, value], digestID) =>
-    embedded(new Map<string, unknown>([['digestID', digestID], ['random', randomBytes(16)], ['elementIdentifier', identifier], ['elementValue', value]])));
-  const digests = new Map(items.map((item, digestID) => [digestID, createHash('sha256').update(cbor.encode(item)).digest()]));
+    embedded(
+      new Map<string, unknown>([
+        ['digestID', digestID],
+        ['random', randomBytes(16)],
+        ['elementIdentifier', identifier],
+        ['elementValue', value],
+      ]),
+    ),
+  );
+  const digests = new Map(
+    items.map((item, digestID) => [digestID, createHash('sha256').update(cbor.encode(item)).digest()]),
+  );
   const signed = new Date(Date.now() - 60_000);
   const mso = new Map<string, unknown>([
     ['version', '1.0'],
@@ -164,23 +220,69 @@ export function issueByHand(issuance: Issuance): HandAttestation {
     ['valueDigests', new Map([[docType, digests]])],
     ['deviceKeyInfo', new Map([['deviceKey', coseKey]])],
     ['docType', docType],
-    ['validityInfo', new Map([['signed', tdate(signed)], ['validFrom', tdate(issuance.validFrom ?? signed)], ['validUntil', tdate(issuance.validUntil ?? new Date(Date.now() + 90 * DAY))]])],
-    ...(issuance.status ? [['status', new Map([['status_list', new Map<string, unknown>([['idx', issuance.status.idx], ['uri', issuance.status.uri]])]])] as [string, unknown]] : []),
+    [
+      'validityInfo',
+      new Map([
+        ['signed', tdate(signed)],
+        ['validFrom', tdate(issuance.validFrom ?? signed)],
+        ['validUntil', tdate(issuance.validUntil ?? new Date(Date.now() + 90 * DAY))],
+      ]),
+    ],
+    ...(issuance.status
+      ? [
+          [
+            'status',
+            new Map([
+              [
+                'status_list',
+                new Map<string, unknown>([
+                  ['idx', issuance.status.idx],
+                  ['uri', issuance.status.uri],
+                ]),
+              ],
+            ]),
+          ] as [string, unknown],
+        ]
+      : []),
   ]);
   const x5chain = issuance.x5chain.length === 1 ? issuance.x5chain[0] : issuance.x5chain;
-  const issuerAuth = coseSign1(KeyObject.from(issuance.signingKey), new Map([[33, x5chain]]), cbor.encode(embedded(mso)));
+  const issuerAuth = coseSign1(
+    KeyObject.from(issuance.signingKey),
+    new Map([[33, x5chain]]),
+    cbor.encode(embedded(mso)),
+  );
   return { docType, nameSpaces: new Map([[docType, items]]), issuerAuth, deviceKey: device.privateKey };
 }
 
 /** The DeviceResponse (ISO/IEC 18013-5 §8.3.2.1.2.2) for this audience: everything issued, device-signed over the session transcript (or with the `deviceAuth` given). */
 export function presentByHand(attestation: HandAttestation, to: Audience, deviceAuth?: Map<string, unknown>): Buffer {
   const deviceNameSpaces = embedded(new Map());
-  const deviceAuthentication = cbor.encode(embedded(['DeviceAuthentication', sessionTranscript(to), attestation.docType, deviceNameSpaces]));
+  const deviceAuthentication = cbor.encode(
+    embedded(['DeviceAuthentication', sessionTranscript(to), attestation.docType, deviceNameSpaces]),
+  );
   const deviceSignature = coseSign1(attestation.deviceKey, new Map(), null, deviceAuthentication);
   const document = new Map<string, unknown>([
     ['docType', attestation.docType],
-    ['issuerSigned', new Map<string, unknown>([['nameSpaces', attestation.nameSpaces], ['issuerAuth', attestation.issuerAuth]])],
-    ['deviceSigned', new Map<string, unknown>([['nameSpaces', deviceNameSpaces], ['deviceAuth', deviceAuth ?? new Map([['deviceSignature', deviceSignature]])]])],
+    [
+      'issuerSigned',
+      new Map<string, unknown>([
+        ['nameSpaces', attestation.nameSpaces],
+        ['issuerAuth', attestation.issuerAuth],
+      ]),
+    ],
+    [
+      'deviceSigned',
+      new Map<string, unknown>([
+        ['nameSpaces', deviceNameSpaces],
+        ['deviceAuth', deviceAuth ?? new Map([['deviceSignature', deviceSignature]])],
+      ]),
+    ],
   ]);
-  return cbor.encode(new Map<string, unknown>([['version', '1.0'], ['documents', [document]], ['status', 0]]));
+  return cbor.encode(
+    new Map<string, unknown>([
+      ['version', '1.0'],
+      ['documents', [document]],
+      ['status', 0],
+    ]),
+  );
 }

@@ -19,9 +19,14 @@ const ES256 = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
 
 /** Starts the server; clients trust its certificate as an operator's mirror under a private CA, through EU_AV_TRUSTED_LIST_CA. */
 export async function startListServer(): Promise<ListServer> {
-  const keys = await webcrypto.subtle.generateKey(ES256, true, ['sign', 'verify']) as webcrypto.CryptoKeyPair;
+  const keys = (await webcrypto.subtle.generateKey(ES256, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
   const certificate = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: '01', name: 'CN=127.0.0.1', notBefore: new Date(Date.now() - 60_000), notAfter: new Date(Date.now() + 86_400_000), keys, signingAlgorithm: ES256,
+    serialNumber: '01',
+    name: 'CN=127.0.0.1',
+    notBefore: new Date(Date.now() - 60_000),
+    notAfter: new Date(Date.now() + 86_400_000),
+    keys,
+    signingAlgorithm: ES256,
     extensions: [new x509.SubjectAlternativeNameExtension([{ type: 'ip', value: '127.0.0.1' }])],
   });
   const key = x509.PemConverter.encode(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey), 'PRIVATE KEY');
@@ -33,7 +38,11 @@ export async function startListServer(): Promise<ListServer> {
     if (typeof answer === 'number') {
       response.writeHead(answer).end();
     } else {
-      response.writeHead(200, { 'content-type': typeof answer === 'string' ? 'application/xml' : 'application/statuslist+cwt' }).end(answer);
+      response
+        .writeHead(200, {
+          'content-type': typeof answer === 'string' ? 'application/xml' : 'application/statuslist+cwt',
+        })
+        .end(answer);
     }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -3,10 +3,27 @@ import { X509Certificate } from 'node:crypto';
 import { redirectTranscript } from '../../../../lib/verification/challenges/eu-av/transcript.js';
 import { trustAnchors, type TrustAnchors } from '../../../../lib/verification/challenges/eu-av/trust-anchors.js';
 import { judgePresentation, type PresentationVerdict } from '../../../../lib/verification/challenges/eu-av/verify.js';
-import { EUDI_DS_EKU, issueByHand, makeCertificate, makeIntermediate, makeReferenceIaca, makeReferenceSigner, makeRoot, makeSigner, presentByHand, TLS_SERVER_EKU, MDOC_DS_EKU, type Issued } from './hand-made.js';
+import {
+  EUDI_DS_EKU,
+  issueByHand,
+  makeCertificate,
+  makeIntermediate,
+  makeReferenceIaca,
+  makeReferenceSigner,
+  makeRoot,
+  makeSigner,
+  presentByHand,
+  TLS_SERVER_EKU,
+  MDOC_DS_EKU,
+  type Issued,
+} from './hand-made.js';
 
 const DAY = 24 * 60 * 60 * 1000;
-const audience = { clientId: 'redirect_uri:https://age.example/v1/oauth2/eu-av/response', responseUri: 'https://age.example/v1/oauth2/eu-av/response', nonce: 'n-0123456789' };
+const audience = {
+  clientId: 'redirect_uri:https://age.example/v1/oauth2/eu-av/response',
+  responseUri: 'https://age.example/v1/oauth2/eu-av/response',
+  nonce: 'n-0123456789',
+};
 
 /**
  * The issuer signature's certificates, judged on presentations made by hand (hand-made.ts), apart from the libraries
@@ -26,8 +43,16 @@ describe('eu_av: the document signer and its path to a trusted certificate', fun
 
   /** A presentation of age_over_18 true signed with `key`, carrying `x5chain`, judged against `trusted`. */
   const judge = (key: Issued, x5chain: Issued[], trusted = anchors, now = new Date()): Promise<PresentationVerdict> => {
-    const attestation = issueByHand({ signingKey: key.keys.privateKey, x5chain: x5chain.map((certificate) => certificate.der), elements: { age_over_18: true } });
-    return judgePresentation(presentByHand(attestation, audience), trusted, { transcript: redirectTranscript(audience), threshold: 18, now });
+    const attestation = issueByHand({
+      signingKey: key.keys.privateKey,
+      x5chain: x5chain.map((certificate) => certificate.der),
+      elements: { age_over_18: true },
+    });
+    return judgePresentation(presentByHand(attestation, audience), trusted, {
+      transcript: redirectTranscript(audience),
+      threshold: 18,
+      now,
+    });
   };
   /** Refused, and why for the visitor: an attestation we cannot trust unless said otherwise. */
   const refused = (verdict: PresentationVerdict, problem: RegExp, as = 'untrusted'): void => {
@@ -41,10 +66,13 @@ describe('eu_av: the document signer and its path to a trusted certificate', fun
     const twoLevelRoot = await makeRoot('Two-level root', { ca: 1 });
     const regional = await makeIntermediate('Regional', twoLevelRoot);
     const regionalSigner = await makeSigner('Regional', regional);
-    expect(await judge(regionalSigner, [regionalSigner, regional], trustAnchors([twoLevelRoot.der]))).to.deep.equal({ verdict: 'over', doctype: 'eu.europa.ec.av.1' });
+    expect(await judge(regionalSigner, [regionalSigner, regional], trustAnchors([twoLevelRoot.der]))).to.deep.equal({
+      verdict: 'over',
+      doctype: 'eu.europa.ec.av.1',
+    });
   });
 
-  it('the forgery: a self-signed certificate of the forger\'s own, the issuer\'s genuine signer certificate appended, is refused', async () => {
+  it("the forgery: a self-signed certificate of the forger's own, the issuer's genuine signer certificate appended, is refused", async () => {
     const forger = await makeSigner('Forger', undefined);
     refused(await judge(forger, [forger, signer]), /certificate 1 did not issue certificate 0/);
     refused(await judge(forger, [forger, signer, root]), /certificate 1 did not issue certificate 0/);
@@ -53,7 +81,7 @@ describe('eu_av: the document signer and its path to a trusted certificate', fun
     refused(await judge(forger, [signer, forger]), /certificate 1 did not issue certificate 0/);
   });
 
-  it('a forger\'s CA carrying the trusted root\'s very name does not stand in for it', async () => {
+  it("a forger's CA carrying the trusted root's very name does not stand in for it", async () => {
     const lookalike = await makeRoot('Genuine');
     expect(lookalike.certificate.subject).to.equal(root.certificate.subject);
     const forged = await makeSigner('Genuine', lookalike);
@@ -66,7 +94,10 @@ describe('eu_av: the document signer and its path to a trusted certificate', fun
     const caSigner = await makeSigner('CA', root, { ca: true });
     expect(caSigner.certificate.getExtension(BasicConstraintsExtension)?.ca).to.equal(true);
     refused(await judge(caSigner, [caSigner]), /is a CA/);
-    const fullCa = await makeSigner('Full CA', root, { ca: true, keyUsage: KeyUsageFlags.digitalSignature | KeyUsageFlags.keyCertSign });
+    const fullCa = await makeSigner('Full CA', root, {
+      ca: true,
+      keyUsage: KeyUsageFlags.digitalSignature | KeyUsageFlags.keyCertSign,
+    });
     expect(new X509Certificate(fullCa.der).ca).to.equal(true);
     refused(await judge(fullCa, [fullCa]), /is a CA/);
   });
@@ -80,21 +111,49 @@ describe('eu_av: the document signer and its path to a trusted certificate', fun
     refused(await judge(both, [both]), /besides the mdoc document signer/);
   });
 
-  describe('the EU reference issuers\' profile: DS extended key usage 1.3.130.2.0.0.1.2 under an IACA marked 1.3.130.2.0.0.1.7', () => {
+  describe("the EU reference issuers' profile: DS extended key usage 1.3.130.2.0.0.1.2 under an IACA marked 1.3.130.2.0.0.1.7", () => {
     it('an AV attestation and a PID signed by such a DS pass, under their IACA and as an end-entity anchor', async () => {
-      const { readExtensions } = await import('../../../../lib/verification/challenges/eu-av/certificate-extensions.js');
+      const { readExtensions } =
+        await import('../../../../lib/verification/challenges/eu-av/certificate-extensions.js');
       const pid = 'eu.europa.ec.eudi.pid.1';
       for (const ekuCritical of [false, true]) {
         const iaca = await makeReferenceIaca('Age Verification', ekuCritical);
         const ds = await makeReferenceSigner('Age Verification', iaca);
         // The profile as the EC's own DS carries it (fixtures/ec-av-ds-001.pem), read apart from the library that made it.
-        expect(readExtensions(ds.der)).to.deep.include({ ca: false, extendedKeyUsage: [EUDI_DS_EKU], critical: ['2.5.29.15', '2.5.29.37'] });
-        expect(await judge(ds, [ds], trustAnchors([iaca.der]))).to.deep.equal({ verdict: 'over', doctype: 'eu.europa.ec.av.1' });
-        expect(await judge(ds, [ds, iaca], trustAnchors([iaca.der]))).to.deep.equal({ verdict: 'over', doctype: 'eu.europa.ec.av.1' });
-        expect(await judge(ds, [ds], trustAnchors([ds.der]))).to.deep.equal({ verdict: 'over', doctype: 'eu.europa.ec.av.1' });
-        const presentation = presentByHand(issueByHand({ signingKey: ds.keys.privateKey, x5chain: [ds.der], elements: { age_over_18: true }, docType: pid }), audience);
-        expect(await judgePresentation(presentation, trustAnchors([iaca.der]), { transcript: redirectTranscript(audience), threshold: 18, now: new Date(), doctypes: [pid] }))
-          .to.deep.equal({ verdict: 'over', doctype: pid });
+        expect(readExtensions(ds.der)).to.deep.include({
+          ca: false,
+          extendedKeyUsage: [EUDI_DS_EKU],
+          critical: ['2.5.29.15', '2.5.29.37'],
+        });
+        expect(await judge(ds, [ds], trustAnchors([iaca.der]))).to.deep.equal({
+          verdict: 'over',
+          doctype: 'eu.europa.ec.av.1',
+        });
+        expect(await judge(ds, [ds, iaca], trustAnchors([iaca.der]))).to.deep.equal({
+          verdict: 'over',
+          doctype: 'eu.europa.ec.av.1',
+        });
+        expect(await judge(ds, [ds], trustAnchors([ds.der]))).to.deep.equal({
+          verdict: 'over',
+          doctype: 'eu.europa.ec.av.1',
+        });
+        const presentation = presentByHand(
+          issueByHand({
+            signingKey: ds.keys.privateKey,
+            x5chain: [ds.der],
+            elements: { age_over_18: true },
+            docType: pid,
+          }),
+          audience,
+        );
+        expect(
+          await judgePresentation(presentation, trustAnchors([iaca.der]), {
+            transcript: redirectTranscript(audience),
+            threshold: 18,
+            now: new Date(),
+            doctypes: [pid],
+          }),
+        ).to.deep.equal({ verdict: 'over', doctype: pid });
       }
     });
 
@@ -113,7 +172,10 @@ describe('eu_av: the document signer and its path to a trusted certificate', fun
       refused(await judge(ca, [ca], trusted), /is a CA/);
       const noSignature = await makeReferenceSigner('No signature', iaca, { keyUsage: KeyUsageFlags.keyAgreement });
       refused(await judge(noSignature, [noSignature], trusted), /key usage is not digitalSignature/);
-      refused(await judge(noSignature, [noSignature], trustAnchors([noSignature.der])), /key usage is not digitalSignature/);
+      refused(
+        await judge(noSignature, [noSignature], trustAnchors([noSignature.der])),
+        /key usage is not digitalSignature/,
+      );
       const iacaUsage = await makeReferenceSigner('IACA usage', iaca, { eku: ['1.3.130.2.0.0.1.7'] });
       refused(await judge(iacaUsage, [iacaUsage], trusted), /lacks the mdoc document-signer extended key usage/);
     });
@@ -133,7 +195,7 @@ describe('eu_av: the document signer and its path to a trusted certificate', fun
     refused(await judge(underIt, [underIt, intermediate, elsewhere]), /no path to a trusted certificate/);
   });
 
-  it('an intermediate that is not a CA, or beyond its root\'s path length, does not issue', async () => {
+  it("an intermediate that is not a CA, or beyond its root's path length, does not issue", async () => {
     const notCa = await makeCertificate({ subject: 'CN=Not a CA, C=EU', issuer: root });
     const underNotCa = await makeSigner('Under a non-CA', notCa);
     refused(await judge(underNotCa, [underNotCa, notCa]), /certificate 1 did not issue certificate 0/);
@@ -144,22 +206,36 @@ describe('eu_av: the document signer and its path to a trusted certificate', fun
   });
 
   it('an expired signer, a signer not yet valid and a not-yet-valid intermediate are refused', async () => {
-    const expired = await makeSigner('Expired', root, { notBefore: new Date(Date.now() - 30 * DAY), notAfter: new Date(Date.now() - DAY) });
+    const expired = await makeSigner('Expired', root, {
+      notBefore: new Date(Date.now() - 30 * DAY),
+      notAfter: new Date(Date.now() - DAY),
+    });
     refused(await judge(expired, [expired]), /signer certificate is not valid now/, 'expired');
     const early = await makeSigner('Early', root, { notBefore: new Date(Date.now() + DAY) });
     refused(await judge(early, [early]), /signer certificate is not valid now/);
     const twoLevelRoot = await makeRoot('Two-level', { ca: 1 });
     const notYet = await makeIntermediate('Not yet', twoLevelRoot, { notBefore: new Date(Date.now() + DAY) });
     const underNotYet = await makeSigner('Not yet', notYet);
-    refused(await judge(underNotYet, [underNotYet, notYet], trustAnchors([twoLevelRoot.der])), /a certificate of the signer's path is not valid now/);
+    refused(
+      await judge(underNotYet, [underNotYet, notYet], trustAnchors([twoLevelRoot.der])),
+      /a certificate of the signer's path is not valid now/,
+    );
     // The same path, judged at a time when every certificate is valid, passes: only the time refused it.
-    expect(await judge(underNotYet, [underNotYet, notYet], trustAnchors([twoLevelRoot.der]), new Date(Date.now() + 2 * DAY))).to.deep.equal({ verdict: 'over', doctype: 'eu.europa.ec.av.1' });
+    expect(
+      await judge(underNotYet, [underNotYet, notYet], trustAnchors([twoLevelRoot.der]), new Date(Date.now() + 2 * DAY)),
+    ).to.deep.equal({ verdict: 'over', doctype: 'eu.europa.ec.av.1' });
   });
 
   it('an expired root refuses every signer under it', async () => {
-    const old = await makeRoot('Old', { notBefore: new Date(Date.now() - 400 * DAY), notAfter: new Date(Date.now() - DAY) });
+    const old = await makeRoot('Old', {
+      notBefore: new Date(Date.now() - 400 * DAY),
+      notAfter: new Date(Date.now() - DAY),
+    });
     const under = await makeSigner('Old', old, { notBefore: new Date(Date.now() - 2 * DAY) });
-    refused(await judge(under, [under], trustAnchors([old.der])), /a certificate of the signer's path is not valid now/);
+    refused(
+      await judge(under, [under], trustAnchors([old.der])),
+      /a certificate of the signer's path is not valid now/,
+    );
   });
 
   it('an end-entity anchor matches only that very signer certificate, which must still be a document signer', async () => {
@@ -168,7 +244,10 @@ describe('eu_av: the document signer and its path to a trusted certificate', fun
     const onlyListed = trustAnchors([listed.der]);
     expect(onlyListed.signers).to.have.length(1);
     expect(await judge(listed, [listed], onlyListed)).to.deep.equal({ verdict: 'over', doctype: 'eu.europa.ec.av.1' });
-    expect(await judge(listed, [listed, unlisted], onlyListed)).to.deep.equal({ verdict: 'over', doctype: 'eu.europa.ec.av.1' });
+    expect(await judge(listed, [listed, unlisted], onlyListed)).to.deep.equal({
+      verdict: 'over',
+      doctype: 'eu.europa.ec.av.1',
+    });
     const sibling = await makeSigner('Listed', unlisted);
     refused(await judge(sibling, [sibling, unlisted], onlyListed), /no path to a trusted certificate/);
     const forger = await makeSigner('Forger', undefined);
@@ -179,18 +258,45 @@ describe('eu_av: the document signer and its path to a trusted certificate', fun
 
   it('accepts the document types the request accepts: the AV attestation by default, the PID when asked, and says which answered', async () => {
     const pid = 'eu.europa.ec.eudi.pid.1';
-    const presentation = presentByHand(issueByHand({ signingKey: signer.keys.privateKey, x5chain: [signer.der], elements: { age_over_18: true }, docType: pid }), audience);
+    const presentation = presentByHand(
+      issueByHand({
+        signingKey: signer.keys.privateKey,
+        x5chain: [signer.der],
+        elements: { age_over_18: true },
+        docType: pid,
+      }),
+      audience,
+    );
     const expectation = { transcript: redirectTranscript(audience), threshold: 18, now: new Date() };
-    refused(await judgePresentation(presentation, anchors, expectation), /not a document type this request accepts/, 'invalid');
-    expect(await judgePresentation(presentation, anchors, { ...expectation, doctypes: ['eu.europa.ec.av.1', pid] })).to.deep.equal({ verdict: 'over', doctype: pid });
+    refused(
+      await judgePresentation(presentation, anchors, expectation),
+      /not a document type this request accepts/,
+      'invalid',
+    );
+    expect(
+      await judgePresentation(presentation, anchors, { ...expectation, doctypes: ['eu.europa.ec.av.1', pid] }),
+    ).to.deep.equal({ verdict: 'over', doctype: pid });
   });
 
   it('a certificate that cannot be read, or with a critical extension this check does not read, is refused', async () => {
     const { Extension } = await import('@peculiar/x509');
-    const unread = await makeSigner('Critical', root, { extra: [new Extension('1.3.6.1.4.1.99999.1', true, new Uint8Array([0x05, 0x00]))] });
+    const unread = await makeSigner('Critical', root, {
+      extra: [new Extension('1.3.6.1.4.1.99999.1', true, new Uint8Array([0x05, 0x00]))],
+    });
     refused(await judge(unread, [unread]), /critical extension this check does not read/);
-    const garbage = issueByHand({ signingKey: signer.keys.privateKey, x5chain: [Buffer.from([0x30, 0x82, 0x01, 0x00, 0x01])], elements: { age_over_18: true } });
-    refused(await judgePresentation(presentByHand(garbage, audience), anchors, { transcript: redirectTranscript(audience), threshold: 18, now: new Date() }), /cannot be read/);
+    const garbage = issueByHand({
+      signingKey: signer.keys.privateKey,
+      x5chain: [Buffer.from([0x30, 0x82, 0x01, 0x00, 0x01])],
+      elements: { age_over_18: true },
+    });
+    refused(
+      await judgePresentation(presentByHand(garbage, audience), anchors, {
+        transcript: redirectTranscript(audience),
+        threshold: 18,
+        now: new Date(),
+      }),
+      /cannot be read/,
+    );
   });
 
   it('x5chain with a repeated certificate, or more certificates than a path holds, is refused', async () => {
@@ -199,13 +305,42 @@ describe('eu_av: the document signer and its path to a trusted certificate', fun
   });
 
   it('a deviceAuth that is not one device signature is refused by our own check, with the reason: empty, a deviceMac, both, not a COSE_Sign1', async () => {
-    const attestation = issueByHand({ signingKey: signer.keys.privateKey, x5chain: [signer.der], elements: { age_over_18: true } });
+    const attestation = issueByHand({
+      signingKey: signer.keys.privateKey,
+      x5chain: [signer.der],
+      elements: { age_over_18: true },
+    });
     const judgeWith = (deviceAuth: Map<string, unknown>): Promise<PresentationVerdict> =>
-      judgePresentation(presentByHand(attestation, audience, deviceAuth), anchors, { transcript: redirectTranscript(audience), threshold: 18, now: new Date() });
+      judgePresentation(presentByHand(attestation, audience, deviceAuth), anchors, {
+        transcript: redirectTranscript(audience),
+        threshold: 18,
+        now: new Date(),
+      });
     const mac = [Buffer.alloc(0), new Map(), null, Buffer.alloc(32)];
-    refused(await judgeWith(new Map()), /deviceAuth holds neither exactly one deviceSignature nor a deviceMac/, 'invalid');
-    refused(await judgeWith(new Map([['deviceMac', mac]])), /deviceAuth is a deviceMac: only a device signature is accepted/, 'invalid');
-    refused(await judgeWith(new Map<string, unknown>([['deviceMac', mac], ['deviceSignature', mac]])), /neither exactly one deviceSignature/, 'invalid');
-    refused(await judgeWith(new Map([['deviceSignature', 'signed']])), /deviceSignature is not a COSE_Sign1/, 'invalid');
+    refused(
+      await judgeWith(new Map()),
+      /deviceAuth holds neither exactly one deviceSignature nor a deviceMac/,
+      'invalid',
+    );
+    refused(
+      await judgeWith(new Map([['deviceMac', mac]])),
+      /deviceAuth is a deviceMac: only a device signature is accepted/,
+      'invalid',
+    );
+    refused(
+      await judgeWith(
+        new Map<string, unknown>([
+          ['deviceMac', mac],
+          ['deviceSignature', mac],
+        ]),
+      ),
+      /neither exactly one deviceSignature/,
+      'invalid',
+    );
+    refused(
+      await judgeWith(new Map([['deviceSignature', 'signed']])),
+      /deviceSignature is not a COSE_Sign1/,
+      'invalid',
+    );
   });
 });

@@ -47,11 +47,24 @@ export async function statusListToken(shape: StatusListShape): Promise<Buffer> {
     [6, Math.floor(Date.now() / 1000)],
     ...(shape.exp !== undefined ? [[4, shape.exp] as [number, unknown]] : []),
     ...(shape.ttl !== undefined ? [[65534, shape.ttl] as [number, unknown]] : []),
-    [65533, new Map<string, unknown>([['bits', bits], ['lst', await zlib(pack(shape.statuses, bits))]])],
+    [
+      65533,
+      new Map<string, unknown>([
+        ['bits', bits],
+        ['lst', await zlib(pack(shape.statuses, bits))],
+      ]),
+    ],
   ]);
-  const protectedBytes = cbor.encode(new Map<number, unknown>([[1, -7], [16, shape.typ ?? 'application/statuslist+cwt']]));
+  const protectedBytes = cbor.encode(
+    new Map<number, unknown>([
+      [1, -7],
+      [16, shape.typ ?? 'application/statuslist+cwt'],
+    ]),
+  );
   const payload = cbor.encode(claims);
   const toBeSigned = cbor.encode(['Signature1', protectedBytes, Buffer.alloc(0), payload]);
-  const signature = Buffer.from(await webcrypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, shape.signer.keys.privateKey, toBeSigned));
+  const signature = Buffer.from(
+    await webcrypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, shape.signer.keys.privateKey, toBeSigned),
+  );
   return cbor.encode([protectedBytes, new Map([[33, shape.signer.der]]), payload, signature]);
 }

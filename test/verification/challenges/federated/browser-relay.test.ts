@@ -9,7 +9,15 @@ import { UpstreamProvider } from './upstream.js';
 import { authorizationUrl } from '../../../helpers/relying-party.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 describe('AgeKey in a real browser (Debian chromium): the fragment answer comes back through our relay script', function () {
   this.timeout(60_000);
@@ -42,9 +50,13 @@ describe('AgeKey in a real browser (Debian chromium): the fragment answer comes 
       if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
     });
     // The website itself is not served here: its callback page answers from the test.
-    await page.route(`${client.redirectUri}**`, (route) => route.fulfill({ status: 200, contentType: 'text/plain', body: 'website' }));
+    await page.route(`${client.redirectUri}**`, (route) =>
+      route.fulfill({ status: 200, contentType: 'text/plain', body: 'website' }),
+    );
 
-    await page.goto(authorizationUrl(app.url, client, 'checker', { scope: undefined, state: 'rp', challenges: 'agekey' }));
+    await page.goto(
+      authorizationUrl(app.url, client, 'checker', { scope: undefined, state: 'rp', challenges: 'agekey' }),
+    );
     await page.getByRole('button', { name: 'Accept' }).click();
     await page.getByRole('link', { name: 'Continue to AgeKey' }).click();
     await page.waitForURL(/\/result$/);
@@ -55,9 +67,13 @@ describe('AgeKey in a real browser (Debian chromium): the fragment answer comes 
     const code = new URL(page.url()).searchParams.get('code');
     expect(code).to.be.a('string');
     const token = (await (await requestToken(app, { code: code!, client })).json()) as { access_token: string };
-    const { resources } = (await (await readResources(app, token.access_token)).json()) as { resources: Record<string, unknown> };
+    const { resources } = (await (await readResources(app, token.access_token)).json()) as {
+      resources: Record<string, unknown>;
+    };
     expect(resources).to.include({ verified: true, assurance_level: 'STANDARD' });
-    expect(await app.provider.db('verifications').where('uid', String(resources['uid'])).first('method')).to.deep.equal({ method: 'agekey' });
+    expect(await app.provider.db('verifications').where('uid', String(resources['uid'])).first('method')).to.deep.equal(
+      { method: 'agekey' },
+    );
     expect(cspViolations).to.deep.equal([]);
   });
 });

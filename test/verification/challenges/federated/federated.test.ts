@@ -8,7 +8,13 @@ import { continueToWebsite, linkToProvider, relayFragment, startVisit, visitorBr
 import { NAMES, operatorEnv, upstreamClients, type Name } from './operator.js';
 import { UPSTREAM_SUBJECTS, UpstreamProvider } from './upstream.js';
 
-const LEVELS: Record<Name, string> = { anonymage: 'ENHANCED', pleenk: 'STRICT', paypal: 'STANDARD', agego: 'ENHANCED', agekey: 'STANDARD' };
+const LEVELS: Record<Name, string> = {
+  anonymage: 'ENHANCED',
+  pleenk: 'STRICT',
+  paypal: 'STANDARD',
+  agego: 'ENHANCED',
+  agekey: 'STANDARD',
+};
 
 describe('federated challenges (a real OpenID provider upstream)', function () {
   this.timeout(30_000);
@@ -20,7 +26,10 @@ describe('federated challenges (a real OpenID provider upstream)', function () {
   before(async () => {
     upstream = await UpstreamProvider.listen();
     logLines = [];
-    app = await startTestApp({ env: operatorEnv(upstream.issuer), logger: createLogger('debug', (line) => logLines.push(line)) });
+    app = await startTestApp({
+      env: operatorEnv(upstream.issuer),
+      logger: createLogger('debug', (line) => logLines.push(line)),
+    });
     upstream.start(upstreamClients(app.url));
     webmasterId = (await createWebmasterFixture(app.provider.runtime)).id;
   });
@@ -29,12 +38,24 @@ describe('federated challenges (a real OpenID provider upstream)', function () {
     await upstream?.close();
   });
 
-  const liveClient = (): Promise<ClientFixture> => createClientFixture(app.provider.runtime, webmasterId, { environment: 'LIVE', challenges: ['anonymage', 'pleenk'] });
+  const liveClient = (): Promise<ClientFixture> =>
+    createClientFixture(app.provider.runtime, webmasterId, {
+      environment: 'LIVE',
+      challenges: ['anonymage', 'pleenk'],
+    });
   const verifications = async (websiteId: number): Promise<number> =>
-    Number((await app.provider.db('verifications').where('website_id', websiteId).count<{ count: string }[]>('* as count'))[0]?.count);
+    Number(
+      (
+        await app.provider.db('verifications').where('website_id', websiteId).count<{ count: string }[]>('* as count')
+      )[0]?.count,
+    );
 
   /** Start to the hop that leaves for the provider. */
-  async function toProvider(client: ClientFixture, name: Name, browser?: Browser): Promise<{ browser: Browser; url: URL }> {
+  async function toProvider(
+    client: ClientFixture,
+    name: Name,
+    browser?: Browser,
+  ): Promise<{ browser: Browser; url: URL }> {
     const visit = await startVisit(app, client, name, upstream.issuer, browser);
     expect(visit.hop.url.pathname).to.match(new RegExp(`/challenge/${name}/start$`));
     return { browser: visit.browser, url: linkToProvider(visit.hop) };
@@ -73,7 +94,9 @@ describe('federated challenges (a real OpenID provider upstream)', function () {
       expect(resources.status).to.equal(200);
       const { resources: body } = (await resources.json()) as { resources: Record<string, unknown> };
       expect(body).to.include({ verified: true, assurance_level: LEVELS[name], age_threshold: 18, reused: false });
-      expect(await app.provider.db('verifications').where('uid', String(body['uid'])).first('method')).to.deep.equal({ method: name });
+      expect(await app.provider.db('verifications').where('uid', String(body['uid'])).first('method')).to.deep.equal({
+        method: name,
+      });
     });
   }
 
@@ -119,7 +142,11 @@ describe('federated challenges (a real OpenID provider upstream)', function () {
   });
 
   /** The provider's redirect back to our fixed callback, not yet followed. */
-  async function providerAnswer(client: ClientFixture, name: Name, browser?: Browser): Promise<{ browser: Browser; callback: URL }> {
+  async function providerAnswer(
+    client: ClientFixture,
+    name: Name,
+    browser?: Browser,
+  ): Promise<{ browser: Browser; callback: URL }> {
     const started = await toProvider(client, name, browser);
     const callback = locationOf(await started.browser.open(started.url, { stopAt: app.url }));
     expect(callback.pathname).to.equal(`/v1/oauth2/federated/${name}/callback`);
@@ -147,7 +174,9 @@ describe('federated challenges (a real OpenID provider upstream)', function () {
     upstream.next = 'adult';
     const first = await providerAnswer(client, 'anonymage');
     // The visitor starts again: a new state and nonce replace the first ones.
-    const restart = new URL(`${first.callback.origin}${[...first.browser.history].reverse().find(({ url }) => url.pathname.endsWith('/challenge/anonymage/start'))!.url.pathname}`);
+    const restart = new URL(
+      `${first.callback.origin}${[...first.browser.history].reverse().find(({ url }) => url.pathname.endsWith('/challenge/anonymage/start'))!.url.pathname}`,
+    );
     const again = await first.browser.request(restart);
     expect(again.status).to.equal(200);
     const stale = await first.browser.open(first.callback, { stopAt: client.redirectUri });
@@ -209,7 +238,10 @@ describe('federated challenges (a real OpenID provider upstream)', function () {
   });
 
   it('TEST clients get the sandbox: the provider is never contacted', async () => {
-    const client = await createClientFixture(app.provider.runtime, webmasterId, { environment: 'TEST', challenges: ['anonymage'] });
+    const client = await createClientFixture(app.provider.runtime, webmasterId, {
+      environment: 'TEST',
+      challenges: ['anonymage'],
+    });
     const before = upstream.requests.length;
     const visit = await startVisit(app, client, 'anonymage', upstream.issuer);
     expect(visit.hop.status).to.equal(200);
@@ -220,14 +252,21 @@ describe('federated challenges (a real OpenID provider upstream)', function () {
 
   it('no third-party identifier reaches the database or the logs', async () => {
     const subjects = Object.values(UPSTREAM_SUBJECTS);
-    const rows = await Promise.all(['verifications', 'interaction_progress', 'oidc_payloads', 'age_proofs'].map((table) => app.provider.db(table).select()));
+    const rows = await Promise.all(
+      ['verifications', 'interaction_progress', 'oidc_payloads', 'age_proofs'].map((table) =>
+        app.provider.db(table).select(),
+      ),
+    );
     const stored = JSON.stringify(rows);
     for (const subject of subjects) {
       expect(stored, 'database').not.to.include(subject);
       expect(logLines.join('\n'), 'logs').not.to.include(subject);
     }
     expect(stored).not.to.include('birthdate');
-    expect(logLines.some((line) => line.includes('"challenge ended"') && line.includes('"anonymage"')), 'the log says how checks ended').to.equal(true);
+    expect(
+      logLines.some((line) => line.includes('"challenge ended"') && line.includes('"anonymage"')),
+      'the log says how checks ended',
+    ).to.equal(true);
   });
 });
 
@@ -241,7 +280,10 @@ describe('federated challenges when the provider is down', function () {
     const app = await startTestApp({ env: { ...operatorEnv(issuer), ANONYMAGE_TIMEOUT: '2' } });
     try {
       const { id } = await createWebmasterFixture(app.provider.runtime);
-      const client = await createClientFixture(app.provider.runtime, id, { environment: 'LIVE', challenges: ['anonymage'] });
+      const client = await createClientFixture(app.provider.runtime, id, {
+        environment: 'LIVE',
+        challenges: ['anonymage'],
+      });
       const { hop } = await startVisit(app, client, 'anonymage', issuer);
       expect(hop.status).to.equal(200);
       expect(hop.url.searchParams.get('notice')).to.equal('unavailable');
@@ -257,13 +299,18 @@ describe('federated challenges when the provider is down', function () {
     try {
       upstream.start(upstreamClients(app.url));
       const { id } = await createWebmasterFixture(app.provider.runtime);
-      const client = await createClientFixture(app.provider.runtime, id, { environment: 'LIVE', challenges: ['anonymage'] });
+      const client = await createClientFixture(app.provider.runtime, id, {
+        environment: 'LIVE',
+        challenges: ['anonymage'],
+      });
       const { browser, hop } = await startVisit(app, client, 'anonymage', upstream.issuer);
       const callback = locationOf(await browser.open(linkToProvider(hop), { stopAt: app.url }));
       await upstream.close();
       const back = await browser.open(callback, { stopAt: client.redirectUri });
       expect(back.url.searchParams.get('notice')).to.equal('unavailable');
-      const [{ count } = { count: -1 }] = await app.provider.db('verifications').count<{ count: string }[]>('* as count');
+      const [{ count } = { count: -1 }] = await app.provider
+        .db('verifications')
+        .count<{ count: string }[]>('* as count');
       expect(Number(count)).to.equal(0);
     } finally {
       await app.close();
@@ -300,7 +347,10 @@ describe('federated challenge settings', () => {
     const app = await startTestApp({ env: {} });
     try {
       const { id } = await createWebmasterFixture(app.provider.runtime);
-      const client = await createClientFixture(app.provider.runtime, id, { environment: 'LIVE', challenges: ['anonymage'] });
+      const client = await createClientFixture(app.provider.runtime, id, {
+        environment: 'LIVE',
+        challenges: ['anonymage'],
+      });
       const { browser, hop } = await startVisit(app, client, 'anonymage', 'http://127.0.0.1:1');
       expect(hop.status, 'the visitor sees an error page').to.equal(503);
       const website = await browser.open(linkWithText(hop, 'Return to the website'), { stopAt: client.redirectUri });

@@ -9,9 +9,18 @@ import { authorizationUrl } from '../../../helpers/relying-party.js';
 export const visitorBrowser = (): Browser => new Browser(undefined, { headers: { 'accept-language': 'en' } });
 
 /** An authorization for one federated challenge: entry point, prompt accepted, on to the first page toward the provider (or the website). */
-export async function startVisit(app: TestApp, client: ClientFixture, challenge: string, upstreamOrigin: string, browser = visitorBrowser()): Promise<{ browser: Browser; hop: Page }> {
+export async function startVisit(
+  app: TestApp,
+  client: ClientFixture,
+  challenge: string,
+  upstreamOrigin: string,
+  browser = visitorBrowser(),
+): Promise<{ browser: Browser; hop: Page }> {
   const stopAt = [upstreamOrigin, client.redirectUri];
-  const prompt = await browser.open(new URL(authorizationUrl(app.url, client, 'checker', { state: 'rp-state', challenges: challenge })), { stopAt });
+  const prompt = await browser.open(
+    new URL(authorizationUrl(app.url, client, 'checker', { state: 'rp-state', challenges: challenge })),
+    { stopAt },
+  );
   if (prompt.status !== 200 || !prompt.url.pathname.match(/\/interaction\/[^/]+$/)) return { browser, hop: prompt };
   const hop = await accept(browser, prompt, { stopAt });
   return { browser, hop };
@@ -37,7 +46,9 @@ export function relayFragment(browser: Browser, page: Page, redirectUri: string)
 /** From the result page, continue to the website: the redirect_uri with the code. */
 export async function continueToWebsite(browser: Browser, result: Page, redirectUri: string): Promise<URL> {
   expect(result.status, `the result page at ${result.url.pathname}`).to.equal(200);
-  const website = locationOf(await browser.submit(formOf(result, { action: '/result/continue' }), {}, undefined, { stopAt: redirectUri }));
+  const website = locationOf(
+    await browser.submit(formOf(result, { action: '/result/continue' }), {}, undefined, { stopAt: redirectUri }),
+  );
   expect(`${website.origin}${website.pathname}`).to.equal(redirectUri);
   return website;
 }

@@ -48,13 +48,24 @@ export function upstreamClients(appUrl: string): ClientMetadata[] {
   const callback = (name: Name) => [`${appUrl}/v1/oauth2/federated/${name}/callback`];
   return [
     ...(['anonymage', 'pleenk', 'agego'] as const).map((name) => ({
-      client_id: `${name}-client`, client_secret: `${name}-secret-0123456789`, redirect_uris: callback(name),
+      client_id: `${name}-client`,
+      client_secret: `${name}-secret-0123456789`,
+      redirect_uris: callback(name),
     })),
-    { client_id: 'paypal-client', client_secret: 'paypal-secret-0123456789', redirect_uris: callback('paypal'), token_endpoint_auth_method: 'client_secret_post' },
+    {
+      client_id: 'paypal-client',
+      client_secret: 'paypal-secret-0123456789',
+      redirect_uris: callback('paypal'),
+      token_endpoint_auth_method: 'client_secret_post',
+    },
     // Implicit flow to an http loopback address is only accepted from a "native" client by oidc-provider.
     {
-      client_id: 'agekey-client', application_type: 'native', redirect_uris: callback('agekey'),
-      response_types: ['id_token'], grant_types: ['implicit'], token_endpoint_auth_method: 'none',
+      client_id: 'agekey-client',
+      application_type: 'native',
+      redirect_uris: callback('agekey'),
+      response_types: ['id_token'],
+      grant_types: ['implicit'],
+      token_endpoint_auth_method: 'none',
     },
   ];
 }

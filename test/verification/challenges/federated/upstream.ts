@@ -21,7 +21,9 @@ export const UPSTREAM_SUBJECTS = {
 const kindOf = (accountId: string) => (accountId === UPSTREAM_SUBJECTS.adult ? 'adult' : 'minor');
 
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-const SIGNING_KEYS = { keys: [{ ...privateKey.export({ format: 'jwk' }), kid: randomUUID(), alg: 'RS256', use: 'sig' }] } as JWKS;
+const SIGNING_KEYS = {
+  keys: [{ ...privateKey.export({ format: 'jwk' }), kid: randomUUID(), alg: 'RS256', use: 'sig' }],
+} as JWKS;
 
 /**
  * A real second OpenID Connect provider (oidc-provider, in memory) on a loopback port, playing the third party a
@@ -38,7 +40,10 @@ export class UpstreamProvider {
   lastClaimsRequest: string | undefined;
   private provider?: Provider;
 
-  private constructor(private readonly server: Server, readonly issuer: string) {}
+  private constructor(
+    private readonly server: Server,
+    readonly issuer: string,
+  ) {}
 
   /**
    * Listens first, so the issuer is known before the clients (which need our app's URL) are registered. A real
@@ -79,7 +84,10 @@ export class UpstreamProvider {
           const person = AGES[kindOf(accountId)];
           const requested = (() => {
             try {
-              return (JSON.parse(String(ctx.oidc.params?.['claims'] ?? '{}')) as { age_thresholds?: number[] }).age_thresholds ?? [];
+              return (
+                (JSON.parse(String(ctx.oidc.params?.['claims'] ?? '{}')) as { age_thresholds?: number[] })
+                  .age_thresholds ?? []
+              );
             } catch {
               return [];
             }
@@ -89,7 +97,9 @@ export class UpstreamProvider {
             age_over_18: person.age >= 18,
             birthdate: person.birthdate,
             assurance: 'high',
-            age_thresholds: Object.fromEntries(requested.map((threshold) => [String(threshold), person.age >= threshold])),
+            age_thresholds: Object.fromEntries(
+              requested.map((threshold) => [String(threshold), person.age >= threshold]),
+            ),
           };
         },
       }),
@@ -110,14 +120,24 @@ export class UpstreamProvider {
     if (!req.url?.startsWith('/interaction/')) return provider.callback()(req, res);
     const details = await provider.interactionDetails(req, res);
     if (this.next === 'cancel') {
-      await provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'End-User aborted interaction' }, { mergeWithLastSubmission: false });
+      await provider.interactionFinished(
+        req,
+        res,
+        { error: 'access_denied', error_description: 'End-User aborted interaction' },
+        { mergeWithLastSubmission: false },
+      );
       return;
     }
     const accountId = UPSTREAM_SUBJECTS[this.next];
     const clientId = String(details.params['client_id']);
     const grant = new provider.Grant({ accountId, clientId });
     grant.addOIDCScope(String(details.params['scope']));
-    await provider.interactionFinished(req, res, { login: { accountId }, consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: false });
+    await provider.interactionFinished(
+      req,
+      res,
+      { login: { accountId }, consent: { grantId: await grant.save() } },
+      { mergeWithLastSubmission: false },
+    );
   }
 
   async close(): Promise<void> {

@@ -2,12 +2,22 @@ import { expect } from 'chai';
 import nock from 'nock';
 import { startTestApp, type TestApp } from '../../../helpers/app.js';
 import { createClientFixture, createWebmasterFixture, type ClientFixture } from '../../../helpers/fixtures.js';
-import { fakeJpeg, onlyVendorsFaked, recordingLogger, restoreNetwork, YOTI_SDK_ID, yotiKeyPair } from './helpers/vendors.js';
+import {
+  fakeJpeg,
+  onlyVendorsFaked,
+  recordingLogger,
+  restoreNetwork,
+  YOTI_SDK_ID,
+  yotiKeyPair,
+} from './helpers/vendors.js';
 import { resourcesAfterPass, startChallenge } from './helpers/flow.js';
 import type { Browser } from '../../../helpers/browser.js';
 
 const yoti = () => nock('https://api.yoti.com').post(/^\/ai\/v1\/age-antispoofing\?/);
-const estimate = (age: number, prediction = 'real', stDev = 2) => ({ antispoofing: { prediction }, age: { age, st_dev: stDev } });
+const estimate = (age: number, prediction = 'real', stDev = 2) => ({
+  antispoofing: { prediction },
+  age: { age, st_dev: stDev },
+});
 
 describe('selfie challenge (LIVE, Yoti faked at its host)', () => {
   let app: TestApp;
@@ -18,9 +28,15 @@ describe('selfie challenge (LIVE, Yoti faked at its host)', () => {
   before(async () => {
     onlyVendorsFaked();
     const { keyFile } = yotiKeyPair();
-    app = await startTestApp({ logger: log, env: { SELFIE_YOTI_SDK_ID: YOTI_SDK_ID, SELFIE_YOTI_KEY_FILE: keyFile, VENDOR_TIMEOUT_MS: '500' } });
+    app = await startTestApp({
+      logger: log,
+      env: { SELFIE_YOTI_SDK_ID: YOTI_SDK_ID, SELFIE_YOTI_KEY_FILE: keyFile, VENDOR_TIMEOUT_MS: '500' },
+    });
     const webmaster = await createWebmasterFixture(app.provider.runtime);
-    live = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'LIVE', challenges: ['selfie', 'ticket'] });
+    live = await createClientFixture(app.provider.runtime, webmaster.id, {
+      environment: 'LIVE',
+      challenges: ['selfie', 'ticket'],
+    });
   });
   afterEach(() => nock.cleanAll());
   after(async () => {
@@ -31,25 +47,48 @@ describe('selfie challenge (LIVE, Yoti faked at its host)', () => {
   const verifications = () => app.provider.db('verifications').select('method', 'assurance_level', 'environment');
 
   /** Posts the capture form as a browser does without JavaScript: multipart, with the photo as a file. */
-  async function capture(visitor: Browser, uid: string, fields: Record<string, string> = { consent: 'yes' }, bytes: Buffer | null = image, csrf?: string): Promise<Response> {
+  async function capture(
+    visitor: Browser,
+    uid: string,
+    fields: Record<string, string> = { consent: 'yes' },
+    bytes: Buffer | null = image,
+    csrf?: string,
+  ): Promise<Response> {
     const form = new FormData();
     for (const [name, value] of Object.entries(fields)) form.set(name, value);
     if (bytes) form.set('image', new Blob([bytes], { type: 'image/jpeg' }), 'selfie.jpg');
-    return visitor.request(`/v1/oauth2/interaction/${uid}/challenge/selfie/capture`, { body: form, ...(csrf ? { csrf } : {}) });
+    return visitor.request(`/v1/oauth2/interaction/${uid}/challenge/selfie/capture`, {
+      body: form,
+      ...(csrf ? { csrf } : {}),
+    });
   }
 
   it('logs at start-up that the selfie challenge is active', () => {
-    expect(log.lines.some((line) => line.includes('"challenge active"') && line.includes('"challenge":"selfie"') && line.includes('"ENHANCED"'))).to.equal(true);
+    expect(
+      log.lines.some(
+        (line) =>
+          line.includes('"challenge active"') && line.includes('"challenge":"selfie"') && line.includes('"ENHANCED"'),
+      ),
+    ).to.equal(true);
   });
 
   it('shows the consent page with our own script, a file field that works without JavaScript and a way back', async () => {
     const { page, visitor } = await startChallenge(app, live, 'selfie');
     expect(page.status).to.equal(200);
-    expect(visitor.html).to.contain('Verify your age with a selfie').and.contain('name="consent"').and.contain('type="file"')
-      .and.contain('src="/static/selfie.js"').and.contain('Yoti').and.contain('at least 25 years old');
-    expect(page.headers.get('content-security-policy')).to.contain("script-src 'self'").and.not.contain('unsafe-inline');
+    expect(visitor.html)
+      .to.contain('Verify your age with a selfie')
+      .and.contain('name="consent"')
+      .and.contain('type="file"')
+      .and.contain('src="/static/selfie.js"')
+      .and.contain('Yoti')
+      .and.contain('at least 25 years old');
+    expect(page.headers.get('content-security-policy'))
+      .to.contain("script-src 'self'")
+      .and.not.contain('unsafe-inline');
     // the request named only the selfie: the way back is cancelling, not another method
-    expect(visitor.html).to.match(/action="[^"]*\/cancel"/).and.not.match(/href="[^"]*\/choose"/);
+    expect(visitor.html)
+      .to.match(/action="[^"]*\/cancel"/)
+      .and.not.match(/href="[^"]*\/choose"/);
   });
 
   it('passes a live face estimated at threshold + 7 or more, posted as a plain multipart form, and Resources says ENHANCED', async () => {
@@ -62,7 +101,11 @@ describe('selfie challenge (LIVE, Yoti faked at its host)', () => {
     await visitor.follow(response);
     const resources = await resourcesAfterPass(app, live, visitor, uid);
     expect(resources).to.include({ verified: true, assurance_level: 'ENHANCED', age_threshold: 18 });
-    expect(await verifications()).to.deep.include({ method: 'selfie', assurance_level: 'ENHANCED', environment: 'LIVE' });
+    expect(await verifications()).to.deep.include({
+      method: 'selfie',
+      assurance_level: 'ENHANCED',
+      environment: 'LIVE',
+    });
   });
 
   it('refuses an estimate under threshold + buffer, a spoof, and records nothing; the visitor may choose again', async () => {
@@ -144,7 +187,10 @@ describe('selfie challenge (LIVE, Yoti faked at its host)', () => {
 
   it('runs the sandbox, never Yoti, for a TEST client', async () => {
     const webmaster = await createWebmasterFixture(app.provider.runtime);
-    const test = await createClientFixture(app.provider.runtime, webmaster.id, { environment: 'TEST', challenges: ['selfie', 'ticket'] });
+    const test = await createClientFixture(app.provider.runtime, webmaster.id, {
+      environment: 'TEST',
+      challenges: ['selfie', 'ticket'],
+    });
     const call = yoti().reply(200, estimate(30));
     const { page, visitor } = await startChallenge(app, test, 'selfie');
     expect(page.status).to.equal(200);

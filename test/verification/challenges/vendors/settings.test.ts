@@ -10,10 +10,14 @@ import { readSection } from '../../../../lib/config/settings.js';
 import type { ChallengeModule } from '../../../../lib/verification/challenge.js';
 import { recordingLogger, YOTI_SDK_ID, yotiKeyPair } from './helpers/vendors.js';
 
-const runtime = { log: recordingLogger(), rateLimits: { limiter: () => ({ consume: async () => {}, reset: async () => {} }) } } as unknown as Runtime;
+const runtime = {
+  log: recordingLogger(),
+  rateLimits: { limiter: () => ({ consume: async () => {}, reset: async () => {} }) },
+} as unknown as Runtime;
 
 /** The module configured as start-up does it: its section read from `env`, then handed to configure. */
-const configure = async (module: ChallengeModule, env: NodeJS.ProcessEnv) => module.configure(runtime, module.settings && readSection(module.settings, env));
+const configure = async (module: ChallengeModule, env: NodeJS.ProcessEnv) =>
+  module.configure(runtime, module.settings && readSection(module.settings, env));
 
 async function refusal(module: ChallengeModule, env: NodeJS.ProcessEnv): Promise<string> {
   try {
@@ -28,19 +32,38 @@ async function refusal(module: ChallengeModule, env: NodeJS.ProcessEnv): Promise
 describe('vendor challenge settings', () => {
   const { keyFile } = yotiKeyPair();
   const selfie = { SELFIE_YOTI_SDK_ID: YOTI_SDK_ID, SELFIE_YOTI_KEY_FILE: keyFile };
-  const email = { EMAIL_AGE_YOTI_API_KEY: 'yoti-api-key-123', EMAIL_AGE_YOTI_SDK_ID: YOTI_SDK_ID, SMTP_URL: 'console', MAIL_FROM: 'no-reply@age.example' };
+  const email = {
+    EMAIL_AGE_YOTI_API_KEY: 'yoti-api-key-123',
+    EMAIL_AGE_YOTI_SDK_ID: YOTI_SDK_ID,
+    SMTP_URL: 'console',
+    MAIL_FROM: 'no-reply@age.example',
+  };
   const stripe = { STRIPE_SECRET_KEY: 'sk_test_1', STRIPE_PUBLISHABLE_KEY: 'pk_test_1' };
 
   it('loads nothing when no vendor key is set', async () => {
-    for (const module of [selfieModule, emailAgeModule, creditCardModule]) expect(await configure(module, {})).to.equal(undefined);
+    for (const module of [selfieModule, emailAgeModule, creditCardModule])
+      expect(await configure(module, {})).to.equal(undefined);
   });
 
   it('takes the documented defaults and lets the operator change level, free flag and buffer', async () => {
     const defaults = await configure(selfieModule, selfie);
     expect(defaults).to.include({ name: 'selfie', free: true, assuranceLevel: 'ENHANCED' });
-    expect(await configure(emailAgeModule, email)).to.include({ name: 'email_age', free: true, assuranceLevel: 'STANDARD' });
-    expect(await configure(creditCardModule, stripe)).to.include({ name: 'credit_card', free: false, assuranceLevel: 'STANDARD' });
-    const changed = await configure(selfieModule, { ...selfie, SELFIE_ASSURANCE_LEVEL: 'STRICT', SELFIE_FREE: 'false', SELFIE_AGE_BUFFER: '5' });
+    expect(await configure(emailAgeModule, email)).to.include({
+      name: 'email_age',
+      free: true,
+      assuranceLevel: 'STANDARD',
+    });
+    expect(await configure(creditCardModule, stripe)).to.include({
+      name: 'credit_card',
+      free: false,
+      assuranceLevel: 'STANDARD',
+    });
+    const changed = await configure(selfieModule, {
+      ...selfie,
+      SELFIE_ASSURANCE_LEVEL: 'STRICT',
+      SELFIE_FREE: 'false',
+      SELFIE_AGE_BUFFER: '5',
+    });
     expect(changed).to.include({ free: false, assuranceLevel: 'STRICT' });
   });
 
@@ -57,22 +80,32 @@ describe('vendor challenge settings', () => {
 
   it('refuses to start on a missing or bad setting, naming the variable', async () => {
     expect(await refusal(selfieModule, { SELFIE_YOTI_SDK_ID: YOTI_SDK_ID })).to.contain('SELFIE_YOTI_KEY_FILE');
-    expect(await refusal(selfieModule, { ...selfie, SELFIE_YOTI_KEY_FILE: '/nonexistent.pem' })).to.contain('SELFIE_YOTI_KEY_FILE');
+    expect(await refusal(selfieModule, { ...selfie, SELFIE_YOTI_KEY_FILE: '/nonexistent.pem' })).to.contain(
+      'SELFIE_YOTI_KEY_FILE',
+    );
     expect(await refusal(selfieModule, { ...selfie, SELFIE_AGE_BUFFER: 'seven' })).to.contain('SELFIE_AGE_BUFFER');
-    expect(await refusal(selfieModule, { ...selfie, SELFIE_ASSURANCE_LEVEL: 'HIGH' })).to.contain('SELFIE_ASSURANCE_LEVEL');
+    expect(await refusal(selfieModule, { ...selfie, SELFIE_ASSURANCE_LEVEL: 'HIGH' })).to.contain(
+      'SELFIE_ASSURANCE_LEVEL',
+    );
     expect(await refusal(selfieModule, { ...selfie, VENDOR_TIMEOUT_MS: '0' })).to.contain('VENDOR_TIMEOUT_MS');
     expect(await refusal(emailAgeModule, { ...email, SMTP_URL: '' })).to.contain('SMTP_URL');
     expect(await refusal(emailAgeModule, { ...email, SMTP_URL: 'http://mail.example' })).to.contain('SMTP_URL');
     expect(await refusal(emailAgeModule, { ...email, MAIL_FROM: '' })).to.contain('MAIL_FROM');
-    expect(await refusal(emailAgeModule, { ...email, EMAIL_AGE_DEFAULT_COUNTRY: 'gb' })).to.contain('EMAIL_AGE_DEFAULT_COUNTRY');
+    expect(await refusal(emailAgeModule, { ...email, EMAIL_AGE_DEFAULT_COUNTRY: 'gb' })).to.contain(
+      'EMAIL_AGE_DEFAULT_COUNTRY',
+    );
     expect(await refusal(creditCardModule, { STRIPE_SECRET_KEY: 'sk_test_1' })).to.contain('STRIPE_PUBLISHABLE_KEY');
-    expect(await refusal(creditCardModule, { ...stripe, STRIPE_SECRET_KEY: 'sk_live_1' })).to.contain('STRIPE_SECRET_KEY');
+    expect(await refusal(creditCardModule, { ...stripe, STRIPE_SECRET_KEY: 'sk_live_1' })).to.contain(
+      'STRIPE_SECRET_KEY',
+    );
   });
 
   it('the console mail transport prints the whole mail and logs nothing about it', async () => {
     const log = recordingLogger();
     let printed = '';
-    const mailer = createMailer({ smtpUrl: 'console', from: 'no-reply@age.example', timeoutMs: 1000 }, log, (text) => { printed += text; });
+    const mailer = createMailer({ smtpUrl: 'console', from: 'no-reply@age.example', timeoutMs: 1000 }, log, (text) => {
+      printed += text;
+    });
     await mailer.send({ to: 'eve@example.org', subject: 'Your code', text: 'Your code is: 123456' });
     expect(printed).to.contain('To: eve@example.org').and.contain('Your code is: 123456');
     expect(log.lines.join()).not.to.contain('eve@example.org');

@@ -14,7 +14,13 @@ export function yotiKeyPair(): { keyFile: string; publicKey: KeyObject } {
 }
 
 /** Checks a request's X-Yoti-Auth-Digest the way Yoti documents it: SHA256withRSA over METHOD&path?query&base64(body). */
-export function yotiSignatureValid(publicKey: KeyObject, method: string, pathWithQuery: string, body: string, digest: string): boolean {
+export function yotiSignatureValid(
+  publicKey: KeyObject,
+  method: string,
+  pathWithQuery: string,
+  body: string,
+  digest: string,
+): boolean {
   const endpoint = pathWithQuery.replace(/^\/ai\/v1/, '');
   const message = `${method}&${endpoint}&${Buffer.from(body).toString('base64')}`;
   return verify('sha256', Buffer.from(message), publicKey, Buffer.from(digest, 'base64'));
@@ -36,11 +42,14 @@ export function restoreNetwork(): void {
 /** A logger that keeps every line, to prove what is (and is not) logged. */
 export function recordingLogger(): Logger & { lines: string[] } {
   const lines: string[] = [];
-  const keep = (level: string) => (message: string, fields: Record<string, unknown> = {}) => {
-    lines.push(JSON.stringify({ level, message, ...fields }));
-  };
+  const keep =
+    (level: string) =>
+    (message: string, fields: Record<string, unknown> = {}) => {
+      lines.push(JSON.stringify({ level, message, ...fields }));
+    };
   return { lines, debug: keep('debug'), info: keep('info'), warn: keep('warn'), error: keep('error') };
 }
 
 /** A small but real JPEG header followed by filler: the adapters never decode images, the vendor does. */
-export const fakeJpeg = (size = 60_000): Buffer => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(size - 4, 7)]);
+export const fakeJpeg = (size = 60_000): Buffer =>
+  Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(size - 4, 7)]);
