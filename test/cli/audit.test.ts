@@ -25,7 +25,7 @@ describe('age-provider audit verify (operator CLI)', function () {
 
   before(async () => {
     target = await cliDatabase('age-provider-audit-');
-    // Four tokens issued at the command line: four entries of one webmaster's chain, by the operator.
+    // An account created and four tokens issued at the command line: five entries of its chain, by the operator.
     expect((await cli(target.env, ['webmaster', 'create', '--email', 'audited@example.test'])).code).to.equal(0);
     for (let index = 0; index < 4; index += 1)
       expect((await cli(target.env, ['webmaster', 'token', '--email', 'audited@example.test'])).code).to.equal(0);
@@ -35,20 +35,26 @@ describe('age-provider audit verify (operator CLI)', function () {
   it('says an untouched trail is intact, with the operator named as the actor', async () => {
     const { code, result, text } = await verify();
     expect(code).to.equal(0);
-    expect(result).to.deep.include({ intact: true, chains: 1, entries: 4, breaks: [] });
-    expect(text).to.contain('Audit trail intact: 4 entries in 1 chains.');
+    expect(result).to.deep.include({ intact: true, chains: 1, entries: 5, breaks: [] });
+    expect(text).to.contain('Audit trail intact: 5 entries in 1 chains.');
     const actors = await inspect((db) =>
       db('audit_entries').orderBy('seq').select('actor_type', 'actor_id', 'address', 'action', 'before', 'after'),
     );
-    expect(actors[0]).to.deep.equal({
+    expect(actors[0]).to.deep.include({
+      actor_type: 'operator',
+      actor_id: 'age-provider webmaster create',
+      action: 'webmaster.created',
+    });
+    expect(actors[1]).to.deep.include({
       actor_type: 'operator',
       actor_id: 'age-provider webmaster token',
       address: null,
-      action: 'api_token.issued',
+      action: 'api_key.created',
       before: null,
-      after: { token: '(changed)' },
     });
-    expect(actors[1]!.before).to.deep.equal({ token: 'revoked' });
+    expect(actors[1]!.after).to.deep.include({ token: '(changed)', access: 'write' });
+    // The same name again rotates the key: the next entry names the one it revoked.
+    expect(actors[2]!.before).to.deep.equal({ revoked: [1] });
   });
 
   it('finds an entry edited in SQL, names the chain, the entry and its row, and exits 1', async () => {
@@ -72,15 +78,15 @@ describe('age-provider audit verify (operator CLI)', function () {
 
   it("finds a deleted entry, and a deleted newest entry through the chain's head", async () => {
     const chain = (await inspect((db) => db('audit_entries').first<{ chain: string }>('chain')))!.chain;
-    await inspect((db) => db('audit_entries').where({ chain, seq: 4 }).delete());
+    await inspect((db) => db('audit_entries').where({ chain, seq: 5 }).delete());
     let { code, result } = await verify();
     expect(code).to.equal(1);
     expect(result.breaks).to.deep.equal([
       {
         chain,
-        seq: 4,
+        seq: 5,
         id: null,
-        problem: 'the chain ends at entry 3 but its head says 4: the newest entries were deleted or altered',
+        problem: 'the chain ends at entry 4 but its head says 5: the newest entries were deleted or altered',
       },
     ]);
     await inspect((db) => db('audit_entries').where({ chain, seq: 2 }).delete());
@@ -260,7 +266,8 @@ describe('age-provider audit export (operator CLI)', function () {
       .split('\n')
       .map((line) => JSON.parse(line) as ExportedEntry);
     expect(entries.map((entry) => [entry.chain, entry.action, entry.actor.type])).to.deep.equal([
-      [`webmaster:${webmasterId}`, 'api_token.issued', 'operator'],
+      [`webmaster:${webmasterId}`, 'webmaster.created', 'operator'],
+      [`webmaster:${webmasterId}`, 'api_key.created', 'operator'],
     ]);
     expect(chainBreak(entries)).to.equal(undefined);
     expect(run.stdout).to.not.include(token);

@@ -39,19 +39,20 @@ describe('webmasters platform in a real browser (Debian chromium)', function () 
     await app?.close();
   });
 
-  it('signs in with the keyboard, generates a token shown once, and the token works against the External API', async () => {
+  it('signs in with the keyboard, makes an API key shown once, and the token works against the External API', async () => {
     await createWebmaster(app.provider.db, { email: 'browser@example.test', password: 'a browser passphrase' });
     await page.goto(`${app.url}/platform/signin`);
     await page.getByLabel('Email').fill('browser@example.test');
     await page.getByLabel('Password', { exact: true }).fill('a browser passphrase');
     await page.keyboard.press('Enter');
     await page.waitForURL((url) => url.pathname === '/platform/websites');
-    await page.getByRole('link', { name: 'Account' }).click();
-    await page.getByRole('heading', { name: 'Authorization Token' }).waitFor();
+    await page.getByRole('link', { name: 'API keys' }).first().click();
+    await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
 
-    await page.getByRole('button', { name: 'Generate' }).focus();
+    await page.getByLabel('Name', { exact: true }).fill('deployment script');
+    await page.getByRole('button', { name: 'Make the key' }).focus();
     await page.keyboard.press('Enter');
-    const tokenField = page.getByLabel('Your new API token');
+    const tokenField = page.getByLabel('Your new API key');
     await tokenField.waitFor();
     const token = await tokenField.inputValue();
     expect(token).to.match(/^avk_[A-Za-z0-9_-]{43}$/);
@@ -68,7 +69,7 @@ describe('webmasters platform in a real browser (Debian chromium)', function () 
     expect(created.status).to.equal(200);
 
     await page.reload();
-    expect(await page.getByLabel('Your new API token').count()).to.equal(0);
+    expect(await page.getByLabel('Your new API key').count()).to.equal(0);
     expect(await page.getByText(/Last used on/).isVisible()).to.equal(true);
 
     await page.getByRole('link', { name: 'Websites' }).click();
