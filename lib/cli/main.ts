@@ -1,8 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { ConfigError } from '../config/settings.js';
-import { packageRoot } from '../paths.js';
+import { packageVersion } from '../paths.js';
 import { DatabaseInUseError } from '../store/embedded-lock.js';
 import { parseCommandLine } from './arguments.js';
 import { CliError, EXIT, UsageError, type CliIo, type Command } from './command.js';
@@ -33,9 +31,6 @@ ${COMMANDS.map((command) => `  ${command.name.padEnd(12)} ${command.summary}`).j
 Run "age-provider <command> --help" for a command's options. Every command takes --json.
 Exit status: 0 done, 1 failed (the message says why), 2 wrong command line.`;
 
-const version = (): string =>
-  (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
-
 /** The process's own streams and environment: the entry point adds the storage (bin/age-provider.js). */
 export const processIo: Omit<CliIo, 'oidcAdapter'> = {
   stdout: (text) => process.stdout.write(text),
@@ -56,7 +51,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     return name ? EXIT.ok : EXIT.usage;
   }
   if (name === '--version' || name === '-v') {
-    io.stdout(`age-provider ${version()}\n`);
+    io.stdout(`age-provider ${packageVersion()}\n`);
     return EXIT.ok;
   }
   const command = COMMANDS.find((candidate) => candidate.name === name);

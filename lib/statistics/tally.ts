@@ -32,11 +32,12 @@ export class Tally {
     if (event === 'refused' && challenge) entry.refusedBy[challenge] = (entry.refusedBy[challenge] ?? 0) + 1;
   }
 
-  /** Counts a flow's start once per interaction, however often its first page is shown. */
-  countStart(interactionUid: string, websiteId: number, environment: Environment, at: Date): void {
-    if (this.seen.has(interactionUid)) return;
+  /** Counts a flow's start once per interaction, however often its first page is shown: true when this was its first. */
+  countStart(interactionUid: string, websiteId: number, environment: Environment, at: Date): boolean {
+    if (this.seen.has(interactionUid)) return false;
     this.seen.set(interactionUid, at.getTime());
     this.count('started', websiteId, environment, at);
+    return true;
   }
 
   /** The counts so far, and a fresh start. */
