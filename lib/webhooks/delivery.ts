@@ -92,6 +92,7 @@ async function attempt({ runtime, db, metrics }: DeliveryWorkerInput, message: C
   const gone = outcome === 'gone';
   const recorded = await recordAttempt(db, message, {
     attemptedAt: startedAt,
+    endedAt: runtime.clock.now(),
     status: status ?? null,
     durationMs: Math.round(performance.now() - started),
     error: 'refused' in result ? result.refused : (result.error ?? null),

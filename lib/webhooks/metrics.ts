@@ -15,30 +15,41 @@ export function webhookMetrics(registry: Registry, db: Database): DeliveryMetric
     registers: [registry],
   });
   for (const outcome of ATTEMPT_OUTCOMES) attempts.inc({ outcome }, 0);
-  const oldestDue = new Gauge({
-    name: 'age_provider_webhook_oldest_due_seconds',
-    help: 'Seconds since the oldest message waiting for an attempt became due (0 when none is late), all instances together',
-    registers: [registry],
-  });
+  // Both gauges from one statement: a scrape collects them together, and the second shares the first's reading.
+  let reading: Promise<{ pending: number; oldestDueSeconds: number }> | undefined;
+  const backlog = (): Promise<{ pending: number; oldestDueSeconds: number }> =>
+    (reading ??= readBacklog(db).finally(() => {
+      reading = undefined;
+    }));
   new Gauge({
     name: 'age_provider_webhook_backlog_messages',
     help: 'Webhook messages waiting for an attempt (due, scheduled for a retry or in flight) on enabled endpoints, all instances together',
     registers: [registry],
-    // Both gauges from one statement: this one is collected first and sets the other.
     async collect() {
-      const row = await db('webhook_messages as message')
-        .join('webhooks as hook', 'hook.id', 'message.webhook_id')
-        .whereNull('hook.disabled_at')
-        .whereNotNull('message.next_attempt_at')
-        .first<{ pending: number | string; oldest: number | string | null }>(
-          db.raw('count(*) AS pending'),
-          db.raw(
-            'extract(epoch FROM now() - min(message.next_attempt_at) FILTER (WHERE message.next_attempt_at <= now())) AS oldest',
-          ),
-        );
-      this.set(Number(row?.pending ?? 0));
-      oldestDue.set(Math.max(0, Number(row?.oldest ?? 0)));
+      this.set((await backlog()).pending);
+    },
+  });
+  new Gauge({
+    name: 'age_provider_webhook_oldest_due_seconds',
+    help: 'Seconds since the oldest message waiting for an attempt became due (0 when none is late), all instances together',
+    registers: [registry],
+    async collect() {
+      this.set((await backlog()).oldestDueSeconds);
     },
   });
   return { attempted: (outcome) => attempts.inc({ outcome }) };
+}
+
+async function readBacklog(db: Database): Promise<{ pending: number; oldestDueSeconds: number }> {
+  const row = await db('webhook_messages as message')
+    .join('webhooks as hook', 'hook.id', 'message.webhook_id')
+    .whereNull('hook.disabled_at')
+    .whereNotNull('message.next_attempt_at')
+    .first<{ pending: number | string; oldest: number | string | null }>(
+      db.raw('count(*) AS pending'),
+      db.raw(
+        'extract(epoch FROM now() - min(message.next_attempt_at) FILTER (WHERE message.next_attempt_at <= now())) AS oldest',
+      ),
+    );
+  return { pending: Number(row?.pending ?? 0), oldestDueSeconds: Math.max(0, Number(row?.oldest ?? 0)) };
 }

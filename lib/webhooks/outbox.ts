@@ -98,6 +98,8 @@ export async function claimDue(
 /** How one attempt ended, as the delivery log shows it. */
 export interface AttemptRecord {
   attemptedAt: Date;
+  /** when the attempt ended: a back-off runs from then, not from its start (a timeout took its whole length) */
+  endedAt: Date;
   status: number | null;
   durationMs: number;
   error: string | null;
@@ -185,7 +187,7 @@ export async function recordAttempt(
         .update({ failing_since: null, backoff_until: null, backoff_ms: null });
       return { recorded: true };
     }
-    const now = record.attemptedAt;
+    const now = record.endedAt;
     const backedOff = endpoint.backoff_until !== null && endpoint.backoff_until > now;
     // Concurrent failures of one endpoint start one back-off: the first to record it; the others find it running.
     const backoffMs =
@@ -196,7 +198,7 @@ export async function recordAttempt(
     await trx('webhooks')
       .where('id', message.webhookId)
       .update({
-        failing_since: trx.raw('coalesce(failing_since, ?)', [now]),
+        failing_since: trx.raw('coalesce(failing_since, ?)', [record.attemptedAt]),
         ...(backoffMs === null ? {} : { backoff_until: backoffUntil, backoff_ms: backoffMs }),
       });
     return backoffMs === null
