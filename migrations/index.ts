@@ -17,6 +17,7 @@ import * as team from './015_team.js';
 import * as webhookDeliveryUnderFaults from './016_webhook_delivery_under_faults.js';
 import * as statisticsCounted from './019_statistics_counted.js';
 import * as verificationListing from './020_verification_listing.js';
+import * as statisticsFunnel from './021_statistics_funnel.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -43,4 +44,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['016_webhook_delivery_under_faults', webhookDeliveryUnderFaults],
   ['019_statistics_counted', statisticsCounted],
   ['020_verification_listing', verificationListing],
+  ['021_statistics_funnel', statisticsFunnel],
 ];
