@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Database } from '../store/database.js';
+import { retriedTransaction } from '../store/retry.js';
 import type { WebhookPayload } from './events.js';
 
 /** A message taken for one attempt, with what its delivery needs. */
@@ -139,7 +140,7 @@ export async function recordAttempt(
   message: ClaimedMessage,
   record: AttemptRecord,
 ): Promise<RecordedAttempt> {
-  return db.transaction(async (trx) => {
+  return retriedTransaction(db, async (trx) => {
     const endpoint = await trx('webhooks')
       .where('id', message.webhookId)
       .forNoKeyUpdate()

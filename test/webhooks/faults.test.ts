@@ -226,4 +226,29 @@ describe('webhooks under faults', function () {
       audited.map((entry) => entry.after.name),
     );
   });
+
+  it('answers webhook deletions racing other changes of the same website (8 concurrent writers) without a 500', async () => {
+    const app = await start(LOCAL_RECEIVERS);
+    const receiver = await startReceiver();
+    receivers.push(receiver);
+    const { api, client } = await setUp(app);
+    const WRITERS = 8;
+    // Each change of the website writes a message for every endpoint: its foreign key reaches the rows being deleted.
+    const hooks = [];
+    for (let index = 0; index < WRITERS; index += 1)
+      hooks.push(await register(api, client.websiteId, receiver.url, ['website.updated', 'key.regenerated']));
+    const site = `/website/${client.websiteId}`;
+    const answers = await Promise.all([
+      ...hooks.map((hook) => api.delete(`${site}/webhooks/${hook.id}`)),
+      ...hooks.map((_, index) =>
+        index % 2 === 0
+          ? api.patch(site, { name: `Shop ${index}` })
+          : api.patch(`${site}/key/${client.environment.toLowerCase()}/regenerate`),
+      ),
+    ]);
+    expect(answers.map((answer) => answer.status)).to.deep.equal([...hooks.map(() => 204), ...hooks.map(() => 200)]);
+    expect(await database.db('webhooks').pluck('id')).to.deep.equal([]);
+    const audited = await database.db('audit_entries').where('website_id', client.websiteId).pluck('action');
+    expect(audited.filter((action) => action === 'webhook.deleted')).to.have.length(WRITERS);
+  });
 });
