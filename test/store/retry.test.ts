@@ -6,7 +6,8 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 const raise = (code: string): string =>
   `DO $$ BEGIN RAISE EXCEPTION 'forced by the test' USING ERRCODE = '${code}'; END $$`;
 
-describe('a transaction PostgreSQL aborts for another is run again', () => {
+describe('a transaction PostgreSQL aborts for another is run again', function () {
+  this.timeout(120_000);
   let database: TestDatabase;
   before(async () => {
     database = await createTestDatabase();
