@@ -12,7 +12,7 @@ import { retriedTransaction } from '../../lib/store/retry.js';
 import { enqueueEvent } from '../../lib/webhooks/events.js';
 import { BACKLOG_LIMIT, maintainOutbox } from '../../lib/webhooks/maintenance.js';
 import { disableEndpoint } from '../../lib/webhooks/outbox.js';
-import { startReceiver, startSilentReceiver, type Receiver, type SilentReceiver } from './receiver.js';
+import { startReceiver, startSilentReceiver } from './receiver.js';
 
 const POLL_MS = 100;
 const TIMEOUT_MS = 4000;
