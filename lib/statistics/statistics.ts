@@ -6,7 +6,7 @@ import { STATISTICS_MAX_DAYS, statisticsQuerySchema } from './schemas.js';
 import { dailyAggregates, type DailyAggregate } from './store.js';
 
 /** One day of one environment, as the API, the Overview and the CSV show it. */
-export type StatisticsDay = Omit<DailyAggregate, 'websiteId' | 'day' | 'secondsToResult'> & {
+export type StatisticsDay = Omit<DailyAggregate, 'websiteId' | 'day' | 'byLevel' | 'secondsToResult'> & {
   date: string;
   medianSecondsToResult: number | null;
 };

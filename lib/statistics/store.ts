@@ -1,5 +1,5 @@
 import type { Database } from '../store/database.js';
-import type { Environment } from '../verification/challenge.js';
+import type { AssuranceLevel, Environment } from '../verification/challenge.js';
 import type { TalliedDay } from './tally.js';
 
 /** Per challenge: checks that passed or refused, and results reused with it. */
@@ -21,6 +21,8 @@ export interface DailyAggregate {
   reused: number;
   byChallenge: Record<string, ChallengeCounts>;
   byCountry: Record<string, number>;
+  /** verifications (passed and reused) per assurance level */
+  byLevel: Record<string, number>;
   /** how many results took each number of seconds from the flow's start */
   secondsToResult: Record<string, number>;
 }
@@ -36,6 +38,7 @@ interface AggregateRow {
   reused: number;
   by_challenge: Record<string, ChallengeCounts>;
   by_country: Record<string, number>;
+  by_level: Record<string, number>;
   seconds_to_result: Record<string, number>;
 }
 
@@ -45,6 +48,7 @@ interface VerificationRow {
   environment: Environment;
   method: string;
   country: string;
+  assurance_level: AssuranceLevel;
   reused: boolean;
   verified_at: Date;
   started_at: Date | null;
@@ -64,6 +68,7 @@ const COLUMNS = [
   'reused',
   'by_challenge',
   'by_country',
+  'by_level',
   'seconds_to_result',
 ];
 
@@ -78,6 +83,7 @@ const fromRow = (row: AggregateRow): DailyAggregate => ({
   reused: row.reused,
   byChallenge: row.by_challenge,
   byCountry: row.by_country,
+  byLevel: row.by_level,
   secondsToResult: row.seconds_to_result,
 });
 
@@ -92,6 +98,7 @@ const empty = (websiteId: number, environment: Environment, day: string): DailyA
   reused: 0,
   byChallenge: {},
   byCountry: {},
+  byLevel: {},
   secondsToResult: {},
 });
 
@@ -120,7 +127,7 @@ async function takeUncounted(trx: Database): Promise<VerificationRow[]> {
     `WITH batch AS (SELECT id FROM verifications WHERE NOT counted ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
      UPDATE verifications verification SET counted = true FROM batch WHERE verification.id = batch.id
      RETURNING verification.id, verification.website_id, verification.environment, verification.method, verification.country,
-               verification.reused, verification.verified_at, verification.started_at`,
+               verification.assurance_level, verification.reused, verification.verified_at, verification.started_at`,
     [BATCH],
   );
   return rows;
@@ -150,6 +157,7 @@ export async function rollUp(db: Database, tallied: TalliedDay[], counted: Count
       delta[outcome] += 1;
       challengeOf(delta, row.method)[outcome] += 1;
       add(delta.byCountry, row.country);
+      add(delta.byLevel, row.assurance_level);
       if (row.started_at)
         add(
           delta.secondsToResult,
@@ -190,6 +198,7 @@ async function mergeInto(trx: Database, deltas: DailyAggregate[]): Promise<void>
       for (const outcome of ['passed', 'refused', 'reused'] as const) into[outcome] += counts[outcome];
     }
     for (const [country, count] of Object.entries(delta.byCountry)) add(total.byCountry, country, count);
+    for (const [level, count] of Object.entries(delta.byLevel)) add(total.byLevel, level, count);
     for (const [seconds, count] of Object.entries(delta.secondsToResult)) add(total.secondsToResult, seconds, count);
     return total;
   });
@@ -206,6 +215,7 @@ async function mergeInto(trx: Database, deltas: DailyAggregate[]): Promise<void>
         reused: total.reused,
         by_challenge: JSON.stringify(total.byChallenge),
         by_country: JSON.stringify(total.byCountry),
+        by_level: JSON.stringify(total.byLevel),
         seconds_to_result: JSON.stringify(total.secondsToResult),
       })),
     )
