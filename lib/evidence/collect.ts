@@ -1,5 +1,5 @@
 import { ERASED, GENESIS, type ChainHead } from '../audit/chain.js';
-import { wholeChain, type AuditEntry } from '../audit/trail.js';
+import { chainHead, wholeChain, type AuditEntry } from '../audit/trail.js';
 import type { Clock } from '../clock.js';
 import { packageVersion } from '../paths.js';
 import type { PolicySettings } from '../policy/settings.js';
@@ -8,6 +8,7 @@ import type { Database } from '../store/database.js';
 import { RETENTION_RULES } from '../store/retention.js';
 import type { Environment } from '../verification/challenge.js';
 import { ENVIRONMENTS } from '../websites/models.js';
+import type { WebsiteRules } from '../websites/policy.js';
 import { trustDuring } from '../verification/challenges/eu-av/trust-record.js';
 import {
   EVIDENCE_FORMAT,
@@ -110,9 +111,7 @@ async function auditOf(db: Database, websiteId: number, period: EvidencePeriod) 
     : entries[0]?.action === ERASED
       ? { seq: entries[0].seq - 1, hash: entries[0].previousHash }
       : { seq: 0, hash: GENESIS };
-  const head = await db('audit_heads')
-    .where('chain', `website:${websiteId}`)
-    .first<ChainHead | undefined>('seq', 'hash');
+  const head = await chainHead(db, { website: websiteId });
   const changes = [
     ...before.filter((entry) => RULE_ACTIONS.includes(entry.action)).slice(-1),
     ...entries.filter((entry) => RULE_ACTIONS.includes(entry.action)),
@@ -122,7 +121,7 @@ async function auditOf(db: Database, websiteId: number, period: EvidencePeriod) 
       chain: `website:${websiteId}`,
       start,
       end: entries.length > 0 ? headOf(entries.at(-1)!) : start,
-      head: head ? { seq: head.seq, hash: head.hash } : null,
+      head: head ?? null,
       entries,
     },
     changes,
@@ -135,7 +134,7 @@ async function auditOf(db: Database, websiteId: number, period: EvidencePeriod) 
  */
 export async function collectEvidence(
   runtime: EvidenceServices,
-  website: { id: number; name: string; domain: string; regions: string[]; challenges: unknown; policy_rules: unknown },
+  website: WebsiteRules,
   period: EvidencePeriod,
 ): Promise<EvidencePayload> {
   const { db, config } = runtime;
@@ -151,7 +150,7 @@ export async function collectEvidence(
     rules: {
       presets: config.policies.presets,
       website: {
-        now: { regions: website.regions, challenges: website.challenges, rules: website.policy_rules },
+        now: { regions: website.regions, challenges: website.challenges, rules: website.policyRules },
         changes,
       },
     },

@@ -3,6 +3,7 @@ import type { JWKS } from 'oidc-provider';
 import { Refusal } from '../refusal.js';
 import { dayRange } from '../statistics/days.js';
 import { checkWebsiteId, deniedAccess } from '../websites/ownership.js';
+import { websiteRules, type WebsiteRules } from '../websites/policy.js';
 import { validator } from '../websites/validation.js';
 import { collectEvidence, type EvidencePeriod, type EvidenceServices } from './collect.js';
 import { EVIDENCE_MAX_DAYS, evidenceQuerySchema } from './schemas.js';
@@ -21,11 +22,8 @@ export function evidencePeriod(query: unknown): EvidencePeriod {
   return { from, to, ...dayRange(from, to, EVIDENCE_MAX_DAYS) };
 }
 
-const WEBSITE_COLUMNS = ['id', 'name', 'domain', 'regions', 'challenges', 'policy_rules'];
-type WebsiteRow = Parameters<typeof collectEvidence>[1];
-
-const signed = async (runtime: EvidenceSigningServices, website: WebsiteRow, period: EvidencePeriod) =>
-  signEvidence(runtime.config.jwks, await collectEvidence(runtime, { ...website, id: Number(website.id) }, period));
+const signed = async (runtime: EvidenceSigningServices, website: WebsiteRules, period: EvidencePeriod) =>
+  signEvidence(runtime.config.jwks, await collectEvidence(runtime, website, period));
 
 /** A website's evidence pack for the period the query names, for its account (docs/evidence.md). */
 export async function websiteEvidence(
@@ -36,10 +34,7 @@ export async function websiteEvidence(
 ): Promise<FlattenedJWS> {
   const period = evidencePeriod(query);
   checkWebsiteId(websiteId);
-  const website = await runtime
-    .db('websites')
-    .where({ id: websiteId, webmaster_id: webmasterId })
-    .first<WebsiteRow | undefined>(WEBSITE_COLUMNS);
+  const website = await websiteRules(runtime.db, websiteId, webmasterId);
   if (!website) return deniedAccess(runtime.db, webmasterId, websiteId);
   return signed(runtime, website, period);
 }
@@ -50,7 +45,7 @@ export async function operatorEvidence(
   websiteId: number,
   period: EvidencePeriod,
 ): Promise<FlattenedJWS> {
-  const website = await runtime.db('websites').where({ id: websiteId }).first<WebsiteRow | undefined>(WEBSITE_COLUMNS);
+  const website = await websiteRules(runtime.db, websiteId, null);
   if (!website) throw new Refusal('not_found', `No website ${websiteId}.`);
   return signed(runtime, website, period);
 }

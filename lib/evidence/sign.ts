@@ -1,6 +1,6 @@
 import { FlattenedSign, type FlattenedJWS } from 'jose';
 import type { JWKS } from 'oidc-provider';
-import { currentSigningKey } from '../checker/verification-token.js';
+import { currentSigningKey } from '../security/signing-key.js';
 import { EVIDENCE_TYPE, type EvidencePayload } from './document.js';
 
 /**

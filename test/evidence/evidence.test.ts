@@ -1,10 +1,12 @@
 import { expect } from 'chai';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRemoteJWKSet, FlattenedSign, flattenedVerify, importJWK, type FlattenedJWS, type JWK } from 'jose';
 import type { EvidencePayload } from '../../lib/evidence/document.js';
+import { packageRoot } from '../../lib/paths.js';
 import { verificationRow } from '../../lib/verification/verifications.js';
 import { cli } from '../cli/run.js';
 import { apiClient, expectError, request, type ApiClient } from '../external/api.js';
@@ -35,6 +37,23 @@ async function signedByAnotherKey(pack: FlattenedJWS): Promise<FlattenedJWS> {
     .setProtectedHeader({ alg: 'RS256', kid, typ: 'age-provider-evidence+json' })
     .sign(privateKey);
 }
+
+/** The script docs/evidence.md gives auditors: its one js block under "The same check with a stock JOSE library". */
+async function documentedScript(): Promise<string> {
+  const page = await readFile(join(packageRoot, 'docs/evidence.md'), 'utf8');
+  const section = page.slice(page.indexOf('### The same check with a stock JOSE library'));
+  const script = /```js\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!script) throw new Error('docs/evidence.md shows no js block under its stock JOSE heading');
+  return script;
+}
+
+/** Runs `script` with node, as an auditor would: exit code and output. */
+const runScript = (script: string, args: string[]) =>
+  new Promise<{ code: number; output: string }>((resolve) => {
+    execFile(process.execPath, [script, ...args], { timeout: 30_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, output: `${stdout}${stderr}` }),
+    );
+  });
 
 describe('The evidence pack: GET /external/website/{id}/evidence and age-provider evidence', function () {
   this.timeout(60_000);
@@ -226,6 +245,53 @@ describe('The evidence pack: GET /external/website/{id}/evidence and age-provide
       const run = await verify(junk);
       expect(run.code, junk).to.equal(1);
       expect(run.stdout.split('\n')[0], junk).to.match(/^FAIL signature: /);
+    }
+  });
+
+  it('the documented stock-JOSE script, run verbatim, accepts the pack and refuses every edited copy', async function () {
+    this.timeout(180_000);
+    // Beside the package's node_modules, so that its bare `jose` import resolves as it does in an auditor's project.
+    const place = await mkdtemp(join(packageRoot, 'node_modules', '.evidence-script-'));
+    try {
+      const script = join(place, 'check-evidence.mjs');
+      await writeFile(script, await documentedScript());
+      const check = async (content: unknown) => {
+        const file = join(place, `${randomUUID()}.json`);
+        await writeFile(file, JSON.stringify(content));
+        return runScript(script, [file, `${app.url}/v1/oauth2/jwks`]);
+      };
+      const valid = await check(pack);
+      expect(valid.code, valid.output).to.equal(0);
+      expect(valid.output).to.contain(`valid: website ${websiteId}, ${today()} to ${today()}`);
+      const edits: Array<[string, (payload: EvidencePayload) => void]> = [
+        ['a count changed', (payload) => (payload.statistics.days[0]!.passed += 1)],
+        ['a level total changed', (payload) => (payload.statistics.totals.TEST.byLevel.ENHANCED = 1)],
+        ['an audit entry removed', (payload) => payload.audit.entries.splice(1, 1)],
+        ['a head changed', (payload) => (payload.audit.end.hash = '0'.repeat(64))],
+      ];
+      // Edited and left with the service's signature (any edit: the signature covers every byte).
+      const payload = payloadOf(pack);
+      payload.statistics.days[0]!.passed += 1;
+      const unsigned = await check({ ...pack, payload: Buffer.from(JSON.stringify(payload)).toString('base64url') });
+      expect(unsigned.code).to.not.equal(0);
+      expect(unsigned.output).to.contain('signature verification failed');
+      for (const [what, edit] of edits) {
+        const again = await check(await resigned(pack, edit));
+        expect(again.code, what).to.not.equal(0);
+        expect(again.output, what).to.match(/differ|does not/);
+      }
+      const other = await check(await signedByAnotherKey(pack));
+      expect(other.code).to.not.equal(0);
+      const none = await check({
+        protected: Buffer.from(JSON.stringify({ alg: 'none', typ: 'age-provider-evidence+json' })).toString(
+          'base64url',
+        ),
+        payload: pack.payload,
+        signature: '',
+      });
+      expect(none.code).to.not.equal(0);
+    } finally {
+      await rm(place, { recursive: true, force: true });
     }
   });
 
