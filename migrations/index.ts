@@ -16,6 +16,7 @@ import * as secondFactors from './014_second_factors.js';
 import * as team from './015_team.js';
 import * as statisticsCounted from './019_statistics_counted.js';
 import * as verificationListing from './020_verification_listing.js';
+import * as statisticsFunnel from './021_statistics_funnel.js';
 import * as evidence from './022_evidence.js';
 
 interface Migration {
@@ -42,5 +43,6 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['015_team', team],
   ['019_statistics_counted', statisticsCounted],
   ['020_verification_listing', verificationListing],
+  ['021_statistics_funnel', statisticsFunnel],
   ['022_evidence', evidence],
 ];

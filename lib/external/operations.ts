@@ -336,7 +336,7 @@ export const OPERATIONS: readonly Operation[] = [
     path: '/website/:website_id/statistics',
     scope: 'website',
     summary:
-      "Retrieve the website's daily statistics per environment (started, passed, refused, abandoned, reused, by challenge, by country, median seconds to result)",
+      "Retrieve the website's daily statistics per environment (started, passed, refused, abandoned, reused, by challenge, by country and subdivision, the funnel by step, median seconds to result)",
     query: statisticsQuerySchema,
     response: statisticsSchema,
     run: ({ runtime, webmasterId, websiteId, query }) => websiteStatistics(runtime, webmasterId, websiteId, query),
