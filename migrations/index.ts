@@ -18,6 +18,7 @@ import * as webhookDeliveryUnderFaults from './016_webhook_delivery_under_faults
 import * as statisticsCounted from './019_statistics_counted.js';
 import * as verificationListing from './020_verification_listing.js';
 import * as statisticsFunnel from './021_statistics_funnel.js';
+import * as evidence from './022_evidence.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -45,4 +46,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['019_statistics_counted', statisticsCounted],
   ['020_verification_listing', verificationListing],
   ['021_statistics_funnel', statisticsFunnel],
+  ['022_evidence', evidence],
 ];
