@@ -1,11 +1,12 @@
 import { text } from 'node:stream/consumers';
 import { ConfigError } from '../config/settings.js';
-import { packageVersion } from '../paths.js';
+import { packageVersion as version } from '../paths.js';
 import { DatabaseInUseError } from '../store/embedded-lock.js';
 import { parseCommandLine } from './arguments.js';
 import { CliError, EXIT, UsageError, type CliIo, type Command } from './command.js';
 import { auditCommand } from './commands/audit.js';
 import { backupCommand } from './commands/backup.js';
+import { evidenceCommand } from './commands/evidence.js';
 import { migrateCommand } from './commands/migrate.js';
 import { restoreCommand } from './commands/restore.js';
 import { secretsCommand } from './commands/secrets.js';
@@ -24,6 +25,7 @@ const COMMANDS: Command[] = [
   auditCommand,
   backupCommand,
   restoreCommand,
+  evidenceCommand,
 ];
 
 const overview = (): string => `Usage: age-provider <command> [options]
@@ -55,7 +57,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     return name ? EXIT.ok : EXIT.usage;
   }
   if (name === '--version' || name === '-v') {
-    io.stdout(`age-provider ${packageVersion()}\n`);
+    io.stdout(`age-provider ${version()}\n`);
     return EXIT.ok;
   }
   const command = COMMANDS.find((candidate) => candidate.name === name);

@@ -22,14 +22,17 @@ import type { Visit } from './visit.js';
 import type { FlowEvent } from '../../statistics/tally.js';
 
 /**
- * Counts a flow event for the website's statistics, in memory (no statement): its start (once per interaction), a
- * check's refusal (naming the challenge), or its end without a result.
+ * Counts a flow event for the website's statistics, in memory (no statement): its start, the prompt accepted, a check
+ * begun (each once per interaction), a check's refusal (naming the challenge), its return to the website with a
+ * verification, or its end without a result.
  */
 export function countFlow(visit: Visit, event: FlowEvent, challenge?: string): void {
   const { tally, clock } = visit.services.runtime;
-  const websiteId = visit.client.website.id;
-  if (event === 'started') tally.countStart(visit.uid, websiteId, visit.environment, clock.now());
-  else tally.count(event, websiteId, visit.environment, clock.now(), challenge);
+  tally.count(event, visit.uid, clock.now(), {
+    websiteId: visit.client.website.id,
+    environment: visit.environment,
+    ...(challenge ? { challenge } : {}),
+  });
 }
 
 /** A browser session rarely outlives a day; the anonymous proof's cookie dies with the session anyway. */
@@ -226,12 +229,15 @@ async function finishInteraction(
 ): Promise<string> {
   const { db, clock } = visit.services.runtime;
   try {
-    return await endInteraction(db, clock, {
+    const location = await endInteraction(db, clock, {
       interaction: visit.interaction,
       result,
       grant,
       alongside: [progressDeletion(db, visit.uid), ...alongside],
     });
+    // Ended by this statement, once whichever instance runs it: with a grant, the website gets a verification.
+    if (grant) countFlow(visit, 'returned');
+    return location;
   } catch (error) {
     // A repeat of the form that ended it (a double click, a retrying browser): sent where the first submit was,
     // having written nothing (docs/decisions/reliability.md, "Repeated submits").
