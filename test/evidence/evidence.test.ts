@@ -97,10 +97,10 @@ describe('The evidence pack: GET /external/website/{id}/evidence and age-provide
         })
       ).status,
     ).to.equal(200);
-    for (const [level, challenge] of [
-      ['ENHANCED', 'eu_av'],
-      ['ENHANCED', 'eu_av'],
-      ['STANDARD', 'sandbox'],
+    for (const [level, challenge, subdivision] of [
+      ['ENHANCED', 'eu_av', 'DE-BY'],
+      ['ENHANCED', 'eu_av', null],
+      ['STANDARD', 'sandbox', 'DE-BY'],
     ] as const)
       await runtime.db('verifications').insert(
         verificationRow({
@@ -110,7 +110,7 @@ describe('The evidence pack: GET /external/website/{id}/evidence and age-provide
           assuranceLevel: level,
           ageThreshold: 18,
           country: 'DE',
-          countrySubdivision: null,
+          countrySubdivision: subdivision,
           verified: true,
           reused: false,
           verifiedAt: new Date(),
@@ -156,6 +156,7 @@ describe('The evidence pack: GET /external/website/{id}/evidence and age-provide
         sandbox: { passed: 1, refused: 0, reused: 0 },
       },
       byCountry: { DE: 3 },
+      bySubdivision: { 'DE-BY': 2 },
       byLevel: { ENHANCED: 2, STANDARD: 1 },
     });
     expect(document.statistics.totals.TEST).to.deep.include({ passed: 3, byLevel: { ENHANCED: 2, STANDARD: 1 } });
