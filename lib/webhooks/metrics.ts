@@ -1,5 +1,6 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Database } from '../store/database.js';
+import { readBacklog, type Backlog } from './outbox.js';
 import { ATTEMPT_OUTCOMES, type DeliveryMetrics } from './delivery.js';
 
 /**
@@ -46,29 +47,4 @@ export function webhookMetrics(registry: Registry, db: Database): DeliveryMetric
     },
   });
   return { attempted: (outcome) => attempts.inc({ outcome }) };
-}
-
-interface Backlog {
-  pending: number;
-  oldestDueSeconds: number;
-  endpointsBackedOff: number;
-}
-
-async function readBacklog(db: Database): Promise<Backlog> {
-  const row = await db('webhook_messages as message')
-    .join('webhooks as hook', 'hook.id', 'message.webhook_id')
-    .whereNull('hook.disabled_at')
-    .whereNotNull('message.next_attempt_at')
-    .first<{ pending: number | string; oldest: number | string | null; backed_off: number | string }>(
-      db.raw('count(*) AS pending'),
-      db.raw(
-        'extract(epoch FROM now() - min(message.next_attempt_at) FILTER (WHERE message.next_attempt_at <= now())) AS oldest',
-      ),
-      db.raw('(SELECT count(*) FROM webhooks WHERE disabled_at IS NULL AND backoff_until > now()) AS backed_off'),
-    );
-  return {
-    pending: Number(row?.pending ?? 0),
-    oldestDueSeconds: Math.max(0, Number(row?.oldest ?? 0)),
-    endpointsBackedOff: Number(row?.backed_off ?? 0),
-  };
 }
