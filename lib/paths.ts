@@ -16,6 +16,6 @@ function findPackageRoot(): string {
 export const packageRoot = findPackageRoot();
 export const viewsDir = join(packageRoot, 'views');
 
-/** This build's version, as package.json says (`age-provider --version`, the build information metric). */
+/** The service's version, as package.json says (`--version`, the evidence pack, the build information metric). */
 export const packageVersion = (): string =>
   (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;

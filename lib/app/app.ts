@@ -25,12 +25,15 @@ import { collapseRepeats, type RepeatLog } from '../log-repeats.js';
 import type { Runtime } from './runtime.js';
 import { CookieKeys } from '../security/cookie-keys.js';
 import { createSealer } from '../security/sealing.js';
-import { openConfiguredDatabase, poolState, watchFailures, type Database } from '../store/database.js';
+import { isEmbedded, openConfiguredDatabase, poolState, watchFailures, type Database } from '../store/database.js';
 import { migrate } from '../store/migrate.js';
 import type { OidcAdapterFactory } from '../store/oidc-payloads.js';
 import { scheduleRetention } from '../store/retention.js';
 import { mountSurfaces } from './surfaces.js';
 import { scheduleWebhookDelivery } from '../webhooks/delivery.js';
+import { webhookMetrics } from '../webhooks/metrics.js';
+import { scheduleOutboxMaintenance } from '../webhooks/maintenance.js';
+import { createMailer } from '../mail/mailer.js';
 import { rollUpStatistics, scheduleStatistics } from '../statistics/schedule.js';
 import { Tally } from '../statistics/tally.js';
 import { createProvider } from '../oauth2/provider.js';
@@ -91,12 +94,11 @@ export async function createAgeProvider(
   // Run in reverse: the counts of repeats are written last.
   const closers: Array<() => Promise<void> | void> = [() => repeats.close()];
   const db = givenDb ?? (await openConfiguredDatabase(config, log));
-  if (!givenDb) {
-    closers.push(() => db.destroy());
-    await migrate(db);
-  }
+  if (!givenDb) closers.push(() => db.destroy());
 
   try {
+    // A database this build may not run on (lib/store/migrate.ts) is refused here, and released below.
+    if (!givenDb) await migrate(db, log);
     return await assemble({ config, db, clock: clock ?? systemClock, log, repeats, domainProbe, oidcAdapter, closers });
   } catch (error) {
     // A resource a feature opens (a vendor's key file, a GeoIP database) can fail after the database opened: release
@@ -104,6 +106,24 @@ export async function createAgeProvider(
     for (const task of closers.reverse()) await task();
     throw error;
   }
+}
+
+/**
+ * The webhook worker's own pool of WEBHOOK_DATABASE_CONNECTIONS on PostgreSQL, closed after the worker stops: however
+ * many endpoints hang or fail, it never takes a connection visitors' requests need. The embedded database has one
+ * connection that every statement queues for; the worker shares it, and never holds it across a request to a receiver
+ * (docs/decisions/webhooks.md "Delivery under faults").
+ */
+async function deliveryDatabase(
+  config: Config,
+  db: Database,
+  log: Logger,
+  closers: Array<() => Promise<void> | void>,
+): Promise<Database> {
+  if (!config.databaseUrl || isEmbedded(db)) return db;
+  const own = await openConfiguredDatabase({ ...config, dbPoolMax: config.webhooks.databaseConnections }, log);
+  closers.push(() => own.destroy());
+  return own;
 }
 
 interface AssemblyInput {
@@ -195,7 +215,14 @@ async function assemble({
   scheduleStatistics(runtime, metrics.countVerifications);
   // The statistics count the verifications before the sweep removes them.
   scheduleRetention(runtime, () => rollUpStatistics(runtime, metrics.countVerifications));
-  scheduleWebhookDelivery(runtime);
+  const webhookDb = await deliveryDatabase(config, db, log, closers);
+  scheduleWebhookDelivery({ runtime, db: webhookDb, metrics: webhookMetrics(metrics.registry, webhookDb) });
+  scheduleOutboxMaintenance({
+    runtime,
+    db: webhookDb,
+    mailer: config.mail && createMailer(config.mail, log),
+    brand: config.branding.name,
+  });
 
   return {
     app,

@@ -1,11 +1,15 @@
 import { text } from 'node:stream/consumers';
 import { ConfigError } from '../config/settings.js';
-import { packageVersion } from '../paths.js';
+import { packageVersion as version } from '../paths.js';
 import { DatabaseInUseError } from '../store/embedded-lock.js';
+import { IncompatibleSchemaError } from '../store/migrate.js';
 import { parseCommandLine } from './arguments.js';
 import { CliError, EXIT, UsageError, type CliIo, type Command } from './command.js';
 import { auditCommand } from './commands/audit.js';
+import { backupCommand } from './commands/backup.js';
+import { evidenceCommand } from './commands/evidence.js';
 import { migrateCommand } from './commands/migrate.js';
+import { restoreCommand } from './commands/restore.js';
 import { secretsCommand } from './commands/secrets.js';
 import { serveCommand } from './commands/serve.js';
 import { ticketsCommand } from './commands/tickets.js';
@@ -20,6 +24,9 @@ const COMMANDS: Command[] = [
   websiteCommand,
   ticketsCommand,
   auditCommand,
+  backupCommand,
+  restoreCommand,
+  evidenceCommand,
 ];
 
 const overview = (): string => `Usage: age-provider <command> [options]
@@ -41,7 +48,10 @@ export const processIo: Omit<CliIo, 'oidcAdapter'> = {
 
 /** Errors that are the operator's to fix: one line, no stack trace. Anything else is a bug and keeps its stack. */
 const isExplained = (error: unknown): error is Error =>
-  error instanceof CliError || error instanceof ConfigError || error instanceof DatabaseInUseError;
+  error instanceof CliError ||
+  error instanceof ConfigError ||
+  error instanceof DatabaseInUseError ||
+  error instanceof IncompatibleSchemaError;
 
 /** Runs one CLI invocation and returns its exit code. */
 export async function main(argv: string[], io: CliIo): Promise<number> {
@@ -51,7 +61,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     return name ? EXIT.ok : EXIT.usage;
   }
   if (name === '--version' || name === '-v') {
-    io.stdout(`age-provider ${packageVersion()}\n`);
+    io.stdout(`age-provider ${version()}\n`);
     return EXIT.ok;
   }
   const command = COMMANDS.find((candidate) => candidate.name === name);

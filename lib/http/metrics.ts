@@ -28,6 +28,8 @@ export interface Metrics {
   routes: Router;
   /** Adds what a statistics rollup counted to age_provider_verifications_total. */
   countVerifications: (challenge: string, outcome: string, environment: string, count: number) => void;
+  /** where a feature that owns its metric families registers them (lib/webhooks/metrics.ts) */
+  registry: Registry;
   flows: FlowCounters;
   /** A rate limit refused a request (lib/http/rate-limit.ts). */
   limitRefused: (limit: LimitName) => void;
@@ -216,6 +218,7 @@ export function createMetrics(sources: MetricSources): Metrics {
   });
   return {
     routes,
+    registry,
     countVerifications: (challenge, outcome, environment, count) =>
       verifications.inc({ challenge, outcome, environment }, count),
     flows: {

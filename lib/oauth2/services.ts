@@ -15,7 +15,7 @@ export type OAuth2Services = CheckerServices &
     /** the signed cookies' keys (oidc-provider's and the form tokens') */
     cookieKeys: CookieKeys;
     /** flow events counted for the statistics */
-    tally: Pick<Tally, 'count' | 'countStart'>;
+    tally: Pick<Tally, 'count'>;
     /** flows started and ended, counted for the metrics */
     flows: FlowCounters;
     config: {

@@ -1,4 +1,6 @@
 import type { Translate } from '../i18n/catalogue.js';
+import type { Language } from '../i18n/languages.js';
+import { funnelView, placesView, type FunnelView, type PlacesView } from './statistics-breakdown.js';
 import type { StatisticsDay } from '../statistics/statistics.js';
 import { ENVIRONMENTS, type Environment } from '../websites/index.js';
 
@@ -111,6 +113,8 @@ export interface OverviewStatistics {
     chart: string;
     totals: Record<'started' | Outcome, number>;
     split: SplitRow[];
+    funnel: FunnelView;
+    places: PlacesView;
   }>;
 }
 
@@ -129,8 +133,16 @@ function splitOf(days: StatisticsDay[]): SplitRow[] {
   return [...split.values()].sort((a, b) => a.challenge.localeCompare(b.challenge));
 }
 
-/** The Overview's statistics: per environment, a chart of the last days and the split by challenge and outcome. */
-export function overviewStatistics(days: StatisticsDay[], shown: string[], t: Translate): OverviewStatistics {
+/**
+ * The Overview's statistics: per environment, a chart of the days shown, the split by challenge and outcome, the
+ * funnel by step and the verifications by country and subdivision.
+ */
+export function overviewStatistics(
+  days: StatisticsDay[],
+  shown: string[],
+  language: Language,
+  t: Translate,
+): OverviewStatistics {
   return {
     environments: ENVIRONMENTS.flatMap((environment) => {
       const ofEnvironment = days.filter((day) => day.environment === environment);
@@ -139,7 +151,16 @@ export function overviewStatistics(days: StatisticsDay[], shown: string[], t: Tr
       const totals = { started: 0, passed: 0, reused: 0, refused: 0, abandoned: 0 };
       for (const day of ofEnvironment)
         for (const key of Object.keys(totals) as Array<keyof typeof totals>) totals[key] += day[key];
-      return [{ environment, chart: chartOf(environment, shown, byDay, t), totals, split: splitOf(ofEnvironment) }];
+      return [
+        {
+          environment,
+          chart: chartOf(environment, shown, byDay, t),
+          totals,
+          split: splitOf(ofEnvironment),
+          funnel: funnelView(ofEnvironment, environment, t),
+          places: placesView(ofEnvironment, environment, language, t),
+        },
+      ];
     }),
   };
 }
@@ -150,10 +171,23 @@ export const csvCell = (value: string | number | null): string => {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 };
 
-/** The days as CSV, one line per day and environment, the challenges' counts and the countries' in columns of their own. */
+/** The funnel's steps after `started` (already a column), as CSV columns. */
+const FUNNEL_COLUMNS = [
+  ['promptAccepted', 'funnel_prompt_accepted'],
+  ['challengeChosen', 'funnel_challenge_chosen'],
+  ['passed', 'funnel_passed'],
+  ['refused', 'funnel_refused'],
+  ['returned', 'funnel_returned'],
+] as const;
+
+/**
+ * The days as CSV, one line per day and environment: the counts, the funnel's steps, then the challenges', the
+ * countries' and the subdivisions' counts in columns of their own.
+ */
 export function statisticsCsv(days: StatisticsDay[]): string {
   const challenges = [...new Set(days.flatMap((day) => Object.keys(day.byChallenge)))].sort();
   const countries = [...new Set(days.flatMap((day) => Object.keys(day.byCountry)))].sort();
+  const subdivisions = [...new Set(days.flatMap((day) => Object.keys(day.bySubdivision)))].sort();
   const header = [
     'date',
     'environment',
@@ -163,8 +197,10 @@ export function statisticsCsv(days: StatisticsDay[]): string {
     'abandoned',
     'reused',
     'median_seconds_to_result',
+    ...FUNNEL_COLUMNS.map(([, column]) => column),
     ...challenges.flatMap((challenge) => ['passed', 'refused', 'reused'].map((outcome) => `${challenge}_${outcome}`)),
     ...countries.map((country) => `country_${country}`),
+    ...subdivisions.map((subdivision) => `subdivision_${subdivision}`),
   ];
   const lines = days.map((day) => [
     day.date,
@@ -175,11 +211,13 @@ export function statisticsCsv(days: StatisticsDay[]): string {
     day.abandoned,
     day.reused,
     day.medianSecondsToResult,
+    ...FUNNEL_COLUMNS.map(([step]) => day.funnel[step]),
     ...challenges.flatMap((challenge) => {
       const counts = day.byChallenge[challenge];
       return [counts?.passed ?? 0, counts?.refused ?? 0, counts?.reused ?? 0];
     }),
     ...countries.map((country) => day.byCountry[country] ?? 0),
+    ...subdivisions.map((subdivision) => day.bySubdivision[subdivision] ?? 0),
   ]);
   return [header, ...lines].map((line) => line.map(csvCell).join(',')).join('\r\n') + '\r\n';
 }

@@ -42,6 +42,8 @@ export const statisticsSchema = {
           'reused',
           'byChallenge',
           'byCountry',
+          'bySubdivision',
+          'funnel',
           'medianSecondsToResult',
         ],
         properties: {
@@ -68,6 +70,30 @@ export const statisticsSchema = {
             type: 'object',
             additionalProperties: counts,
             description: 'Verifications (passed and reused) per country.',
+          },
+          bySubdivision: {
+            type: 'object',
+            additionalProperties: counts,
+            description:
+              'Verifications (passed and reused) per ISO 3166-2 subdivision ("US-TX"), where the visitor\'s was known.',
+          },
+          funnel: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['started', 'promptAccepted', 'challengeChosen', 'passed', 'refused', 'returned'],
+            description:
+              'The flows of the day step by step, each counted once per flow on the day the step happened: a flow refused then passed is in both passed and refused.',
+            properties: {
+              started: { ...counts, description: 'Flows that reached the verification pages (as started).' },
+              promptAccepted: { ...counts, description: 'Flows whose visitor accepted the authorization prompt.' },
+              challengeChosen: {
+                ...counts,
+                description: 'Flows in which a check began: a challenge, or an earlier result the visitor took up.',
+              },
+              passed: { ...counts, description: 'Flows that recorded a verification (passed plus reused).' },
+              refused: { ...counts, description: 'Flows in which a check refused the visitor at least once.' },
+              returned: { ...counts, description: 'Flows that returned to the website with a verification.' },
+            },
           },
           medianSecondsToResult: {
             type: ['number', 'null'],

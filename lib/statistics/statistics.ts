@@ -5,9 +5,31 @@ import { checkWebsiteId, websiteAccess } from '../websites/ownership.js';
 import { STATISTICS_MAX_DAYS, statisticsQuerySchema } from './schemas.js';
 import { dailyAggregates, type DailyAggregate } from './store.js';
 
+/** A day's flows step by step (docs/statistics.md "The funnel"): each a count of flows, not of checks. */
+export interface Funnel {
+  started: number;
+  promptAccepted: number;
+  challengeChosen: number;
+  passed: number;
+  refused: number;
+  returned: number;
+}
+
 /** One day of one environment, as the API, the Overview and the CSV show it. */
-export type StatisticsDay = Omit<DailyAggregate, 'websiteId' | 'day' | 'secondsToResult'> & {
+export type StatisticsDay = Pick<
+  DailyAggregate,
+  | 'environment'
+  | 'started'
+  | 'passed'
+  | 'refused'
+  | 'abandoned'
+  | 'reused'
+  | 'byChallenge'
+  | 'byCountry'
+  | 'bySubdivision'
+> & {
   date: string;
+  funnel: Funnel;
   medianSecondsToResult: number | null;
 };
 
@@ -41,6 +63,16 @@ const dayOf = (aggregate: DailyAggregate): StatisticsDay => ({
   reused: aggregate.reused,
   byChallenge: aggregate.byChallenge,
   byCountry: aggregate.byCountry,
+  bySubdivision: aggregate.bySubdivision,
+  funnel: {
+    started: aggregate.started,
+    promptAccepted: aggregate.accepted,
+    challengeChosen: aggregate.chosen,
+    // A flow records one verification at most: fresh or reused, it passed.
+    passed: aggregate.passed + aggregate.reused,
+    refused: aggregate.refusedFlows,
+    returned: aggregate.returned,
+  },
   medianSecondsToResult: medianOf(aggregate.secondsToResult),
 });
 

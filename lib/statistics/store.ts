@@ -1,6 +1,6 @@
 import type { Database } from '../store/database.js';
-import type { Environment } from '../verification/challenge.js';
-import type { TalliedDay } from './tally.js';
+import type { AssuranceLevel, Environment } from '../verification/challenge.js';
+import { TALLIED, type TalliedDay } from './tally.js';
 
 /** Per challenge: checks that passed or refused, and results reused with it. */
 export interface ChallengeCounts {
@@ -19,25 +19,48 @@ export interface DailyAggregate {
   refused: number;
   abandoned: number;
   reused: number;
+  /** flows whose visitor accepted the prompt */
+  accepted: number;
+  /** flows in which a check began: a challenge, or an earlier result taken up */
+  chosen: number;
+  /** flows refused at least once (`refused` counts each check) */
+  refusedFlows: number;
+  /** flows that returned to the website with a verification */
+  returned: number;
   byChallenge: Record<string, ChallengeCounts>;
   byCountry: Record<string, number>;
+  /** verifications (passed and reused) per assurance level */
+  byLevel: Record<string, number>;
+  /** verifications per ISO 3166-2 subdivision, where the visitor's was known */
+  bySubdivision: Record<string, number>;
   /** how many results took each number of seconds from the flow's start */
   secondsToResult: Record<string, number>;
 }
 
-interface AggregateRow {
+/** The aggregate's whole-number counts, as stored (column) and as read (field). */
+const COUNTS = [
+  ['started', 'started'],
+  ['passed', 'passed'],
+  ['refused', 'refused'],
+  ['abandoned', 'abandoned'],
+  ['reused', 'reused'],
+  ['accepted', 'accepted'],
+  ['chosen', 'chosen'],
+  ['refusedFlows', 'refused_flows'],
+  ['returned', 'returned'],
+] as const;
+type Count = (typeof COUNTS)[number][0];
+
+type AggregateRow = Record<(typeof COUNTS)[number][1], number> & {
   website_id: number;
   environment: Environment;
   day: string;
-  started: number;
-  passed: number;
-  refused: number;
-  abandoned: number;
-  reused: number;
   by_challenge: Record<string, ChallengeCounts>;
   by_country: Record<string, number>;
+  by_level: Record<string, number>;
+  by_subdivision: Record<string, number>;
   seconds_to_result: Record<string, number>;
-}
+};
 
 interface VerificationRow {
   id: number;
@@ -45,6 +68,8 @@ interface VerificationRow {
   environment: Environment;
   method: string;
   country: string;
+  assurance_level: AssuranceLevel;
+  country_subdivision: string | null;
   reused: boolean;
   verified_at: Date;
   started_at: Date | null;
@@ -53,31 +78,35 @@ interface VerificationRow {
 /** Verifications counted per statement: a backlog is worked off in short transactions. */
 const BATCH = 5000;
 
+/** The columns read back, `day` as text (see the selects). */
 const COLUMNS = [
   'website_id',
   'environment',
-  'day',
-  'started',
-  'passed',
-  'refused',
-  'abandoned',
-  'reused',
+  ...COUNTS.map(([, column]) => column),
   'by_challenge',
   'by_country',
+  'by_level',
+  'by_subdivision',
   'seconds_to_result',
 ];
+
+const countsOf = <From extends string, To extends string>(
+  pairs: ReadonlyArray<readonly [From, To]>,
+  source: Record<From, number>,
+): Record<To, number> => Object.fromEntries(pairs.map(([from, to]) => [to, source[from]])) as Record<To, number>;
 
 const fromRow = (row: AggregateRow): DailyAggregate => ({
   websiteId: Number(row.website_id),
   environment: row.environment,
   day: row.day,
-  started: row.started,
-  passed: row.passed,
-  refused: row.refused,
-  abandoned: row.abandoned,
-  reused: row.reused,
+  ...countsOf(
+    COUNTS.map(([field, column]) => [column, field] as const),
+    row,
+  ),
   byChallenge: row.by_challenge,
   byCountry: row.by_country,
+  byLevel: row.by_level,
+  bySubdivision: row.by_subdivision,
   secondsToResult: row.seconds_to_result,
 });
 
@@ -85,13 +114,11 @@ const empty = (websiteId: number, environment: Environment, day: string): DailyA
   websiteId,
   environment,
   day,
-  started: 0,
-  passed: 0,
-  refused: 0,
-  abandoned: 0,
-  reused: 0,
+  ...(Object.fromEntries(COUNTS.map(([field]) => [field, 0])) as Record<Count, number>),
   byChallenge: {},
   byCountry: {},
+  byLevel: {},
+  bySubdivision: {},
   secondsToResult: {},
 });
 
@@ -120,7 +147,7 @@ async function takeUncounted(trx: Database): Promise<VerificationRow[]> {
     `WITH batch AS (SELECT id FROM verifications WHERE NOT counted ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
      UPDATE verifications verification SET counted = true FROM batch WHERE verification.id = batch.id
      RETURNING verification.id, verification.website_id, verification.environment, verification.method, verification.country,
-               verification.reused, verification.verified_at, verification.started_at`,
+               verification.country_subdivision, verification.assurance_level, verification.reused, verification.verified_at, verification.started_at`,
     [BATCH],
   );
   return rows;
@@ -150,6 +177,8 @@ export async function rollUp(db: Database, tallied: TalliedDay[], counted: Count
       delta[outcome] += 1;
       challengeOf(delta, row.method)[outcome] += 1;
       add(delta.byCountry, row.country);
+      add(delta.byLevel, row.assurance_level);
+      if (row.country_subdivision) add(delta.bySubdivision, row.country_subdivision);
       if (row.started_at)
         add(
           delta.secondsToResult,
@@ -158,9 +187,7 @@ export async function rollUp(db: Database, tallied: TalliedDay[], counted: Count
     }
     for (const day of tallied) {
       const delta = deltaFor(day.websiteId, day.environment, day.day);
-      delta.started += day.started;
-      delta.refused += day.refused;
-      delta.abandoned += day.abandoned;
+      for (const count of TALLIED) delta[count] += day[count];
       for (const [challenge, count] of Object.entries(day.refusedBy)) challengeOf(delta, challenge).refused += count;
     }
     if (deltas.size > 0) await mergeInto(trx, [...deltas.values()]);
@@ -176,7 +203,7 @@ async function mergeInto(trx: Database, deltas: DailyAggregate[]): Promise<void>
       deltas.map((delta) => [delta.websiteId, delta.environment, delta.day]),
     )
     .forUpdate()
-    .select<AggregateRow[]>([...COLUMNS.filter((column) => column !== 'day'), trx.raw('day::text AS day')]);
+    .select<AggregateRow[]>([...COLUMNS, trx.raw('day::text AS day')]);
   const stored = new Map(
     existing.map((row) => [`${Number(row.website_id)}|${row.environment}|${row.day}`, fromRow(row)]),
   );
@@ -184,12 +211,14 @@ async function mergeInto(trx: Database, deltas: DailyAggregate[]): Promise<void>
     const total =
       stored.get(`${delta.websiteId}|${delta.environment}|${delta.day}`) ??
       empty(delta.websiteId, delta.environment, delta.day);
-    for (const field of ['started', 'passed', 'refused', 'abandoned', 'reused'] as const) total[field] += delta[field];
+    for (const [field] of COUNTS) total[field] += delta[field];
     for (const [challenge, counts] of Object.entries(delta.byChallenge)) {
       const into = challengeOf(total, challenge);
       for (const outcome of ['passed', 'refused', 'reused'] as const) into[outcome] += counts[outcome];
     }
     for (const [country, count] of Object.entries(delta.byCountry)) add(total.byCountry, country, count);
+    for (const [level, count] of Object.entries(delta.byLevel)) add(total.byLevel, level, count);
+    for (const [code, count] of Object.entries(delta.bySubdivision)) add(total.bySubdivision, code, count);
     for (const [seconds, count] of Object.entries(delta.secondsToResult)) add(total.secondsToResult, seconds, count);
     return total;
   });
@@ -199,13 +228,11 @@ async function mergeInto(trx: Database, deltas: DailyAggregate[]): Promise<void>
         website_id: total.websiteId,
         environment: total.environment,
         day: total.day,
-        started: total.started,
-        passed: total.passed,
-        refused: total.refused,
-        abandoned: total.abandoned,
-        reused: total.reused,
+        ...countsOf(COUNTS, total),
         by_challenge: JSON.stringify(total.byChallenge),
         by_country: JSON.stringify(total.byCountry),
+        by_level: JSON.stringify(total.byLevel),
+        by_subdivision: JSON.stringify(total.bySubdivision),
         seconds_to_result: JSON.stringify(total.secondsToResult),
       })),
     )
@@ -233,6 +260,6 @@ export async function dailyAggregates(
     .where('website_id', websiteId)
     .whereBetween('day', [from, to])
     .orderBy(['day', 'environment'])
-    .select<AggregateRow[]>([...COLUMNS.filter((column) => column !== 'day'), db.raw('day::text AS day')]);
+    .select<AggregateRow[]>([...COLUMNS, db.raw('day::text AS day')]);
   return rows.map(fromRow);
 }

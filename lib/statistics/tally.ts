@@ -1,20 +1,33 @@
 import type { Environment } from '../verification/challenge.js';
 
-/** What a flow's pages see happen that leaves no row behind: a flow begins, a check refuses, a flow ends with nothing. */
-export type FlowEvent = 'started' | 'refused' | 'abandoned';
+/**
+ * What a flow's pages see happen that leaves no row behind: a flow begins, its visitor accepts the prompt, a check
+ * begins (a challenge or a reuse), a check refuses, the flow returns to the website with a verification, a flow
+ * ends with nothing.
+ */
+export type FlowEvent = 'started' | 'accepted' | 'chosen' | 'refused' | 'returned' | 'abandoned';
+
+/** The counts a day keeps of the events: `refused` per check, `refusedFlows` once per flow. */
+export const TALLIED = ['started', 'accepted', 'chosen', 'refused', 'refusedFlows', 'returned', 'abandoned'] as const;
+type TalliedCount = (typeof TALLIED)[number];
 
 /** One website's events of one day in one environment, and the refusals per challenge. */
-export interface TalliedDay {
+export type TalliedDay = Record<TalliedCount, number> & {
   websiteId: number;
   environment: Environment;
   day: string;
-  started: number;
-  refused: number;
-  abandoned: number;
   refusedBy: Record<string, number>;
-}
+};
 
-/** How long an interaction's first visit is remembered, so a reload of its first page is not a second start. */
+/** The events counted once per flow (a reload or a second try is not a second step), and their count. */
+const ONCE: Partial<Record<FlowEvent, TalliedCount>> = {
+  started: 'started',
+  accepted: 'accepted',
+  chosen: 'chosen',
+  refused: 'refusedFlows',
+};
+
+/** How long an interaction's steps are remembered, so a reload of its first page is not a second start. */
 const SEEN_FOR_MS = 2 * 3600 * 1000;
 
 /**
@@ -25,18 +38,32 @@ export class Tally {
   private days = new Map<string, TalliedDay>();
   private seen = new Map<string, number>();
 
-  /** Counts `event` for the website on `at`'s day (UTC); a refusal names the challenge that refused. */
-  count(event: FlowEvent, websiteId: number, environment: Environment, at: Date, challenge?: string): void {
-    const entry = this.entryFor(websiteId, environment, at.toISOString().slice(0, 10));
-    entry[event] += 1;
-    if (event === 'refused' && challenge) entry.refusedBy[challenge] = (entry.refusedBy[challenge] ?? 0) + 1;
-  }
-
-  /** Counts a flow's start once per interaction, however often its first page is shown: true when this was its first. */
-  countStart(interactionUid: string, websiteId: number, environment: Environment, at: Date): boolean {
-    if (this.seen.has(interactionUid)) return false;
-    this.seen.set(interactionUid, at.getTime());
-    this.count('started', websiteId, environment, at);
+  /**
+   * Counts `event` of interaction `interactionUid` for the website on `at`'s day (UTC): a start, an acceptance, a
+   * check begun and a flow refused once per interaction (on this instance), however often the page is shown; a
+   * refusal also counts each time, naming the challenge that refused. False when a once-per-interaction event was
+   * already counted.
+   */
+  count(
+    event: FlowEvent,
+    interactionUid: string,
+    at: Date,
+    of: { websiteId: number; environment: Environment; challenge?: string },
+  ): boolean {
+    const entry = this.entryFor(of.websiteId, of.environment, at.toISOString().slice(0, 10));
+    if (event === 'refused') {
+      entry.refused += 1;
+      if (of.challenge) entry.refusedBy[of.challenge] = (entry.refusedBy[of.challenge] ?? 0) + 1;
+    }
+    const once = ONCE[event];
+    if (!once) {
+      entry[event as TalliedCount] += 1;
+      return true;
+    }
+    const key = `${interactionUid}|${event}`;
+    if (this.seen.has(key)) return false;
+    this.seen.set(key, at.getTime());
+    entry[once] += 1;
     return true;
   }
 
@@ -44,7 +71,7 @@ export class Tally {
   take(now: Date): TalliedDay[] {
     const taken = [...this.days.values()];
     this.days = new Map();
-    for (const [uid, at] of this.seen) if (now.getTime() - at > SEEN_FOR_MS) this.seen.delete(uid);
+    for (const [key, at] of this.seen) if (now.getTime() - at > SEEN_FOR_MS) this.seen.delete(key);
     return taken;
   }
 
@@ -52,9 +79,7 @@ export class Tally {
   restore(days: TalliedDay[]): void {
     for (const day of days) {
       const entry = this.entryFor(day.websiteId, day.environment, day.day);
-      entry.started += day.started;
-      entry.refused += day.refused;
-      entry.abandoned += day.abandoned;
+      for (const count of TALLIED) entry[count] += day[count];
       for (const [challenge, count] of Object.entries(day.refusedBy))
         entry.refusedBy[challenge] = (entry.refusedBy[challenge] ?? 0) + count;
     }
@@ -64,9 +89,12 @@ export class Tally {
     const key = `${websiteId}|${environment}|${day}`;
     let entry = this.days.get(key);
     if (!entry) {
-      entry = { websiteId, environment, day, started: 0, refused: 0, abandoned: 0, refusedBy: {} };
+      entry = { websiteId, environment, day, refusedBy: {}, ...zeros() };
       this.days.set(key, entry);
     }
     return entry;
   }
 }
+
+const zeros = (): Record<TalliedCount, number> =>
+  Object.fromEntries(TALLIED.map((count) => [count, 0])) as Record<TalliedCount, number>;

@@ -5,6 +5,7 @@ import { policyUpdateSchema } from '../policy/schema.js';
 import { Refusal } from '../refusal.js';
 import type { WebsiteServices } from './services.js';
 import { checkWebsiteId, deniedAccess } from './ownership.js';
+import { retriedTransaction } from '../store/retry.js';
 import { validator } from './validation.js';
 import type { ChangeOrigin } from '../changes.js';
 
@@ -124,10 +125,11 @@ export async function updateWebsitePolicy(
   refuseLoosening(runtime, body.rules);
   checkWebsiteId(websiteId);
   const now = runtime.clock.now();
-  return runtime.db.transaction(async (trx) => {
+  return retriedTransaction(runtime.db, async (trx) => {
+    // The website's row first: every change's lock order (FOR NO KEY UPDATE lets verifications be recorded meanwhile).
     const previous = await trx('websites')
       .where({ id: websiteId, webmaster_id: webmasterId })
-      .forUpdate()
+      .forNoKeyUpdate()
       .first<PolicyRow | undefined>('regions', 'policy_rules');
     if (!previous) return deniedAccess(trx, webmasterId, websiteId);
     const [row] = await trx('websites')
@@ -145,4 +147,45 @@ export async function updateWebsitePolicy(
     });
     return describePolicy(runtime, row!);
   });
+}
+
+/** A website's identity and its own rules, as an evidence pack states them (lib/evidence). */
+export interface WebsiteRules {
+  id: number;
+  name: string;
+  domain: string;
+  regions: string[];
+  challenges: string[];
+  policyRules: PolicyRule[];
+}
+
+/**
+ * A website's identity and own rules: the account's own (`webmasterId` in the query), or any website for the
+ * operator (`webmasterId` null). Undefined when there is none.
+ */
+export async function websiteRules(
+  db: WebsiteServices['db'],
+  websiteId: number,
+  webmasterId: number | null,
+): Promise<WebsiteRules | undefined> {
+  const row = await db('websites')
+    .where({ id: websiteId, ...(webmasterId === null ? {} : { webmaster_id: webmasterId }) })
+    .first<(PolicyRow & { id: number; name: string; domain: string; challenges: string[] }) | undefined>(
+      'id',
+      'name',
+      'domain',
+      'regions',
+      'challenges',
+      'policy_rules',
+    );
+  return (
+    row && {
+      id: Number(row.id),
+      name: row.name,
+      domain: row.domain,
+      regions: row.regions,
+      challenges: row.challenges,
+      policyRules: row.policy_rules,
+    }
+  );
 }

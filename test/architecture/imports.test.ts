@@ -25,7 +25,18 @@ const LAYERS = {
     'periodic.ts',
   ],
   /** the rules of the service, whoever calls them */
-  domain: ['websites', 'policy', 'webmasters', 'visitors', 'verification', 'geo', 'webhooks', 'audit', 'statistics'],
+  domain: [
+    'websites',
+    'policy',
+    'webmasters',
+    'visitors',
+    'verification',
+    'geo',
+    'webhooks',
+    'audit',
+    'statistics',
+    'evidence',
+  ],
   /** what answers a caller: each has its error shape (lib/app/surfaces.ts) */
   surfaces: ['external', 'platform', 'requirement', 'checker', 'oauth2'],
   /** where the service is assembled and started */
@@ -64,6 +75,8 @@ const SQL_OWNERS = new Set([
   'lib/store/migrate.ts',
   'lib/store/oidc-payloads.ts',
   'lib/store/retention.ts',
+  'lib/store/retry.ts',
+  'lib/verification/challenges/eu-av/trust-record.ts',
   'lib/verification/challenges/ticket/codes.ts',
   'lib/verification/flow-endings.ts',
   'lib/verification/listing.ts',
@@ -74,6 +87,7 @@ const SQL_OWNERS = new Set([
   'lib/visitors/visitor-accounts.ts',
   'lib/webhooks/endpoints.ts',
   'lib/webhooks/events.ts',
+  'lib/webhooks/maintenance.ts',
   'lib/webhooks/outbox.ts',
   'lib/webmasters/accounts.ts',
   'lib/webmasters/api-tokens.ts',
@@ -86,6 +100,7 @@ const SQL_OWNERS = new Set([
   'lib/websites/domain-verification.ts',
   'lib/websites/keys.ts',
   'lib/websites/oauth2.ts',
+  'lib/websites/ownership.ts',
   'lib/websites/policy.ts',
   'lib/websites/websites.ts',
 ]);

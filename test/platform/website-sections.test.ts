@@ -5,9 +5,9 @@ import { Browser, decodeHtml, formOf, linkWithText, redirectPaths, type Page } f
 import { authorizationUrl } from '../helpers/relying-party.js';
 import { getOAuth2Config } from '../../lib/websites/index.js';
 
-async function signedIn(app: TestApp): Promise<{ client: Browser; id: number }> {
+async function signedIn(app: TestApp, language = 'en'): Promise<{ client: Browser; id: number }> {
   const webmaster = await createWebmasterFixture(app.provider.runtime);
-  const client = new Browser(app.url);
+  const client = new Browser(app.url, { headers: { 'accept-language': language } });
   await client.open('/platform/signin');
   await client.post('/platform/signin', { email: webmaster.email, password: webmaster.password });
   const created = await client.post('/platform/websites', {
@@ -18,6 +18,28 @@ async function signedIn(app: TestApp): Promise<{ client: Browser; id: number }> 
     regions: '',
   });
   return { client, id: Number(/\/platform\/websites\/(\d+)/.exec(created.url.pathname)![1]) };
+}
+
+/** The website's TEST configuration made on the platform, and a flow through the test_outcome shortcut per query. */
+async function testFlows(
+  app: TestApp,
+  client: Browser,
+  id: number,
+  flows: Array<Record<string, string>>,
+): Promise<void> {
+  await client.post(`/platform/websites/${id}/oauth2/test`, {
+    redirectUris: 'https://sections.example.com/callback',
+  });
+  const webmasterId = (await app.provider.db('websites').where({ id }).first<{ webmaster_id: number }>('webmaster_id'))!
+    .webmaster_id;
+  const config = await getOAuth2Config(app.provider.runtime, webmasterId, id, 'TEST');
+  const visitor = new Browser(app.url);
+  const fixture = { clientId: config.clientId!, redirectUri: 'https://sections.example.com/callback' };
+  for (const query of flows) {
+    await visitor
+      .request(authorizationUrl('', fixture as never, 'checker', { state: 's', ...query }))
+      .then((answer) => visitor.follow(answer, { stopAt: fixture.redirectUri }));
+  }
 }
 
 const text = (page: Page): string => decodeHtml(page.html.replace(/<[^>]+>/g, ' ')).replace(/\s+/g, ' ');
@@ -45,23 +67,12 @@ describe("webmasters platform: a website's sections (overview, integrate, settin
 
   it('draws the last 30 days on the Overview as SVG with a legend and the split by challenge, and offers them as CSV', async () => {
     const { client, id } = await signedIn(app);
-    await client.post(`/platform/websites/${id}/oauth2/test`, {
-      redirectUris: 'https://sections.example.com/callback',
-    });
-    const webmasterId = (await app.provider
-      .db('websites')
-      .where({ id })
-      .first<{ webmaster_id: number }>('webmaster_id'))!.webmaster_id;
-    const config = await getOAuth2Config(app.provider.runtime, webmasterId, id, 'TEST');
-    const visitor = new Browser(app.url);
-    const fixture = { clientId: config.clientId!, redirectUri: 'https://sections.example.com/callback' };
-    for (const outcome of ['pass', 'pass', 'refuse']) {
-      await visitor
-        .request(
-          authorizationUrl('', fixture as never, 'checker', { test_outcome: outcome, state: 's', test_country: 'DE' }),
-        )
-        .then((answer) => visitor.follow(answer, { stopAt: fixture.redirectUri }));
-    }
+    await testFlows(
+      app,
+      client,
+      id,
+      ['pass', 'pass', 'refuse'].map((outcome) => ({ test_outcome: outcome, test_country: 'DE' })),
+    );
     // The rollup runs every 100 ms here: the Overview shows every flow once it has counted the last one.
     let overview: Page;
     do {
@@ -86,15 +97,16 @@ describe("webmasters platform: a website's sections (overview, integrate, settin
     const csv = await client.request(`/platform/websites/${id}/statistics.csv`);
     expect(csv.headers.get('content-type')).to.match(/^text\/csv/);
     const [header, line] = (await csv.text()).trim().split('\r\n');
-    // The countries in columns of their own, after the challenges: each pass counted in its visitor's country.
+    // The funnel's steps, then the countries in columns of their own, after the challenges: each pass counted in its
+    // visitor's country.
     expect(header).to.match(
-      /^date,environment,started,passed,refused,abandoned,reused,median_seconds_to_result,sandbox_passed,sandbox_refused,sandbox_reused(,country_[A-Z]{2})+$/,
+      /^date,environment,started,passed,refused,abandoned,reused,median_seconds_to_result,funnel_prompt_accepted,funnel_challenge_chosen,funnel_passed,funnel_refused,funnel_returned,sandbox_passed,sandbox_refused,sandbox_reused(,country_[A-Z]{2})+$/,
     );
-    expect(line).to.match(/^\d{4}-\d\d-\d\d,TEST,3,2,1,0,0,\d+(\.5)?,2,1,0(,\d+)+$/);
+    expect(line).to.match(/^\d{4}-\d\d-\d\d,TEST,3,2,1,0,0,\d+(\.5)?,0,0,2,1,2,2,1,0(,\d+)+$/);
     expect(
       line!
         .split(',')
-        .slice(11)
+        .slice(16)
         .map(Number)
         .reduce((sum, count) => sum + count, 0),
     ).to.equal(2);
@@ -111,6 +123,49 @@ describe("webmasters platform: a website's sections (overview, integrate, settin
     expect(
       (await client.request(`/platform/websites/${id}/statistics.csv?from=0000-01-01&to=0000-01-31`)).status,
     ).to.equal(400);
+  });
+
+  it("shows the flows step by step and the verifications by country and subdivision in the page's language, each chart with its table", async () => {
+    const { client, id } = await signedIn(app, 'fr');
+    await testFlows(app, client, id, [
+      { test_outcome: 'pass', test_country: 'US', test_subdivision: 'US-TX' },
+      { test_outcome: 'pass', test_country: 'US', test_subdivision: 'US-TX' },
+      { test_outcome: 'pass', test_country: 'US', test_subdivision: 'US-CA' },
+      { test_outcome: 'pass', test_country: 'DE' },
+      { test_outcome: 'refuse' },
+    ]);
+    let overview: Page;
+    do {
+      overview = await client.open(`/platform/websites/${id}`);
+    } while (!text(overview).includes('1 refusées'));
+    const words = text(overview);
+    // The funnel: a chart drawn here, and the same counts in a table (the share of the flows started).
+    expect(overview.html).to.match(
+      /<svg class="chart" viewBox="0 0 480 288" role="img" aria-labelledby="funnel-test-title"/,
+    );
+    expect(words).to.contain(
+      'Étape Parcours Part des commencés Commencés 5 100 % Autorisation acceptée 0 0 % Vérification choisie 0 0 % Réussis (nouveaux ou réutilisés) 4 80 % Refusés au moins une fois 1 20 % Revenus sur le site 4 80 %',
+    );
+    // Countries by name in French, the most verifications first, each state of the US under it.
+    expect(overview.html).to.match(
+      /<svg class="chart" viewBox="0 0 480 96" role="img" aria-labelledby="places-test-title"/,
+    );
+    expect(words).to.contain(
+      'Pays ou subdivision Vérifications États-Unis US 3 Texas US-TX 2 California US-CA 1 Allemagne DE 1',
+    );
+    expect(overview.html).to.contain('<text x="0" y="20" font-size="13">États-Unis</text>');
+    const csv = await (await client.request(`/platform/websites/${id}/statistics.csv`)).text();
+    const [header, line] = csv
+      .trim()
+      .split('\r\n')
+      .map((row) => row.split(','));
+    const column = (name: string) => line![header!.indexOf(name)];
+    expect([
+      column('subdivision_US-TX'),
+      column('subdivision_US-CA'),
+      column('country_US'),
+      column('funnel_returned'),
+    ]).to.deep.equal(['2', '1', '3', '4']);
   });
 
   it('adds a webhook with its signing secret shown once, queues a test, lists it, deletes it; refuses a bad URL', async () => {

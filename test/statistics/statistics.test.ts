@@ -7,6 +7,7 @@ import { authorizationUrl } from '../helpers/relying-party.js';
 import { MovableClock } from '../oauth2/helpers/clock.js';
 import { resourcesAfterPass, startChallenge } from '../verification/challenges/vendors/helpers/flow.js';
 import { issueTickets } from '../../lib/verification/challenges/ticket/codes.js';
+import { recordAcceptance } from '../../lib/oauth2/interactions/progress.js';
 
 interface Day {
   date: string;
@@ -18,6 +19,8 @@ interface Day {
   reused: number;
   byChallenge: Record<string, { passed: number; refused: number; reused: number }>;
   byCountry: Record<string, number>;
+  bySubdivision: Record<string, number>;
+  funnel: Record<'started' | 'promptAccepted' | 'challengeChosen' | 'passed' | 'refused' | 'returned', number>;
   medianSecondsToResult: number | null;
 }
 
@@ -71,20 +74,31 @@ describe('statistics: a known set of flows, rolled up, counted number by number'
       challenges: ['ticket'],
     });
 
-    // TEST: three passes (DE, DE, FR) taking 10, 20 and 30 seconds, a refusal, a visitor who declines.
+    // TEST: three passes (DE, DE, US-TX) taking 10, 20 and 30 seconds, a refusal, a visitor who declines.
     await shortcut(app, clock, test, { test_outcome: 'pass', test_country: 'DE' }, 10);
     await shortcut(app, clock, test, { test_outcome: 'pass', test_country: 'DE' }, 20);
-    await shortcut(app, clock, test, { test_outcome: 'pass', test_country: 'FR' }, 30);
+    await shortcut(app, clock, test, { test_outcome: 'pass', test_country: 'US', test_subdivision: 'US-TX' }, 30);
     await shortcut(app, clock, test, { test_outcome: 'refuse' });
     await decline(app, test);
 
-    // LIVE: two ticket codes redeemed through the pages, and a visitor who declines.
-    const { codes } = await issueTickets(app.provider.db, app.provider.runtime.clock, { count: 2, level: 'STANDARD' });
-    for (const code of codes) {
+    // LIVE: two ticket codes redeemed through the pages, and a visitor who declines. The first visitor sends the
+    // prompt's acceptance twice at once and reloads the ticket page: each step still counts once.
+    const { codes } = await issueTickets(app.provider.db, app.provider.runtime.clock, { count: 3, level: 'STANDARD' });
+    for (const [index, code] of codes.slice(0, 2).entries()) {
       const { visitor, uid, page } = await startChallenge(app, live, 'ticket');
+      if (index === 0) {
+        await Promise.all(
+          [1, 2].map(() =>
+            visitor.post(`/v1/oauth2/interaction/${uid}/consent`, { decision: 'accept' }, { stopAt: live.redirectUri }),
+          ),
+        );
+        await visitor.open(page.url);
+      }
       await visitor.submit(formOf(page, { action: '/redeem' }), { code });
       await resourcesAfterPass(app, live, visitor, uid);
     }
+    // A visitor who accepts, begins the ticket check, and leaves: started, accepted, chosen, and nothing more.
+    await startChallenge(app, live, 'ticket');
     await decline(app, live);
   });
   after(() => app.close());
@@ -114,7 +128,10 @@ describe('statistics: a known set of flows, rolled up, counted number by number'
       abandoned: 1,
       reused: 0,
       byChallenge: { sandbox: { passed: 3, refused: 1, reused: 0 } },
-      byCountry: { DE: 2, FR: 1 },
+      byCountry: { DE: 2, US: 1 },
+      bySubdivision: { 'US-TX': 1 },
+      // The shortcut skips the prompt and the choice; the declined prompt is a start and nothing more.
+      funnel: { started: 5, promptAccepted: 0, challengeChosen: 0, passed: 3, refused: 1, returned: 3 },
     });
     // 10, 20 and 30 seconds on our clock, plus under a second of the interaction's creation time (kept in whole seconds).
     expect(medianSecondsToResult).to.be.within(20, 21);
@@ -122,7 +139,15 @@ describe('statistics: a known set of flows, rolled up, counted number by number'
 
   it('counts the LIVE flows apart, and keeps the aggregates when the verifications are swept', async () => {
     const [day] = await statistics(live.websiteId, (days) => days[0]?.passed === 2 && days[0].abandoned === 1);
-    expect(day).to.deep.include({ environment: 'LIVE', started: 3, passed: 2, refused: 0, abandoned: 1, reused: 0 });
+    expect(day).to.deep.include({ environment: 'LIVE', started: 4, passed: 2, refused: 0, abandoned: 1, reused: 0 });
+    expect(day!.funnel).to.deep.equal({
+      started: 4,
+      promptAccepted: 3,
+      challengeChosen: 3,
+      passed: 2,
+      refused: 0,
+      returned: 2,
+    });
     expect(day!.byChallenge).to.deep.equal({ ticket: { passed: 2, refused: 0, reused: 0 } });
     expect(Object.values(day!.byCountry).reduce((sum, count) => sum + count, 0)).to.equal(2);
 
@@ -131,6 +156,15 @@ describe('statistics: a known set of flows, rolled up, counted number by number'
     expect(after).to.deep.equal(day);
     const stored = await app.provider.db('statistics_daily').select();
     expect(JSON.stringify(stored)).to.not.match(/vrf_|test_[A-Za-z0-9]{10}/);
+  });
+
+  it('records an acceptance sent to two instances at once as one: the statement that stores it says which did', async () => {
+    const expiresAt = new Date(Date.now() + 60_000);
+    const answers = await Promise.all(
+      [1, 2, 3].map(() => recordAcceptance(app.provider.db, 'race-uid', expiresAt, new Date())),
+    );
+    expect(answers.filter(Boolean)).to.have.length(1);
+    expect(await recordAcceptance(app.provider.db, 'race-uid', expiresAt, new Date())).to.equal(false);
   });
 
   it('publishes the counts on the operations port as age_provider_verifications_total', async () => {

@@ -101,5 +101,6 @@ export async function runChallengeStep(visit: Visit): Promise<void> {
   if (!challenge || !handlers) throw new VisitorError('not_found', 404, { backUrl: visit.paths.choose });
   const handler = handlers[ctx.method === 'HEAD' ? 'GET' : (ctx.method as StepMethod)];
   if (!handler) throw new HttpError(405, 'Method Not Allowed', { Allow: Object.keys(handlers).join(', ') });
+  countFlow(visit, 'chosen');
   await handler(await stepContext(visit, challenge));
 }

@@ -2,7 +2,7 @@ import { compileSchema, CSRF_FIELD, readForm } from '../../http/form.js';
 import { seeOther } from '../../http/see-other.js';
 import { countFlow, endWithError, failUnavailable } from './outcome.js';
 import { landingOf, renderPage } from './page.js';
-import { updateProgress } from './progress.js';
+import { recordAcceptance } from './progress.js';
 import { browserProof } from './reuse.js';
 import { runTestOutcome } from './test-outcome.js';
 import type { Visit } from './visit.js';
@@ -46,7 +46,8 @@ export async function answerPrompt(visit: Visit): Promise<void> {
     countFlow(visit, 'abandoned');
     return endWithError(visit, 'access_denied', 'the visitor declined the authorization', { outcome: 'abandoned' });
   }
-  await updateProgress(services.runtime.db, visit.uid, visit.expiresAt, { accepted_at: services.runtime.clock.now() });
+  const { db, clock } = services.runtime;
+  if (await recordAcceptance(db, visit.uid, visit.expiresAt, clock.now())) countFlow(visit, 'accepted');
   seeOther(ctx, landingOf(visit));
 }
 

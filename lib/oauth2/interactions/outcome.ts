@@ -24,14 +24,19 @@ import type { FlowEnding } from '../../http/metrics.js';
 import type { Verification } from '../../verification/verifications.js';
 
 /**
- * Counts a flow event for the website's statistics, in memory (no statement): its start (once per interaction, for
- * the metrics too), a check's refusal (naming the challenge), or its end without a result.
+ * Counts a flow event for the website's statistics, in memory (no statement): its start, the prompt accepted, a check
+ * begun (each once per interaction; the start for the metrics too), a check's refusal (naming the challenge), its return to the website with a
+ * verification, or its end without a result.
  */
 export function countFlow(visit: Visit, event: FlowEvent, challenge?: string): void {
   const { tally, clock, flows } = visit.services.runtime;
-  const websiteId = visit.client.website.id;
-  if (event !== 'started') tally.count(event, websiteId, visit.environment, clock.now(), challenge);
-  else if (tally.countStart(visit.uid, websiteId, visit.environment, clock.now())) flows.started(visit.environment);
+  const counted = tally.count(event, visit.uid, clock.now(), {
+    websiteId: visit.client.website.id,
+    environment: visit.environment,
+    ...(challenge ? { challenge } : {}),
+  });
+  // The metrics count a start as the statistics do: once per interaction.
+  if (event === 'started' && counted) flows.started(visit.environment);
 }
 
 /** How the website learns the flow ended, for the metrics (the environment is the visit's). */
@@ -251,14 +256,16 @@ async function finishInteraction(
 ): Promise<string> {
   const { db, clock, flows } = visit.services.runtime;
   try {
-    const returnTo = await endInteraction(db, clock, {
+    const location = await endInteraction(db, clock, {
       interaction: visit.interaction,
       result,
       grant,
       alongside: [progressDeletion(db, visit.uid), ...alongside],
     });
+    // Ended by this statement, once whichever instance runs it: with a grant, the website gets a verification.
+    if (grant) countFlow(visit, 'returned');
     flows.ended({ environment: visit.environment, ...ended });
-    return returnTo;
+    return location;
   } catch (error) {
     // A repeat of the form that ended it (a double click, a retrying browser): sent where the first submit was,
     // having written nothing (docs/decisions/reliability.md, "Repeated submits").

@@ -117,6 +117,20 @@ export async function updateProgress(db: Database, uid: string, expiresAt: Date,
 }
 
 /**
+ * The visitor accepted the prompt: true when this statement recorded it, false when it was already (a second submit,
+ * on any instance), so the funnel counts each acceptance once without a statement more (docs/statistics.md).
+ */
+export async function recordAcceptance(db: Database, uid: string, expiresAt: Date, at: Date): Promise<boolean> {
+  const recorded = await db('interaction_progress')
+    .insert({ uid, expires_at: expiresAt, accepted_at: at })
+    .onConflict('uid')
+    .merge(['accepted_at'])
+    .whereNull('interaction_progress.accepted_at')
+    .returning('uid');
+  return recorded.length === 1;
+}
+
+/**
  * A challenge passed by a visitor who may still save the result: the verification inserted, the browser's proof of
  * it, and this interaction's progress pointing at it with the challenge's state ended, in one statement (all or none).
  * Once per interaction: the statement locks the progress row first, and a repeat of the passing submit (a double

@@ -3,7 +3,7 @@ import { CHALLENGE_NAMES, isEstimation } from '../../verification/catalogue.js';
 import { utcDay } from '../../policy/offer.js';
 import { browserVisitor } from './browser-visitor.js';
 import { seeOther } from '../../http/see-other.js';
-import { handOverNew, locateVisitor } from './outcome.js';
+import { countFlow, handOverNew, locateVisitor } from './outcome.js';
 import { landingOf, readyToVerify } from './page.js';
 import type { Visit } from './visit.js';
 
@@ -41,6 +41,8 @@ export const browserProof = (visit: Visit): Promise<AgeProof | undefined> =>
 
 /** Skips the challenge: a new verification marked `reused`, with the method and level of the proof, handed to the website. */
 export async function reuseProof(visit: Visit, proof: AgeProof): Promise<void> {
+  // Taking up an earlier result is the check this flow chose (the funnel's step).
+  countFlow(visit, 'chosen');
   await handOverNew(visit, { challenge: proof.challenge, assuranceLevel: proof.assuranceLevel, reused: true });
 }
 

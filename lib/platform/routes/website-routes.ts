@@ -204,13 +204,14 @@ export function websiteRoutes(runtime: PlatformServices): PlatformRoutes {
   routes.get('/websites/:id', 'view', async (ctx) => {
     const websiteId = websiteOf(ctx);
     const { days, counted, range, problem } = await periodStatistics(ctx, websiteId);
-    const t = translator(browserLanguage(ctx));
+    const language = browserLanguage(ctx);
+    const t = translator(language);
     await renderWebsiteTab(
       ctx,
       runtime,
       websiteId,
       'overview',
-      { statistics: overviewStatistics(counted, days, t), legend: legend(t), range, rangeProblem: problem },
+      { statistics: overviewStatistics(counted, days, language, t), legend: legend(t), range, rangeProblem: problem },
       problem ? 400 : 200,
     );
   });
