@@ -8,7 +8,7 @@ import { accept, callbackOf, walkSandbox } from '../helpers/visitor.js';
 import { sampleOf, serveOperations } from '../helpers/metrics.js';
 
 describe('metrics an operator runs on (/metrics)', function () {
-  this.timeout(60_000);
+  this.timeout(300_000);
   let app: TestApp;
   let client: ClientFixture;
   let operations: { url: string; close(): Promise<void> };
