@@ -5,8 +5,10 @@ import { DatabaseInUseError } from '../store/embedded-lock.js';
 import { parseCommandLine } from './arguments.js';
 import { CliError, EXIT, UsageError, type CliIo, type Command } from './command.js';
 import { auditCommand } from './commands/audit.js';
+import { backupCommand } from './commands/backup.js';
 import { evidenceCommand } from './commands/evidence.js';
 import { migrateCommand } from './commands/migrate.js';
+import { restoreCommand } from './commands/restore.js';
 import { secretsCommand } from './commands/secrets.js';
 import { serveCommand } from './commands/serve.js';
 import { ticketsCommand } from './commands/tickets.js';
@@ -21,6 +23,8 @@ const COMMANDS: Command[] = [
   websiteCommand,
   ticketsCommand,
   auditCommand,
+  backupCommand,
+  restoreCommand,
   evidenceCommand,
 ];
 

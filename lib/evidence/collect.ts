@@ -48,6 +48,7 @@ const noCounts = (): EvidenceCounts => ({
   reused: 0,
   byChallenge: {},
   byCountry: {},
+  bySubdivision: {},
   byLevel: {},
 });
 
@@ -70,6 +71,7 @@ export function totalsOf(days: readonly EvidenceDay[]): Record<Environment, Evid
       for (const outcome of ['passed', 'refused', 'reused'] as const) into[outcome] += counts[outcome];
     }
     addTo(total.byCountry, day.byCountry);
+    addTo(total.bySubdivision, day.bySubdivision);
     addTo(total.byLevel, day.byLevel);
   }
   return totals;
@@ -86,6 +88,7 @@ async function statisticsOf(db: Database, websiteId: number, period: EvidencePer
     reused: aggregate.reused,
     byChallenge: aggregate.byChallenge,
     byCountry: aggregate.byCountry,
+    bySubdivision: aggregate.bySubdivision,
     byLevel: aggregate.byLevel,
   }));
   return { days, totals: totalsOf(days) };

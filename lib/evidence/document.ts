@@ -24,6 +24,8 @@ export interface EvidenceCounts {
   reused: number;
   byChallenge: Record<string, ChallengeCounts>;
   byCountry: Record<string, number>;
+  /** verifications per ISO 3166-2 subdivision, where the visitor's was known (US states' laws apply per state) */
+  bySubdivision: Record<string, number>;
   byLevel: Record<string, number>;
 }
 
@@ -91,6 +93,7 @@ const countsProperties = {
     },
   },
   byCountry: countsBy,
+  bySubdivision: countsBy,
   byLevel: countsBy,
 } as const;
 const counts = {

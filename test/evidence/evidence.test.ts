@@ -97,10 +97,10 @@ describe('The evidence pack: GET /external/website/{id}/evidence and age-provide
         })
       ).status,
     ).to.equal(200);
-    for (const [level, challenge] of [
-      ['ENHANCED', 'eu_av'],
-      ['ENHANCED', 'eu_av'],
-      ['STANDARD', 'sandbox'],
+    for (const [level, challenge, subdivision] of [
+      ['ENHANCED', 'eu_av', 'DE-BY'],
+      ['ENHANCED', 'eu_av', null],
+      ['STANDARD', 'sandbox', 'DE-BY'],
     ] as const)
       await runtime.db('verifications').insert(
         verificationRow({
@@ -110,7 +110,7 @@ describe('The evidence pack: GET /external/website/{id}/evidence and age-provide
           assuranceLevel: level,
           ageThreshold: 18,
           country: 'DE',
-          countrySubdivision: null,
+          countrySubdivision: subdivision,
           verified: true,
           reused: false,
           verifiedAt: new Date(),
@@ -156,6 +156,7 @@ describe('The evidence pack: GET /external/website/{id}/evidence and age-provide
         sandbox: { passed: 1, refused: 0, reused: 0 },
       },
       byCountry: { DE: 3 },
+      bySubdivision: { 'DE-BY': 2 },
       byLevel: { ENHANCED: 2, STANDARD: 1 },
     });
     expect(document.statistics.totals.TEST).to.deep.include({ passed: 3, byLevel: { ENHANCED: 2, STANDARD: 1 } });
@@ -316,5 +317,13 @@ describe('The evidence pack: GET /external/website/{id}/evidence and age-provide
     expect((await request(app.url, 'GET', `/external/website/${websiteId}/evidence?${period()}`, {})).status).to.equal(
       401,
     );
+    // The calendar's edges PostgreSQL holds are periods like any other: empty, signed, never a 5xx.
+    for (const query of ['from=0001-01-01&to=0001-12-31', 'from=9999-01-01&to=9999-12-31']) {
+      const response = await api.get<FlattenedJWS>(`/website/${websiteId}/evidence?${query}`);
+      expect(response.status, `${query}: ${JSON.stringify(response.body)}`).to.equal(200);
+      const edge = payloadOf(response.body);
+      expect(edge.statistics.days).to.deep.equal([]);
+      expect(edge.audit.entries).to.deep.equal([]);
+    }
   });
 });
