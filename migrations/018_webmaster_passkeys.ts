@@ -1,5 +1,8 @@
 import type { Knex } from 'knex';
 
+/** Expand only (docs/upgrading.md): two new tables the previous release never reads. */
+export const step = 'expand';
+
 /**
  * Passkeys as a webmaster's second factor (lib/webmasters/passkeys.ts): what checking an assertion needs (the public
  * key, the signature counter, the transports, the user handle every passkey of one webmaster shares) and the name
