@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import fc from 'fast-check';
 import { getWebsitePolicy } from '../../lib/websites/index.js';
 import { useApp, type TestApp } from '../helpers/app.js';
 import { Browser, decodeHtml, formOf, redirectPaths, type Page } from '../helpers/browser.js';
@@ -216,6 +217,71 @@ describe("webmasters platform: a website's policy", () => {
     expect(cut.status).to.equal(400);
     expect(text(cut)).to.contain('The form came back incomplete: nothing was saved.');
     expect((await getWebsitePolicy(app.provider.runtime, webmasterId, websiteId)).rules).to.deep.equal([]);
+  });
+
+  it('answers any almost-valid form with a page, never a 5xx, and changes nothing when it refuses', async function () {
+    this.timeout(120_000);
+    const { client, webmasterId, websiteId } = await signedIn(app);
+    await client.open(`/platform/websites/${websiteId}/policy`);
+    const rulesNow = async () =>
+      JSON.stringify((await getWebsitePolicy(app.provider.runtime, webmasterId, websiteId)).rules);
+    const value = fc.constantFrom(
+      '',
+      ' ',
+      'FR',
+      'fr, us-tx',
+      '*',
+      'QQ',
+      'US-MS',
+      '21',
+      '13',
+      '-1',
+      '1e3',
+      '99999999999',
+      'ENHANCED',
+      'strict',
+      'ticket',
+      'nope',
+      'ticket 2026-02-30',
+      'credit_card 2024-01-01',
+      'ticket: 2030-01-01, x',
+      'true',
+      '0',
+      '2',
+      'x'.repeat(300),
+    );
+    const name = fc.oneof(
+      fc
+        .tuple(
+          fc.integer({ min: 0, max: 3 }),
+          fc.constantFrom(
+            'regions',
+            'required',
+            'ageThreshold',
+            'challenges',
+            'minimumAssuranceLevel',
+            'estimationBuffer',
+            'reuseMaxAgeSeconds',
+            'requireDoubleAnonymity',
+            'challengesUntil',
+            'remove',
+          ),
+        )
+        .map(([slot, field]) => `rule-${slot}-${field}`),
+      fc.constantFrom('rules-shown', 'rules', 'editor'),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.dictionary(name, fc.oneof(value, fc.array(value, { maxLength: 3 })), { maxKeys: 12 }),
+        async (body) => {
+          const before = await rulesNow();
+          const page = await client.post(`/platform/websites/${websiteId}/policy`, body);
+          expect(page.status, JSON.stringify(body)).to.be.oneOf([200, 400]);
+          if (page.status === 400) expect(await rulesNow(), JSON.stringify(body)).to.equal(before);
+        },
+      ),
+      { numRuns: 80 },
+    );
   });
 
   it("speaks the webmaster's language", async () => {
