@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -15,3 +15,7 @@ function findPackageRoot(): string {
 
 export const packageRoot = findPackageRoot();
 export const viewsDir = join(packageRoot, 'views');
+
+/** The service's version, as package.json says (`--version`, the evidence pack). */
+export const packageVersion = (): string =>
+  (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;

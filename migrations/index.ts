@@ -14,9 +14,11 @@ import * as domainVerifiedBy from './012_domain_verified_by.js';
 import * as webmasterAccess from './013_webmaster_access.js';
 import * as secondFactors from './014_second_factors.js';
 import * as team from './015_team.js';
+import * as webhookDeliveryUnderFaults from './016_webhook_delivery_under_faults.js';
 import * as statisticsCounted from './019_statistics_counted.js';
 import * as verificationListing from './020_verification_listing.js';
 import * as statisticsFunnel from './021_statistics_funnel.js';
+import * as evidence from './022_evidence.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -40,7 +42,9 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['013_webmaster_access', webmasterAccess],
   ['014_second_factors', secondFactors],
   ['015_team', team],
+  ['016_webhook_delivery_under_faults', webhookDeliveryUnderFaults],
   ['019_statistics_counted', statisticsCounted],
   ['020_verification_listing', verificationListing],
   ['021_statistics_funnel', statisticsFunnel],
+  ['022_evidence', evidence],
 ];

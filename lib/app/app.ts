@@ -23,12 +23,13 @@ import { collapseRepeats, type RepeatLog } from '../log-repeats.js';
 import type { Runtime } from './runtime.js';
 import { CookieKeys } from '../security/cookie-keys.js';
 import { createSealer } from '../security/sealing.js';
-import { openConfiguredDatabase, type Database } from '../store/database.js';
+import { isEmbedded, openConfiguredDatabase, type Database } from '../store/database.js';
 import { migrate } from '../store/migrate.js';
 import type { OidcAdapterFactory } from '../store/oidc-payloads.js';
 import { scheduleRetention } from '../store/retention.js';
 import { mountSurfaces } from './surfaces.js';
 import { scheduleWebhookDelivery } from '../webhooks/delivery.js';
+import { webhookMetrics } from '../webhooks/metrics.js';
 import { rollUpStatistics, scheduleStatistics } from '../statistics/schedule.js';
 import { Tally } from '../statistics/tally.js';
 import { createProvider } from '../oauth2/provider.js';
@@ -102,6 +103,24 @@ export async function createAgeProvider(
     for (const task of closers.reverse()) await task();
     throw error;
   }
+}
+
+/**
+ * The webhook worker's own pool of WEBHOOK_DATABASE_CONNECTIONS on PostgreSQL, closed after the worker stops: however
+ * many endpoints hang or fail, it never takes a connection visitors' requests need. The embedded database has one
+ * connection that every statement queues for; the worker shares it, and never holds it across a request to a receiver
+ * (docs/decisions/webhooks.md "Delivery under faults").
+ */
+async function deliveryDatabase(
+  config: Config,
+  db: Database,
+  log: Logger,
+  closers: Array<() => Promise<void> | void>,
+): Promise<Database> {
+  if (!config.databaseUrl || isEmbedded(db)) return db;
+  const own = await openConfiguredDatabase({ ...config, dbPoolMax: config.webhooks.databaseConnections }, log);
+  closers.push(() => own.destroy());
+  return own;
 }
 
 interface AssemblyInput {
@@ -184,7 +203,8 @@ async function assemble({
   scheduleStatistics(runtime, metrics.countVerifications);
   // The statistics count the verifications before the sweep removes them.
   scheduleRetention(runtime, () => rollUpStatistics(runtime, metrics.countVerifications));
-  scheduleWebhookDelivery(runtime);
+  const webhookDb = await deliveryDatabase(config, db, log, closers);
+  scheduleWebhookDelivery({ runtime, db: webhookDb, metrics: webhookMetrics(metrics.registry, webhookDb) });
 
   return {
     app,

@@ -47,21 +47,30 @@ export interface ChainBreak {
   problem: string;
 }
 
+/** Where a chain, or a segment of one, stands: its last entry's seq and hash (seq 0 and GENESIS before the first). */
+export interface ChainHead {
+  seq: number;
+  hash: string;
+}
+
 /**
  * Checks one chain's entries (in seq order) against each other and against its head: every entry's hash must match its
  * content, link to the previous one, and follow it by one; the last must be the head. A chain cut to a tombstone
- * starts at it. The first break, or undefined.
+ * starts at it; a segment (an evidence pack's, lib/evidence) starts after `from`, the head of the entries before it.
+ * The first break, or undefined.
  */
 export function firstBreak(
   chain: string,
   entries: ReadonlyArray<EntryContent & { id: number; hash: string }>,
-  head: { seq: number; hash: string } | undefined,
+  head: ChainHead | undefined,
+  from?: ChainHead,
 ): ChainBreak | undefined {
   const first = entries[0];
   let previous =
-    first?.action === ERASED && first.seq > 1
+    from ??
+    (first?.action === ERASED && first.seq > 1
       ? { seq: first.seq - 1, hash: first.previousHash }
-      : { seq: 0, hash: GENESIS };
+      : { seq: 0, hash: GENESIS });
   for (const entry of entries) {
     if (entry.seq !== previous.seq + 1) {
       return {

@@ -23,7 +23,8 @@ export const auditQuerySchema = {
   },
 } as const;
 
-const entrySchema = {
+/** One audit entry, with everything its hash covers (the API's pages and the evidence pack carry them). */
+export const auditEntrySchema = {
   type: 'object',
   additionalProperties: false,
   required: [
@@ -81,7 +82,7 @@ export const auditPageSchema = {
   additionalProperties: false,
   required: ['entries', 'next'],
   properties: {
-    entries: { type: 'array', items: entrySchema, description: 'Newest first.' },
+    entries: { type: 'array', items: auditEntrySchema, description: 'Newest first.' },
     next: { type: ['integer', 'null'], description: 'Pass as `before` for the next (older) page; null on the last.' },
   },
 } as const;

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Actor, Change } from '../changes.js';
 import type { Database } from '../store/database.js';
-import { ERASED, firstBreak, GENESIS, hashOf, type ChainBreak, type EntryContent } from './chain.js';
+import { ERASED, firstBreak, GENESIS, hashOf, type ChainBreak, type ChainHead, type EntryContent } from './chain.js';
 
 /** An entry as the API, the Activity page and the export show it. */
 export interface AuditEntry {
@@ -181,6 +181,12 @@ export async function websiteEntries(
 export async function wholeChain(db: Database, owner: ChainOwner): Promise<AuditEntry[]> {
   const rows = await db('audit_entries').where('chain', chainName(owner)).orderBy('seq').select<EntryRow[]>();
   return rows.map(present);
+}
+
+/** A chain's head (its last entry's seq and hash), as audit_heads holds it; undefined before its first entry. */
+export async function chainHead(db: Database, owner: ChainOwner): Promise<ChainHead | undefined> {
+  const head = await db('audit_heads').where('chain', chainName(owner)).first<ChainHead | undefined>('seq', 'hash');
+  return head && { seq: head.seq, hash: head.hash };
 }
 
 /** Checks every chain; the first break of each broken one (none: the trail is intact). */

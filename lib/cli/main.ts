@@ -1,13 +1,14 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { ConfigError } from '../config/settings.js';
-import { packageRoot } from '../paths.js';
+import { packageVersion as version } from '../paths.js';
 import { DatabaseInUseError } from '../store/embedded-lock.js';
 import { parseCommandLine } from './arguments.js';
 import { CliError, EXIT, UsageError, type CliIo, type Command } from './command.js';
 import { auditCommand } from './commands/audit.js';
+import { backupCommand } from './commands/backup.js';
+import { evidenceCommand } from './commands/evidence.js';
 import { migrateCommand } from './commands/migrate.js';
+import { restoreCommand } from './commands/restore.js';
 import { secretsCommand } from './commands/secrets.js';
 import { serveCommand } from './commands/serve.js';
 import { ticketsCommand } from './commands/tickets.js';
@@ -22,6 +23,9 @@ const COMMANDS: Command[] = [
   websiteCommand,
   ticketsCommand,
   auditCommand,
+  backupCommand,
+  restoreCommand,
+  evidenceCommand,
 ];
 
 const overview = (): string => `Usage: age-provider <command> [options]
@@ -32,9 +36,6 @@ ${COMMANDS.map((command) => `  ${command.name.padEnd(12)} ${command.summary}`).j
 
 Run "age-provider <command> --help" for a command's options. Every command takes --json.
 Exit status: 0 done, 1 failed (the message says why), 2 wrong command line.`;
-
-const version = (): string =>
-  (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** The process's own streams and environment: the entry point adds the storage (bin/age-provider.js). */
 export const processIo: Omit<CliIo, 'oidcAdapter'> = {

@@ -4,8 +4,11 @@ import { coreSettings } from './core.js';
 import { newSecretValues, type SecretValues } from './secret-values.js';
 import type { Secrets, Settings } from './types.js';
 
+/** Where the secrets generated for an instance without configured ones are kept (a backup of DATA_DIR carries it). */
+export const generatedSecretsFile = (dataDir: string): string => join(dataDir, 'secrets.json');
+
 async function readOrCreate(dataDir: string): Promise<{ stored: SecretValues; created: boolean }> {
-  const file = join(dataDir, 'secrets.json');
+  const file = generatedSecretsFile(dataDir);
   try {
     return { stored: JSON.parse(await readFile(file, 'utf8')) as SecretValues, created: false };
   } catch (error) {

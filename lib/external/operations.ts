@@ -4,6 +4,8 @@ import { websiteActivity } from '../audit/activity.js';
 import { auditPageSchema, auditQuerySchema } from '../audit/schemas.js';
 import { statisticsQuerySchema, statisticsSchema } from '../statistics/schemas.js';
 import { websiteStatistics } from '../statistics/statistics.js';
+import { websiteEvidence } from '../evidence/evidence.js';
+import { evidencePackSchema, evidenceQuerySchema } from '../evidence/schemas.js';
 import { getVerification, listVerifications } from '../verification/listing.js';
 import {
   verificationPageSchema,
@@ -110,7 +112,8 @@ const define = <S extends Scope>(operation: Operation<S>): Operation => operatio
 
 /**
  * The ten operations of the specification, in its order, then domain verification, webhooks (docs/webhooks.md), the
- * audit trail (docs/audit.md), statistics (docs/statistics.md) and the website's policy (docs/policies.md); the router
+ * audit trail (docs/audit.md), statistics (docs/statistics.md), the evidence pack (docs/evidence.md), verifications
+ * (docs/verifications.md) and the website's policy (docs/policies.md); the router
  * and openapi.json are both built from this list.
  */
 export const OPERATIONS: readonly Operation[] = [
@@ -337,6 +340,18 @@ export const OPERATIONS: readonly Operation[] = [
     query: statisticsQuerySchema,
     response: statisticsSchema,
     run: ({ runtime, webmasterId, websiteId, query }) => websiteStatistics(runtime, webmasterId, websiteId, query),
+  }),
+  define({
+    operationId: 'getEvidence',
+    method: 'get',
+    access: 'view',
+    path: '/website/:website_id/evidence',
+    scope: 'website',
+    summary:
+      "Retrieve the website's evidence pack for a period: one signed document (statistics per day, the rules in force, the audit chain segment with its heads, the eu_av trust, the retention settings), checkable offline (docs/evidence.md)",
+    query: evidenceQuerySchema,
+    response: evidencePackSchema,
+    run: ({ runtime, webmasterId, websiteId, query }) => websiteEvidence(runtime, webmasterId, websiteId, query),
   }),
   define({
     operationId: 'listVerifications',

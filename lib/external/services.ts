@@ -1,4 +1,5 @@
 import type { AuditServices } from '../audit/activity.js';
+import type { EvidenceSigningServices } from '../evidence/evidence.js';
 import type { RateLimits } from '../http/rate-limit.js';
 import type { StatisticsServices } from '../statistics/services.js';
 import type { WebhookServices } from '../webhooks/services.js';
@@ -8,6 +9,7 @@ import type { WebsiteServices } from '../websites/services.js';
 export type ExternalServices = WebsiteServices &
   WebhookServices &
   StatisticsServices &
-  AuditServices & {
+  AuditServices &
+  EvidenceSigningServices & {
     rateLimits: Pick<RateLimits, 'limiter'>;
   };

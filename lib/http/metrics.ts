@@ -9,6 +9,8 @@ export interface Metrics {
   routes: Router;
   /** Adds what a statistics rollup counted to age_provider_verifications_total. */
   countVerifications: (challenge: string, outcome: string, environment: string, count: number) => void;
+  /** where a feature that owns its metric families registers them (lib/webhooks/metrics.ts) */
+  registry: Registry;
 }
 
 /** What the metrics read when scraped, from the modules that own each fact. */
@@ -67,6 +69,7 @@ export function createMetrics(sources: MetricSources): Metrics {
   });
   return {
     routes,
+    registry,
     countVerifications: (challenge, outcome, environment, count) =>
       verifications.inc({ challenge, outcome, environment }, count),
     observe(ctx, seconds) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { currentSigningKey, type SigningKey } from '../checker/verification-token.js';
+import { currentSigningKey, type SigningKey } from '../security/signing-key.js';
 import { epochSeconds } from '../clock.js';
 import type { RequirementServices } from './services.js';
 

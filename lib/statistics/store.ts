@@ -1,5 +1,5 @@
 import type { Database } from '../store/database.js';
-import type { Environment } from '../verification/challenge.js';
+import type { AssuranceLevel, Environment } from '../verification/challenge.js';
 import { TALLIED, type TalliedDay } from './tally.js';
 
 /** Per challenge: checks that passed or refused, and results reused with it. */
@@ -29,6 +29,8 @@ export interface DailyAggregate {
   returned: number;
   byChallenge: Record<string, ChallengeCounts>;
   byCountry: Record<string, number>;
+  /** verifications (passed and reused) per assurance level */
+  byLevel: Record<string, number>;
   /** verifications per ISO 3166-2 subdivision, where the visitor's was known */
   bySubdivision: Record<string, number>;
   /** how many results took each number of seconds from the flow's start */
@@ -55,6 +57,7 @@ type AggregateRow = Record<(typeof COUNTS)[number][1], number> & {
   day: string;
   by_challenge: Record<string, ChallengeCounts>;
   by_country: Record<string, number>;
+  by_level: Record<string, number>;
   by_subdivision: Record<string, number>;
   seconds_to_result: Record<string, number>;
 };
@@ -65,6 +68,7 @@ interface VerificationRow {
   environment: Environment;
   method: string;
   country: string;
+  assurance_level: AssuranceLevel;
   country_subdivision: string | null;
   reused: boolean;
   verified_at: Date;
@@ -81,6 +85,7 @@ const COLUMNS = [
   ...COUNTS.map(([, column]) => column),
   'by_challenge',
   'by_country',
+  'by_level',
   'by_subdivision',
   'seconds_to_result',
 ];
@@ -100,6 +105,7 @@ const fromRow = (row: AggregateRow): DailyAggregate => ({
   ),
   byChallenge: row.by_challenge,
   byCountry: row.by_country,
+  byLevel: row.by_level,
   bySubdivision: row.by_subdivision,
   secondsToResult: row.seconds_to_result,
 });
@@ -111,6 +117,7 @@ const empty = (websiteId: number, environment: Environment, day: string): DailyA
   ...(Object.fromEntries(COUNTS.map(([field]) => [field, 0])) as Record<Count, number>),
   byChallenge: {},
   byCountry: {},
+  byLevel: {},
   bySubdivision: {},
   secondsToResult: {},
 });
@@ -140,7 +147,7 @@ async function takeUncounted(trx: Database): Promise<VerificationRow[]> {
     `WITH batch AS (SELECT id FROM verifications WHERE NOT counted ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
      UPDATE verifications verification SET counted = true FROM batch WHERE verification.id = batch.id
      RETURNING verification.id, verification.website_id, verification.environment, verification.method, verification.country,
-               verification.country_subdivision, verification.reused, verification.verified_at, verification.started_at`,
+               verification.country_subdivision, verification.assurance_level, verification.reused, verification.verified_at, verification.started_at`,
     [BATCH],
   );
   return rows;
@@ -170,6 +177,7 @@ export async function rollUp(db: Database, tallied: TalliedDay[], counted: Count
       delta[outcome] += 1;
       challengeOf(delta, row.method)[outcome] += 1;
       add(delta.byCountry, row.country);
+      add(delta.byLevel, row.assurance_level);
       if (row.country_subdivision) add(delta.bySubdivision, row.country_subdivision);
       if (row.started_at)
         add(
@@ -209,6 +217,7 @@ async function mergeInto(trx: Database, deltas: DailyAggregate[]): Promise<void>
       for (const outcome of ['passed', 'refused', 'reused'] as const) into[outcome] += counts[outcome];
     }
     for (const [country, count] of Object.entries(delta.byCountry)) add(total.byCountry, country, count);
+    for (const [level, count] of Object.entries(delta.byLevel)) add(total.byLevel, level, count);
     for (const [code, count] of Object.entries(delta.bySubdivision)) add(total.bySubdivision, code, count);
     for (const [seconds, count] of Object.entries(delta.secondsToResult)) add(total.secondsToResult, seconds, count);
     return total;
@@ -222,6 +231,7 @@ async function mergeInto(trx: Database, deltas: DailyAggregate[]): Promise<void>
         ...countsOf(COUNTS, total),
         by_challenge: JSON.stringify(total.byChallenge),
         by_country: JSON.stringify(total.byCountry),
+        by_level: JSON.stringify(total.byLevel),
         by_subdivision: JSON.stringify(total.bySubdivision),
         seconds_to_result: JSON.stringify(total.secondsToResult),
       })),

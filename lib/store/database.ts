@@ -1,12 +1,16 @@
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import v8 from 'node:v8';
 import type { PGlite } from '@electric-sql/pglite';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
+import { generatedSecretsFile } from '../config/secrets.js';
 import type { Settings } from '../config/types.js';
 import type { Logger } from '../log.js';
 import { lockEmbedded } from './embedded-lock.js';
+import { serveSnapshots } from './embedded-snapshot.js';
 import { knexLog } from './knex-log.js';
 import { ownerOnlyUmask, restrictToOwner } from './private-files.js';
 
@@ -118,9 +122,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     const pglite = await PGliteClass.create({ ...PGLITE_OPTIONS, dataDir: pgdata });
     // PGlite unpacks a new cluster with chmod 0666, past the umask: restrict what it wrote, and again on closing.
     await restrictToOwner(folder);
+    // A backup taken while this process runs is copied by this process (embedded-snapshot.ts).
+    const stopSnapshots = await serveSnapshots(folder, pglite);
     // knex.destroy() closes the PGlite instance; the lock goes with it.
     const close = pglite.close.bind(pglite);
     pglite.close = async () => {
+      await stopSnapshots();
       await close();
       await restrictToOwner(folder);
       restoreUmask();
@@ -137,6 +144,40 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   }
 }
 
+/** A restore refused because DATA_DIR holds a database already: replacing one is the operator's decision, not ours. */
+export class DatabaseExistsError extends Error {
+  override name = 'DatabaseExistsError';
+}
+
+/**
+ * Makes DATA_DIR hold the embedded database copied in `tar` (embedded-snapshot.ts), and the generated secrets that
+ * came with it: refused while a process holds DATA_DIR (the lock, as for opening) and when DATA_DIR holds a database
+ * or generated secrets already. Files private, as on opening.
+ */
+export async function restoreEmbedded(dataDir: string, tar: Blob, secretsFile: string | undefined): Promise<void> {
+  const folder = resolve(dataDir);
+  await restrictToOwner(folder);
+  const unlock = await lockEmbedded(folder);
+  const restoreUmask = ownerOnlyUmask();
+  try {
+    const pgdata = resolve(folder, 'pgdata');
+    const secretsPath = generatedSecretsFile(folder);
+    if (existsSync(pgdata) || (secretsFile !== undefined && existsSync(secretsPath)))
+      throw new DatabaseExistsError(`${folder} holds a database already: restore into an empty DATA_DIR`);
+    compileWebAssemblyOnce();
+    const PGliteClass = await loadPGlite();
+    const pglite = await PGliteClass.create({ ...PGLITE_OPTIONS, dataDir: pgdata, loadDataDir: tar });
+    // Opened once: the copy's recovery has run, so the next start opens a clean database.
+    await pglite.query('select 1');
+    await pglite.close();
+    if (secretsFile !== undefined) await writeFile(secretsPath, secretsFile, { mode: 0o600, flag: 'wx' });
+    await restrictToOwner(folder);
+  } finally {
+    restoreUmask();
+    await unlock();
+  }
+}
+
 /** Wraps an existing PGlite instance (tests load one from a migrated template). */
 export function embedded(pglite: PGlite, log: Pick<Knex.Config, 'log'> = {}): Database {
   const ClientPgLite = requireCommonJs('knex-pglite') as typeof import('knex-pglite');
@@ -147,6 +188,9 @@ export function embedded(pglite: PGlite, log: Pick<Knex.Config, 'log'> = {}): Da
     connection: { pglite } as Knex.StaticConnectionConfig,
   });
 }
+
+/** The PGlite instance under an embedded database (for its own snapshot, embedded-snapshot.ts). */
+export const pgliteOf = (db: Database): PGlite => (db.client.config.connection as { pglite: PGlite }).pglite;
 
 export function isEmbedded(db: Database): boolean {
   return db.client.config.client !== 'pg';

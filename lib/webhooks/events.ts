@@ -15,19 +15,49 @@ export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 /** The events a webmaster subscribes to; `webhook.test` is always sent to the endpoint it tests. */
 export const SUBSCRIBABLE_EVENTS = WEBHOOK_EVENTS.filter((event) => event !== 'webhook.test');
 
-/** The body every endpoint receives (Standard Webhooks: type, timestamp, data). */
+/** The body every endpoint receives (Standard Webhooks: type, timestamp, data; and the website's event number). */
 export interface WebhookPayload {
   type: WebhookEvent;
   timestamp: string;
+  /** set by the database as the message is written: the website's events numbered in the order they committed */
+  sequence?: number;
   data: Record<string, unknown>;
 }
 
 const payloadOf = (websiteId: number, type: WebhookEvent, data: Record<string, unknown>, now: Date): string =>
   JSON.stringify({ type, timestamp: now.toISOString(), data: { websiteId, ...data } } satisfies WebhookPayload);
 
-// Message ids (`webhook-id`, the receiver's idempotency key) are made like the database trigger's.
-const INSERT_MESSAGES = `INSERT INTO webhook_messages (message_id, webhook_id, type, payload, created_at, next_attempt_at)
-  SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), id, ?, ?::jsonb, ?, ? FROM webhooks`;
+/**
+ * Writes the message for each endpoint the caller's condition selects (`WHERE` on `webhooks hook`, its values after the
+ * website id). The website's next sequence number is taken under its counter row's lock, held until the caller
+ * commits: numbers follow the order in which the website's events commit. Message ids (`webhook-id`, the receiver's
+ * idempotency key) are made like the database trigger's (migrations/016_webhook_delivery_under_faults.ts).
+ */
+const insertMessages = async (
+  q: Queryable,
+  websiteId: number,
+  type: WebhookEvent,
+  payload: string,
+  now: Date,
+  condition: string,
+  values: ReadonlyArray<string | number>,
+): Promise<unknown[]> =>
+  (
+    await q.raw<{ rows: unknown[] }>(
+      `WITH counter AS (
+         INSERT INTO webhook_sequences AS counter (website_id, last_sequence) VALUES (?, 1)
+           ON CONFLICT (website_id) DO UPDATE SET last_sequence = counter.last_sequence + 1
+         RETURNING last_sequence
+       )
+       INSERT INTO webhook_messages (message_id, webhook_id, type, payload, created_at, next_attempt_at)
+       SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), hook.id, ?,
+              jsonb_set(?::jsonb, '{sequence}', to_jsonb(counter.last_sequence)), ?, ?
+         FROM webhooks hook, counter
+        WHERE hook.website_id = ? AND hook.disabled_at IS NULL AND ${condition}
+       RETURNING id`,
+      [websiteId, type, payload, now, now, websiteId, ...values],
+    )
+  ).rows;
 
 /**
  * Puts `type` in the outbox of every enabled endpoint of the website subscribed to it, in the caller's transaction:
@@ -40,23 +70,13 @@ export async function enqueueEvent(
   data: Record<string, unknown>,
   now: Date,
 ): Promise<void> {
-  await q.raw(`${INSERT_MESSAGES} WHERE website_id = ? AND disabled_at IS NULL AND ? = ANY (events)`, [
-    type,
-    payloadOf(websiteId, type, data, now),
-    now,
-    now,
-    websiteId,
-    type,
-  ]);
+  await insertMessages(q, websiteId, type, payloadOf(websiteId, type, data, now), now, '? = ANY (hook.events)', [type]);
 }
 
 /** A `webhook.test` message for one endpoint of the website (whatever it subscribes to); false when there is no such endpoint. */
 export async function enqueueTest(q: Queryable, websiteId: number, webhookId: number, now: Date): Promise<boolean> {
-  const result = await q.raw<{ rows: unknown[] }>(
-    `${INSERT_MESSAGES} WHERE website_id = ? AND id = ? AND disabled_at IS NULL RETURNING id`,
-    ['webhook.test', payloadOf(websiteId, 'webhook.test', { webhookId }, now), now, now, websiteId, webhookId],
-  );
-  return result.rows.length > 0;
+  const payload = payloadOf(websiteId, 'webhook.test', { webhookId }, now);
+  return (await insertMessages(q, websiteId, 'webhook.test', payload, now, 'hook.id = ?', [webhookId])).length > 0;
 }
 
 /** A field of a change's `after`, as a webhook message carries it. */

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Database } from '../store/database.js';
 import type { WebhookPayload } from './events.js';
 
@@ -23,27 +24,65 @@ interface ClaimedRow {
   secret_sealed: string;
 }
 
+/** What one claim may take: free slots in all, and per endpoint what its cap leaves beside its attempts in flight. */
+export interface ClaimLimits {
+  /** messages in all */
+  limit: number;
+  /** attempts one endpoint may have in flight */
+  perEndpoint: number;
+  /** this instance's attempts in flight, by endpoint id */
+  inFlight: ReadonlyMap<number, number>;
+}
+
 /**
- * Takes up to `limit` due messages of enabled endpoints for one attempt each, in one statement: their next attempt is
- * moved to `leaseUntil` and their attempt count raised. SKIP LOCKED lets every instance sharing the database take
- * different messages; a message whose sender died is due again when its lease ends (delivery at least once).
+ * Takes due messages of enabled endpoints that are not backed off for one attempt each, in one statement: their next
+ * attempt is moved to `leaseUntil` and their attempt count raised. Spread across endpoints: each endpoint's oldest
+ * due messages are ranked, and every endpoint's first comes before any endpoint's second, never more per endpoint
+ * than its cap leaves (one endpoint's backlog cannot fill a claim). SKIP LOCKED lets every instance sharing the
+ * database take different messages; a message whose sender died is due again when its lease ends (at least once).
  */
-export async function claimDue(db: Database, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedMessage[]> {
+export async function claimDue(
+  db: Database,
+  now: Date,
+  leaseUntil: Date,
+  limits: ClaimLimits,
+): Promise<ClaimedMessage[]> {
+  const busyIds = [...limits.inFlight.keys()];
   const result = await db.raw<{ rows: ClaimedRow[] }>(
-    `WITH due AS (
-       SELECT message.id FROM webhook_messages message
-         JOIN webhooks hook ON hook.id = message.webhook_id AND hook.disabled_at IS NULL
-        WHERE message.next_attempt_at <= ?
-        ORDER BY message.next_attempt_at
-        LIMIT ?
-        FOR UPDATE OF message SKIP LOCKED
+    `WITH busy AS (
+       SELECT * FROM unnest(?::bigint[], ?::int[]) AS busy (webhook_id, in_flight)
+     ), candidates AS (
+       SELECT picked.id, picked.next_attempt_at,
+              row_number() OVER (PARTITION BY hook.id ORDER BY picked.next_attempt_at, picked.id) AS rank,
+              ? - coalesce(busy.in_flight, 0) AS free
+         FROM webhooks hook
+         LEFT JOIN busy ON busy.webhook_id = hook.id
+         CROSS JOIN LATERAL (
+           SELECT message.id, message.next_attempt_at FROM webhook_messages message
+            WHERE message.webhook_id = hook.id AND message.next_attempt_at <= ?
+            ORDER BY message.next_attempt_at
+            LIMIT ?
+            FOR UPDATE SKIP LOCKED
+         ) picked
+        WHERE hook.disabled_at IS NULL AND (hook.backoff_until IS NULL OR hook.backoff_until <= ?)
+     ), due AS (
+       SELECT id FROM candidates WHERE rank <= free ORDER BY rank, next_attempt_at LIMIT ?
      ), claimed AS (
        UPDATE webhook_messages message SET next_attempt_at = ?, attempts = message.attempts + 1
          FROM due WHERE message.id = due.id
        RETURNING message.id, message.message_id, message.webhook_id, message.payload, message.attempts
      )
      SELECT claimed.*, hook.url, hook.secret_sealed FROM claimed JOIN webhooks hook ON hook.id = claimed.webhook_id`,
-    [now, limit, leaseUntil],
+    [
+      busyIds,
+      busyIds.map((id) => limits.inFlight.get(id)!),
+      limits.perEndpoint,
+      now,
+      limits.perEndpoint,
+      now,
+      limits.limit,
+      leaseUntil,
+    ],
   );
   return result.rows.map((row) => ({
     id: Number(row.id),
@@ -59,6 +98,8 @@ export async function claimDue(db: Database, now: Date, leaseUntil: Date, limit:
 /** How one attempt ended, as the delivery log shows it. */
 export interface AttemptRecord {
   attemptedAt: Date;
+  /** when the attempt ended: a back-off runs from then, not from its start (a timeout took its whole length) */
+  endedAt: Date;
   status: number | null;
   durationMs: number;
   error: string | null;
@@ -67,23 +108,63 @@ export interface AttemptRecord {
   delivered: boolean;
   /** the receiver answered 410 Gone: the endpoint is disabled */
   gone: boolean;
+  /** the endpoint itself failed (no answer in time, unreachable, a 5xx or 429): it is backed off */
+  endpointFailed: boolean;
 }
+
+/** The first back-off of a failing endpoint; each further failure doubles it, up to BACKOFF_MAX_MS. */
+const BACKOFF_FIRST_MS = 5_000;
+const BACKOFF_MAX_MS = 10 * 60_000;
+
+/** What recording an attempt changed at its endpoint. */
+export interface RecordedAttempt {
+  /** false when the lease had passed to another instance: nothing was recorded */
+  recorded: boolean;
+  /** this attempt started a back-off of its endpoint (concurrent failures start one, not one each) */
+  backoff?: { until: Date; ms: number };
+}
+
+/** Why a message was given up before its last attempt (`webhook_messages.given_up_reason`). */
+export const GIVEN_UP_ENDPOINT_DISABLED = 'endpoint disabled';
 
 /**
  * Records the attempt and what follows it, in one transaction, only while the message is still this attempt's (a
- * lease that ran out and was taken again by another instance leaves its own record to that instance).
+ * lease that ran out and was taken again by another instance leaves its own record to that instance). The endpoint's
+ * row is locked first, then its messages: the one lock order of every path that disables an endpoint or gives up its
+ * messages (docs/decisions/webhooks.md "Delivery under faults"), so concurrent 410 answers wait for each other
+ * instead of deadlocking.
  */
-export async function recordAttempt(db: Database, message: ClaimedMessage, record: AttemptRecord): Promise<void> {
-  await db.transaction(async (trx) => {
-    const updated = await trx('webhook_messages')
-      .where({ id: message.id, attempts: message.attempt })
-      .update({
-        next_attempt_at: record.nextRetryAt,
-        ...(record.delivered ? { delivered_at: record.attemptedAt } : {}),
-        ...(!record.delivered && record.nextRetryAt === null ? { given_up_at: record.attemptedAt } : {}),
-      })
-      .returning('id');
-    if (updated.length === 0) return;
+export async function recordAttempt(
+  db: Database,
+  message: ClaimedMessage,
+  record: AttemptRecord,
+): Promise<RecordedAttempt> {
+  return db.transaction(async (trx) => {
+    const endpoint = await trx('webhooks')
+      .where('id', message.webhookId)
+      .forNoKeyUpdate()
+      .first<{ backoff_until: Date | null; backoff_ms: number | null } | undefined>('backoff_until', 'backoff_ms');
+    if (!endpoint) return { recorded: false };
+    // A message given up meanwhile (its endpoint disabled) stays given up; its attempt is still recorded.
+    const updated = await trx.raw<{ rows: unknown[] }>(
+      `UPDATE webhook_messages SET
+         next_attempt_at = CASE WHEN given_up_at IS NULL THEN ?::timestamptz END,
+         delivered_at = CASE WHEN ? THEN ?::timestamptz ELSE delivered_at END,
+         given_up_at = CASE WHEN given_up_at IS NULL AND NOT ? AND ?::timestamptz IS NULL THEN ?::timestamptz
+                            ELSE given_up_at END
+       WHERE id = ? AND attempts = ? RETURNING id`,
+      [
+        record.nextRetryAt,
+        record.delivered,
+        record.attemptedAt,
+        record.delivered,
+        record.nextRetryAt,
+        record.attemptedAt,
+        message.id,
+        message.attempt,
+      ],
+    );
+    if (updated.rows.length === 0) return { recorded: false };
     await trx('webhook_attempts').insert({
       message_id: message.id,
       attempt: message.attempt,
@@ -94,15 +175,57 @@ export async function recordAttempt(db: Database, message: ClaimedMessage, recor
       next_retry_at: record.nextRetryAt,
     });
     if (record.gone) {
+      await disableEndpoint(trx, message.webhookId, record.attemptedAt, 'the receiver answered 410 Gone');
+      return { recorded: true };
+    }
+    if (record.delivered) {
       await trx('webhooks')
         .where('id', message.webhookId)
-        .whereNull('disabled_at')
-        .update({ disabled_at: record.attemptedAt, disabled_reason: 'the receiver answered 410 Gone' });
-      // Whatever else waited for this endpoint is given up with it.
-      await trx('webhook_messages')
-        .where('webhook_id', message.webhookId)
-        .whereNotNull('next_attempt_at')
-        .update({ next_attempt_at: null, given_up_at: record.attemptedAt });
+        .where((failing) => {
+          failing.whereNotNull('failing_since').orWhereNotNull('backoff_ms');
+        })
+        .update({ failing_since: null, backoff_until: null, backoff_ms: null });
+      return { recorded: true };
     }
+    const now = record.endedAt;
+    const backedOff = endpoint.backoff_until !== null && endpoint.backoff_until > now;
+    // Concurrent failures of one endpoint start one back-off: the first to record it; the others find it running.
+    const backoffMs =
+      record.endpointFailed && !backedOff
+        ? Math.min(endpoint.backoff_ms === null ? BACKOFF_FIRST_MS : endpoint.backoff_ms * 2, BACKOFF_MAX_MS)
+        : null;
+    const backoffUntil = backoffMs === null ? null : new Date(now.getTime() + backoffMs);
+    await trx('webhooks')
+      .where('id', message.webhookId)
+      .update({
+        failing_since: trx.raw('coalesce(failing_since, ?)', [record.attemptedAt]),
+        ...(backoffMs === null ? {} : { backoff_until: backoffUntil, backoff_ms: backoffMs }),
+      });
+    return backoffMs === null
+      ? { recorded: true }
+      : { recorded: true, backoff: { until: backoffUntil!, ms: backoffMs } };
   });
+}
+
+/**
+ * Disables the endpoint and gives up every message still waiting for it, in the caller's transaction, which holds
+ * (or takes here) the endpoint's row lock before any message's. Returns false when it was already disabled.
+ */
+export async function disableEndpoint(
+  trx: Knex.Transaction,
+  webhookId: number,
+  at: Date,
+  reason: string,
+): Promise<boolean> {
+  const disabled = await trx('webhooks')
+    .where('id', webhookId)
+    .whereNull('disabled_at')
+    .update({ disabled_at: at, disabled_reason: reason, backoff_until: null, backoff_ms: null })
+    .returning('id');
+  await trx('webhook_messages')
+    .where('webhook_id', webhookId)
+    .whereNotNull('next_attempt_at')
+    .whereNull('given_up_at')
+    .update({ next_attempt_at: null, given_up_at: at, given_up_reason: GIVEN_UP_ENDPOINT_DISABLED });
+  return disabled.length > 0;
 }

@@ -4,7 +4,9 @@ import type { LookupFunction } from 'node:net';
 import type { Destination } from './destination.js';
 
 /** How one delivery ended: the receiver's status, or why there is none. */
-export type SendResult = { status: number; error?: never } | { status?: never; error: string };
+export type SendResult =
+  | { status: number; error?: never; timedOut?: never }
+  | { status?: never; error: string; /** no whole answer within the timeout */ timedOut?: boolean };
 
 /** A receiver's answer is not read beyond this: only its status matters. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -62,7 +64,7 @@ export function send(
         response.on('error', (error) => finish({ error: error.message }));
       },
     );
-    const timer = setTimeout(() => finish({ error: `no answer within ${timeoutMs} ms` }), timeoutMs);
+    const timer = setTimeout(() => finish({ error: `no answer within ${timeoutMs} ms`, timedOut: true }), timeoutMs);
     outgoing.on('error', (error) => finish({ error: error.message }));
     outgoing.end(body);
   });

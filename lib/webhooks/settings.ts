@@ -11,6 +11,12 @@ export interface WebhookSettings {
   timeoutMs: number;
   /** milliseconds between two looks at the outbox for messages due */
   pollIntervalMs: number;
+  /** attempts one instance keeps in flight at once, all endpoints together */
+  concurrency: number;
+  /** attempts one instance keeps in flight at once for one endpoint: a slow endpoint never fills the worker */
+  endpointConcurrency: number;
+  /** PostgreSQL connections of the delivery worker's own pool, apart from the pool visitors' requests use */
+  databaseConnections: number;
 }
 
 export const webhookSettings: SettingsSection<WebhookSettings> = {
@@ -25,6 +31,21 @@ export const webhookSettings: SettingsSection<WebhookSettings> = {
       env: 'WEBHOOK_POLL_INTERVAL_MS',
       schema: { type: 'integer', minimum: 50, maximum: 3600000 },
       default: 2000,
+    },
+    concurrency: {
+      env: 'WEBHOOK_CONCURRENCY',
+      schema: { type: 'integer', minimum: 1, maximum: 1000 },
+      default: 32,
+    },
+    endpointConcurrency: {
+      env: 'WEBHOOK_ENDPOINT_CONCURRENCY',
+      schema: { type: 'integer', minimum: 1, maximum: 100 },
+      default: 4,
+    },
+    databaseConnections: {
+      env: 'WEBHOOK_DATABASE_CONNECTIONS',
+      schema: { type: 'integer', minimum: 1, maximum: 20 },
+      default: 2,
     },
   },
 };

@@ -202,3 +202,44 @@ export async function updateWebsitePolicy(
     return describePolicy(runtime, row!);
   });
 }
+
+/** A website's identity and its own rules, as an evidence pack states them (lib/evidence). */
+export interface WebsiteRules {
+  id: number;
+  name: string;
+  domain: string;
+  regions: string[];
+  challenges: string[];
+  policyRules: PolicyRule[];
+}
+
+/**
+ * A website's identity and own rules: the account's own (`webmasterId` in the query), or any website for the
+ * operator (`webmasterId` null). Undefined when there is none.
+ */
+export async function websiteRules(
+  db: WebsiteServices['db'],
+  websiteId: number,
+  webmasterId: number | null,
+): Promise<WebsiteRules | undefined> {
+  const row = await db('websites')
+    .where({ id: websiteId, ...(webmasterId === null ? {} : { webmaster_id: webmasterId }) })
+    .first<(PolicyRow & { id: number; name: string; domain: string; challenges: string[] }) | undefined>(
+      'id',
+      'name',
+      'domain',
+      'regions',
+      'challenges',
+      'policy_rules',
+    );
+  return (
+    row && {
+      id: Number(row.id),
+      name: row.name,
+      domain: row.domain,
+      regions: row.regions,
+      challenges: row.challenges,
+      policyRules: row.policy_rules,
+    }
+  );
+}

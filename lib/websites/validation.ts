@@ -99,10 +99,13 @@ export function validator<T>(schema: SchemaObject, what: string): (value: unknow
   };
 }
 
-/** Compiles `schema` into a yes/no check with the same formats (the platform's forms check one field at a time). */
-export function conforms(schema: SchemaObject): (value: unknown) => boolean {
-  const validate = ajv.compile(schema);
-  return (value) => validate(value);
+/**
+ * Compiles `schema` into a yes/no check with the same formats (the platform's forms check one field at a time; a
+ * file read back, typed T when it conforms).
+ */
+export function conforms<T = unknown>(schema: SchemaObject): (value: unknown) => value is T {
+  const validate = ajv.compile<T>(schema);
+  return (value): value is T => validate(value);
 }
 
 /** One problem of an input: where (Ajv's instance path, e.g. `/rules/0/ageThreshold`) and the sentence a 400 says. */

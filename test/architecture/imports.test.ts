@@ -25,7 +25,18 @@ const LAYERS = {
     'periodic.ts',
   ],
   /** the rules of the service, whoever calls them */
-  domain: ['websites', 'policy', 'webmasters', 'visitors', 'verification', 'geo', 'webhooks', 'audit', 'statistics'],
+  domain: [
+    'websites',
+    'policy',
+    'webmasters',
+    'visitors',
+    'verification',
+    'geo',
+    'webhooks',
+    'audit',
+    'statistics',
+    'evidence',
+  ],
   /** what answers a caller: each has its error shape (lib/app/surfaces.ts) */
   surfaces: ['external', 'platform', 'requirement', 'checker', 'oauth2'],
   /** where the service is assembled and started */
@@ -64,6 +75,7 @@ const SQL_OWNERS = new Set([
   'lib/store/migrate.ts',
   'lib/store/oidc-payloads.ts',
   'lib/store/retention.ts',
+  'lib/verification/challenges/eu-av/trust-record.ts',
   'lib/verification/challenges/ticket/codes.ts',
   'lib/verification/flow-endings.ts',
   'lib/verification/listing.ts',

@@ -45,8 +45,15 @@ const WEBHOOK_OPERATIONS = [
   'get /external/website/{website_id}/webhooks/{webhook_id}/deliveries',
   'post /external/website/{website_id}/webhooks/{webhook_id}/test',
 ];
-/** Beyond the specification's ten: the audit trail (docs/audit.md) and the statistics (docs/statistics.md). */
-const AUDIT_OPERATIONS = ['get /external/website/{website_id}/audit', 'get /external/website/{website_id}/statistics'];
+/**
+ * Beyond the specification's ten: the audit trail (docs/audit.md), the statistics (docs/statistics.md) and the
+ * evidence pack (docs/evidence.md).
+ */
+const AUDIT_OPERATIONS = [
+  'get /external/website/{website_id}/audit',
+  'get /external/website/{website_id}/statistics',
+  'get /external/website/{website_id}/evidence',
+];
 /** Beyond the specification's ten: the verifications one by one (docs/verifications.md). */
 const VERIFICATION_OPERATIONS = [
   'get /external/website/{website_id}/verifications',
@@ -82,7 +89,7 @@ describe('External API: openapi.json', () => {
     };
   });
 
-  it('describes exactly the ten operations of the specification, the two of domain verification, the two of the policy, the five of webhooks, the audit trail, the statistics, the verifications and deleting a website, all behind the bearer token', () => {
+  it('describes exactly the ten operations of the specification, the two of domain verification, the two of the policy, the five of webhooks, the audit trail, the statistics, the evidence pack, the verifications and deleting a website, all behind the bearer token', () => {
     expect(document.openapi).to.equal('3.1.0');
     const described = Object.entries(document.paths).flatMap(([path, operations]) =>
       Object.keys(operations).map((method) => `${method} ${path}`),
@@ -96,7 +103,7 @@ describe('External API: openapi.json', () => {
       ...VERIFICATION_OPERATIONS,
       ...WAY_OUT_OPERATIONS,
     ]);
-    expect(described).to.have.length(24);
+    expect(described).to.have.length(25);
     expect(document.components.securitySchemes.apiToken).to.include({ type: 'http', scheme: 'bearer' });
   });
 

@@ -24,6 +24,7 @@ export type { Delivery };
 export interface Payload {
   type: string;
   timestamp: string;
+  sequence: number;
   data: Record<string, unknown> & { result?: Record<string, unknown> };
 }
 

@@ -182,7 +182,8 @@ describe('webhooks: signed deliveries to a real receiver', () => {
       const { data, secrets } = await make(websiteId);
       const [received] = await receiver.waitFor(1);
       const payload = verified(hook.secret, received!);
-      expect(payload).to.have.all.keys('type', 'timestamp', 'data');
+      expect(payload).to.have.all.keys('type', 'timestamp', 'sequence', 'data');
+      expect(payload.sequence).to.be.a('number');
       expect(payload.type).to.equal(event);
       // When the change happened: the time its audit entry records.
       const audited = ok(

@@ -4,6 +4,7 @@ import type { ChallengeServices } from '../../services.js';
 import { fetchListText, type ListFetchOptions } from './trusted-list-fetch.js';
 import { pastGrace, readTrustedList, StaleListError, TrustedListError, type TrustedList } from './trusted-list.js';
 import { trustAnchors, type TrustAnchors, type TrustSource } from './trust-anchors.js';
+import { fingerprintsOf, type ListTrust } from './trust-record.js';
 
 /** The operator's ETSI trusted list: where it is, whose signature it must carry, how often it is read again. */
 export interface TrustedListSettings {
@@ -42,6 +43,7 @@ interface InUse {
   issued: Date;
   nextUpdate?: Date;
   type: string;
+  sequenceNumber?: number;
 }
 
 /** What eu_av reads of the list it follows. */
@@ -62,6 +64,14 @@ const noAnchor = (list: TrustedList): string =>
 
 const EMPTY: TrustAnchors = { authorities: [], signers: [] };
 
+const listTrust = (list: InUse): ListTrust => ({
+  sequenceNumber: list.sequenceNumber ?? null,
+  issued: list.issued.toISOString(),
+  nextUpdate: list.nextUpdate?.toISOString() ?? null,
+  type: list.type,
+  anchors: fingerprintsOf(list.anchors),
+});
+
 const merged = (a: TrustAnchors, b: TrustAnchors): TrustAnchors => ({
   authorities: [...a.authorities, ...b.authorities],
   signers: [...a.signers, ...b.signers],
@@ -79,6 +89,7 @@ export async function followTrustedList(
   runtime: Pick<ChallengeServices, 'clock' | 'log' | 'onClose'>,
   settings: TrustedListSettings,
   fileAnchors: TrustSource,
+  taken: (list: ListTrust | null) => Promise<void> = async () => {},
 ): Promise<FollowedList> {
   let inUse: InUse | undefined;
   let report: TrustedListReport;
@@ -124,6 +135,7 @@ export async function followTrustedList(
         issued: list.issued,
         ...(list.nextUpdate ? { nextUpdate: list.nextUpdate } : {}),
         type: list.type,
+        ...(list.sequenceNumber === undefined ? {} : { sequenceNumber: list.sequenceNumber }),
       };
     } catch (error) {
       if (error instanceof StaleListError) readStale = error.nextUpdate;
@@ -134,11 +146,14 @@ export async function followTrustedList(
       report = { ...base(now), outcome: 'failed', problem, kept_last_good: inUse !== undefined };
       runtime.log.warn('eu_av trusted list refresh failed', { ...report });
       stale();
+      // The first refresh failing is a trust too: the files' anchors alone (the list keeps no last good one yet).
+      if (!inUse) await taken(null);
       return;
     }
     report = { ...base(now), outcome: 'ok' };
     runtime.log.info('eu_av trusted list refreshed', { ...report });
     stale();
+    await taken(listTrust(inUse));
   }
 
   const base = (now: Date) => ({

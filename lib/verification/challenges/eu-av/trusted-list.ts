@@ -57,6 +57,8 @@ export interface TrustedList {
   otherServices: number;
   /** the list's TSLType, for the log and /readyz */
   type: string;
+  /** TSLSequenceNumber: which issue of the list this is (what an auditor matches against the list's publisher) */
+  sequenceNumber?: number;
   issued: Date;
   nextUpdate?: Date;
 }
@@ -177,6 +179,10 @@ const dateOf = (text: string): Date | undefined => {
   return text && !Number.isNaN(date.getTime()) ? date : undefined;
 };
 
+/** TSLSequenceNumber when it is one (a positive integer); a list without one is still read. */
+const sequenceNumberOf = (text: string): { sequenceNumber?: number } =>
+  /^[1-9][0-9]{0,14}$/.test(text) ? { sequenceNumber: Number(text) } : {};
+
 /**
  * Verifies an ETSI TS 119 612 trusted list and reads its active services' certificates. Throws TrustedListError, among
  * others for a list more than `graceMs` past its NextUpdate (within the grace it is still the newest there is).
@@ -217,6 +223,7 @@ export function readTrustedList(xml: string, signers: readonly X509Certificate[]
     inactiveServices,
     otherServices,
     type: textOf(pathOf(scheme, 'TSLType')),
+    ...sequenceNumberOf(textOf(pathOf(scheme, 'TSLSequenceNumber'))),
     issued,
     ...(nextUpdate ? { nextUpdate } : {}),
   };

@@ -36,6 +36,8 @@ export interface ListShape {
   signatureMethod?: 'ecdsa-sha256' | 'hmac-sha1';
   /** the TSLType: the AV Trusted List's unless said */
   type?: string;
+  /** the TSLSequenceNumber: 1 unless said */
+  sequenceNumber?: number;
   /** replaces the list's content after signing, as a tamperer would */
   tamper?: (list: string) => string;
 }
@@ -54,7 +56,7 @@ const isoSeconds = (date: Date): string => `${date.toISOString().split('.')[0]}Z
 /** The list without its signature, in exclusive canonical form; `signature` is inserted as the root's last child. */
 const listText = (shape: ListShape, signature: string): string =>
   `<TrustServiceStatusList xmlns="${TSL}" Id="tsl" TSLTag="http://uri.etsi.org/19612/TSLTag">` +
-  `<SchemeInformation><TSLVersionIdentifier>5</TSLVersionIdentifier><TSLSequenceNumber>1</TSLSequenceNumber>` +
+  `<SchemeInformation><TSLVersionIdentifier>5</TSLVersionIdentifier><TSLSequenceNumber>${shape.sequenceNumber ?? 1}</TSLSequenceNumber>` +
   `<TSLType>${shape.type ?? 'http://ec.europa.eu/tools/lotl/av/TrstSvc/TrustedList/TSLType/AVTL'}</TSLType>` +
   `<ListIssueDateTime>${isoSeconds(shape.issued)}</ListIssueDateTime>` +
   (shape.nextUpdate ? `<NextUpdate><dateTime>${isoSeconds(shape.nextUpdate)}</dateTime></NextUpdate>` : '') +
