@@ -30,6 +30,8 @@ import { scheduleRetention } from '../store/retention.js';
 import { mountSurfaces } from './surfaces.js';
 import { scheduleWebhookDelivery } from '../webhooks/delivery.js';
 import { webhookMetrics } from '../webhooks/metrics.js';
+import { scheduleOutboxMaintenance } from '../webhooks/maintenance.js';
+import { createMailer } from '../mail/mailer.js';
 import { rollUpStatistics, scheduleStatistics } from '../statistics/schedule.js';
 import { Tally } from '../statistics/tally.js';
 import { createProvider } from '../oauth2/provider.js';
@@ -205,6 +207,12 @@ async function assemble({
   scheduleRetention(runtime, () => rollUpStatistics(runtime, metrics.countVerifications));
   const webhookDb = await deliveryDatabase(config, db, log, closers);
   scheduleWebhookDelivery({ runtime, db: webhookDb, metrics: webhookMetrics(metrics.registry, webhookDb) });
+  scheduleOutboxMaintenance({
+    runtime,
+    db: webhookDb,
+    mailer: config.mail && createMailer(config.mail, log),
+    brand: config.branding.name,
+  });
 
   return {
     app,

@@ -2,7 +2,8 @@ import { SECRET_CHANGED, type ChangeOrigin } from '../changes.js';
 import { Refusal } from '../refusal.js';
 import type { WebhookServices } from './services.js';
 import { validator } from '../websites/validation.js';
-import { checkWebsiteId, websiteAccess } from '../websites/ownership.js';
+import { checkWebsiteId, lockWebsiteForChange, websiteAccess } from '../websites/ownership.js';
+import { retriedTransaction } from '../store/retry.js';
 import { webhookUrlProblem } from './destination.js';
 import { enqueueTest, type WebhookEvent } from './events.js';
 import { webhookCreateSchema, WEBHOOKS_PER_WEBSITE } from './schemas.js';
@@ -74,10 +75,10 @@ export async function createWebhook(
   if (problem) throw new Refusal('invalid', `Invalid url. ${problem}`);
   const secret = newSigningSecret();
   const now = runtime.clock.now();
-  return runtime.db.transaction(async (trx) => {
+  return retriedTransaction(runtime.db, async (trx) => {
     await websiteAccess(trx, webmasterId, websiteId);
-    // The website row is locked so that two registrations racing cannot pass the limit together.
-    await trx('websites').where('id', websiteId).forUpdate().first('id');
+    // The website's row first (every change's lock order): two registrations racing cannot pass the limit together.
+    await lockWebsiteForChange(trx, webmasterId, websiteId);
     const [counted] = await trx('webhooks')
       .where('website_id', websiteId)
       .count<Array<{ count: string | number }>>({ count: '*' });
@@ -127,8 +128,10 @@ export async function deleteWebhook(
   origin: ChangeOrigin,
 ): Promise<void> {
   checkWebsiteId(websiteId);
-  return runtime.db.transaction(async (trx) => {
+  return retriedTransaction(runtime.db, async (trx) => {
     await websiteAccess(trx, webmasterId, websiteId);
+    // The website's row before the endpoint's (its delete) and the audit chain's head: every change's lock order.
+    await lockWebsiteForChange(trx, webmasterId, websiteId);
     const [deleted] = await trx('webhooks')
       .where({ id: webhookId, website_id: websiteId })
       .delete()
@@ -207,7 +210,7 @@ export async function testWebhook(
   webhookId: number,
 ): Promise<{ queued: true }> {
   checkWebsiteId(websiteId);
-  return runtime.db.transaction(async (trx) => {
+  return retriedTransaction(runtime.db, async (trx) => {
     await websiteAccess(trx, webmasterId, websiteId);
     if (!(await enqueueTest(trx, websiteId, webhookId, runtime.clock.now()))) {
       throw new Refusal('not_found', 'Webhook not found, or disabled after its receiver answered 410 Gone.');

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Database } from '../store/database.js';
+import { retriedTransaction } from '../store/retry.js';
 import type { WebhookPayload } from './events.js';
 
 /** A message taken for one attempt, with what its delivery needs. */
@@ -139,7 +140,7 @@ export async function recordAttempt(
   message: ClaimedMessage,
   record: AttemptRecord,
 ): Promise<RecordedAttempt> {
-  return db.transaction(async (trx) => {
+  return retriedTransaction(db, async (trx) => {
     const endpoint = await trx('webhooks')
       .where('id', message.webhookId)
       .forNoKeyUpdate()
@@ -208,8 +209,9 @@ export async function recordAttempt(
 }
 
 /**
- * Disables the endpoint and gives up every message still waiting for it, in the caller's transaction, which holds
- * (or takes here) the endpoint's row lock before any message's. Returns false when it was already disabled.
+ * Disables the endpoint (when it is not already) and gives up every message still waiting for it, in the caller's
+ * transaction: the endpoint's row is locked before any message's, the one lock order of every path that touches an
+ * endpoint and its messages. Returns false when it was already disabled (its leftovers are given up all the same).
  */
 export async function disableEndpoint(
   trx: Knex.Transaction,
@@ -217,15 +219,25 @@ export async function disableEndpoint(
   at: Date,
   reason: string,
 ): Promise<boolean> {
-  const disabled = await trx('webhooks')
+  const endpoint = await trx('webhooks')
     .where('id', webhookId)
-    .whereNull('disabled_at')
-    .update({ disabled_at: at, disabled_reason: reason, backoff_until: null, backoff_ms: null })
-    .returning('id');
-  await trx('webhook_messages')
-    .where('webhook_id', webhookId)
-    .whereNotNull('next_attempt_at')
-    .whereNull('given_up_at')
-    .update({ next_attempt_at: null, given_up_at: at, given_up_reason: GIVEN_UP_ENDPOINT_DISABLED });
-  return disabled.length > 0;
+    .forNoKeyUpdate()
+    .first<{ disabled_at: Date | null } | undefined>('disabled_at');
+  if (!endpoint) return false;
+  if (endpoint.disabled_at === null)
+    await trx('webhooks')
+      .where('id', webhookId)
+      .update({ disabled_at: at, disabled_reason: reason, backoff_until: null, backoff_ms: null });
+  await giveUp(trx.from('webhook_messages').where('webhook_id', webhookId), at, GIVEN_UP_ENDPOINT_DISABLED);
+  return endpoint.disabled_at === null;
 }
+
+/** Gives up the waiting messages among `messages` (in flight ones too: their attempt is still recorded); how many. */
+export const giveUp = async (messages: Knex.QueryBuilder, at: Date, reason: string): Promise<number> =>
+  (
+    await messages
+      .whereNotNull('next_attempt_at')
+      .whereNull('given_up_at')
+      .update({ next_attempt_at: null, given_up_at: at, given_up_reason: reason })
+      .returning('id')
+  ).length;

@@ -17,6 +17,8 @@ export interface WebhookSettings {
   endpointConcurrency: number;
   /** PostgreSQL connections of the delivery worker's own pool, apart from the pool visitors' requests use */
   databaseConnections: number;
+  /** hours an endpoint may fail without a single success before it is disabled */
+  disableAfterHours: number;
 }
 
 export const webhookSettings: SettingsSection<WebhookSettings> = {
@@ -46,6 +48,11 @@ export const webhookSettings: SettingsSection<WebhookSettings> = {
       env: 'WEBHOOK_DATABASE_CONNECTIONS',
       schema: { type: 'integer', minimum: 1, maximum: 20 },
       default: 2,
+    },
+    disableAfterHours: {
+      env: 'WEBHOOK_DISABLE_AFTER_HOURS',
+      schema: { type: 'integer', minimum: 1, maximum: 8760 },
+      default: 120,
     },
   },
 };

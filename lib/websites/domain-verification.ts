@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { Refusal } from '../refusal.js';
 import type { WebsiteServices } from './services.js';
 import { checkWebsiteId, deniedAccess } from './ownership.js';
+import { retriedTransaction } from '../store/retry.js';
 import { LOCAL_DEVELOPMENT_DOMAIN } from './validation.js';
 
 /** Where the token is published: a TXT record on this name below the domain, or this file on the domain's https origin. */
@@ -135,7 +136,7 @@ export async function checkDomainVerification(
     domain_verified_by: verifiedBy,
     domain_verified_at: found ? (current.verifiedAt ? new Date(current.verifiedAt) : now) : null,
   };
-  const applied = await runtime.db.transaction(async (trx) => {
+  const applied = await retriedTransaction(runtime.db, async (trx) => {
     // Only while no operator vouched meanwhile: a vouching that committed during the probe is not overwritten.
     const updated = await trx('websites')
       .where({ id: websiteId, webmaster_id: webmasterId })
@@ -193,7 +194,7 @@ async function setOperatorVouching(
 ): Promise<DomainVouching> {
   checkWebsiteId(websiteId);
   const now = services.clock.now();
-  return services.db.transaction(async (trx) => {
+  return retriedTransaction(services.db, async (trx) => {
     const row = await trx('websites')
       .where({ id: websiteId })
       .forUpdate()

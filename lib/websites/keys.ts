@@ -3,7 +3,8 @@ import type { WebsiteServices } from './services.js';
 import type { Database } from '../store/database.js';
 import { newPublicKey } from './credentials.js';
 import type { Environment, WebsiteKey } from './models.js';
-import { checkWebsiteId, deniedAccess, type Queryable } from './ownership.js';
+import { checkWebsiteId, lockWebsiteForChange, deniedAccess, type Queryable } from './ownership.js';
+import { retriedTransaction } from '../store/retry.js';
 import type { ChangeOrigin } from '../changes.js';
 
 /** The owner's websites with this id: the tenancy filter of every key query. */
@@ -37,7 +38,8 @@ export async function regenerateWebsiteKey(
 ): Promise<WebsiteKey> {
   checkWebsiteId(websiteId);
   const now = runtime.clock.now();
-  return runtime.db.transaction(async (trx) => {
+  return retriedTransaction(runtime.db, async (trx) => {
+    await lockWebsiteForChange(trx, webmasterId, websiteId);
     const previous = await trx('website_keys')
       .whereIn('website_id', ownedWebsiteIds(trx, webmasterId, websiteId))
       .where('environment', environment)

@@ -6,7 +6,8 @@ import { Refusal } from '../refusal.js';
 import type { WebsiteServices } from './services.js';
 import { newClientId, newClientSecret } from './credentials.js';
 import type { Environment, OAuth2Configuration, OAuth2CreateInput, OAuth2Status, OAuth2UpdateInput } from './models.js';
-import { checkWebsiteId, websiteAccess, type Queryable } from './ownership.js';
+import { checkWebsiteId, lockWebsiteForChange, websiteAccess, type Queryable } from './ownership.js';
+import { retriedTransaction } from '../store/retry.js';
 import { SECRET_CHANGED, type ChangeOrigin } from '../changes.js';
 
 /** How long the previous credentials stay valid after a regeneration. */
@@ -96,8 +97,9 @@ export async function createOAuth2Config(
   const body = validateCreate(input);
   checkWebsiteId(websiteId);
   const now = runtime.clock.now();
-  return runtime.db.transaction(async (trx) => {
+  return retriedTransaction(runtime.db, async (trx) => {
     await websiteAccess(trx, webmasterId, websiteId);
+    await lockWebsiteForChange(trx, webmasterId, websiteId);
     const [config] = await trx('oauth2_configs')
       .insert({
         website_id: websiteId,
@@ -198,7 +200,8 @@ export async function updateOAuth2Config(
 ): Promise<OAuth2Configuration> {
   const body = validateUpdate(input);
   const now = runtime.clock.now();
-  return runtime.db.transaction(async (trx) => {
+  return retriedTransaction(runtime.db, async (trx) => {
+    await lockWebsiteForChange(trx, webmasterId, websiteId);
     const config = await ownedConfig(trx, webmasterId, websiteId, environment, true);
     const status = body.status ?? config.status;
     const redirectUris = body.redirectUris && body.status !== 'DISABLED' ? body.redirectUris : config.redirect_uris;
@@ -231,7 +234,8 @@ export async function regenerateOAuth2Credentials(
   environment: Environment,
   origin: ChangeOrigin,
 ): Promise<OAuth2Configuration> {
-  return runtime.db.transaction(async (trx) => {
+  return retriedTransaction(runtime.db, async (trx) => {
+    await lockWebsiteForChange(trx, webmasterId, websiteId);
     const config = await ownedConfig(trx, webmasterId, websiteId, environment, true);
     if (config.status !== 'ACTIVE') {
       throw new Refusal(

@@ -30,3 +30,18 @@ export async function deniedAccess(q: Queryable, webmasterId: number, websiteId:
   await websiteAccess(q, webmasterId, websiteId);
   throw websiteNotFound();
 }
+
+/**
+ * Every change of a website locks its row first, then the rows it changes (its keys, clients, webhooks, the audit
+ * chain's head, the webhooks' messages): one lock order, so two changes of one website wait for each other instead of
+ * deadlocking (docs/decisions/webhooks.md "One lock order for a website's changes"). FOR NO KEY UPDATE does not stop
+ * a visitor's verification from being recorded for the website meanwhile (its foreign key takes KEY SHARE). Another
+ * webmaster's website is not locked; the caller's own query refuses it.
+ */
+export async function lockWebsiteForChange(
+  trx: Knex.Transaction,
+  webmasterId: number,
+  websiteId: number,
+): Promise<void> {
+  await trx('websites').where({ id: websiteId, webmaster_id: webmasterId }).forNoKeyUpdate().first('id');
+}

@@ -5,6 +5,7 @@ import { policyUpdateSchema } from '../policy/schema.js';
 import { Refusal } from '../refusal.js';
 import type { WebsiteServices } from './services.js';
 import { checkWebsiteId, deniedAccess } from './ownership.js';
+import { retriedTransaction } from '../store/retry.js';
 import { validator } from './validation.js';
 import type { ChangeOrigin } from '../changes.js';
 
@@ -124,10 +125,11 @@ export async function updateWebsitePolicy(
   refuseLoosening(runtime, body.rules);
   checkWebsiteId(websiteId);
   const now = runtime.clock.now();
-  return runtime.db.transaction(async (trx) => {
+  return retriedTransaction(runtime.db, async (trx) => {
+    // The website's row first: every change's lock order (FOR NO KEY UPDATE lets verifications be recorded meanwhile).
     const previous = await trx('websites')
       .where({ id: websiteId, webmaster_id: webmasterId })
-      .forUpdate()
+      .forNoKeyUpdate()
       .first<PolicyRow | undefined>('regions', 'policy_rules');
     if (!previous) return deniedAccess(trx, webmasterId, websiteId);
     const [row] = await trx('websites')

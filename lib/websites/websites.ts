@@ -11,6 +11,7 @@ import {
   type WebsiteUpdateInput,
 } from './models.js';
 import { checkWebsiteId, deniedAccess, type Queryable } from './ownership.js';
+import { retriedTransaction } from '../store/retry.js';
 import type { ChangeOrigin } from '../changes.js';
 
 type WebsiteRow = Omit<Website, 'keys'>;
@@ -124,10 +125,11 @@ export async function updateWebsite(
   const body = validateUpdate(input);
   checkWebsiteId(websiteId);
   const now = runtime.clock.now();
-  return runtime.db.transaction(async (trx) => {
+  return retriedTransaction(runtime.db, async (trx) => {
+    // The website's row first: every change's lock order (FOR NO KEY UPDATE lets verifications be recorded meanwhile).
     const previous = await trx('websites')
       .where({ id: websiteId, webmaster_id: webmasterId })
-      .forUpdate()
+      .forNoKeyUpdate()
       .first<WebsiteRow | undefined>(WEBSITE_COLUMNS);
     if (!previous) return deniedAccess(trx, webmasterId, websiteId);
     const [row] = await trx('websites')
@@ -169,7 +171,7 @@ export async function deleteWebsite(
 ): Promise<void> {
   checkWebsiteId(websiteId);
   const now = runtime.clock.now();
-  await runtime.db.transaction(async (trx) => {
+  await retriedTransaction(runtime.db, async (trx) => {
     const [row] = await trx('websites')
       .where({ id: websiteId, webmaster_id: webmasterId })
       .delete()

@@ -317,5 +317,13 @@ describe('The evidence pack: GET /external/website/{id}/evidence and age-provide
     expect((await request(app.url, 'GET', `/external/website/${websiteId}/evidence?${period()}`, {})).status).to.equal(
       401,
     );
+    // The calendar's edges PostgreSQL holds are periods like any other: empty, signed, never a 5xx.
+    for (const query of ['from=0001-01-01&to=0001-12-31', 'from=9999-01-01&to=9999-12-31']) {
+      const response = await api.get<FlattenedJWS>(`/website/${websiteId}/evidence?${query}`);
+      expect(response.status, `${query}: ${JSON.stringify(response.body)}`).to.equal(200);
+      const edge = payloadOf(response.body);
+      expect(edge.statistics.days).to.deep.equal([]);
+      expect(edge.audit.entries).to.deep.equal([]);
+    }
   });
 });

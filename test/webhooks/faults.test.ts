@@ -5,7 +5,14 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { keptLogger } from '../helpers/log.js';
 import type { Database } from '../../lib/store/database.js';
 import { LOCAL_RECEIVERS, register, setUp, shortcutFlow, verified } from './helpers.js';
-import { startReceiver, startSilentReceiver, type Receiver, type SilentReceiver } from './receiver.js';
+import { startSmtpSink } from '../helpers/smtp-sink.js';
+import { MovableClock } from '../oauth2/helpers/clock.js';
+import { sweepRetention } from '../../lib/store/retention.js';
+import { retriedTransaction } from '../../lib/store/retry.js';
+import { enqueueEvent } from '../../lib/webhooks/events.js';
+import { BACKLOG_LIMIT, maintainOutbox } from '../../lib/webhooks/maintenance.js';
+import { disableEndpoint } from '../../lib/webhooks/outbox.js';
+import { startReceiver, startSilentReceiver } from './receiver.js';
 
 const POLL_MS = 100;
 const TIMEOUT_MS = 4000;
@@ -63,7 +70,7 @@ describe('webhooks under faults', function () {
   this.timeout(120_000);
   let database: TestDatabase;
   const apps: TestApp[] = [];
-  const receivers: Array<Receiver | SilentReceiver> = [];
+  const receivers: Array<{ close(): Promise<void> }> = [];
   const start = async (env: NodeJS.ProcessEnv, log = keptLogger('info')): Promise<TestApp> => {
     const app = await startTestApp({ env, logger: log }, { shared: database });
     apps.push(app);
@@ -225,5 +232,145 @@ describe('webhooks under faults', function () {
     expect(bySequence.slice(0, EDITS).map((payload) => (payload.data.website as { name: string }).name)).to.deep.equal(
       audited.map((entry) => entry.after.name),
     );
+  });
+
+  it('answers webhook deletions racing other changes of the same website (8 concurrent writers) without a 500', async () => {
+    const app = await start(LOCAL_RECEIVERS);
+    const receiver = await startReceiver();
+    receivers.push(receiver);
+    const { api, client } = await setUp(app);
+    const WRITERS = 8;
+    // Each change of the website writes a message for every endpoint: its foreign key reaches the rows being deleted.
+    const hooks = [];
+    for (let index = 0; index < WRITERS; index += 1)
+      hooks.push(await register(api, client.websiteId, receiver.url, ['website.updated', 'key.regenerated']));
+    const site = `/website/${client.websiteId}`;
+    const answers = await Promise.all([
+      ...hooks.map((hook) => api.delete(`${site}/webhooks/${hook.id}`)),
+      ...hooks.map((_, index) =>
+        index % 2 === 0
+          ? api.patch(site, { name: `Shop ${index}` })
+          : api.patch(`${site}/key/${client.environment.toLowerCase()}/regenerate`),
+      ),
+    ]);
+    expect(answers.map((answer) => answer.status)).to.deep.equal([...hooks.map(() => 204), ...hooks.map(() => 200)]);
+    expect(await database.db('webhooks').pluck('id')).to.deep.equal([]);
+    const audited = await database.db('audit_entries').where('website_id', client.websiteId).pluck('action');
+    expect(audited.filter((action) => action === 'webhook.deleted')).to.have.length(WRITERS);
+  });
+
+  it('gives up a message written while its endpoint was being disabled, so nothing stays scheduled past retention', async () => {
+    const app = await start({ ...LOCAL_RECEIVERS, WEBHOOK_POLL_INTERVAL_MS: '3600000' });
+    const { api, client } = await setUp(app);
+    const hook = await register(api, client.websiteId, 'http://127.0.0.1:9/hooks', ['website.updated']);
+    const writer = await database.db.transaction();
+    // The writer's message is in (its snapshot saw the endpoint enabled) but not committed when the disabling commits.
+    await enqueueEvent(writer, client.websiteId, 'website.updated', { website: { name: 'x' } }, new Date());
+    const disabling = retriedTransaction(database.db, (trx) =>
+      disableEndpoint(trx, hook.id, new Date(), 'the receiver answered 410 Gone'),
+    );
+    // On the embedded database the two share one connection: the disabling runs once the writer is done.
+    if (database.url) expect(await disabling).to.equal(true);
+    await writer.commit();
+    await disabling;
+    const scheduled = () =>
+      database.db('webhook_messages').where('webhook_id', hook.id).whereNotNull('next_attempt_at').pluck('id');
+    if (database.url) expect(await scheduled(), 'left scheduled by the race').to.have.length(1);
+    const upkeep = await maintainOutbox({
+      runtime: app.provider.runtime,
+      db: database.db,
+      mailer: undefined,
+      brand: 'x',
+    });
+    expect(upkeep.leftovers).to.equal(database.url ? 1 : 0);
+    expect(await scheduled()).to.deep.equal([]);
+    expect(
+      await database.db('webhook_messages').where('webhook_id', hook.id).first('given_up_reason', 'given_up_at'),
+    ).to.have.property('given_up_reason', 'endpoint disabled');
+    const limits = app.provider.config;
+    const later = new Date(Date.now() + (limits.verificationRetention + 60) * 1000);
+    await sweepRetention(database.db, later, limits);
+    expect(
+      await database.db('webhook_messages').where('webhook_id', hook.id).pluck('id'),
+      'swept in time',
+    ).to.deep.equal([]);
+  });
+
+  it(`bounds each endpoint's backlog at ${BACKLOG_LIMIT} messages, giving up the oldest with the reason`, async () => {
+    const app = await start({ ...LOCAL_RECEIVERS, WEBHOOK_POLL_INTERVAL_MS: '3600000' });
+    const { api, client } = await setUp(app);
+    const hook = await register(api, client.websiteId, 'http://127.0.0.1:9/hooks', ['website.updated']);
+    await queue(database.db, hook.id, client.websiteId, BACKLOG_LIMIT + 5);
+    const ids = await database.db('webhook_messages').orderBy('id').pluck('id');
+    const upkeep = await maintainOutbox({
+      runtime: app.provider.runtime,
+      db: database.db,
+      mailer: undefined,
+      brand: 'x',
+    });
+    expect(upkeep.overBacklog).to.equal(5);
+    const givenUp = await database
+      .db('webhook_messages')
+      .whereNotNull('given_up_at')
+      .orderBy('id')
+      .select('id', 'given_up_reason');
+    expect(givenUp).to.deep.equal(
+      ids.slice(0, 5).map((id) => ({ id, given_up_reason: `backlog over ${BACKLOG_LIMIT} messages` })),
+    );
+    expect(
+      (await maintainOutbox({ runtime: app.provider.runtime, db: database.db, mailer: undefined, brand: 'x' }))
+        .overBacklog,
+    ).to.equal(0);
+  });
+
+  it('disables an endpoint failing for WEBHOOK_DISABLE_AFTER_HOURS, in the audit trail and by mail to the owners', async () => {
+    const smtp = await startSmtpSink();
+    receivers.push(smtp);
+    const clock = new MovableClock();
+    const log = keptLogger('info');
+    const app = await startTestApp(
+      {
+        clock,
+        logger: log,
+        env: { ...LOCAL_RECEIVERS, SMTP_URL: smtp.url, MAIL_FROM: 'Age Provider <no-reply@age.example>' },
+      },
+      { shared: database },
+    );
+    apps.push(app);
+    const failing = await startReceiver();
+    receivers.push(failing);
+    failing.answer = () => 500;
+    const { api, client, webmaster } = await setUp(app);
+    const hook = await register(api, client.websiteId, failing.url, ['website.updated']);
+    expect((await api.post(`/website/${client.websiteId}/webhooks/${hook.id}/test`, {})).status).to.equal(200);
+    await failing.waitFor(1);
+    await until(
+      async () => (await database.db('webhooks').where('id', hook.id).first('failing_since')).failing_since !== null,
+      'the failure recorded',
+    );
+    clock.advance(119 * 3600);
+    await new Promise((resolve) => setTimeout(resolve, 40 * 50));
+    expect((await database.db('webhooks').where('id', hook.id).first('disabled_at')).disabled_at, '119 h').to.equal(
+      null,
+    );
+    clock.advance(2 * 3600);
+    await until(async () => smtp.mails.length > 0, 'the mail to the owner');
+    const listed = await api.get<Array<{ id: number; disabledAt: string | null }>>(
+      `/website/${client.websiteId}/webhooks`,
+    );
+    expect(listed.body.find((one) => one.id === hook.id)!.disabledAt).to.be.a('string');
+    expect(smtp.mails).to.have.length(1);
+    expect(smtp.mails[0]!.to.join()).to.include(`<${webmaster.email}>`);
+    expect(smtp.mails[0]!.data).to.include('120 hours').and.include(failing.url);
+    const audit = await api.get<{ entries: Array<{ action: string; actor: { type: string; id: string } }> }>(
+      `/website/${client.websiteId}/audit?limit=1`,
+    );
+    expect(audit.body.entries[0]).to.deep.include({
+      action: 'webhook.disabled',
+      actor: { type: 'operator', id: 'webhook delivery' },
+    });
+    expect(
+      await database.db('webhook_messages').where('webhook_id', hook.id).whereNotNull('next_attempt_at').pluck('id'),
+    ).to.deep.equal([]);
   });
 });
