@@ -16,18 +16,22 @@ export const systemResolve: Resolve = (host) => lookup(host, { all: true, verbat
  * own network.
  */
 export function checkedLookup(allowPrivate: boolean, resolve: Resolve = systemResolve): LookupFunction {
+  const checked = async (hostname: string): Promise<Awaited<ReturnType<Resolve>>> => {
+    const addresses = await resolve(hostname);
+    if (addresses.length === 0 || (!allowPrivate && addresses.some(({ address }) => isPrivateAddress(address))))
+      throw Object.assign(new Error('refused address'), { code: 'EPRIVATE' });
+    return addresses;
+  };
   return (hostname, options, callback) => {
-    resolve(hostname).then(
-      (addresses) => {
-        if (addresses.length === 0 || (!allowPrivate && addresses.some(({ address }) => isPrivateAddress(address)))) {
-          callback(Object.assign(new Error('refused address'), { code: 'EPRIVATE' }), '', 0);
-        } else if (options.all) {
-          (callback as unknown as (error: null, all: typeof addresses) => void)(null, addresses);
-        } else {
-          callback(null, addresses[0]!.address, addresses[0]!.family);
-        }
-      },
-      (error: NodeJS.ErrnoException) => callback(error, '', 0),
+    const answer = (error: NodeJS.ErrnoException | null, addresses: Awaited<ReturnType<Resolve>>): void => {
+      if (error) callback(error, '', 0);
+      else if (options.all) (callback as unknown as (error: null, all: typeof addresses) => void)(null, addresses);
+      else callback(null, addresses[0]!.address, addresses[0]!.family);
+    };
+    // Answered outside the promise: an exception in the socket's callback must not turn into a rejection here.
+    checked(hostname).then(
+      (addresses) => process.nextTick(answer, null, addresses),
+      (error: NodeJS.ErrnoException) => process.nextTick(answer, error, []),
     );
   };
 }
