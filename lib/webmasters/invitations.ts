@@ -26,7 +26,7 @@ export const invitationUrl = (issuer: string, token: string): string =>
  * Who invites: a member with their role (webmasterId, recorded as the inviter), or the operator at the command line
  * (webmasterId null: the operator stands above the account's roles, as for set-role, and may invite an owner).
  */
-export interface Inviter {
+interface Inviter {
   webmasterId: number | null;
   role: Role;
   origin: ChangeOrigin;
