@@ -15,12 +15,24 @@ import * as webmasterAccess from './013_webmaster_access.js';
 import * as secondFactors from './014_second_factors.js';
 import * as team from './015_team.js';
 import * as webhookDeliveryUnderFaults from './016_webhook_delivery_under_faults.js';
+import * as webmasterPasskeys from './018_webmaster_passkeys.js';
 import * as statisticsCounted from './019_statistics_counted.js';
 import * as verificationListing from './020_verification_listing.js';
 import * as statisticsFunnel from './021_statistics_funnel.js';
 import * as evidence from './022_evidence.js';
+import * as migrationSteps from './023_migration_steps.js';
+
+/**
+ * How a migration changes the schema (docs/upgrading.md): `expand` keeps everything the previous release reads and
+ * writes (new tables, new nullable or defaulted columns, new indexes, relaxed constraints), so the previous release
+ * keeps serving beside this one during a rolling upgrade and after a way back; `contract` removes or narrows something
+ * (a column, a table, a constraint an older build relies on) and is shipped only once no build that needs it runs.
+ * A build refuses to start on a database with a contract step it does not know.
+ */
+export type MigrationStep = 'expand' | 'contract';
 
 interface Migration {
+  step: MigrationStep;
   up(knex: Knex): Promise<void>;
   down(knex: Knex): Promise<void>;
 }
@@ -43,8 +55,10 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['014_second_factors', secondFactors],
   ['015_team', team],
   ['016_webhook_delivery_under_faults', webhookDeliveryUnderFaults],
+  ['018_webmaster_passkeys', webmasterPasskeys],
   ['019_statistics_counted', statisticsCounted],
   ['020_verification_listing', verificationListing],
   ['021_statistics_funnel', statisticsFunnel],
   ['022_evidence', evidence],
+  ['023_migration_steps', migrationSteps],
 ];

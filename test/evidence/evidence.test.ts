@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRemoteJWKSet, FlattenedSign, flattenedVerify, importJWK, type FlattenedJWS, type JWK } from 'jose';
 import type { EvidencePayload } from '../../lib/evidence/document.js';
-import { packageRoot } from '../../lib/paths.js';
+import { packageRoot, packageVersion } from '../../lib/paths.js';
 import { verificationRow } from '../../lib/verification/verifications.js';
 import { cli } from '../cli/run.js';
 import { apiClient, expectError, request, type ApiClient } from '../external/api.js';
@@ -144,7 +144,7 @@ describe('The evidence pack: GET /external/website/{id}/evidence and age-provide
   it('holds the period: the version, the counts per day by challenge, country, outcome and level, the rules, the chain, the retention', () => {
     const document = payloadOf(pack);
     expect(document).to.deep.include({ format: 1, issuer: app.url, period: { from: today(), to: today() } });
-    expect(document.service).to.deep.equal({ name: 'age-provider', version: '0.1.0' });
+    expect(document.service).to.deep.equal({ name: 'age-provider', version: packageVersion() });
     expect(document.website).to.deep.include({ id: websiteId });
     expect(document.statistics.days).to.have.length(1);
     expect(document.statistics.days[0]).to.deep.include({
