@@ -63,11 +63,16 @@ export async function claimDue(
             WHERE message.webhook_id = hook.id AND message.next_attempt_at <= ?
             ORDER BY message.next_attempt_at
             LIMIT ?
-            FOR UPDATE SKIP LOCKED
          ) picked
         WHERE hook.disabled_at IS NULL AND (hook.backoff_until IS NULL OR hook.backoff_until <= ?)
-     ), due AS (
+     ), chosen AS (
        SELECT id FROM candidates WHERE rank <= free ORDER BY rank, next_attempt_at LIMIT ?
+     ), due AS (
+       -- Only the chosen rows are locked; one another instance took meanwhile is skipped, or no longer due once its
+       -- lease is seen (the condition is checked again on the row's newest version).
+       SELECT message.id FROM webhook_messages message JOIN chosen ON chosen.id = message.id
+        WHERE message.next_attempt_at <= ?
+        FOR UPDATE OF message SKIP LOCKED
      ), claimed AS (
        UPDATE webhook_messages message SET next_attempt_at = ?, attempts = message.attempts + 1
          FROM due WHERE message.id = due.id
@@ -82,6 +87,7 @@ export async function claimDue(
       limits.perEndpoint,
       now,
       limits.limit,
+      now,
       leaseUntil,
     ],
   );
@@ -241,3 +247,30 @@ export const giveUp = async (messages: Knex.QueryBuilder, at: Date, reason: stri
       .update({ next_attempt_at: null, given_up_at: at, given_up_reason: reason })
       .returning('id')
   ).length;
+
+/** The outbox as operators watch it, all instances together (lib/webhooks/metrics.ts). */
+export interface Backlog {
+  pending: number;
+  oldestDueSeconds: number;
+  endpointsBackedOff: number;
+}
+
+/** One statement: messages waiting on enabled endpoints, how late the oldest due one is, endpoints in back-off. */
+export async function readBacklog(db: Database): Promise<Backlog> {
+  const row = await db('webhook_messages as message')
+    .join('webhooks as hook', 'hook.id', 'message.webhook_id')
+    .whereNull('hook.disabled_at')
+    .whereNotNull('message.next_attempt_at')
+    .first<{ pending: number | string; oldest: number | string | null; backed_off: number | string }>(
+      db.raw('count(*) AS pending'),
+      db.raw(
+        'extract(epoch FROM now() - min(message.next_attempt_at) FILTER (WHERE message.next_attempt_at <= now())) AS oldest',
+      ),
+      db.raw('(SELECT count(*) FROM webhooks WHERE disabled_at IS NULL AND backoff_until > now()) AS backed_off'),
+    );
+  return {
+    pending: Number(row?.pending ?? 0),
+    oldestDueSeconds: Math.max(0, Number(row?.oldest ?? 0)),
+    endpointsBackedOff: Number(row?.backed_off ?? 0),
+  };
+}
