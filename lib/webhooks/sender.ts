@@ -1,6 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { connectionFailure } from '../security/outbound-get.js';
 import type { Destination } from './destination.js';
 
 /** How one delivery ended: the receiver's status, or why there is none. */
@@ -61,11 +62,12 @@ export function send(
           if (size > MAX_RESPONSE_BYTES) finish({ status: response.statusCode ?? 0 });
         });
         response.on('end', () => finish({ status: response.statusCode ?? 0 }));
-        response.on('error', (error) => finish({ error: error.message }));
+        response.on('error', (error) => finish({ error: connectionFailure(error) }));
       },
     );
     const timer = setTimeout(() => finish({ error: `no answer within ${timeoutMs} ms`, timedOut: true }), timeoutMs);
-    outgoing.on('error', (error) => finish({ error: error.message }));
+    // The webmaster reads this in the delivery log: what failed, never the address connected to.
+    outgoing.on('error', (error) => finish({ error: connectionFailure(error) }));
     outgoing.end(body);
   });
 }
