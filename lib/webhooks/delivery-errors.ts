@@ -8,8 +8,10 @@ const TLS_WORDS: Readonly<Record<string, string>> = {
   CERT_NOT_YET_VALID: "the receiver's certificate is not valid yet",
   DEPTH_ZERO_SELF_SIGNED_CERT: "the receiver's certificate is self-signed",
   SELF_SIGNED_CERT_IN_CHAIN: "the receiver's certificate chain ends in an untrusted self-signed certificate",
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "the receiver's certificate is not signed by a trusted authority (or its chain is incomplete)",
-  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "the receiver's certificate is not signed by a trusted authority (or its chain is incomplete)",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+    "the receiver's certificate is not signed by a trusted authority (or its chain is incomplete)",
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
+    "the receiver's certificate is not signed by a trusted authority (or its chain is incomplete)",
   CERT_REVOKED: "the receiver's certificate is revoked",
   ERR_TLS_CERT_ALTNAME_INVALID: "the receiver's certificate does not name the URL's host",
 };

@@ -41,7 +41,10 @@ export const webhookMessageSchema = {
         properties: {
           attempt: { type: 'integer', minimum: 1 },
           attemptedAt: { type: 'string' },
-          status: { type: ['integer', 'null'], description: "The receiver's HTTP status; null when it did not answer." },
+          status: {
+            type: ['integer', 'null'],
+            description: "The receiver's HTTP status; null when it did not answer.",
+          },
           durationMs: { type: 'integer', minimum: 0 },
           error: {
             type: ['string', 'null'],

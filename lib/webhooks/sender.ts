@@ -22,8 +22,19 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
 /** What the delivery log keeps of an answer: enough for an error message or a stack trace's first lines. */
 export const RESPONSE_KEPT_BYTES = 1024;
 
+/** The bytes up to the last whole UTF-8 character: a character cut at the limit is left out, not garbled. */
+function wholeCharacters(bytes: Buffer): Buffer {
+  let start = bytes.length - 1;
+  while (start > 0 && start > bytes.length - 4 && (bytes[start]! & 0xc0) === 0x80) start -= 1;
+  const lead = bytes[start] ?? 0;
+  const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  return start + length > bytes.length ? bytes.subarray(0, start) : bytes;
+}
+
 const excerptOf = (chunks: Buffer[], size: number): AnswerExcerpt => ({
-  body: Buffer.concat(chunks).subarray(0, RESPONSE_KEPT_BYTES).toString('utf8').replaceAll('\0', '\uFFFD'),
+  body: wholeCharacters(Buffer.concat(chunks).subarray(0, RESPONSE_KEPT_BYTES))
+    .toString('utf8')
+    .replaceAll('\0', '\uFFFD'),
   truncated: size > RESPONSE_KEPT_BYTES,
 });
 
