@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 
+export const step = 'expand';
+
 /** The whole data model. Forward only. */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('webmasters', (t) => {

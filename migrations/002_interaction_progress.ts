@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 
+export const step = 'expand';
+
 /**
  * Where a visitor is in one authorization (keyed by the oidc-provider interaction uid): consent given,
  * visitor account signed in, the verification waiting to be handed over, and the running challenge's

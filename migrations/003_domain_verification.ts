@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 
+export const step = 'expand';
+
 /**
  * Website domain verification: the token the webmaster publishes (a DNS TXT record or a file
  * under /.well-known), created on first use, when the domain was proven (null: not verified) and when it was last looked at. A website's

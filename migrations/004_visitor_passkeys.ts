@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 
+export const step = 'expand';
+
 /**
  * Passkeys for reuse: a visitor account may be a passkey alone (no username, no password), and holds any number of
  * discoverable WebAuthn credentials. Only what verifying a signature needs is kept: the public key, the signature

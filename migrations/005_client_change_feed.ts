@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 
 const TABLES = ['oauth2_configs', 'oauth2_credentials', 'websites', 'website_keys'];
 
+export const step = 'expand';
+
 /**
  * Every instance caches client lookups (lib/websites/client-cache.ts): any write to what a client resolves from
  * notifies `age_provider_clients`, so each instance forgets its cache within moments of the commit. Statement-level

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 
+export const step = 'expand';
+
 /**
  * Policies (docs/policies.md): each website's own rules, read with the website wherever a client resolves (so they
  * ride in the client cache and cost no statement of their own), and on each verification the rules that applied

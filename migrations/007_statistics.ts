@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 
+export const step = 'expand';
+
 /**
  * Statistics: daily aggregates per website and environment (lib/statistics), kept after the verifications they count
  * are swept, and holding no personal data: counts, counts per challenge and per country, and a histogram of the

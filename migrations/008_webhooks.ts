@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 
+export const step = 'expand';
+
 /**
  * Signed webhooks: each website's endpoints, the outbox of messages to deliver (written in the transaction of the
  * change it reports) and every delivery attempt. A verification's `verification.completed` message is written by a

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 
+export const step = 'expand';
+
 /**
  * The audit trail: every change to a website (its keys, OAuth2 configurations, webhooks, policy) and to a webmaster's
  * API token, append-only, in hash chains (lib/audit/chain.ts). One chain per website, and one per webmaster account

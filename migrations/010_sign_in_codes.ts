@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 
+export const step = 'expand';
+
 /**
  * One-time sign-in codes mailed to a webmaster (lib/webmasters/sign-in-codes.ts): each bound to the browser that
  * asked for it, kept as digests only, used once.

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 
+export const step = 'expand';
+
 /**
  * What a platform form that creates or regenerates something already did (lib/platform/once.ts): one row per
  * submitted form, so a repeat of the same submit lands where the first did instead of doing it again.

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 
+export const step = 'expand';
+
 /**
  * How a website's domain was verified: `published` (the webmaster's token found in DNS or the /.well-known file) or
  * `operator` (the service's operator vouched for it, `age-provider website vouch-domain`); null while unverified.

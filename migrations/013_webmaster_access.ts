@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 
+export const step = 'expand';
+
 /**
  * A webmaster's address is proven before any credential is attached to it (issue 32, the pre-hijack), and the
  * platform's sessions describe themselves (lib/platform/sessions.ts).

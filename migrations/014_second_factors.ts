@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 
+export const step = 'expand';
+
 /**
  * A webmaster's second factor (lib/webmasters/second-factors.ts): an authenticator app's TOTP secret, sealed (it must
  * be read back to check a code), with the last time step used so a code works once; and single-use recovery codes,

@@ -1,5 +1,8 @@
 import type { Knex } from 'knex';
 
+/** Contract step (docs/upgrading.md): it drops the unique index that kept one active API token per account, which builds before it relied on. */
+export const step = 'contract';
+
 /**
  * Teams, named API keys and a way out (docs/team.md, docs/decisions/team.md).
  *

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 
+export const step = 'expand';
+
 /**
  * Webhook delivery under faults (issue 37, docs/decisions/webhooks.md "Delivery under faults"). Additive only: the
  * previous release keeps running on this schema (it ignores the new columns and still claims and records as before).

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 
+export const step = 'expand';
+
 /**
  * Statistics count each verification once by a mark, not by id (issue 37): ids are taken before commit, so a row
  * with a lower id that commits after a higher one was never counted by "id above the last one counted".

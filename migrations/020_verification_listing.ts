@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 
+export const step = 'expand';
+
 /**
  * Verifications one by one (issue 33, docs/verifications.md):
  * - `verifications.client_id`: the OAuth2 client the flow ran for, written by the insert that already records the

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 
+export const step = 'expand';
+
 /**
  * Statistics a webmaster can use (issue 33, docs/statistics.md): the daily aggregates gain the funnel's steps that
  * leave no row of their own (flows whose prompt was accepted, whose check began, refused at least once, returned to

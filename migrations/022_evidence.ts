@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 
+export const step = 'expand';
+
 /**
  * The evidence pack (issue 33, docs/evidence.md):
  * - `statistics_daily.by_level`: verifications per assurance level, counted by the rollup with the rest of the day

@@ -20,8 +20,19 @@ import * as statisticsCounted from './019_statistics_counted.js';
 import * as verificationListing from './020_verification_listing.js';
 import * as statisticsFunnel from './021_statistics_funnel.js';
 import * as evidence from './022_evidence.js';
+import * as migrationSteps from './023_migration_steps.js';
+
+/**
+ * How a migration changes the schema (docs/upgrading.md): `expand` keeps everything the previous release reads and
+ * writes (new tables, new nullable or defaulted columns, new indexes, relaxed constraints), so the previous release
+ * keeps serving beside this one during a rolling upgrade and after a way back; `contract` removes or narrows something
+ * (a column, a table, a constraint an older build relies on) and is shipped only once no build that needs it runs.
+ * A build refuses to start on a database with a contract step it does not know.
+ */
+export type MigrationStep = 'expand' | 'contract';
 
 interface Migration {
+  step: MigrationStep;
   up(knex: Knex): Promise<void>;
   down(knex: Knex): Promise<void>;
 }
@@ -49,4 +60,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['020_verification_listing', verificationListing],
   ['021_statistics_funnel', statisticsFunnel],
   ['022_evidence', evidence],
+  ['023_migration_steps', migrationSteps],
 ];

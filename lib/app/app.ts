@@ -92,12 +92,11 @@ export async function createAgeProvider(
   // Run in reverse: the counts of repeats are written last.
   const closers: Array<() => Promise<void> | void> = [() => repeats.close()];
   const db = givenDb ?? (await openConfiguredDatabase(config, log));
-  if (!givenDb) {
-    closers.push(() => db.destroy());
-    await migrate(db);
-  }
+  if (!givenDb) closers.push(() => db.destroy());
 
   try {
+    // A database this build may not run on (lib/store/migrate.ts) is refused here, and released below.
+    if (!givenDb) await migrate(db, log);
     return await assemble({ config, db, clock: clock ?? systemClock, log, repeats, domainProbe, oidcAdapter, closers });
   } catch (error) {
     // A resource a feature opens (a vendor's key file, a GeoIP database) can fail after the database opened: release

@@ -14,17 +14,20 @@ export interface ConfiguredDatabase {
 
 /**
  * Runs `work` on the database the configuration names (DATABASE_URL, else the embedded one in DATA_DIR), brought up
- * to date first so a command works on a fresh database, and closed afterwards (releasing the embedded lock).
+ * to date first so a command works on a fresh database (unless `migrating` is false: `migrate status` and
+ * `--dry-run` only look), and closed afterwards (releasing the embedded lock).
  */
 export async function withConfiguredDatabase<T>(
   io: CliIo,
   work: (database: ConfiguredDatabase) => Promise<T>,
+  { migrating = true } = {},
 ): Promise<T> {
   const { config } = await loadConfig({}, io.env);
   await checkDatabaseReachable(config.databaseUrl);
-  const db = await openConfiguredDatabase(config, createLogger(config.logLevel, io.stderr));
+  const log = createLogger(config.logLevel, io.stderr);
+  const db = await openConfiguredDatabase(config, log);
   try {
-    return await work({ config, db, applied: await migrate(db) });
+    return await work({ config, db, applied: migrating ? await migrate(db, log) : [] });
   } finally {
     await db.destroy();
   }

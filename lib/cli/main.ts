@@ -2,6 +2,7 @@ import { text } from 'node:stream/consumers';
 import { ConfigError } from '../config/settings.js';
 import { packageVersion as version } from '../paths.js';
 import { DatabaseInUseError } from '../store/embedded-lock.js';
+import { IncompatibleSchemaError } from '../store/migrate.js';
 import { parseCommandLine } from './arguments.js';
 import { CliError, EXIT, UsageError, type CliIo, type Command } from './command.js';
 import { auditCommand } from './commands/audit.js';
@@ -47,7 +48,10 @@ export const processIo: Omit<CliIo, 'oidcAdapter'> = {
 
 /** Errors that are the operator's to fix: one line, no stack trace. Anything else is a bug and keeps its stack. */
 const isExplained = (error: unknown): error is Error =>
-  error instanceof CliError || error instanceof ConfigError || error instanceof DatabaseInUseError;
+  error instanceof CliError ||
+  error instanceof ConfigError ||
+  error instanceof DatabaseInUseError ||
+  error instanceof IncompatibleSchemaError;
 
 /** Runs one CLI invocation and returns its exit code. */
 export async function main(argv: string[], io: CliIo): Promise<number> {

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Context } from 'koa';
 import { Refusal, type RefusalKind } from '../refusal.js';
+import { abortedForAnother } from '../store/retry.js';
 import { isDatabaseUnavailable } from '../store/unavailable.js';
 import { OUTAGE } from './outage.js';
 
@@ -40,8 +41,8 @@ const REFUSAL_STATUS: Record<RefusalKind, number> = { invalid: 400, not_found: 4
 
 /**
  * Status and safe message for any thrown value: our HttpError, a domain's Refusal, koa/http-errors with `expose`
- * (body parser 400/413/415), a database outage as 503 with Retry-After (and its OAuth2 `code`), else 500 with a
- * generic message.
+ * (body parser 400/413/415), a database outage as 503 with Retry-After (and its OAuth2 `code`), a transaction still
+ * aborted as a deadlock after its runs as 503 too, else 500 with a generic message.
  */
 export function describeError(error: unknown): {
   status: number;
@@ -53,6 +54,14 @@ export function describeError(error: unknown): {
   if (error instanceof Refusal) return { status: REFUSAL_STATUS[error.kind], message: error.message, headers: {} };
   if (isDatabaseUnavailable(error))
     return { status: OUTAGE.status, message: OUTAGE.message, headers: { ...OUTAGE.headers }, code: OUTAGE.code };
+  // Still aborted after its runs (lib/store/retry.ts): it changed nothing, and running it again in a moment will do.
+  if (abortedForAnother(error))
+    return {
+      status: 503,
+      message: 'Concurrent changes collided. Nothing was changed: retry in a moment.',
+      headers: { 'Retry-After': '1' },
+      code: OUTAGE.code,
+    };
   const candidate = error as {
     status?: unknown;
     statusCode?: unknown;

@@ -9,7 +9,8 @@ const ATTEMPTS = 4;
 /** Each wait before a new run is up to this many milliseconds times the runs so far, at random: racers spread apart. */
 const JITTER_MS = 25;
 
-const abortedForAnother = (error: unknown): boolean =>
+/** PostgreSQL aborted this transaction as a deadlock or a serialization failure: it changed nothing. */
+export const abortedForAnother = (error: unknown): boolean =>
   typeof error === 'object' && error !== null && RETRIED_CODES.has(String((error as { code?: unknown }).code));
 
 /**

@@ -1,10 +1,11 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Database } from '../store/database.js';
+import { readBacklog, type Backlog } from './outbox.js';
 import { ATTEMPT_OUTCOMES, type DeliveryMetrics } from './delivery.js';
 
 /**
  * The webhooks' metric families: attempts by outcome, counted by the worker as they end, and the outbox's backlog
- * (messages waiting, and how late the oldest due one is), read by one query when /metrics is scraped: never a
+ * (messages waiting, how late the oldest due one is, endpoints in back-off), read by one query when /metrics is scraped: never a
  * statement per visitor request, and none at all while nobody scrapes.
  */
 export function webhookMetrics(registry: Registry, db: Database): DeliveryMetrics {
@@ -15,9 +16,9 @@ export function webhookMetrics(registry: Registry, db: Database): DeliveryMetric
     registers: [registry],
   });
   for (const outcome of ATTEMPT_OUTCOMES) attempts.inc({ outcome }, 0);
-  // Both gauges from one statement: a scrape collects them together, and the second shares the first's reading.
-  let reading: Promise<{ pending: number; oldestDueSeconds: number }> | undefined;
-  const backlog = (): Promise<{ pending: number; oldestDueSeconds: number }> =>
+  // The gauges from one statement: a scrape collects them together, and each shares the first one's reading.
+  let reading: Promise<Backlog> | undefined;
+  const backlog = (): Promise<Backlog> =>
     (reading ??= readBacklog(db).finally(() => {
       reading = undefined;
     }));
@@ -37,19 +38,13 @@ export function webhookMetrics(registry: Registry, db: Database): DeliveryMetric
       this.set((await backlog()).oldestDueSeconds);
     },
   });
+  new Gauge({
+    name: 'age_provider_webhook_endpoints_backed_off',
+    help: 'Enabled webhook endpoints in back-off now (their last attempt timed out, could not connect, or got a 5xx or 429), all instances together',
+    registers: [registry],
+    async collect() {
+      this.set((await backlog()).endpointsBackedOff);
+    },
+  });
   return { attempted: (outcome) => attempts.inc({ outcome }) };
-}
-
-async function readBacklog(db: Database): Promise<{ pending: number; oldestDueSeconds: number }> {
-  const row = await db('webhook_messages as message')
-    .join('webhooks as hook', 'hook.id', 'message.webhook_id')
-    .whereNull('hook.disabled_at')
-    .whereNotNull('message.next_attempt_at')
-    .first<{ pending: number | string; oldest: number | string | null }>(
-      db.raw('count(*) AS pending'),
-      db.raw(
-        'extract(epoch FROM now() - min(message.next_attempt_at) FILTER (WHERE message.next_attempt_at <= now())) AS oldest',
-      ),
-    );
-  return { pending: Number(row?.pending ?? 0), oldestDueSeconds: Math.max(0, Number(row?.oldest ?? 0)) };
 }

@@ -255,3 +255,30 @@ export const giveUp = async (messages: Knex.QueryBuilder, at: Date, reason: stri
       .update({ next_attempt_at: null, given_up_at: at, given_up_reason: reason })
       .returning('id')
   ).length;
+
+/** The outbox as operators watch it, all instances together (lib/webhooks/metrics.ts). */
+export interface Backlog {
+  pending: number;
+  oldestDueSeconds: number;
+  endpointsBackedOff: number;
+}
+
+/** One statement: messages waiting on enabled endpoints, how late the oldest due one is, endpoints in back-off. */
+export async function readBacklog(db: Database): Promise<Backlog> {
+  const row = await db('webhook_messages as message')
+    .join('webhooks as hook', 'hook.id', 'message.webhook_id')
+    .whereNull('hook.disabled_at')
+    .whereNotNull('message.next_attempt_at')
+    .first<{ pending: number | string; oldest: number | string | null; backed_off: number | string }>(
+      db.raw('count(*) AS pending'),
+      db.raw(
+        'extract(epoch FROM now() - min(message.next_attempt_at) FILTER (WHERE message.next_attempt_at <= now())) AS oldest',
+      ),
+      db.raw('(SELECT count(*) FROM webhooks WHERE disabled_at IS NULL AND backoff_until > now()) AS backed_off'),
+    );
+  return {
+    pending: Number(row?.pending ?? 0),
+    oldestDueSeconds: Math.max(0, Number(row?.oldest ?? 0)),
+    endpointsBackedOff: Number(row?.backed_off ?? 0),
+  };
+}

@@ -21,7 +21,8 @@ export {
 } from './domain-verification.js';
 export {
   getWebsitePolicy,
-  PolicyLoosening,
+  PolicyRefusal,
+  type PolicyProblem,
   updateWebsitePolicy,
   type WebsitePolicy,
   type WebsitePolicyInput,

@@ -1,12 +1,13 @@
 import { locationOfRegion, loosenedField } from '../policy/effective.js';
 import { operatorFloor, regionsNamed, websiteRule, type WebsitePolicyInputs } from '../policy/resolve.js';
 import type { EffectiveRule, PolicyRule } from '../policy/rule.js';
+import { idleRules } from '../policy/idle.js';
 import { policyUpdateSchema } from '../policy/schema.js';
 import { Refusal } from '../refusal.js';
 import type { WebsiteServices } from './services.js';
 import { checkWebsiteId, deniedAccess } from './ownership.js';
 import { retriedTransaction } from '../store/retry.js';
-import { validator } from './validation.js';
+import { problemsOf } from './validation.js';
 import type { ChangeOrigin } from '../changes.js';
 
 /** A website's policy as the External API and the platform show it (docs/policies.md). */
@@ -22,8 +23,6 @@ export interface WebsitePolicy {
 export interface WebsitePolicyInput {
   rules: PolicyRule[];
 }
-
-const validateUpdate = validator<WebsitePolicyInput>(policyUpdateSchema, 'body');
 
 interface PolicyRow {
   regions: string[];
@@ -68,30 +67,86 @@ function floorOf(field: string, floor: EffectiveRule): string {
   }
 }
 
-/** A rule that would loosen the operator's: a refusal whose parts (rule index, field, region) the platform words in the webmaster's language. */
-export class PolicyLoosening extends Refusal {
-  constructor(
-    readonly rule: number,
-    readonly field: string,
-    readonly region: string,
-    floor: EffectiveRule,
-  ) {
-    super(
-      'invalid',
-      `Invalid rules[${rule}].${field}. In ${region === '*' ? 'every region' : region} the operator's rule says ${floorOf(field, floor)}; a website's rules may only tighten it.`,
-    );
+/**
+ * One reason a website's rules are refused, with where it is (the rule's index, the field) so the platform can word it
+ * in the webmaster's language and link to the field; `message` is the External API's sentence.
+ */
+export type PolicyProblem =
+  | { kind: 'schema'; rule: number | null; field: string | null; message: string }
+  | { kind: 'loosens'; rule: number; field: string; region: string; message: string }
+  | { kind: 'idle'; rule: number; message: string };
+
+/** Rules refused: the API answers the first problem's sentence, the platform lists every one. */
+export class PolicyRefusal extends Refusal {
+  constructor(readonly problems: PolicyProblem[]) {
+    super('invalid', problems[0]!.message);
   }
 }
 
-/** A website's rules may only tighten the operator's: the first rule and field that would loosen it is a 400 naming them. */
-function refuseLoosening(runtime: WebsiteServices, rules: readonly PolicyRule[]): void {
-  rules.forEach((rule, index) => {
+const everyProblem = problemsOf(policyUpdateSchema, 'body');
+
+/** `/rules/2/challengesUntil/ticket` → rule 2, field challengesUntil. */
+function placeOf(path: string): { rule: number | null; field: string | null } {
+  const [, rules, index, field] = path.split('/');
+  if (rules !== 'rules' || index === undefined) return { rule: null, field: null };
+  return { rule: Number(index), field: field ?? null };
+}
+
+/** Each rule's first field and region that would loosen the operator's rule there. */
+function looseningsOf(
+  runtime: WebsiteServices,
+  rules: ReadonlyArray<{ rule: PolicyRule; index: number }>,
+): PolicyProblem[] {
+  return rules.flatMap(({ rule, index }) => {
     for (const region of rule.regions) {
       const floor = operatorFloor(runtime, region);
       const field = loosenedField(rule, floor);
-      if (field) throw new PolicyLoosening(index, field, region, floor);
+      if (field) {
+        const where = region === '*' ? 'every region' : region;
+        return [
+          {
+            kind: 'loosens' as const,
+            rule: index,
+            field,
+            region,
+            message: `Invalid rules[${index}].${field}. In ${where} the operator's rule says ${floorOf(field, floor)}; a website's rules may only tighten it.`,
+          },
+        ];
+      }
     }
+    return [];
   });
+}
+
+/**
+ * Every problem of a website's rules: each field the schema refuses, and among the rules it accepts, each that would
+ * loosen the operator's (docs/policies.md) and each that would change nothing (lib/policy/idle.ts). A body that is
+ * not a list of rules at all is not checked further.
+ */
+function policyProblems(runtime: WebsiteServices, input: unknown): PolicyProblem[] {
+  const invalid: PolicyProblem[] = everyProblem(input).map(({ path, message }) => ({
+    kind: 'schema',
+    ...placeOf(path),
+    message,
+  }));
+  const refusedRules = new Set(invalid.map((problem) => problem.rule));
+  const rules = (input as { rules?: unknown } | null)?.rules;
+  if (refusedRules.has(null) || !Array.isArray(rules)) return invalid;
+  const accepted = (rules as PolicyRule[]).flatMap((rule, index) => (refusedRules.has(index) ? [] : [{ rule, index }]));
+  const acceptedRules = accepted.map(({ rule }) => rule);
+  const found: PolicyProblem[] = [
+    ...invalid,
+    ...looseningsOf(runtime, accepted),
+    ...idleRules(acceptedRules).map((position) => {
+      const index = accepted[position]!.index;
+      return {
+        kind: 'idle' as const,
+        rule: index,
+        message: `Invalid rules[${index}]: it demands nothing (required: false never lifts a requirement set by the operator or the website's regions) and sets aside none of the website's broader rules, so it would change nothing. Add a demand or remove it.`,
+      };
+    }),
+  ];
+  return found.sort((a, b) => (a.rule ?? -1) - (b.rule ?? -1));
 }
 
 /** GET /external/website/{website_id}/policy. Another webmaster's website is 401, a missing one 404. */
@@ -121,8 +176,9 @@ export async function updateWebsitePolicy(
   input: WebsitePolicyInput,
   origin: ChangeOrigin,
 ): Promise<WebsitePolicy> {
-  const body = validateUpdate(input);
-  refuseLoosening(runtime, body.rules);
+  const problems = policyProblems(runtime, input);
+  if (problems.length > 0) throw new PolicyRefusal(problems);
+  const body = input;
   checkWebsiteId(websiteId);
   const now = runtime.clock.now();
   return retriedTransaction(runtime.db, async (trx) => {

@@ -44,18 +44,24 @@ export function isRedirectUri(value: string): boolean {
   return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname));
 }
 
-const ajv = new Ajv({ allErrors: false, verbose: true, strict: true });
-ajv.addFormat('website-domain', { type: 'string', validate: isWebsiteDomain });
-ajv.addFormat('redirect-uri', { type: 'string', validate: isRedirectUri });
-ajv.addFormat('policy-region', { type: 'string', validate: (value) => value === '*' || isRegionCode(value) });
-// A real day of the calendar from year 0001 (PostgreSQL has no year 0): the text survives a round trip through Date.
-ajv.addFormat('calendar-date', {
-  type: 'string',
-  validate: (value) =>
-    /^(?!0000)\d{4}-\d{2}-\d{2}$/.test(value) &&
-    !Number.isNaN(Date.parse(value)) &&
-    new Date(value).toISOString().startsWith(value),
-});
+/** An Ajv with our formats: one stopping at the first problem (every request), one finding all (a form's summary). */
+function ajvWithFormats(allErrors: boolean): Ajv {
+  const ajv = new Ajv({ allErrors, verbose: true, strict: true });
+  ajv.addFormat('website-domain', { type: 'string', validate: isWebsiteDomain });
+  ajv.addFormat('redirect-uri', { type: 'string', validate: isRedirectUri });
+  ajv.addFormat('policy-region', { type: 'string', validate: (value) => value === '*' || isRegionCode(value) });
+  // A real day of the calendar from year 0001 (PostgreSQL has no year 0): the text survives a round trip through Date.
+  ajv.addFormat('calendar-date', {
+    type: 'string',
+    validate: (value) =>
+      /^(?!0000)\d{4}-\d{2}-\d{2}$/.test(value) &&
+      !Number.isNaN(Date.parse(value)) &&
+      new Date(value).toISOString().startsWith(value),
+  });
+  return ajv;
+}
+const ajv = ajvWithFormats(false);
+const everyProblem = ajvWithFormats(true);
 
 const pathOf = (instancePath: string): string =>
   instancePath
@@ -100,4 +106,19 @@ export function validator<T>(schema: SchemaObject, what: string): (value: unknow
 export function conforms<T = unknown>(schema: SchemaObject): (value: unknown) => value is T {
   const validate = ajv.compile<T>(schema);
   return (value): value is T => validate(value);
+}
+
+/** One problem of an input: where (Ajv's instance path, e.g. `/rules/0/ageThreshold`) and the sentence a 400 says. */
+export interface InputProblem {
+  path: string;
+  message: string;
+}
+
+/** Compiles `schema` into a function listing every problem of an input (none: valid), in the sentences of `validator`. */
+export function problemsOf(schema: SchemaObject, what: string): (value: unknown) => InputProblem[] {
+  const validate = everyProblem.compile(schema);
+  return (value) =>
+    validate(value)
+      ? []
+      : (validate.errors ?? []).map((error) => ({ path: error.instancePath, message: describeProblem(error, what) }));
 }

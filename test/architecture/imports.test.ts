@@ -75,6 +75,7 @@ const SQL_OWNERS = new Set([
   'lib/store/migrate.ts',
   'lib/store/oidc-payloads.ts',
   'lib/store/retention.ts',
+  'lib/store/retry.ts',
   'lib/verification/challenges/eu-av/trust-record.ts',
   'lib/verification/challenges/ticket/codes.ts',
   'lib/verification/flow-endings.ts',
@@ -86,6 +87,7 @@ const SQL_OWNERS = new Set([
   'lib/visitors/visitor-accounts.ts',
   'lib/webhooks/endpoints.ts',
   'lib/webhooks/events.ts',
+  'lib/webhooks/maintenance.ts',
   'lib/webhooks/outbox.ts',
   'lib/webmasters/accounts.ts',
   'lib/webmasters/api-tokens.ts',
@@ -98,6 +100,7 @@ const SQL_OWNERS = new Set([
   'lib/websites/domain-verification.ts',
   'lib/websites/keys.ts',
   'lib/websites/oauth2.ts',
+  'lib/websites/ownership.ts',
   'lib/websites/policy.ts',
   'lib/websites/websites.ts',
 ]);

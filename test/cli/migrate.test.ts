@@ -28,7 +28,7 @@ describe('age-provider migrate and serve (operator CLI)', function () {
     const migrate = await cli(env, ['migrate', '--help']);
     expect(migrate).to.include({ code: 0, stderr: '' });
     expect(migrate.stdout)
-      .to.contain('Usage: age-provider migrate [--json]')
+      .to.contain('Usage: age-provider migrate [--dry-run] [--json]')
       .and.contain('Migrations are forward only.');
     const serve = await cli(env, ['serve', '--help']);
     expect(serve).to.include({ code: 0, stderr: '' });
@@ -55,7 +55,7 @@ describe('age-provider migrate and serve (operator CLI)', function () {
     const unknown = await cli(env, ['migrate', '--bogus']);
     expect(unknown.code).to.equal(2);
     expect(unknown.stderr).to.equal(
-      'age-provider migrate: unknown option --bogus; "migrate" takes --json, --help\nRun "age-provider migrate --help" for its usage.\n',
+      'age-provider migrate: unknown option --bogus; "migrate" takes --json, --dry-run, --help\nRun "age-provider migrate --help" for its usage.\n',
     );
 
     const badEnv = { ...env, PORT: 'not-a-port' };

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRemoteJWKSet, FlattenedSign, flattenedVerify, importJWK, type FlattenedJWS, type JWK } from 'jose';
 import type { EvidencePayload } from '../../lib/evidence/document.js';
-import { packageRoot } from '../../lib/paths.js';
+import { packageRoot, packageVersion } from '../../lib/paths.js';
 import { verificationRow } from '../../lib/verification/verifications.js';
 import { cli } from '../cli/run.js';
 import { apiClient, expectError, request, type ApiClient } from '../external/api.js';
@@ -144,7 +144,7 @@ describe('The evidence pack: GET /external/website/{id}/evidence and age-provide
   it('holds the period: the version, the counts per day by challenge, country, outcome and level, the rules, the chain, the retention', () => {
     const document = payloadOf(pack);
     expect(document).to.deep.include({ format: 1, issuer: app.url, period: { from: today(), to: today() } });
-    expect(document.service).to.deep.equal({ name: 'age-provider', version: '0.1.0' });
+    expect(document.service).to.deep.equal({ name: 'age-provider', version: packageVersion() });
     expect(document.website).to.deep.include({ id: websiteId });
     expect(document.statistics.days).to.have.length(1);
     expect(document.statistics.days[0]).to.deep.include({
@@ -317,5 +317,13 @@ describe('The evidence pack: GET /external/website/{id}/evidence and age-provide
     expect((await request(app.url, 'GET', `/external/website/${websiteId}/evidence?${period()}`, {})).status).to.equal(
       401,
     );
+    // The calendar's edges PostgreSQL holds are periods like any other: empty, signed, never a 5xx.
+    for (const query of ['from=0001-01-01&to=0001-12-31', 'from=9999-01-01&to=9999-12-31']) {
+      const response = await api.get<FlattenedJWS>(`/website/${websiteId}/evidence?${query}`);
+      expect(response.status, `${query}: ${JSON.stringify(response.body)}`).to.equal(200);
+      const edge = payloadOf(response.body);
+      expect(edge.statistics.days).to.deep.equal([]);
+      expect(edge.audit.entries).to.deep.equal([]);
+    }
   });
 });

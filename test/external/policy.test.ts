@@ -123,6 +123,28 @@ describe('External API: the website policy', () => {
     expect(body.effective['US-MS']).to.include({ ageThreshold: 21, required: true });
   });
 
+  it('refuses a rule that would change nothing, explaining why, and accepts one that sets a broader rule aside', async () => {
+    const before = await snapshot(app.database.db);
+    for (const idle of [
+      { regions: ['DE'] },
+      { regions: ['DE'], required: false },
+      { regions: ['*'], challengesUntil: {} },
+    ]) {
+      const message = expectError(await api.put(path(), { rules: [{ regions: ['FR'], ageThreshold: 21 }, idle] }), 400);
+      expect(message, JSON.stringify(idle))
+        .to.contain('Invalid rules[1]: it demands nothing')
+        .and.contain('required: false never lifts a requirement');
+    }
+    expect(await snapshot(app.database.db)).to.equal(before);
+    // Under a rule for every region, a country's rule of its own is an exception: there, the broader one does not apply.
+    const { status, body } = await api.put<WebsitePolicy>(path(), {
+      rules: [{ regions: ['*'], ageThreshold: 21 }, { regions: ['DE'] }],
+    });
+    expect(status, JSON.stringify(body)).to.equal(200);
+    expect(body.effective.DE).to.include({ ageThreshold: 18 });
+    expect(body.effective['*']).to.include({ ageThreshold: 21 });
+  });
+
   it('refuses malformed rules with the field named, storing nothing', async () => {
     const before = await snapshot(app.database.db);
     expect(

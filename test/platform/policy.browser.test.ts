@@ -6,7 +6,7 @@ import { axeViolations, CHROMIUM, CHROMIUM_ARGS, openPage, VIEWPORTS } from '../
 import { createClientFixture, createWebmasterFixture, type WebmasterFixture } from '../helpers/fixtures.js';
 
 // The policy page in a real browser, at desktop size and 390 px: axe finds nothing, the page does not scroll
-// sideways (the table scrolls in its own region), and the editor works with the keyboard alone.
+// sideways (the table scrolls in its own region), and both editors, the form and the JSON, work with the keyboard alone.
 
 describe('webmasters platform: the policy page in a browser (Debian chromium, headless)', function () {
   this.timeout(120_000);
@@ -32,6 +32,8 @@ describe('webmasters platform: the policy page in a browser (Debian chromium, he
 
   for (const [size, viewport] of Object.entries(VIEWPORTS)) {
     it(`shows the table and refuses, then saves, rules with the keyboard at ${size} size (${viewport.width} px), axe-clean`, async () => {
+      // Each size starts from a website without rules of its own.
+      await app!.provider.db('websites').where({ id: websiteId }).update({ policy_rules: '[]' });
       const { context, page, problems } = await openPage(browser!, viewport);
       const base = app!.url;
       await page.goto(`${base}/platform/signin`);
@@ -52,7 +54,39 @@ describe('webmasters platform: the policy page in a browser (Debian chromium, he
         'no sideways scrolling of the page',
       ).to.be.at.most(viewport.width);
 
+      // The form, with the keyboard alone: a loosening age is refused, the summary's link leads to the field.
+      const regions = page.getByLabel('Regions', { exact: true });
+      await regions.focus();
+      await page.keyboard.type('US-TX');
+      await page.keyboard.press('Tab'); // the "required" box
+      await page.keyboard.press('Space');
+      await page.keyboard.press('Tab');
+      await page.keyboard.type('17');
+      await page.keyboard.press('Enter');
+      await page.locator('#form-errors').waitFor();
+      expect(await axeViolations(page), `policy form with an error at ${size}`).to.deep.equal([]);
+      const link = page.locator('#form-errors a[href="#rule-0-ageThreshold"]');
+      await link.focus();
+      await page.keyboard.press('Enter');
+      expect(
+        await page.evaluate(
+          () => (globalThis as unknown as { document: { activeElement: { id: string } } }).document.activeElement.id,
+        ),
+      ).to.equal('rule-0-ageThreshold');
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type('21');
+      await page.keyboard.press('Enter');
+      await page.getByText('The rules were saved.').waitFor();
+      expect(await page.getByRole('row', { name: /Texas US-TX/ }).innerText()).to.contain('Your rule 1');
+      expect(await axeViolations(page), `policy form saved at ${size}`).to.deep.equal([]);
+
+      // The same rules as JSON, folded under the form, opened from the keyboard.
+      await page.locator('summary', { hasText: 'Edit the same rules as JSON' }).focus();
+      await page.keyboard.press('Enter');
       const editor = page.getByLabel('Your rules, as JSON');
+      expect(JSON.parse(await editor.inputValue())).to.deep.equal([
+        { regions: ['US-TX'], required: true, ageThreshold: 21 },
+      ]);
       await editor.fill('[{"regions": ["US-TX"], "ageThreshold": 17}]');
       await editor.press('Tab');
       await page.keyboard.press('Enter');
@@ -67,6 +101,7 @@ describe('webmasters platform: the policy page in a browser (Debian chromium, he
       await page.keyboard.press('Enter');
       await page.getByText('The rules were saved.').waitFor();
       expect(await page.getByRole('row', { name: /France FR/ }).innerText()).to.contain('Your rule 1');
+      expect(await page.getByLabel('Regions', { exact: true }).first().inputValue()).to.equal('FR');
       expect(await axeViolations(page), `policy page saved at ${size}`).to.deep.equal([]);
       expect(problems).to.deep.equal([]);
       await context.close();

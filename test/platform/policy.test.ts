@@ -1,7 +1,8 @@
 import { expect } from 'chai';
+import fc from 'fast-check';
 import { getWebsitePolicy } from '../../lib/websites/index.js';
 import { useApp, type TestApp } from '../helpers/app.js';
-import { Browser, decodeHtml, redirectPaths, type Page } from '../helpers/browser.js';
+import { Browser, decodeHtml, formOf, redirectPaths, type Page } from '../helpers/browser.js';
 import { createClientFixture, createWebmasterFixture } from '../helpers/fixtures.js';
 
 // The platform's policy page: the effective rule per region with its reasons, and the editor of the website's rules.
@@ -107,6 +108,180 @@ describe("webmasters platform: a website's policy", () => {
       .to.contain('These rules do not have the expected form')
       .and.contain('Invalid rules[0].regions[0].');
     expect((await getWebsitePolicy(app.provider.runtime, webmasterId, websiteId)).rules).to.deep.equal([]);
+  });
+
+  it('edits the rules as a form by default, and the JSON editor shows the same rules', async () => {
+    const { client, webmasterId, websiteId } = await signedIn(app);
+    const page = await client.open(`/platform/websites/${websiteId}/policy`);
+    expect(text(page)).to.contain('A new rule (rule 1): leave it empty to add none');
+    const saved = await client.submit(formOf(page, { id: 'policy-form' }), {
+      'rule-0-regions': 'fr, US-TX',
+      'rule-0-ageThreshold': '21',
+      'rule-0-challenges': ['eu_av', 'ticket'],
+      'rule-0-minimumAssuranceLevel': 'ENHANCED',
+      'rule-0-reuseMaxAgeSeconds': '3600',
+      'rule-0-challengesUntil': 'ticket 2030-01-01',
+    });
+    expect(redirectPaths(saved)).to.deep.equal([`/platform/websites/${websiteId}/policy`]);
+    expect(text(saved)).to.contain('The rules were saved.');
+    const rule = {
+      regions: ['FR', 'US-TX'],
+      ageThreshold: 21,
+      challenges: ['eu_av', 'ticket'],
+      minimumAssuranceLevel: 'ENHANCED',
+      reuseMaxAgeSeconds: 3600,
+      challengesUntil: { ticket: '2030-01-01' },
+    };
+    expect((await getWebsitePolicy(app.provider.runtime, webmasterId, websiteId)).rules).to.deep.equal([rule]);
+    // The form shows the rule as saved, a blank one to add, and the JSON editor the same rules.
+    const form = formOf(saved, { id: 'policy-form' });
+    expect(form.fields).to.include({
+      'rule-0-regions': 'FR, US-TX',
+      'rule-0-ageThreshold': '21',
+      'rule-0-reuseMaxAgeSeconds': '3600',
+      'rule-0-challengesUntil': 'ticket 2030-01-01',
+      'rule-1-regions': '',
+      'rules-shown': '2',
+    });
+    expect(saved.html).to.match(/id="rule-0-challenges-ticket" name="rule-0-challenges" value="ticket" checked/);
+    expect(JSON.parse(formOf(saved, { button: 'Save the JSON' }).fields.rules!)).to.deep.equal([rule]);
+    expect(rowOf(saved, 'US-TX')).to.contain('Your rule 1').and.contain(' 21 ');
+
+    // Removed by its checkbox: no rule left.
+    const removed = await client.submit(form, { 'rule-0-remove': 'true' });
+    expect(text(removed)).to.contain('The rules were saved.');
+    expect((await getWebsitePolicy(app.provider.runtime, webmasterId, websiteId)).rules).to.deep.equal([]);
+  });
+
+  it('lists every problem of the form at the top, in page order, each linked to its field, and saves nothing', async () => {
+    const { client, webmasterId, websiteId } = await signedIn(app);
+    const first = await client.submit(
+      formOf(await client.open(`/platform/websites/${websiteId}/policy`), { id: 'policy-form' }),
+      {
+        'rule-0-regions': 'DE',
+        'rule-0-ageThreshold': '19',
+      },
+    );
+    const before = (await getWebsitePolicy(app.provider.runtime, webmasterId, websiteId)).rules;
+    expect(before).to.deep.equal([{ regions: ['DE'], ageThreshold: 19 }]);
+    const refused = await client.submit(formOf(first, { id: 'policy-form' }), {
+      'rule-0-regions': 'US-MS',
+      'rule-1-regions': 'FR, QQ',
+      'rule-1-ageThreshold': 'eighteen',
+      'rule-1-reuseMaxAgeSeconds': '99999999999',
+      'rule-1-challengesUntil': 'ticket 2026-02-30',
+    });
+    expect(refused.status).to.equal(400);
+    const summary = /<div class="error-summary"[\s\S]*?<\/div>/.exec(refused.html)![0];
+    const links = [...summary.matchAll(/<a href="#([^"]+)">([^<]+)<\/a>/g)].map(([, id, message]) => [
+      id,
+      decodeHtml(message!),
+    ]);
+    expect(links).to.deep.equal([
+      [
+        'rule-0-ageThreshold',
+        'Rule 1: “Age to prove” would loosen the operator’s rule in US-MS. Your rules may only make it stricter.',
+      ],
+      ['rule-1-regions', 'Rule 2: enter its regions, such as FR, US-TX or *, at most once each.'],
+      ['rule-1-ageThreshold', 'Rule 2: the age must be a whole number from 13 to 25.'],
+      ['rule-1-reuseMaxAgeSeconds', 'Rule 2: the reuse limit must be a whole number of seconds from 0 to 31536000.'],
+      ['rule-1-challengesUntil', 'Rule 2: write each method’s code and a real day, such as credit_card 2025-01-09.'],
+    ]);
+    // Each field says it too, and keeps what was typed.
+    for (const [id] of links) {
+      expect(refused.html).to.match(
+        new RegExp(`id="${id!}"[^>]*aria-describedby="${id!}-hint ${id!}-error" aria-invalid="true"`),
+      );
+      expect(refused.html).to.contain(`<p class="error" id="${id!}-error">`);
+    }
+    expect(formOf(refused, { id: 'policy-form' }).fields).to.include({
+      'rule-1-ageThreshold': 'eighteen',
+      'rule-1-regions': 'FR, QQ',
+    });
+    expect((await getWebsitePolicy(app.provider.runtime, webmasterId, websiteId)).rules).to.deep.equal(before);
+  });
+
+  it('explains a rule that would change nothing instead of saving it, and refuses a form that came back cut short', async () => {
+    const { client, webmasterId, websiteId } = await signedIn(app);
+    const page = await client.open(`/platform/websites/${websiteId}/policy`);
+    const idle = await client.submit(formOf(page, { id: 'policy-form' }), { 'rule-0-regions': 'FR' });
+    expect(idle.status).to.equal(400);
+    expect(text(idle)).to.contain(
+      'Rule 1 would change nothing: it demands nothing, and “not required” never lifts a requirement set by the operator or your website’s regions. Add a demand, or remove the rule.',
+    );
+    expect(idle.html).to.contain('<a href="#rule-0-regions">');
+    const cut = await client.post(`/platform/websites/${websiteId}/policy`, {
+      'rule-0-regions': 'FR',
+      'rule-0-ageThreshold': '21',
+    });
+    expect(cut.status).to.equal(400);
+    expect(text(cut)).to.contain('The form came back incomplete: nothing was saved.');
+    expect((await getWebsitePolicy(app.provider.runtime, webmasterId, websiteId)).rules).to.deep.equal([]);
+  });
+
+  it('answers any almost-valid form with a page, never a 5xx, and changes nothing when it refuses', async function () {
+    this.timeout(120_000);
+    const { client, webmasterId, websiteId } = await signedIn(app);
+    await client.open(`/platform/websites/${websiteId}/policy`);
+    const rulesNow = async () =>
+      JSON.stringify((await getWebsitePolicy(app.provider.runtime, webmasterId, websiteId)).rules);
+    const value = fc.constantFrom(
+      '',
+      ' ',
+      'FR',
+      'fr, us-tx',
+      '*',
+      'QQ',
+      'US-MS',
+      '21',
+      '13',
+      '-1',
+      '1e3',
+      '99999999999',
+      'ENHANCED',
+      'strict',
+      'ticket',
+      'nope',
+      'ticket 2026-02-30',
+      'credit_card 2024-01-01',
+      'ticket: 2030-01-01, x',
+      'true',
+      '0',
+      '2',
+      'x'.repeat(300),
+    );
+    const name = fc.oneof(
+      fc
+        .tuple(
+          fc.integer({ min: 0, max: 3 }),
+          fc.constantFrom(
+            'regions',
+            'required',
+            'ageThreshold',
+            'challenges',
+            'minimumAssuranceLevel',
+            'estimationBuffer',
+            'reuseMaxAgeSeconds',
+            'requireDoubleAnonymity',
+            'challengesUntil',
+            'remove',
+          ),
+        )
+        .map(([slot, field]) => `rule-${slot}-${field}`),
+      fc.constantFrom('rules-shown', 'rules', 'editor'),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.dictionary(name, fc.oneof(value, fc.array(value, { maxLength: 3 })), { maxKeys: 12 }),
+        async (body) => {
+          const before = await rulesNow();
+          const page = await client.post(`/platform/websites/${websiteId}/policy`, body);
+          expect(page.status, JSON.stringify(body)).to.be.oneOf([200, 400]);
+          if (page.status === 400) expect(await rulesNow(), JSON.stringify(body)).to.equal(before);
+        },
+      ),
+      { numRuns: 80 },
+    );
   });
 
   it("speaks the webmaster's language", async () => {

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { describeError } from '../../lib/http/errors.js';
 import { retriedTransaction } from '../../lib/store/retry.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
@@ -41,6 +42,8 @@ describe('a transaction PostgreSQL aborts for another is run again', function ()
     expect(runs).to.equal(4);
     expect((failed as { code?: string }).code).to.equal('40P01');
     expect(await database.db('retried').pluck('run')).to.deep.equal([]);
+    // What every surface answers then: 503 with Retry-After, never a 500.
+    expect(describeError(failed)).to.deep.include({ status: 503, headers: { 'Retry-After': '1' } });
   });
 
   it('never runs again what failed for any other reason', async () => {

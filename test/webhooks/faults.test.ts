@@ -122,18 +122,18 @@ describe('webhooks under faults', function () {
       async () => Number((await database.db('webhook_attempts').count({ count: '*' }))[0]!.count) >= EVENTS + 4,
       'the timeouts recorded',
     );
+    const metrics = await scrape(app);
+    expect(sample(metrics, 'age_provider_webhook_attempts_total{outcome="timeout"}')).to.equal(4);
+    expect(sample(metrics, 'age_provider_webhook_attempts_total{outcome="delivered"}')).to.equal(EVENTS);
+    expect(sample(metrics, 'age_provider_webhook_backlog_messages')).to.equal(200);
+    expect(sample(metrics, 'age_provider_webhook_oldest_due_seconds')).to.be.above(0);
+    expect(sample(metrics, 'age_provider_webhook_endpoints_backed_off')).to.equal(1);
     const accepted = silent.accepted;
     await new Promise((resolve) => setTimeout(resolve, 10 * POLL_MS));
     expect(silent.accepted, 'backed off: no new attempt for 5 s').to.equal(accepted);
     const hook = await database.db('webhooks').where('id', stalledHook.id).first('backoff_until', 'failing_since');
     expect(hook.backoff_until).to.be.an.instanceOf(Date);
     expect(hook.failing_since).to.be.an.instanceOf(Date);
-
-    const metrics = await scrape(app);
-    expect(sample(metrics, 'age_provider_webhook_attempts_total{outcome="timeout"}')).to.equal(4);
-    expect(sample(metrics, 'age_provider_webhook_attempts_total{outcome="delivered"}')).to.equal(EVENTS);
-    expect(sample(metrics, 'age_provider_webhook_backlog_messages')).to.equal(200);
-    expect(sample(metrics, 'age_provider_webhook_oldest_due_seconds')).to.be.above(0);
   });
 
   it('disables an endpoint at the first of concurrent 410 answers from two instances, recording every attempt', async () => {

@@ -1,5 +1,6 @@
 import { createHash, type X509Certificate } from 'node:crypto';
 import type { Logger } from '../../../log.js';
+import { isStorableInstant } from '../../../statistics/days.js';
 import type { Database } from '../../../store/database.js';
 import type { TrustAnchors } from './trust-anchors.js';
 
@@ -71,7 +72,10 @@ export async function trustDuring(db: Database, start: Date, end: Date): Promise
     .first<{ in_force_from: Date; trust: EuAvTrust } | undefined>(columns);
   const during = await db('eu_av_trust')
     .where('in_force_from', '>=', start)
-    .where('in_force_from', '<', end)
+    // A period ending on 9999-12-31 ends in year 10000, which not every driver can send: nothing is recorded after it.
+    .modify((query) => {
+      if (isStorableInstant(end)) query.where('in_force_from', '<', end);
+    })
     .orderBy(['in_force_from', 'id'])
     .select<Array<{ in_force_from: Date; trust: EuAvTrust }>>(columns);
   return [...(before ? [before] : []), ...during].map((row) => ({
