@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 
+export const step = 'expand';
+
 /**
  * What a webmaster needs to debug a delivery (issue 33, docs/webhooks.md "Debugging a delivery"). Additive only: the
  * previous release keeps recording attempts without these columns.
