@@ -1,3 +1,4 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { createClientFixture, createWebmasterFixture } from '../helpers/fixtures
 import { MovableClock } from '../oauth2/helpers/clock.js';
 import { apiClient } from '../external/api.js';
 import type { WebhookMessage } from '../../lib/webhooks/inspection.js';
+import { webhookMessageSchema } from '../../lib/webhooks/inspection-schemas.js';
 import { LOCAL_RECEIVERS, recorded, register, setUp, verified } from './helpers.js';
 import { startReceiver, startSilentReceiver, type Receiver } from './receiver.js';
 
@@ -57,12 +59,14 @@ describe('webhooks: a webmaster inspects and redelivers messages', function () {
   afterEach(() => receiver.close());
   after(() => app.close());
 
+  const documented = new Ajv2020({ strict: false }).compile(webhookMessageSchema);
   const websiteId = (): number => setup.client.websiteId;
   const messagePath = (webhookId: number, messageId: string): string =>
     `/website/${websiteId()}/webhooks/${webhookId}/messages/${messageId}`;
   const message = async (webhookId: number, messageId: string): Promise<WebhookMessage> => {
     const answer = await setup.api.get<WebhookMessage>(messagePath(webhookId, messageId));
     expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
+    expect(documented(answer.body), JSON.stringify(documented.errors)).to.equal(true);
     return answer.body;
   };
   /** The message once it holds `count` attempts. */
