@@ -7,7 +7,7 @@ import type {
 } from '@simplewebauthn/server';
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import type { NewPasskey, StoredPasskey } from './passkeys.js';
+import type { NewPasskey } from './passkeys.js';
 
 /**
  * Our WebAuthn relying party: the issuer's host is the RP id and its origin the only origin accepted; every
@@ -55,7 +55,7 @@ export const newUserHandle = (): string => randomBytes(32).toString('base64url')
  */
 export async function registrationOptions(
   rp: RelyingParty,
-  input: { userHandle: string; label: string; exclude: StoredPasskey[] },
+  input: { userHandle: string; label: string; exclude: ReadonlyArray<Pick<NewPasskey, 'credentialId' | 'transports'>> },
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const { generateRegistrationOptions } = await webauthn();
   return generateRegistrationOptions({
@@ -74,10 +74,26 @@ export async function registrationOptions(
   });
 }
 
-/** Options for signing in with any passkey of ours on the device: no allow list, the authenticator picks the account. */
-export async function authenticationOptions(rp: RelyingParty): Promise<PublicKeyCredentialRequestOptionsJSON> {
+/**
+ * Options for signing in with a passkey. Without `allow`, any passkey of ours on the device (the authenticator picks
+ * the account: a visitor's sign-in); with it, only those credentials (a webmaster's second factor, who is known).
+ */
+export async function authenticationOptions(
+  rp: RelyingParty,
+  allow?: ReadonlyArray<Pick<NewPasskey, 'credentialId' | 'transports'>>,
+): Promise<PublicKeyCredentialRequestOptionsJSON> {
   const { generateAuthenticationOptions } = await webauthn();
-  return generateAuthenticationOptions({ rpID: rp.id, userVerification: 'required', timeout: TIMEOUT_MS });
+  return generateAuthenticationOptions({
+    rpID: rp.id,
+    userVerification: 'required',
+    timeout: TIMEOUT_MS,
+    ...(allow && {
+      allowCredentials: allow.map((passkey) => ({
+        id: passkey.credentialId,
+        transports: passkey.transports as AuthenticatorTransport[],
+      })),
+    }),
+  });
 }
 
 /** The new passkey when the browser's answer signs our challenge, for our origin and RP id, with the user verified; else undefined. */
@@ -114,7 +130,7 @@ export async function verifyAuthentication(
   rp: RelyingParty,
   response: AuthenticationResponseJSON,
   challenge: string,
-  passkey: StoredPasskey,
+  passkey: NewPasskey,
 ): Promise<number | undefined> {
   if (response.response.userHandle !== passkey.userHandle) return undefined;
   const { verifyAuthenticationResponse } = await webauthn();

@@ -63,11 +63,16 @@ export async function claimDue(
             WHERE message.webhook_id = hook.id AND message.next_attempt_at <= ?
             ORDER BY message.next_attempt_at
             LIMIT ?
-            FOR UPDATE SKIP LOCKED
          ) picked
         WHERE hook.disabled_at IS NULL AND (hook.backoff_until IS NULL OR hook.backoff_until <= ?)
-     ), due AS (
+     ), chosen AS (
        SELECT id FROM candidates WHERE rank <= free ORDER BY rank, next_attempt_at LIMIT ?
+     ), due AS (
+       -- Only the chosen rows are locked; one another instance took meanwhile is skipped, or no longer due once its
+       -- lease is seen (the condition is checked again on the row's newest version).
+       SELECT message.id FROM webhook_messages message JOIN chosen ON chosen.id = message.id
+        WHERE message.next_attempt_at <= ?
+        FOR UPDATE OF message SKIP LOCKED
      ), claimed AS (
        UPDATE webhook_messages message SET next_attempt_at = ?, attempts = message.attempts + 1
          FROM due WHERE message.id = due.id
@@ -82,6 +87,7 @@ export async function claimDue(
       limits.perEndpoint,
       now,
       limits.limit,
+      now,
       leaseUntil,
     ],
   );

@@ -21,14 +21,40 @@ interface Deps {
 const newRecoveryCode = (): string => base32(randomBytes(10)).toLowerCase().match(/.{4}/g)!.join('-');
 const recoveryDigest = (code: string): string => sha256(`recovery:${code.toLowerCase().replace(/[^a-z2-7]/g, '')}`);
 
-/** Whether the webmaster has a second factor in force (a confirmed authenticator app). */
-export async function hasSecondFactor(db: Database, webmasterId: number): Promise<boolean> {
+/** Whether the webmaster has a second factor in force: a confirmed authenticator app or a passkey. */
+export async function hasSecondFactor(q: Database | Knex.Transaction, webmasterId: number): Promise<boolean> {
+  const totp = await q('webmaster_totp')
+    .where('webmaster_id', webmasterId)
+    .whereNotNull('confirmed_at')
+    .first('webmaster_id');
+  if (totp) return true;
+  return (await q('webmaster_passkeys').where('webmaster_id', webmasterId).first('id')) !== undefined;
+}
+
+/** Whether the webmaster has an authenticator app in force (the page offers to add one otherwise). */
+export async function hasTotp(db: Database, webmasterId: number): Promise<boolean> {
   return (
     (await db('webmaster_totp')
       .where('webmaster_id', webmasterId)
       .whereNotNull('confirmed_at')
       .first('webmaster_id')) !== undefined
   );
+}
+
+/** New recovery codes replacing any earlier ones, returned once (kept as digests). */
+export async function issueRecoveryCodes(trx: Knex.Transaction, webmasterId: number): Promise<string[]> {
+  const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
+  await trx('webmaster_recovery_codes').where('webmaster_id', webmasterId).delete();
+  await trx('webmaster_recovery_codes').insert(
+    codes.map((recovery) => ({ webmaster_id: webmasterId, code_hash: recoveryDigest(recovery) })),
+  );
+  return codes;
+}
+
+/** Recovery codes stand in for a second factor: with none left in force they would be a way in of their own. */
+export async function forgetRecoveryCodesWithoutFactor(trx: Knex.Transaction, webmasterId: number): Promise<void> {
+  if (!(await hasSecondFactor(trx, webmasterId)))
+    await trx('webmaster_recovery_codes').where('webmaster_id', webmasterId).delete();
 }
 
 /** The live recovery codes left, for the page that says how many remain. */
@@ -81,18 +107,14 @@ export async function confirmTotp(
   if (!row) return undefined;
   const step = matchTotp(Buffer.from(sealer.unseal(row.secret_sealed), 'base64'), code, clock.now());
   if (step === undefined) return undefined;
-  const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
-  const confirmed = await db.transaction(async (trx) => {
+  return db.transaction(async (trx) => {
     const [done] = await trx('webmaster_totp')
       .where('webmaster_id', webmasterId)
       .whereNull('confirmed_at')
       .update({ confirmed_at: clock.now(), last_step: step })
       .returning('webmaster_id');
-    if (!done) return false;
-    await trx('webmaster_recovery_codes').where('webmaster_id', webmasterId).delete();
-    await trx('webmaster_recovery_codes').insert(
-      codes.map((recovery) => ({ webmaster_id: webmasterId, code_hash: recoveryDigest(recovery) })),
-    );
+    if (!done) return undefined;
+    const codes = await issueRecoveryCodes(trx, webmasterId);
     await record(trx, {
       origin,
       webmasterId,
@@ -102,9 +124,8 @@ export async function confirmTotp(
       before: null,
       after: { totp: SECRET_CHANGED },
     });
-    return true;
+    return codes;
   });
-  return confirmed ? codes : undefined;
 }
 
 /**
@@ -150,17 +171,19 @@ export async function verifySecondFactor(
 /** Removes every second factor of the account (inside the caller's transaction when given one). */
 export async function removeSecondFactors(q: Database | Knex.Transaction, webmasterId: number): Promise<void> {
   await q('webmaster_totp').where('webmaster_id', webmasterId).delete();
+  await q('webmaster_passkeys').where('webmaster_id', webmasterId).delete();
   await q('webmaster_recovery_codes').where('webmaster_id', webmasterId).delete();
 }
 
-/** The webmaster removes their second factor (after entering a code of it). Audited. */
+/** The webmaster removes their authenticator app (after entering a code of their second factor); passkeys stay. Audited. */
 export async function removeTotp(
   { db, clock }: Pick<Deps, 'db' | 'clock'>,
   webmasterId: number,
   origin: ChangeOrigin,
 ): Promise<void> {
   await db.transaction(async (trx) => {
-    await removeSecondFactors(trx, webmasterId);
+    await trx('webmaster_totp').where('webmaster_id', webmasterId).delete();
+    await forgetRecoveryCodesWithoutFactor(trx, webmasterId);
     await record(trx, {
       origin,
       webmasterId,

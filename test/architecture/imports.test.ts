@@ -93,6 +93,7 @@ const SQL_OWNERS = new Set([
   'lib/webmasters/api-tokens.ts',
   'lib/webmasters/invitations.ts',
   'lib/webmasters/members.ts',
+  'lib/webmasters/passkeys.ts',
   'lib/webmasters/password-links.ts',
   'lib/webmasters/second-factors.ts',
   'lib/webmasters/sign-in-codes.ts',

@@ -360,6 +360,25 @@ export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
   'platform/second-factor.njk': [
     { ...platform, step: 'sign-in' },
     { ...platform, step: 'sign-in', failed: true },
+    { ...platform, step: 'sign-in', passkeys: true },
+    {
+      ...platform,
+      step: 'manage',
+      active: true,
+      totp: false,
+      required: true,
+      codesLeft: 10,
+      notice: 'added',
+      removeRefused: true,
+      passkeys: [{ id: 1, name: 'Chrome · macOS', added: '2026-11-28 10:00 UTC', lastUsed: null }],
+    },
+    {
+      ...platform,
+      step: 'manage',
+      totp: true,
+      notice: 'removed',
+      passkeys: [{ id: 2, name: 'Passkey', added: '2026-11-28 10:00 UTC', lastUsed: '2026-11-28 11:00 UTC' }],
+    },
     { ...platform, step: 'codes', codes: ['abcd-efgh-ijkl-mnop', 'qrst-uvwx-yz23-4567'] },
     { ...platform, step: 'manage', active: false, required: false },
     {

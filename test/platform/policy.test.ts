@@ -295,6 +295,16 @@ describe("webmasters platform: a website's policy", () => {
       rules: '[{"regions": ["FR"], "reuseMaxAgeSeconds": 7200}]',
     });
     expect(text(refused)).to.contain("Règle 1 : reuseMaxAgeSeconds assouplirait la règle de l'opérateur en FR.");
+    // The form's labels and its every error, in French too.
+    expect(text(page)).to.contain('Une nouvelle règle (règle 1)').and.contain('Âge à prouver');
+    const form = await client.submit(formOf(page, { id: 'policy-form' }), {
+      'rule-0-regions': 'FR',
+      'rule-0-ageThreshold': 'dix-huit',
+    });
+    expect(form.status).to.equal(400);
+    expect(text(form))
+      .to.contain('Il y a un problème')
+      .and.contain('Règle 1 : l’âge doit être un nombre entier de 13 à 25.');
   });
 
   it("refuses a form without its CSRF token, and another webmaster's website, changing nothing", async () => {

@@ -59,7 +59,12 @@ describe('roles: every route of the platform and the External API, driven as eac
       'POST /account/second-factor/totp',
       'POST /account/second-factor/totp/confirm',
       'POST /account/second-factor/remove',
+      'POST /account/second-factor/passkey/options',
+      'POST /account/second-factor/passkey',
+      'POST /account/second-factor/passkey/remove',
       'POST /signin/second-factor',
+      'POST /signin/second-factor/passkey/options',
+      'POST /signin/second-factor/passkey',
     ];
     const viewerPosts = routes.filter(
       (route) => route.method === 'POST' && route.access !== 'public' && allows('viewer', route),

@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Context, Middleware, ParameterizedContext } from 'koa';
-import { startCeremony, takeCeremony, type CeremonyPurpose } from '../../visitors/passkey-ceremonies.js';
+import { interactionCeremonies, type CeremonyPurpose } from '../../visitors/passkey-ceremonies.js';
 import {
   authenticationOptions,
   newUserHandle,
@@ -23,7 +23,7 @@ import { seeOther } from '../../http/see-other.js';
 import { translator } from '../../i18n/catalogue.js';
 import { accountSubject, proofOf, saveProof } from '../../verification/proofs.js';
 import { readyToVerify } from './page.js';
-import { readAuthentication, readRegistration } from './passkey-responses.js';
+import { readAuthentication, readRegistration } from '../../visitors/passkey-responses.js';
 import { updateProgress } from './progress.js';
 import { continueSignedIn } from './signed-in.js';
 import type { InteractionServices, PageHandler, Visit, VisitState } from './visit.js';
@@ -85,7 +85,10 @@ async function sendOptions(
     services: { runtime },
     ctx,
   } = visit;
-  await startCeremony(runtime.db, runtime.clock, visit.uid, purpose, { challenge: options.challenge, userHandle });
+  await interactionCeremonies.start(runtime.db, runtime.clock, visit.uid, purpose, {
+    challenge: options.challenge,
+    userHandle,
+  });
   ctx.set('Cache-Control', 'no-store');
   ctx.body = options;
 }
@@ -131,7 +134,7 @@ const register =
     const { runtime } = services;
     const response = readRegistration((ctx.request.body as Record<string, unknown> | undefined)?.['response']);
     if (!response) return refuse(visit, 'invalid', 400);
-    const ceremony = await takeCeremony(runtime.db, runtime.clock, visit.uid, 'register');
+    const ceremony = await interactionCeremonies.take(runtime.db, runtime.clock, visit.uid, 'register');
     if (!ceremony?.userHandle) return refuse(visit, 'expired', 400);
     await passkeys.registrationPerIp.consume(ctx.ip);
     const passkey = await verifyRegistration(passkeys.rp, response, {
@@ -177,7 +180,7 @@ const signIn =
     await passkeys.signInPerIp.consume(ctx.ip);
     const response = readAuthentication((ctx.request.body as Record<string, unknown> | undefined)?.['response']);
     if (!response) return refuse(visit, 'invalid', 400);
-    const ceremony = await takeCeremony(runtime.db, runtime.clock, visit.uid, 'sign_in');
+    const ceremony = await interactionCeremonies.take(runtime.db, runtime.clock, visit.uid, 'sign_in');
     if (!ceremony) return refuse(visit, 'expired', 400);
     const passkey = await findPasskey(runtime.db, response.id);
     if (!passkey) return refuse(visit, 'unknown', 401);

@@ -1,6 +1,6 @@
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { JSONSchemaType } from 'ajv';
-import { compileSchema } from '../../http/form.js';
+import { compileSchema } from '../http/form.js';
 
 /**
  * What our browser script (views/static/passkeys.js) posts as the `response` field: the credential the browser
