@@ -16,6 +16,6 @@ function findPackageRoot(): string {
 export const packageRoot = findPackageRoot();
 export const viewsDir = join(packageRoot, 'views');
 
-/** The service's version, as package.json says (`--version`, the evidence pack). */
+/** The service's version, as package.json says (`--version`, the evidence pack, the build information metric). */
 export const packageVersion = (): string =>
   (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;

@@ -14,6 +14,8 @@ import { createGeoResolver } from '../geo/resolver.js';
 import type { GeoOptions } from '../geo/settings.js';
 import type { ChallengeRegistry } from '../verification/challenge.js';
 import { buildRegistry } from '../verification/registry.js';
+import type { TrustedListReport } from '../verification/challenges/eu-av/trusted-list-source.js';
+import { packageVersion } from '../paths.js';
 import { createClientCache } from '../websites/client-cache.js';
 import { publicDomainProbe, type DomainProbe } from '../websites/domain-probe.js';
 import { showBrand } from '../branding/assets.js';
@@ -23,7 +25,7 @@ import { collapseRepeats, type RepeatLog } from '../log-repeats.js';
 import type { Runtime } from './runtime.js';
 import { CookieKeys } from '../security/cookie-keys.js';
 import { createSealer } from '../security/sealing.js';
-import { isEmbedded, openConfiguredDatabase, type Database } from '../store/database.js';
+import { isEmbedded, openConfiguredDatabase, poolState, watchFailures, type Database } from '../store/database.js';
 import { migrate } from '../store/migrate.js';
 import type { OidcAdapterFactory } from '../store/oidc-payloads.js';
 import { scheduleRetention } from '../store/retention.js';
@@ -145,6 +147,18 @@ async function assemble({
   oidcAdapter,
   closers,
 }: AssemblyInput): Promise<AgeProvider> {
+  // Read at each scrape from the runtime built below; counted where each event happens.
+  const metrics = createMetrics({
+    redisFallbackActive: () => runtime.rateLimits.fallbackActive(),
+    availability: () => runtime.challenges.availability(),
+    databasePool: () => poolState(db),
+    changeFeedTrusted: () => clients.feedTrusted(),
+    // eu_av's report of the list it follows, as /readyz shows it (lib/verification/challenges/eu-av/index.ts).
+    trustedList: () =>
+      (runtime.challenges.readiness()['eu_av'] as { trusted_list?: TrustedListReport } | undefined)?.trusted_list,
+    version: packageVersion(),
+  });
+  closers.push(watchFailures(db, metrics.databaseFailures));
   const clients = await createClientCache(db, clock, log, config.clientCache);
   closers.push(() => clients.close());
   const redis = config.redis && (await connectSharedLimitStore(config.redis, log));
@@ -157,7 +171,7 @@ async function assemble({
     cookieKeys: new CookieKeys(config.cookieKeys),
     clock,
     log,
-    rateLimits: createRateLimits(db, config.limits, redis),
+    rateLimits: createRateLimits(db, config.limits, redis, metrics.limitRefused),
     clients,
     get challenges() {
       if (!registry) throw new Error('the challenge registry is read while it is being built');
@@ -165,6 +179,7 @@ async function assemble({
     },
     geo: createGeoResolver({ config, log }),
     tally: new Tally(),
+    flows: metrics.flows,
     recordChange,
     domainProbe: domainProbe ?? publicDomainProbe(DOMAIN_PROBE_TIMEOUT_MS),
     onClose: (task: () => Promise<void> | void) => {
@@ -179,10 +194,6 @@ async function assemble({
   const app = new Koa({ proxy: config.trustProxy, maxIpsCount: config.trustProxy ? 1 : 0 });
   app.keys = runtime.cookieKeys;
   app.silent = true;
-  const metrics = createMetrics({
-    redisFallbackActive: () => runtime.rateLimits.fallbackActive(),
-    availability: () => runtime.challenges.availability(),
-  });
   // Set once on the app, not per request: the issuer's origin on every request, the brand on every page.
   pinOriginToIssuer(app, config.issuer);
   showBrand(app, config.branding);

@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import type { RecordChange } from '../changes.js';
 import type { Config } from './config.js';
 import type { GeoResolver } from '../geo/location.js';
+import type { FlowCounters } from '../http/metrics.js';
 import type { RateLimits } from '../http/rate-limit.js';
 import type { SurfaceBuilder as SurfaceBuilderOf, SurfaceDeps as SurfaceInput } from '../http/surface.js';
 import type { Logger } from '../log.js';
@@ -35,6 +36,8 @@ export interface Runtime {
   geo: GeoResolver;
   /** flow events counted in memory for the statistics (started, refused, abandoned), rolled up every minute */
   tally: Tally;
+  /** flows started and ended, counted in memory for the metrics (lib/http/metrics.ts) */
+  flows: FlowCounters;
   /** every change a service makes, recorded once: the audit trail and the webhooks hear of it (lib/app/changes.ts) */
   recordChange: RecordChange;
   /** how website domains are verified from outside (DNS TXT, /.well-known file) */

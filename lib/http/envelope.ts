@@ -1,9 +1,10 @@
-import type { Context, Middleware } from 'koa';
+import type { Middleware } from 'koa';
 import type { Logger } from '../log.js';
 import type { RepeatLog } from '../log-repeats.js';
 import { logServerError } from './failure-log.js';
 import type { Metrics } from './metrics.js';
 import { requestIdOf, withRequestId } from './request-id.js';
+import { routePatternOf } from './route-pattern.js';
 import { securityHeaders } from './security-headers.js';
 import { VisitorError, visitorErrorPage } from './visitor-errors.js';
 
@@ -19,15 +20,6 @@ export interface EnvelopeOptions {
   /** ACCESS_LOG: a line for every request */
   accessLog: boolean;
 }
-
-/**
- * The route pattern that served a request (@koa/router and oidc-provider's router both set `_matchedRoute`), never the
- * raw path: paths carry interaction ids and other values a log must not collect. Null when no route matched.
- */
-const routeOf = (ctx: Context): string | null => {
-  const route = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
-  return route === undefined ? null : String(route);
-};
 
 /**
  * The outermost middleware, one layer for what every request needs around its surface: an id (answered in
@@ -59,7 +51,7 @@ export function requestEnvelope({ log, repeats, metrics, trustProxy, https, acce
         if (accessLog) {
           log.info('request', {
             method: ctx.method,
-            route: routeOf(ctx),
+            route: routePatternOf(ctx),
             status,
             durationMs: Math.round(seconds * 1e4) / 10,
             surface: ctx.state.surface?.name ?? null,

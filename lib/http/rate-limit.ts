@@ -58,9 +58,14 @@ export const limitSettings: SettingsSection<LimitPoints, Record<ConfigurableLimi
  * Every limit of the table, with the points configured (config.limits). With REDIS_URL every limit, whatever its
  * scope, is counted in Redis (`redis`), which every instance sees. Without it, shared counters live where every
  * instance sees them: PostgreSQL when the database is shared, process memory on the embedded database (one process
- * owns it); the others in each instance's memory.
+ * owns it); the others in each instance's memory. Every refusal is told to `refused` (the metrics count them).
  */
-export function createRateLimits(db: Database, points: LimitPoints, redis?: SharedLimitStore): RateLimits {
+export function createRateLimits(
+  db: Database,
+  points: LimitPoints,
+  redis?: SharedLimitStore,
+  refused: (name: LimitName) => void = () => {},
+): RateLimits {
   const shared = !isEmbedded(db);
   const cache = new Map<LimitName, Limiter>();
   return {
@@ -88,6 +93,7 @@ export function createRateLimits(db: Database, points: LimitPoints, redis?: Shar
             await store.consume(key);
           } catch (rejection) {
             if (!(rejection instanceof RateLimiterRes)) throw rejection;
+            refused(name);
             throw tooManyRequests(rejection);
           }
         },
@@ -96,7 +102,10 @@ export function createRateLimits(db: Database, points: LimitPoints, redis?: Shar
         },
         async check(key) {
           const spent = await store.get(key);
-          if (spent && spent.consumedPoints >= policy.points) throw tooManyRequests(spent);
+          if (spent && spent.consumedPoints >= policy.points) {
+            refused(name);
+            throw tooManyRequests(spent);
+          }
         },
         async record(key) {
           await store.penalty(key, 1);

@@ -1,5 +1,6 @@
 import type { JWKS } from 'oidc-provider';
 import type { CheckerServices } from '../checker/services.js';
+import type { FlowCounters } from '../http/metrics.js';
 import type { RateLimits } from '../http/rate-limit.js';
 import type { CookieKeys } from '../security/cookie-keys.js';
 import type { Tally } from '../statistics/tally.js';
@@ -15,6 +16,8 @@ export type OAuth2Services = CheckerServices &
     cookieKeys: CookieKeys;
     /** flow events counted for the statistics */
     tally: Pick<Tally, 'count'>;
+    /** flows started and ended, counted for the metrics */
+    flows: FlowCounters;
     config: {
       readonly issuer: string;
       readonly jwks: JWKS;

@@ -88,9 +88,14 @@ async function startSession(
   runtime: PlatformServices,
   webmasterId: number,
   stage: SessionStage,
+  accountId: number | null = null,
 ): Promise<void> {
   await endSession(ctx, runtime);
-  ctx.cookies.set(COOKIE, await openSession(runtime, webmasterId, browserOf(ctx), stage), cookieOptions(ctx));
+  ctx.cookies.set(
+    COOKIE,
+    await openSession(runtime, webmasterId, browserOf(ctx), stage, accountId),
+    cookieOptions(ctx),
+  );
 }
 
 /**
@@ -103,13 +108,24 @@ export async function completeSignIn(ctx: Context, runtime: PlatformServices, we
     : runtime.config.webmasters.secondFactorRequired
       ? 'enrol'
       : 'full';
-  await startSession(ctx, runtime, webmasterId, stage);
+  // Signing in again in a browser already signed in to this webmaster (a fresh sign-in before a sensitive change)
+  // keeps the account they were acting on, through the second factor too (advanceSession).
+  const current = webmasterOf(ctx);
+  await startSession(
+    ctx,
+    runtime,
+    webmasterId,
+    stage,
+    current?.id === webmasterId ? (current.account?.id ?? null) : null,
+  );
   return stage === 'full' ? PLATFORM_LANDING : STAGE_PAGE[stage];
 }
 
 /** The second factor was given (or added where one is required): the session is replaced by a full one (a new id). */
 export async function advanceSession(ctx: Context, runtime: PlatformServices): Promise<void> {
-  await startSession(ctx, runtime, webmasterOf(ctx)!.id, 'full');
+  // The new id keeps the account the member was acting on: a new session is no reason to send them to their own.
+  const { id, account } = webmasterOf(ctx)!;
+  await startSession(ctx, runtime, id, 'full', account?.id ?? null);
 }
 
 /** The signed-in browser's session id (its cookie's value), to spare it when every other session ends. */

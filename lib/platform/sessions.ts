@@ -47,6 +47,7 @@ export async function openSession(
   webmasterId: number,
   browser: SessionBrowser,
   stage: SessionStage,
+  accountId: number | null = null,
 ): Promise<string> {
   const id = randomToken(32);
   const now = runtime.clock.now();
@@ -60,6 +61,7 @@ export async function openSession(
     user_agent: browser.userAgent.slice(0, MAX_USER_AGENT),
     address: browser.address,
     stage,
+    account_id: accountId,
   });
   return id;
 }

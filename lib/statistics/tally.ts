@@ -41,14 +41,15 @@ export class Tally {
   /**
    * Counts `event` of interaction `interactionUid` for the website on `at`'s day (UTC): a start, an acceptance, a
    * check begun and a flow refused once per interaction (on this instance), however often the page is shown; a
-   * refusal also counts each time, naming the challenge that refused.
+   * refusal also counts each time, naming the challenge that refused. False when a once-per-interaction event was
+   * already counted.
    */
   count(
     event: FlowEvent,
     interactionUid: string,
     at: Date,
     of: { websiteId: number; environment: Environment; challenge?: string },
-  ): void {
+  ): boolean {
     const entry = this.entryFor(of.websiteId, of.environment, at.toISOString().slice(0, 10));
     if (event === 'refused') {
       entry.refused += 1;
@@ -57,12 +58,13 @@ export class Tally {
     const once = ONCE[event];
     if (!once) {
       entry[event as TalliedCount] += 1;
-      return;
+      return true;
     }
     const key = `${interactionUid}|${event}`;
-    if (this.seen.has(key)) return;
+    if (this.seen.has(key)) return false;
     this.seen.set(key, at.getTime());
     entry[once] += 1;
+    return true;
   }
 
   /** The counts so far, and a fresh start. */

@@ -189,6 +189,52 @@ export function embedded(pglite: PGlite, log: Pick<Knex.Config, 'log'> = {}): Da
   });
 }
 
+/** The database pool's connections now. */
+export interface PoolState {
+  inUse: number;
+  /** queries waiting for a connection */
+  waiting: number;
+  max: number;
+}
+
+/** What knex's pool (tarn) offers, as far as the metrics read it. */
+interface Pool {
+  max: number;
+  numUsed(): number;
+  numPendingAcquires(): number;
+  on(event: 'acquireFail', listener: () => void): void;
+  removeListener(event: 'acquireFail', listener: () => void): void;
+}
+
+const poolOf = (db: Database): Pool | undefined => (db.client as { pool?: Pool }).pool ?? undefined;
+
+/** The pool's connections now (undefined once the database is closed). */
+export function poolState(db: Database): PoolState | undefined {
+  const pool = poolOf(db);
+  return pool && { inUse: pool.numUsed(), waiting: pool.numPendingAcquires(), max: pool.max };
+}
+
+export interface DatabaseFailures {
+  /** a statement failed; `sqlState` is PostgreSQL's error code when the server answered one */
+  queryFailed(sqlState: string | undefined): void;
+  /** no pooled connection within the acquire timeout, or a new connection failed */
+  acquireFailed(): void;
+}
+
+/** Tells `failures` of every failed statement and every failed acquire, as they happen (in memory); returns the unwatch. */
+export function watchFailures(db: Database, failures: DatabaseFailures): () => void {
+  const onQueryError = (error: { code?: unknown }) =>
+    failures.queryFailed(typeof error.code === 'string' ? error.code : undefined);
+  const onAcquireFail = () => failures.acquireFailed();
+  const pool = poolOf(db);
+  db.on('query-error', onQueryError);
+  pool?.on('acquireFail', onAcquireFail);
+  return () => {
+    db.off('query-error', onQueryError);
+    pool?.removeListener('acquireFail', onAcquireFail);
+  };
+}
+
 /** The PGlite instance under an embedded database (for its own snapshot, embedded-snapshot.ts). */
 export const pgliteOf = (db: Database): PGlite => (db.client.config.connection as { pglite: PGlite }).pglite;
 

@@ -10,8 +10,8 @@ import type { PGlite } from '@electric-sql/pglite';
  * background writers: its files change only while a statement runs, and statements run one at a time under PGlite's
  * own query lock. So a checkpoint followed by a copy of the data folder taken under that lock (PGlite's dumpDataDir)
  * is a crash-consistent image: a transaction open at that moment is rolled back when the copy is opened, like after a
- * power cut, and nothing committed is missing. Statements wait while the files are read (about 2 s for a 40 MB
- * folder); they are not refused.
+ * power cut, and nothing committed is missing. PGlite reads its files synchronously, so the process answers nothing
+ * else meanwhile (about 2 s for a 40 MB folder): requests wait, none is refused.
  *
  * Another process cannot open the files (the owner's lock, embedded-lock.ts), so the owner answers on a Unix socket in
  * DATA_DIR, as private as the folder: whoever connects gets the gzipped copy and the connection ends.

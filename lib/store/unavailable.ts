@@ -23,11 +23,14 @@ const REQUEST_DEADLINE = 'REQUEST_DEADLINE';
 
 /**
  * Driver messages without a code: pg's lost connection, pg giving up on a query the server never answered (its
- * query_timeout: a hung server or a silent network), knex after its pool was closed, PGlite after close().
+ * query_timeout: a hung server or a silent network), pg giving up on opening a connection the server accepted and
+ * never answered (its connectionTimeoutMillis; the pool hands that error to every request waiting for the attempt,
+ * not only to the one that started it), knex after its pool was closed, PGlite after close().
  */
 const UNAVAILABLE_MESSAGES = [
   /Connection terminated/i,
   /^Query read timeout$/,
+  /^timeout expired$/,
   /Unable to acquire a connection/i,
   /PGlite is closed/i,
   /Client has encountered a connection error/i,

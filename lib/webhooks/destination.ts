@@ -1,5 +1,5 @@
-import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { systemResolve, type Resolve } from '../security/outbound-get.js';
 import { isPrivateAddress } from '../security/private-addresses.js';
 
 /** Where one delivery connects: the URL, and the address its host resolved to and passed the check. */
@@ -34,9 +34,6 @@ export function webhookUrlProblem(value: string, allowPrivate: boolean): string 
   return undefined;
 }
 
-type Lookup = (host: string) => Promise<Array<{ address: string; family: number }>>;
-const systemLookup: Lookup = (host) => lookup(host, { all: true, verbatim: true });
-
 /**
  * Checks the URL and resolves its host now: every address it resolves to must be public (unless allowed), and the
  * delivery connects to the one checked here, so a DNS answer that changes in between cannot redirect it.
@@ -44,7 +41,7 @@ const systemLookup: Lookup = (host) => lookup(host, { all: true, verbatim: true 
 export async function resolveDestination(
   value: string,
   allowPrivate: boolean,
-  resolve: Lookup = systemLookup,
+  resolve: Resolve = systemResolve,
 ): Promise<Destination> {
   const problem = webhookUrlProblem(value, allowPrivate);
   if (problem) throw new RefusedDestination(problem);

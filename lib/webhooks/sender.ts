@@ -1,8 +1,8 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { connectionFailure } from '../security/outbound-get.js';
 import type { Destination } from './destination.js';
-import { deliveryFailure, timedOut } from './delivery-errors.js';
 
 /** The start of a receiver's answer, as the delivery log keeps it. */
 export interface AnswerExcerpt {
@@ -91,11 +91,12 @@ export function send(
           if (size > MAX_RESPONSE_BYTES) finish(answered());
         });
         response.on('end', () => finish(answered()));
-        response.on('error', (error) => finish({ error: deliveryFailure(error) }));
+        response.on('error', (error) => finish({ error: connectionFailure(error) }));
       },
     );
-    const timer = setTimeout(() => finish({ error: timedOut(timeoutMs), timedOut: true }), timeoutMs);
-    outgoing.on('error', (error) => finish({ error: deliveryFailure(error) }));
+    const timer = setTimeout(() => finish({ error: `no answer within ${timeoutMs} ms`, timedOut: true }), timeoutMs);
+    // The webmaster reads this in the delivery log: what failed, never the address connected to.
+    outgoing.on('error', (error) => finish({ error: connectionFailure(error) }));
     outgoing.end(body);
   });
 }

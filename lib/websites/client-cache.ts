@@ -13,6 +13,8 @@ export interface Cacheable<T> {
 export interface ClientCache {
   /** The cached answer for `key`, else `load`'s, remembered until a client change is announced or it lapses. */
   get<T>(key: string, load: () => Promise<Cacheable<T>>): Promise<T>;
+  /** whether the change feed is heard now (lookups are remembered only then) */
+  feedTrusted(): boolean;
   close(): Promise<void>;
 }
 
@@ -90,6 +92,7 @@ export async function createClientCache(
       }
       return value;
     },
+    feedTrusted: () => feed.trusted,
     async close() {
       db.off('query', onQuery);
       await feed.close();

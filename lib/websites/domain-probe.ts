@@ -1,5 +1,5 @@
-import { lookup, Resolver } from 'node:dns/promises';
-import { isPrivateAddress } from '../security/private-addresses.js';
+import { Resolver } from 'node:dns/promises';
+import { FetchError, httpsGet, type Resolve } from '../security/outbound-get.js';
 
 /**
  * How a website's domain is looked at from outside: its TXT records and its /.well-known file. Injected (an option of
@@ -15,33 +15,11 @@ export interface DomainProbe {
 /** More than a token file ever holds: a bigger answer is not one. */
 const MAX_FILE_BYTES = 4096;
 
-/** The default probe never fetches from a private address: a webmaster types the domain, and it must not reach our own network. */
-async function publicHost(host: string): Promise<boolean> {
-  const addresses = await lookup(host, { all: true, verbatim: true }).catch(() => []);
-  return addresses.length > 0 && addresses.every(({ address }) => !isPrivateAddress(address));
-}
-
-/** Reads at most `limit` bytes of a response body; more is refused (undefined). */
-async function boundedText(response: Response, limit: number): Promise<string | undefined> {
-  const reader = response.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** The public DNS and the public web, each call bounded by `timeoutMs`; redirects are not followed. */
-export function publicDomainProbe(timeoutMs: number): DomainProbe {
+/**
+ * The public DNS and the public web, each call bounded by `timeoutMs`; redirects are not followed. `resolve` answers
+ * the file's host name (the system's resolver unless a test injects one).
+ */
+export function publicDomainProbe(timeoutMs: number, resolve?: Resolve): DomainProbe {
   const resolver = new Resolver({ timeout: timeoutMs, tries: 2 });
   return {
     async txtRecords(name) {
@@ -51,17 +29,20 @@ export function publicDomainProbe(timeoutMs: number): DomainProbe {
         return [];
       }
     },
+    // A webmaster types the domain: it must not reach our own network, also through a DNS answer that changes.
     async fetchText(url) {
-      if (!(await publicHost(new URL(url).hostname))) return undefined;
       try {
-        const response = await fetch(url, {
-          redirect: 'error',
-          signal: AbortSignal.timeout(timeoutMs),
-          headers: { accept: 'text/plain' },
+        const body = await httpsGet(url, {
+          timeoutMs,
+          allowPrivate: false,
+          accept: 'text/plain',
+          maxBytes: MAX_FILE_BYTES,
+          resolve,
         });
-        return response.status === 200 ? await boundedText(response, MAX_FILE_BYTES) : undefined;
-      } catch {
-        return undefined;
+        return body.toString('utf8');
+      } catch (error) {
+        if (error instanceof FetchError) return undefined;
+        throw error;
       }
     },
   };

@@ -47,6 +47,10 @@ describe('age-provider backup and restore (embedded database)', function () {
     await mkdir(dataDir('live'), { mode: 0o700 });
     await writeFile(join(dataDir('live'), 'secrets.json'), JSON.stringify(testSecrets), { mode: 0o600 });
     live = await serveEmbedded(dataDir('live'), NEVER_DELIVERS);
+    // The flows' client shares the server's event loop here, which the copy blocks for a moment: without a longer
+    // keep-alive, the server's idle timer and the client's reuse of that connection race once it runs again (a
+    // reset no separate client would see, as its own idle timer is not blocked).
+    live.server.keepAliveTimeout = 60_000;
   });
   after(async () => {
     await restored?.close();

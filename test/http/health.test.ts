@@ -98,7 +98,7 @@ describe('/metrics on the operations listener', () => {
     expect(response.headers.get('content-type')).to.match(/^text\/plain/);
     const text = await response.text();
     expect(text).to.match(
-      /age_provider_http_request_duration_seconds_count\{surface="external",method="GET",status="[45]xx"\} 1/,
+      /age_provider_http_request_duration_seconds_count\{surface="external",route="[^"]+",method="GET",status="[45]xx"\} 1/,
     );
     expect(text).to.contain('process_resident_memory_bytes');
     expect(text).not.to.contain('12345');

@@ -1,26 +1,8 @@
 import { expect } from 'chai';
-import { createServer, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { createLogger } from '../../lib/log.js';
 import { openDatabase, type Database } from '../../lib/store/database.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-
-/** A "PostgreSQL" that accepts connections and never answers: what a frozen database looks like to the client. */
-async function frozenDatabase(): Promise<{ url: string; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `postgres://nobody@127.0.0.1:${(server.address() as AddressInfo).port}/frozen`,
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
+import { frozenDatabase } from '../helpers/frozen-peer.js';
 
 describe('a database that does not answer', function () {
   this.timeout(60_000);

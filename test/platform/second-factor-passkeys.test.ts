@@ -151,6 +151,36 @@ describe('platform second factor: passkeys', function () {
     expect((await browser.open('/platform/websites')).url.pathname).to.equal('/platform/signin');
   });
 
+  it('signing in again keeps the account the member acts on, through the second factor', async () => {
+    const member = await withPasskey();
+    const other = await signedInWebmaster(first);
+    await first.provider
+      .db('account_members')
+      .insert({ account_id: other.id, webmaster_id: member.id, role: 'developer' });
+    await member.client.open('/platform/accounts');
+    const opened = await member.client.post(`/platform/accounts/${other.id}/open`, {});
+    expect(opened.html).to.contain(`in the account of ${other.email}`);
+    // A fresh sign-in in the same browser (as before a sensitive change), then the passkey.
+    await member.client.open('/platform/signin');
+    const landed = await member.client.post('/platform/signin', { email: member.email, password: member.password });
+    expect(landed.url.pathname).to.equal('/platform/signin/second-factor');
+    const options = await postJson(member.client, '/platform/signin/second-factor/passkey/options');
+    const inside = await postJson(member.client, '/platform/signin/second-factor/passkey', {
+      response: member.authenticator.get(options.json, { origin }),
+    });
+    expect(inside.json.location).to.equal('/platform/websites');
+    expect((await member.client.open('/platform/websites')).html).to.contain(`in the account of ${other.email}`);
+    // Another browser's sign-in starts in the member's own account.
+    const { browser } = await passwordSignIn(first, member.email, member.password);
+    const elsewhere = await postJson(browser, '/platform/signin/second-factor/passkey/options');
+    await postJson(browser, '/platform/signin/second-factor/passkey', {
+      response: member.authenticator.get(elsewhere.json, { origin }),
+    });
+    const own = await browser.open('/platform/websites');
+    expect(own.url.pathname).to.equal('/platform/websites');
+    expect(own.html).not.to.contain('in the account of');
+  });
+
   it('two answers racing with one signature counter: one wins', async () => {
     const owner = await withPasskey();
     const one = await passwordSignIn(first, owner.email, owner.password);

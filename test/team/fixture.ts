@@ -105,7 +105,10 @@ export async function teamSnapshot(runtime: Runtime): Promise<string> {
     website_keys: await db('website_keys').orderBy(['website_id', 'environment']).select(),
     oauth2_configs: await db('oauth2_configs').orderBy('id').select(),
     oauth2_credentials: await db('oauth2_credentials').orderBy('id').select(),
-    webhooks: await db('webhooks').orderBy('id').select(),
+    // The delivery worker's own bookkeeping (back-off, failing since) moves on its own while the routes are driven.
+    webhooks: (await db('webhooks').orderBy('id').select()).map(
+      ({ backoff_until: _until, backoff_ms: _ms, failing_since: _since, ...webhook }) => webhook,
+    ),
     webhook_messages: await db('webhook_messages').count('* as count'),
     api_tokens: await db('api_tokens')
       .orderBy('id')

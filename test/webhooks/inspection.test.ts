@@ -195,9 +195,9 @@ describe('webhooks: a webmaster inspects and redelivers messages', function () {
           return found.attempts[0]!.error!;
         }),
       );
-      expect(errors[0]).to.match(/^Connection refused/);
-      expect(errors[1]).to.equal('Timed out: no whole answer within 1000 ms.');
-      expect(errors[2]).to.match(/^TLS failed: the receiver's certificate is self-signed/);
+      expect(errors[0]).to.equal('the connection was refused');
+      expect(errors[1]).to.equal('no answer within 1000 ms');
+      expect(errors[2]).to.equal('TLS failed (DEPTH_ZERO_SELF_SIGNED_CERT)');
       for (const error of errors) expect(error).to.not.match(/127\.0\.0\.1|:\d{2,5}\b/);
     } finally {
       await silent.close();

@@ -15,8 +15,8 @@ import { CliError, EXIT, output, UsageError, type CliIo, type Command } from '..
 const USAGE = `Usage: age-provider backup --out FILE [--json]
 
 Copies the embedded database in DATA_DIR into FILE, readable by its owner only (replaced whole if it exists).
-The copy is consistent while the server runs: the running server takes it (its statements wait while the files
-are read, about 2 s per 40 MB, none is refused). With no server running, this command opens the database itself.
+The copy is consistent while the server runs: the running server takes it, and answers nothing else while its
+files are read (about 2 s per 40 MB: requests wait, none is refused). With no server running, this command opens the database itself.
 "age-provider restore --from FILE" puts it back.
 
 The backup carries the secrets the service reads from DATA_DIR/secrets.json (COOKIE_KEYS, JWKS, SEALING_KEY).

@@ -20,20 +20,33 @@ import { VisitorError } from '../../http/visitor-errors.js';
 import { seeOther } from '../../http/see-other.js';
 import type { Visit } from './visit.js';
 import type { FlowEvent } from '../../statistics/tally.js';
+import type { FlowEnding } from '../../http/metrics.js';
+import type { Verification } from '../../verification/verifications.js';
 
 /**
  * Counts a flow event for the website's statistics, in memory (no statement): its start, the prompt accepted, a check
- * begun (each once per interaction), a check's refusal (naming the challenge), its return to the website with a
+ * begun (each once per interaction; the start for the metrics too), a check's refusal (naming the challenge), its return to the website with a
  * verification, or its end without a result.
  */
 export function countFlow(visit: Visit, event: FlowEvent, challenge?: string): void {
-  const { tally, clock } = visit.services.runtime;
-  tally.count(event, visit.uid, clock.now(), {
+  const { tally, clock, flows } = visit.services.runtime;
+  const counted = tally.count(event, visit.uid, clock.now(), {
     websiteId: visit.client.website.id,
     environment: visit.environment,
     ...(challenge ? { challenge } : {}),
   });
+  // The metrics count a start as the statistics do: once per interaction.
+  if (event === 'started' && counted) flows.started(visit.environment);
 }
+
+/** How the website learns the flow ended, for the metrics (the environment is the visit's). */
+type Ended = Omit<FlowEnding, 'environment'>;
+
+/** A handed-over verification's ending: reused or passed, by the challenge it was made with. */
+const endingWith = (verification: { challenge: string; reused: boolean }): Ended => ({
+  outcome: verification.reused ? 'reused' : 'passed',
+  challenge: verification.challenge,
+});
 
 /** A browser session rarely outlives a day; the anonymous proof's cookie dies with the session anyway. */
 const BROWSER_PROOF_MAX_SECONDS = 86400;
@@ -120,8 +133,8 @@ function providerAccountId(visit: Visit): string {
  * Ends the interaction with a recorded verification: a fresh grant linked to it, and the visitor goes back to the
  * website with a code.
  */
-export const handOver = (visit: Visit, verificationUid: string): Promise<void> =>
-  grantAndReturn(visit, { link: verificationUid });
+export const handOver = (visit: Visit, verification: Verification): Promise<void> =>
+  grantAndReturn(visit, { link: verification.uid }, endingWith(verification));
 
 /**
  * Ends the interaction with a verification recorded from `evidence` now, in the statement that writes its grant
@@ -134,7 +147,12 @@ export async function handOverNew(visit: Visit, evidence: Evidence & { reused: b
 /** Ends the interaction with `verification` inserted with its grant, and `alongside` (e.g. its proofs) in the same statement. */
 function handOverRecorded(visit: Visit, verification: NewVerification, alongside: Companions = []): Promise<void> {
   const { db } = visit.services.runtime;
-  return grantAndReturn(visit, { insert: (grantId) => verificationInsert(db, verification, grantId) }, alongside);
+  return grantAndReturn(
+    visit,
+    { insert: (grantId) => verificationInsert(db, verification, grantId) },
+    endingWith(verification),
+    alongside,
+  );
 }
 
 /** Writes of our own that end with the interaction, in its statement. */
@@ -143,6 +161,7 @@ type Companions = Knex.QueryBuilder[];
 async function grantAndReturn(
   visit: Visit,
   verification: EndingVerification,
+  ended: Ended,
   alongside: Companions = [],
 ): Promise<void> {
   const { services, ctx } = visit;
@@ -154,6 +173,7 @@ async function grantAndReturn(
     await finishInteraction(
       visit,
       (grantId) => ({ login: { accountId, remember: false }, consent: { grantId } }),
+      ended,
       grant,
       alongside,
     ),
@@ -182,9 +202,13 @@ function endingOf(visit: Visit, ending: Ending | { outcome: 'unavailable' }): Kn
 export async function endWithError(visit: Visit, error: string, description: string, ending: Ending): Promise<void> {
   seeOther(
     visit.ctx,
-    await finishInteraction(visit, () => ({ error, error_description: description }), undefined, [
-      endingOf(visit, ending),
-    ]),
+    await finishInteraction(
+      visit,
+      () => ({ error, error_description: description }),
+      { outcome: ending.outcome, challenge: 'challenge' in ending ? ending.challenge : null },
+      undefined,
+      [endingOf(visit, ending)],
+    ),
   );
 }
 
@@ -200,6 +224,7 @@ export async function failUnavailable(visit: Visit): Promise<never> {
       error: 'temporarily_unavailable',
       error_description: 'no age verification method is available for this request',
     }),
+    { outcome: 'unavailable', challenge: null },
     undefined,
     [endingOf(visit, { outcome: 'unavailable' })],
   );
@@ -219,15 +244,17 @@ export async function failUnavailable(visit: Visit): Promise<never> {
  * Nothing of the interaction's progress is kept, and its result is saved for oidc-provider to resume the
  * authorization at the returned URL: what provider.interactionResult does (without merging an earlier submission),
  * on the interaction loadVisit already read. The grant the result names, its verification, the progress's deletion
- * and the interaction are written by one statement (flow-storage.ts endInteraction).
+ * and the interaction are written by one statement (flow-storage.ts endInteraction). The flow's end is counted once
+ * that statement wrote it, so a repeated submit is not counted twice.
  */
 async function finishInteraction(
   visit: Visit,
   result: (grantId: string | undefined) => InteractionResults,
+  ended: Ended,
   grant?: InteractionEnd['grant'],
   alongside: Companions = [],
 ): Promise<string> {
-  const { db, clock } = visit.services.runtime;
+  const { db, clock, flows } = visit.services.runtime;
   try {
     const location = await endInteraction(db, clock, {
       interaction: visit.interaction,
@@ -237,6 +264,7 @@ async function finishInteraction(
     });
     // Ended by this statement, once whichever instance runs it: with a grant, the website gets a verification.
     if (grant) countFlow(visit, 'returned');
+    flows.ended({ environment: visit.environment, ...ended });
     return location;
   } catch (error) {
     // A repeat of the form that ended it (a double click, a retrying browser): sent where the first submit was,

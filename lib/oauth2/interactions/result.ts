@@ -57,7 +57,7 @@ export async function showVerificationResult(visit: Visit): Promise<void> {
 
 export async function continueToWebsite(visit: Visit): Promise<void> {
   const verification = recordedVerification(visit);
-  if (verification) await handOver(visit, verification.uid);
+  if (verification) await handOver(visit, verification);
 }
 
 interface SaveForm {
@@ -143,7 +143,7 @@ export async function saveToAccount(visit: Visit): Promise<void> {
     );
   }
   visit.progress = { ...visit.progress, accountId };
-  await handOver(visit, verification.uid);
+  await handOver(visit, verification);
 }
 
 /** Another "save" of the same result (a second tab, a double click) created its account first. */

@@ -5,7 +5,8 @@ import type { Clock } from '../../../clock.js';
 import { issuerSignatureValid, type IssuerAuth } from './issuer-auth.js';
 import { checkSignerPath } from './signer-path.js';
 import type { TrustAnchors } from './trust-anchors.js';
-import { FetchError, httpsGet, type ListFetchOptions } from './trusted-list-fetch.js';
+import { FetchError, httpsGet } from '../../../security/outbound-get.js';
+import type { ListFetchOptions } from './trusted-list-fetch.js';
 
 /**
  * Revocation through the IETF Token Status List (draft-ietf-oauth-status-list), as the EU age-verification profile
