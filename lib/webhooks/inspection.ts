@@ -4,10 +4,10 @@ import type { WebhookServices } from './services.js';
 import type { WebhookEvent } from './events.js';
 
 /** Where a message stands: waiting for an attempt (or in one), delivered by its latest attempt, or given up. */
-export type MessageState = 'pending' | 'delivered' | 'given_up';
+type MessageState = 'pending' | 'delivered' | 'given_up';
 
 /** One attempt with what a webmaster debugs with: the body sent and the start of the answer. */
-export interface MessageAttempt {
+interface MessageAttempt {
   attempt: number;
   attemptedAt: string;
   status: number | null;

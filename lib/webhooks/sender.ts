@@ -5,7 +5,7 @@ import { connectionFailure } from '../security/outbound-get.js';
 import type { Destination } from './destination.js';
 
 /** The start of a receiver's answer, as the delivery log keeps it. */
-export interface AnswerExcerpt {
+interface AnswerExcerpt {
   /** the first RESPONSE_KEPT_BYTES of the body, as UTF-8 (NUL characters replaced: PostgreSQL text cannot hold them) */
   body: string;
   /** the body was longer than what is kept */
