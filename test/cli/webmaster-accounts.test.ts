@@ -90,6 +90,76 @@ describe('age-provider webmaster list | show | disable | enable | delete, member
     });
   });
 
+  it('adds a confirmed webmaster as a member, once, audited; never one whose address is unconfirmed', async () => {
+    const owner = newEmail();
+    const joiner = newEmail();
+    const squatter = newEmail();
+    const ownerId = (await json<{ id: number }>(['webmaster', 'create', '--email', owner])).id;
+    const joinerId = (await json<{ id: number }>(['webmaster', 'create', '--email', joiner])).id;
+    // Registered under an address nobody proved (before addresses were confirmed): maybe not its owner's.
+    await inspect((db) =>
+      db('webmasters').insert({ email: squatter, password_hash: 'none', email_confirmed_at: null }),
+    );
+
+    const added = await json<{ added: boolean; role: string }>([
+      'webmaster',
+      'add-member',
+      '--email',
+      owner,
+      '--member',
+      joiner,
+      '--role',
+      'developer',
+    ]);
+    expect(added).to.include({ added: true, role: 'developer' });
+    const again = await json<{ added: boolean }>([
+      'webmaster',
+      'add-member',
+      '--webmaster',
+      String(ownerId),
+      '--member',
+      String(joinerId),
+      '--role',
+      'owner',
+    ]);
+    expect(again.added, 'a member already keeps their role').to.equal(false);
+    const refused = await cli(env, [
+      'webmaster',
+      'add-member',
+      '--email',
+      owner,
+      '--member',
+      squatter,
+      '--role',
+      'viewer',
+    ]);
+    expect(refused.code).to.equal(1);
+    expect(refused.stderr).to.match(/^age-provider webmaster: Only a webmaster whose address is confirmed/);
+    const unknown = await cli(env, [
+      'webmaster',
+      'add-member',
+      '--email',
+      owner,
+      '--member',
+      'nobody@example.test',
+      '--role',
+      'viewer',
+    ]);
+    expect(unknown.code).to.equal(1);
+
+    const members = await json<Array<{ email: string; role: string }>>(['webmaster', 'members', '--email', owner]);
+    expect(members.map((member) => [member.email, member.role])).to.deep.equal([
+      [owner, 'owner'],
+      [joiner, 'developer'],
+    ]);
+    await inspect(async (db) => {
+      const entries = await db('audit_entries')
+        .where({ chain: `webmaster:${ownerId}`, action: 'member.added' })
+        .select('actor_id');
+      expect(entries.map((entry) => entry.actor_id)).to.deep.equal(['age-provider webmaster add-member']);
+    });
+  });
+
   it('disables an account (its keys stop, its sign-in fails), enables it again, and deletes it leaving a trail that verifies', async () => {
     const email = newEmail();
     await cli(env, ['webmaster', 'create', '--email', email, '--password-stdin'], STRONG);

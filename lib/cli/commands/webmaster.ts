@@ -22,6 +22,7 @@ const USAGE = `Usage:
   age-provider webmaster list [--json]
   age-provider webmaster show | disable | enable | members | keys (--webmaster ID | --email E) [--json]
   age-provider webmaster delete (--webmaster ID | --email E) --yes [--json]
+  age-provider webmaster add-member (--webmaster ID | --email E) --member M --role R [--json]
   age-provider webmaster set-role (--webmaster ID | --email E) --member M --role R [--json]
   age-provider webmaster remove-member (--webmaster ID | --email E) --member M [--json]
   age-provider webmaster revoke-key (--webmaster ID | --email E) --key ID [--json]
