@@ -1,4 +1,7 @@
 import { expect } from 'chai';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { verifyTrail } from '../../lib/audit/trail.js';
 import { closeAccount, proveMailbox, setAccountDisabled } from '../../lib/webmasters/accounts.js';
 import { authenticateApiToken, createApiKey, LAST_USE_RESOLUTION_SECONDS } from '../../lib/webmasters/api-tokens.js';
@@ -10,6 +13,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClientFixture, TEST_ORIGIN } from '../helpers/fixtures.js';
 import { authorizationUrl } from '../helpers/relying-party.js';
 import { request } from '../external/api.js';
+import { cli } from '../cli/run.js';
 import { createTeam, insertWebmaster, signedIn } from './fixture.js';
 
 const reaches = async (app: TestApp, browser: Awaited<ReturnType<typeof signedIn>>, path: string): Promise<number> =>
@@ -263,6 +267,36 @@ describe('teams: members, invitations, keys and a way out, on two instances of o
     expect((await request(second.url, 'GET', '/external/website', { token: team.keys.readWrite })).status).to.equal(
       200,
     );
+  });
+
+  it('the operator disabling an account from another process cuts its sessions and keys on both instances', async function () {
+    // The command line is a process of its own only against PostgreSQL (the embedded database has one owner).
+    if (!first.database.url) this.skip();
+    const team = await createTeam(runtime());
+    const ownerBrowser = await signedIn(second.provider.runtime, second.url, team.accountId, team.accountId);
+    const memberBrowser = await signedIn(first.provider.runtime, first.url, team.members.admin.id, team.accountId);
+    for (const app of [first, second])
+      expect((await request(app.url, 'GET', '/external/website', { token: team.keys.readWrite })).status).to.equal(200);
+
+    const dataDir = await mkdtemp(join(tmpdir(), 'age-provider-disable-'));
+    try {
+      const env = { DATA_DIR: dataDir, LOG_LEVEL: 'silent', DATABASE_URL: first.database.url, SINGLE_INSTANCE: 'true' };
+      const run = await cli(env, ['webmaster', 'disable', '--webmaster', String(team.accountId), '--json']);
+      expect(run.code, run.stderr).to.equal(0);
+      expect(JSON.parse(run.stdout)).to.include({ id: team.accountId, disabled: true, changed: true });
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+
+    for (const app of [first, second])
+      expect((await request(app.url, 'GET', '/external/website', { token: team.keys.readWrite })).status).to.equal(401);
+    expect(await reaches(second, ownerBrowser, '/platform/websites'), "the owner's own session").to.equal(303);
+    expect(await reaches(first, memberBrowser, '/platform/websites'), "a member's session on it").to.equal(303);
+    const entry = await runtime()
+      .db('audit_entries')
+      .where({ chain: `webmaster:${team.accountId}`, action: 'account.disabled' })
+      .first('actor_type', 'actor_id');
+    expect(entry).to.deep.equal({ actor_type: 'operator', actor_id: 'age-provider webmaster disable' });
   });
 
   it("an expired key gets 401; a key's last use is written at most once a minute", async () => {

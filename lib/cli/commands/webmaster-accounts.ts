@@ -11,6 +11,7 @@ import {
   type AccountSummary,
 } from '../../webmasters/accounts.js';
 import { listApiKeys, revokeApiKey } from '../../webmasters/api-tokens.js';
+import { INVITATION_SECONDS, invitationUrl, inviteMember } from '../../webmasters/invitations.js';
 import {
   addMemberAsOperator,
   changeMemberRole,
@@ -35,6 +36,7 @@ export const ACCOUNT_SUBCOMMANDS = [
   'delete',
   'members',
   'add-member',
+  'invite',
   'set-role',
   'remove-member',
   'keys',
@@ -54,6 +56,9 @@ export const ACCOUNT_USAGE = `  list            Every account (each webmaster is
   members         The account's members and their roles.
   add-member      Adds the webmaster --member (an id or an email, whose address is confirmed) to the account with
                   the --role owner, admin, developer or viewer; a member already keeps their role.
+  invite          Invites the address --member E to the account with --role R and prints the invitation's link (works
+                  once, for ${INVITATION_SECONDS / 3600} hours; hand it over): whoever signs in with that address and opens it joins.
+                  Without mail configured, create their login first ("webmaster create").
   set-role        Gives --member (an id or an email) the --role owner, admin, developer or viewer (an account keeps
                   an owner).
   remove-member   Removes --member from the account: their sessions end and their API keys on it are revoked.
@@ -61,8 +66,8 @@ export const ACCOUNT_USAGE = `  list            Every account (each webmaster is
   revoke-key      Revokes the account's key --key ID at once.`;
 
 export const ACCOUNT_OPTIONS_USAGE = `  --webmaster ID     the account's id (list shows them); or --email E
-  --member M         a member's id or email (add-member, set-role, remove-member)
-  --role R           owner, admin, developer or viewer (add-member, set-role)
+  --member M         a member's id or email (add-member, set-role, remove-member); the address to invite (invite)
+  --role R           owner, admin, developer or viewer (add-member, invite, set-role)
   --key ID           an API key's id, as "keys" lists it (revoke-key)
   --yes              confirms "delete"`;
 
@@ -143,7 +148,7 @@ async function explained<T>(work: () => Promise<T>): Promise<T> {
 
 export async function runAccountSubcommand(subcommand: AccountSubcommand, values: Values, io: CliIo): Promise<number> {
   const json = values.json === true;
-  await withConfiguredDatabase(io, async ({ db }) => {
+  await withConfiguredDatabase(io, async ({ config, db }) => {
     if (subcommand === 'list') {
       const accounts = await listAccounts(db);
       return output(
@@ -218,6 +223,35 @@ export async function runAccountSubcommand(subcommand: AccountSubcommand, values
           added
             ? `Webmaster ${memberId} is now a member of account ${account.id} as ${role}.`
             : `Webmaster ${memberId} was a member of account ${account.id} already; their role is unchanged.`,
+        );
+      }
+      case 'invite': {
+        const email = typeof values.member === 'string' ? values.member.trim() : '';
+        if (!email) throw new UsageError('--member is required: the address to invite');
+        const role = roleOf(values);
+        const { token, invitation } = await explained(() =>
+          inviteMember(
+            db,
+            systemClock,
+            account.id,
+            { email, role },
+            { webmasterId: null, role: 'owner', origin: operator(subcommand) },
+          ),
+        );
+        const link = invitationUrl(config.issuer, token);
+        return output(
+          io,
+          json,
+          {
+            accountId: account.id,
+            invitation: invitation.id,
+            email: invitation.email,
+            role: invitation.role,
+            link,
+            linkExpiresAt: invitation.expiresAt.toISOString(),
+          },
+          `Invited ${invitation.email} to account ${account.id} as ${invitation.role}.\n` +
+            `Invitation link (works once, for ${INVITATION_SECONDS / 3600} hours, for whoever signs in as ${invitation.email}; hand it over):\n${link}`,
         );
       }
       case 'set-role': {
