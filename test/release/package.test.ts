@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -22,8 +22,16 @@ describe('the npm pack tarball, installed into an empty folder', function () {
 
   before(async () => {
     work = await mkdtemp(join(tmpdir(), 'age-provider-pack-'));
-    // `npm pack` runs `prepare` (the build) first, as `npm publish` would.
-    await npm(['pack', '--pack-destination', work], packageRoot);
+    // `npm pack` runs `prepare` (the build) first, as `npm publish` would. It packs a copy of the checkout: the build
+    // writes dist/, which other test files (and CI's other run beside this one) may be reading in the checkout itself.
+    const tree = join(work, 'tree');
+    const skipped = new Set(['node_modules', '.git', 'dist']);
+    await cp(packageRoot, tree, {
+      recursive: true,
+      filter: (source) => !skipped.has(source.slice(packageRoot.length + 1).split('/')[0]!),
+    });
+    await symlink(join(packageRoot, 'node_modules'), join(tree, 'node_modules'), 'dir');
+    await npm(['pack', '--pack-destination', work], tree);
     const [tarball] = (await readdir(work)).filter((name) => name.endsWith('.tgz'));
     expect(tarball).to.equal(`age-provider-${packageVersion()}.tgz`);
     const app = join(work, 'app');
