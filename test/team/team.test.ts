@@ -269,6 +269,55 @@ describe('teams: members, invitations, keys and a way out, on two instances of o
     );
   });
 
+  /** The operator's command line, a process of its own on the instances' database; its --json answer. */
+  const operator = async (args: string[]): Promise<Record<string, unknown>> => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'age-provider-operator-'));
+    try {
+      const env = { DATA_DIR: dataDir, LOG_LEVEL: 'silent', DATABASE_URL: first.database.url, SINGLE_INSTANCE: 'true' };
+      const run = await cli(env, [...args, '--json']);
+      expect(run.code, run.stderr).to.equal(0);
+      return JSON.parse(run.stdout) as Record<string, unknown>;
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  };
+
+  it('the operator removing a member from another process ends their session and key on both instances', async function () {
+    // The command line is a process of its own only against PostgreSQL (the embedded database has one owner).
+    if (!first.database.url) this.skip();
+    const team = await createTeam(runtime());
+    const member = team.members.developer;
+    const { token } = await createApiKey(
+      runtime().db,
+      runtime().clock,
+      team.accountId,
+      member.id,
+      { name: 'theirs', access: 'write', websiteId: null, expiresAt: null },
+      TEST_ORIGIN,
+    );
+    const browser = await signedIn(second.provider.runtime, second.url, member.id, team.accountId);
+    expect(await reaches(second, browser, '/platform/websites')).to.equal(200);
+    expect((await request(first.url, 'GET', '/external/website', { token })).status).to.equal(200);
+
+    const removed = await operator([
+      'webmaster',
+      'remove-member',
+      '--webmaster',
+      String(team.accountId),
+      '--member',
+      member.email,
+    ]);
+    expect(removed).to.include({ accountId: team.accountId, member: member.id, removed: true });
+
+    expect(await reaches(second, browser, '/platform/websites'), 'their session on the other instance').to.equal(303);
+    for (const app of [first, second])
+      expect((await request(app.url, 'GET', '/external/website', { token })).status, 'their key').to.equal(401);
+    // The owner's key is untouched: only the removed member's access ends.
+    expect((await request(second.url, 'GET', '/external/website', { token: team.keys.readWrite })).status).to.equal(
+      200,
+    );
+  });
+
   it('the operator disabling an account from another process cuts its sessions and keys on both instances', async function () {
     // The command line is a process of its own only against PostgreSQL (the embedded database has one owner).
     if (!first.database.url) this.skip();
@@ -278,15 +327,8 @@ describe('teams: members, invitations, keys and a way out, on two instances of o
     for (const app of [first, second])
       expect((await request(app.url, 'GET', '/external/website', { token: team.keys.readWrite })).status).to.equal(200);
 
-    const dataDir = await mkdtemp(join(tmpdir(), 'age-provider-disable-'));
-    try {
-      const env = { DATA_DIR: dataDir, LOG_LEVEL: 'silent', DATABASE_URL: first.database.url, SINGLE_INSTANCE: 'true' };
-      const run = await cli(env, ['webmaster', 'disable', '--webmaster', String(team.accountId), '--json']);
-      expect(run.code, run.stderr).to.equal(0);
-      expect(JSON.parse(run.stdout)).to.include({ id: team.accountId, disabled: true, changed: true });
-    } finally {
-      await rm(dataDir, { recursive: true, force: true });
-    }
+    const disabled = await operator(['webmaster', 'disable', '--webmaster', String(team.accountId)]);
+    expect(disabled).to.include({ id: team.accountId, disabled: true, changed: true });
 
     for (const app of [first, second])
       expect((await request(app.url, 'GET', '/external/website', { token: team.keys.readWrite })).status).to.equal(401);
