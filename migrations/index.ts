@@ -15,6 +15,7 @@ import * as webmasterAccess from './013_webmaster_access.js';
 import * as secondFactors from './014_second_factors.js';
 import * as team from './015_team.js';
 import * as webhookDeliveryUnderFaults from './016_webhook_delivery_under_faults.js';
+import * as webhookInspection from './017_webhook_inspection.js';
 import * as webmasterPasskeys from './018_webmaster_passkeys.js';
 import * as statisticsCounted from './019_statistics_counted.js';
 import * as verificationListing from './020_verification_listing.js';
@@ -55,6 +56,7 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['014_second_factors', secondFactors],
   ['015_team', team],
   ['016_webhook_delivery_under_faults', webhookDeliveryUnderFaults],
+  ['017_webhook_inspection', webhookInspection],
   ['018_webmaster_passkeys', webmasterPasskeys],
   ['019_statistics_counted', statisticsCounted],
   ['020_verification_listing', verificationListing],

@@ -16,7 +16,8 @@ import { ticketsCommand } from './commands/tickets.js';
 import { webmasterCommand } from './commands/webmaster.js';
 import { websiteCommand } from './commands/website.js';
 
-const COMMANDS: Command[] = [
+/** Every command, in the order the overview lists them (the property tests of the CLI go over this list). */
+export const COMMANDS: readonly Command[] = [
   serveCommand,
   migrateCommand,
   secretsCommand,

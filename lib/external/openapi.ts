@@ -5,6 +5,7 @@ import {
   environmentParameter,
   verificationIdParameter,
   webhookIdParameter,
+  webhookMessageIdParameter,
   websiteIdParameter,
 } from '../websites/schemas/path-parameters.js';
 import { BODY_LIMIT_KIB, EXTERNAL_PREFIX } from './paths.js';
@@ -12,7 +13,7 @@ import { BODY_LIMIT_KIB, EXTERNAL_PREFIX } from './paths.js';
 const ERROR_RESPONSES: Record<string, string> = {
   400: 'Invalid path parameter or body, or the request cannot be served (e.g. regenerate while DISABLED).',
   401: 'Missing, malformed, invalid or revoked API token, or the website belongs to another webmaster.',
-  404: "No such website, OAuth2 configuration, webhook or verification (another website's verification is not found either).",
+  404: "No such website, OAuth2 configuration, webhook, webhook message or verification (another website's is not found either).",
   413: `Body larger than ${BODY_LIMIT_KIB} KiB.`,
   415: 'Body sent with a content type other than application/json.',
   429: 'Rate limit reached; retry after the seconds in Retry-After.',
@@ -59,6 +60,19 @@ function pathParameters(operation: Operation): object[] {
   };
   if (operation.scope === 'account') return [];
   if (operation.scope === 'webhook') return [websiteId, webhookId];
+  if (operation.scope === 'webhookMessage') {
+    return [
+      websiteId,
+      webhookId,
+      {
+        name: 'message_id',
+        in: 'path',
+        required: true,
+        schema: webhookMessageIdParameter,
+        description: webhookMessageIdParameter.description,
+      },
+    ];
+  }
   if (operation.scope === 'verification') {
     return [
       websiteId,

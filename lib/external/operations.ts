@@ -60,9 +60,11 @@ import {
   webhookListSchema,
   webhookTestSchema,
 } from '../webhooks/schemas.js';
+import { getWebhookMessage, redeliverMessage } from '../webhooks/inspection.js';
+import { webhookMessageSchema, webhookRedeliverySchema } from '../webhooks/inspection-schemas.js';
 
 /** Which path parameters an operation takes. */
-export type Scope = 'account' | 'website' | 'environment' | 'webhook' | 'verification';
+export type Scope = 'account' | 'website' | 'environment' | 'webhook' | 'webhookMessage' | 'verification';
 
 /** The typed path values of each scope. */
 export interface ScopeValues {
@@ -70,6 +72,7 @@ export interface ScopeValues {
   website: { websiteId: number };
   environment: { websiteId: number; environment: Environment };
   webhook: { websiteId: number; webhookId: number };
+  webhookMessage: { websiteId: number; webhookId: number; messageId: string };
   verification: { websiteId: number; verificationId: string };
 }
 
@@ -317,6 +320,30 @@ export const OPERATIONS: readonly Operation[] = [
     summary: 'Send a webhook.test message (delivered in the background)',
     response: webhookTestSchema,
     run: ({ runtime, webmasterId, websiteId, webhookId }) => testWebhook(runtime, webmasterId, websiteId, webhookId),
+  }),
+  define({
+    operationId: 'getWebhookMessage',
+    method: 'get',
+    access: 'view',
+    path: '/website/:website_id/webhooks/:webhook_id/messages/:message_id',
+    scope: 'webhookMessage',
+    summary:
+      "Retrieve one message by its webhook-id with every attempt: the body sent, the receiver's status, the first KiB of its answer, timing, the error",
+    response: webhookMessageSchema,
+    run: ({ runtime, webmasterId, websiteId, webhookId, messageId }) =>
+      getWebhookMessage(runtime, webmasterId, websiteId, webhookId, messageId),
+  }),
+  define({
+    operationId: 'redeliverWebhookMessage',
+    method: 'post',
+    access: 'change',
+    path: '/website/:website_id/webhooks/:webhook_id/messages/:message_id/redeliver',
+    scope: 'webhookMessage',
+    summary:
+      'Send a message again now, with the same webhook-id (delivered, given up or waiting for a retry; a double submit queues one attempt)',
+    response: webhookRedeliverySchema,
+    run: ({ runtime, webmasterId, websiteId, webhookId, messageId }) =>
+      redeliverMessage(runtime, webmasterId, websiteId, webhookId, messageId),
   }),
   define({
     operationId: 'listAudit',

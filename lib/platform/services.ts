@@ -1,4 +1,5 @@
 import type { AuditServices } from '../audit/activity.js';
+import type { EvidenceSigningServices } from '../evidence/evidence.js';
 import type { Branding } from '../branding/settings.js';
 import type { RateLimits } from '../http/rate-limit.js';
 import type { MailSettings } from '../mail/mailer.js';
@@ -11,7 +12,8 @@ import type { WebmasterSettings } from '../webmasters/settings.js';
 export type PlatformServices = WebsiteServices &
   WebhookServices &
   StatisticsServices &
-  AuditServices & {
+  AuditServices &
+  EvidenceSigningServices & {
     rateLimits: RateLimits;
     config: {
       readonly issuer: string;

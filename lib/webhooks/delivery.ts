@@ -4,7 +4,8 @@ import type { Database } from '../store/database.js';
 import { settlesWithin } from '../time-limit.js';
 import type { WebhookServices } from './services.js';
 import { resolveDestination, RefusedDestination } from './destination.js';
-import { claimDue, recordAttempt, type ClaimedMessage } from './outbox.js';
+import { claimDue, recordAttempt, type AttemptExchange, type ClaimedMessage } from './outbox.js';
+import { rejectedWith } from './delivery-errors.js';
 import { send, type SendResult } from './sender.js';
 import { signatureOf } from './signature.js';
 
@@ -58,11 +59,14 @@ const endpointFailed = (outcome: AttemptOutcome, status: number | undefined): bo
   outcome === 'refused_address' ||
   (outcome === 'rejected' && (status! >= 500 || status === 429));
 
-async function sendOnce(runtime: WebhookServices, message: ClaimedMessage): Promise<SendResult | { refused: string }> {
+async function sendOnce(
+  runtime: WebhookServices,
+  message: ClaimedMessage,
+  body: string,
+): Promise<SendResult | { refused: string }> {
   const { allowPrivateAddresses, timeoutMs } = runtime.config.webhooks;
   try {
     const destination = await resolveDestination(message.url, allowPrivateAddresses);
-    const body = JSON.stringify(message.payload);
     // The receiver judges freshness against its own clock: the signing time is the real one, whatever clock we run on.
     const timestamp = Math.floor(Date.now() / 1000);
     const signature = signatureOf(runtime.sealer.unseal(message.secretSealed), message.messageId, timestamp, body);
@@ -82,10 +86,25 @@ async function sendOnce(runtime: WebhookServices, message: ClaimedMessage): Prom
   }
 }
 
+/** The delivery log's words for an attempt that did not deliver (lib/webhooks/delivery-errors.ts); null when it did. */
+const errorOf = (result: SendResult | { refused: string }): string | null => {
+  if ('refused' in result) return result.refused;
+  if (result.status === undefined) return result.error;
+  return result.status >= 200 && result.status < 300 ? null : rejectedWith(result.status);
+};
+
+const exchangeOf = (result: SendResult | { refused: string }, body: string): AttemptExchange =>
+  'refused' in result
+    ? { requestBody: null, responseBody: null, responseTruncated: null }
+    : result.status === undefined
+      ? { requestBody: body, responseBody: null, responseTruncated: null }
+      : { requestBody: body, responseBody: result.body, responseTruncated: result.truncated };
+
 async function attempt({ runtime, db, metrics }: DeliveryWorkerInput, message: ClaimedMessage): Promise<void> {
   const startedAt = runtime.clock.now();
   const started = performance.now();
-  const result = await sendOnce(runtime, message);
+  const body = JSON.stringify(message.payload);
+  const result = await sendOnce(runtime, message, body);
   const outcome = outcomeOf(result);
   const status = 'status' in result ? result.status : undefined;
   const delivered = outcome === 'delivered';
@@ -95,7 +114,8 @@ async function attempt({ runtime, db, metrics }: DeliveryWorkerInput, message: C
     endedAt: runtime.clock.now(),
     status: status ?? null,
     durationMs: Math.round(performance.now() - started),
-    error: 'refused' in result ? result.refused : (result.error ?? null),
+    error: errorOf(result),
+    exchange: exchangeOf(result, body),
     nextRetryAt: delivered || gone ? null : nextRetry(startedAt, message.attempt),
     delivered,
     gone,

@@ -102,6 +102,15 @@ export async function claimDue(
   }));
 }
 
+/** The bytes of one attempt a webmaster debugs with (migration 017). */
+export interface AttemptExchange {
+  /** the body sent, exactly: the signature covers these bytes; null when no request was made (refused address) */
+  requestBody: string | null;
+  /** the first KiB of the receiver's answer; null without one */
+  responseBody: string | null;
+  responseTruncated: boolean | null;
+}
+
 /** How one attempt ended, as the delivery log shows it. */
 export interface AttemptRecord {
   attemptedAt: Date;
@@ -110,6 +119,8 @@ export interface AttemptRecord {
   status: number | null;
   durationMs: number;
   error: string | null;
+  /** what was sent and the start of the answer, for the delivery log (null when nothing was sent) */
+  exchange: AttemptExchange;
   /** when the next attempt is due; null when there is none (delivered, given up, endpoint disabled) */
   nextRetryAt: Date | null;
   delivered: boolean;
@@ -180,6 +191,9 @@ export async function recordAttempt(
       duration_ms: record.durationMs,
       error: record.error,
       next_retry_at: record.nextRetryAt,
+      request_body: record.exchange.requestBody,
+      response_body: record.exchange.responseBody,
+      response_truncated: record.exchange.responseTruncated,
     });
     if (record.gone) {
       await disableEndpoint(trx, message.webhookId, record.attemptedAt, 'the receiver answered 410 Gone');

@@ -4,13 +4,39 @@ import type { LookupFunction } from 'node:net';
 import { connectionFailure } from '../security/outbound-get.js';
 import type { Destination } from './destination.js';
 
-/** How one delivery ended: the receiver's status, or why there is none. */
+/** The start of a receiver's answer, as the delivery log keeps it. */
+interface AnswerExcerpt {
+  /** the first RESPONSE_KEPT_BYTES of the body, as UTF-8 (NUL characters replaced: PostgreSQL text cannot hold them) */
+  body: string;
+  /** the body was longer than what is kept */
+  truncated: boolean;
+}
+
+/** How one delivery ended: the receiver's status and the start of its answer, or why there is none. */
 export type SendResult =
-  | { status: number; error?: never; timedOut?: never }
+  | ({ status: number; error?: never; timedOut?: never } & AnswerExcerpt)
   | { status?: never; error: string; /** no whole answer within the timeout */ timedOut?: boolean };
 
-/** A receiver's answer is not read beyond this: only its status matters. */
+/** A receiver's answer is not read beyond this: its status and its start are all that matter. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
+/** What the delivery log keeps of an answer: enough for an error message or a stack trace's first lines. */
+export const RESPONSE_KEPT_BYTES = 1024;
+
+/** The bytes up to the last whole UTF-8 character: a character cut at the limit is left out, not garbled. */
+function wholeCharacters(bytes: Buffer): Buffer {
+  let start = bytes.length - 1;
+  while (start > 0 && start > bytes.length - 4 && (bytes[start]! & 0xc0) === 0x80) start -= 1;
+  const lead = bytes[start] ?? 0;
+  const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  return start + length > bytes.length ? bytes.subarray(0, start) : bytes;
+}
+
+const excerptOf = (chunks: Buffer[], size: number): AnswerExcerpt => ({
+  body: wholeCharacters(Buffer.concat(chunks).subarray(0, RESPONSE_KEPT_BYTES))
+    .toString('utf8')
+    .replaceAll('\0', '\uFFFD'),
+  truncated: size > RESPONSE_KEPT_BYTES,
+});
 
 /** Connects to the address checked for this delivery whatever the host resolves to now (TLS still checks the host name). */
 const pinnedLookup =
@@ -57,11 +83,14 @@ export function send(
       },
       (response: IncomingMessage) => {
         let size = 0;
+        const kept: Buffer[] = [];
+        const answered = (): SendResult => ({ status: response.statusCode ?? 0, ...excerptOf(kept, size) });
         response.on('data', (chunk: Buffer) => {
+          if (size < RESPONSE_KEPT_BYTES) kept.push(chunk);
           size += chunk.length;
-          if (size > MAX_RESPONSE_BYTES) finish({ status: response.statusCode ?? 0 });
+          if (size > MAX_RESPONSE_BYTES) finish(answered());
         });
-        response.on('end', () => finish({ status: response.statusCode ?? 0 }));
+        response.on('end', () => finish(answered()));
         response.on('error', (error) => finish({ error: connectionFailure(error) }));
       },
     );

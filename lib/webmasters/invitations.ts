@@ -7,7 +7,7 @@ import { normalizeIdentifier } from '../security/identifiers.js';
 import type { Database } from '../store/database.js';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
-import { addMember, type MemberActor } from './members.js';
+import { addMember } from './members.js';
 import { mayAssign, ROLES, type Role } from './roles.js';
 
 /** An invitation's link works this long, once. */
@@ -18,6 +18,20 @@ const TOKEN_SHAPE = /^inv_[A-Za-z0-9_-]{43}$/;
 
 const ajv = new Ajv();
 addFormats.default(ajv, ['email']);
+/** The page an invitation's link opens: the token is its last segment. */
+export const invitationUrl = (issuer: string, token: string): string =>
+  `${issuer.replace(/\/$/, '')}/platform/invitation/${token}`;
+
+/**
+ * Who invites: a member with their role (webmasterId, recorded as the inviter), or the operator at the command line
+ * (webmasterId null: the operator stands above the account's roles, as for set-role, and may invite an owner).
+ */
+interface Inviter {
+  webmasterId: number | null;
+  role: Role;
+  origin: ChangeOrigin;
+}
+
 /** An invitation as asked for: the same schema for the platform's form and the command line. */
 const validInvitation = ajv.compile<{ email: string; role: Role }>({
   type: 'object',
@@ -50,7 +64,7 @@ export async function inviteMember(
   clock: Clock,
   accountId: number,
   input: { email: string; role: string },
-  actor: MemberActor & { role: Role },
+  actor: Inviter,
 ): Promise<{ token: string; invitation: PendingInvitation }> {
   const asked = { email: normalizeIdentifier(String(input.email).trim()), role: input.role };
   if (!validInvitation(asked)) {

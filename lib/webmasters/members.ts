@@ -182,3 +182,45 @@ export async function addMember(
     .returning('account_id');
   return added.length > 0;
 }
+
+/**
+ * The operator adds an existing webmaster to an account with a role (`age-provider webmaster add-member`), audited.
+ * Only a confirmed address: an unconfirmed account may be someone else's registration under it (the pre-hijack), and
+ * a membership would hand them the account. False when they were a member already (their role is left as it is).
+ */
+export async function addMemberAsOperator(
+  db: Database,
+  clock: Clock,
+  accountId: number,
+  webmasterId: number,
+  role: Role,
+  operator: ChangeOrigin,
+): Promise<boolean> {
+  if (!isRole(role)) throw new Refusal('invalid', 'Choose one of the roles owner, admin, developer or viewer.');
+  return db.transaction(async (trx) => {
+    const roles = await lockedRoles(trx, accountId);
+    if (roles.has(webmasterId)) return false;
+    const member = await trx('webmasters')
+      .where('id', webmasterId)
+      .whereNotNull('email_confirmed_at')
+      .whereNull('disabled_at')
+      .first('id');
+    if (!member)
+      throw new Refusal(
+        'conflict',
+        'Only a webmaster whose address is confirmed (and who is not disabled) can be added.',
+      );
+    const now = clock.now();
+    await addMember(trx, accountId, webmasterId, role, now);
+    await record(trx, {
+      origin: operator,
+      webmasterId: accountId,
+      websiteId: null,
+      at: now,
+      action: 'member.added',
+      before: null,
+      after: { member: webmasterId, role },
+    });
+    return true;
+  });
+}

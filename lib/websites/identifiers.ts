@@ -2,6 +2,7 @@ import type { Environment } from './models.js';
 import {
   environmentPathSchema,
   verificationPathSchema,
+  webhookMessagePathSchema,
   webhookPathSchema,
   websitePathSchema,
 } from './schemas/path-parameters.js';
@@ -9,6 +10,10 @@ import { validator } from './validation.js';
 
 const validateWebsitePath = validator<{ website_id: string }>(websitePathSchema, 'path');
 const validateWebhookPath = validator<{ website_id: string; webhook_id: string }>(webhookPathSchema, 'path');
+const validateWebhookMessagePath = validator<{ website_id: string; webhook_id: string; message_id: string }>(
+  webhookMessagePathSchema,
+  'path',
+);
 const validateVerificationPath = validator<{ website_id: string; verification_id: string }>(
   verificationPathSchema,
   'path',
@@ -36,6 +41,12 @@ export function websiteEnvironmentOf(params: Params): { websiteId: number; envir
 export function websiteWebhookOf(params: Params): { websiteId: number; webhookId: number } {
   const path = validateWebhookPath(params);
   return { websiteId: Number(path.website_id), webhookId: Number(path.webhook_id) };
+}
+
+/** The website, one of its webhooks and one of that webhook's messages a path names; malformed values are refused as invalid. */
+export function websiteWebhookMessageOf(params: Params): { websiteId: number; webhookId: number; messageId: string } {
+  const path = validateWebhookMessagePath(params);
+  return { websiteId: Number(path.website_id), webhookId: Number(path.webhook_id), messageId: path.message_id };
 }
 
 /** The website and one of its verifications (by the uid the website received) a path names; malformed values are refused as invalid. */

@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../lib/store/database.js';
+import { lockEmbedded } from '../../lib/store/embedded-lock.js';
 import { migrate } from '../../lib/store/migrate.js';
 import { startTestApp, testSecrets, type TestApp } from '../helpers/app.js';
 import type { TestDatabase } from '../helpers/database.js';
@@ -121,6 +122,20 @@ describe('age-provider backup and restore (embedded database)', function () {
     expect(backup.stderr.trimEnd().split('\n')).to.have.length(1);
     expect(backup.stderr).to.contain('does not hold SEALING_KEY').and.contain('docs/backup.md');
     expect(JSON.parse(backup.stdout)).to.deep.include({ secretsNotIncluded: ['SEALING_KEY'] });
+  });
+
+  it('says in one line what to do when the process holding DATA_DIR takes no backups (an older version)', async () => {
+    await mkdir(join(dataDir('older'), 'pgdata'), { recursive: true, mode: 0o700 });
+    await writeFile(join(dataDir('older'), 'pgdata', 'PG_VERSION'), '17\n');
+    const release = await lockEmbedded(dataDir('older'));
+    try {
+      const backup = await cli(envOf('older'), ['backup', '--out', join(folder, 'older.backup')]);
+      expect(backup.code).to.equal(1);
+      expect(backup.stderr.trimEnd().split('\n')).to.have.length(1);
+      expect(backup.stderr).to.contain('takes no backups').and.contain('stop it, then run backup again');
+    } finally {
+      await release();
+    }
   });
 
   it('refuses a damaged file before writing anything', async () => {

@@ -21,7 +21,7 @@ describe('age-provider command-line errors and exit codes', function () {
 
   it('exits 2 with one line saying what to type for an unknown command line', async () => {
     const cases: Array<[string[], string]> = [
-      [['migrate', '--bogus'], 'unknown option --bogus; "migrate" takes --json, --help'],
+      [['migrate', '--bogus'], 'unknown option --bogus; "migrate" takes --json, --dry-run, --help'],
       [['webmaster', 'create', '--email'], '--email needs a value: --email VALUE'],
       [['webmaster', 'create', '--email', '--password-stdin'], '--email needs a value: --email VALUE'],
       [['migrate', '--json=yes'], '--json takes no value'],

@@ -83,16 +83,31 @@ export interface ServeProcess {
   exited: Promise<number | null>;
 }
 
+/** Which age-provider runs: its folder, and node's arguments before the CLI's own. */
+export interface Program {
+  cwd: string;
+  nodeArgs: string[];
+}
+
+/** The sources of a checkout at `root` (this one by default), run with tsx. */
+export function fromSources(root = packageRoot): Program {
+  const script = `import { main, processIo } from ${JSON.stringify(join(root, 'lib/cli/main.ts'))}; import { knexAdapter } from ${JSON.stringify(join(root, 'adapters/knex.ts'))};
+    process.exitCode = await main(process.argv.slice(1), { ...processIo, oidcAdapter: knexAdapter });`;
+  return { cwd: root, nodeArgs: ['--import', 'tsx', '--input-type=module', '-e', script] };
+}
+
 /**
  * `age-provider serve --json` as a real child process (signals, exit codes), with only the given environment; run
  * through `wrapper` when given (e.g. `unshare --pid --fork`, whose own child is then the server).
  */
-export async function serveProcess(env: NodeJS.ProcessEnv, wrapper: readonly string[] = []): Promise<ServeProcess> {
-  const script = `import { main, processIo } from ${JSON.stringify(join(packageRoot, 'lib/cli/main.ts'))}; import { knexAdapter } from ${JSON.stringify(join(packageRoot, 'adapters/knex.ts'))};
-    process.exitCode = await main(process.argv.slice(1), { ...processIo, oidcAdapter: knexAdapter });`;
+export async function serveProcess(
+  env: NodeJS.ProcessEnv,
+  wrapper: readonly string[] = [],
+  program: Program = fromSources(),
+): Promise<ServeProcess> {
   const [command = process.execPath, ...prefix] = [...wrapper, ...(wrapper.length > 0 ? [process.execPath] : [])];
-  const child = spawn(command, [...prefix, '--import', 'tsx', '--input-type=module', '-e', script, 'serve', '--json'], {
-    cwd: packageRoot,
+  const child = spawn(command, [...prefix, ...program.nodeArgs, 'serve', '--json'], {
+    cwd: program.cwd,
     env: { PATH: process.env.PATH, PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

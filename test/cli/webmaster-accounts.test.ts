@@ -3,6 +3,7 @@ import { verifyTrail } from '../../lib/audit/trail.js';
 import { systemClock } from '../../lib/clock.js';
 import type { Database } from '../../lib/store/database.js';
 import { authenticateApiToken } from '../../lib/webmasters/api-tokens.js';
+import { acceptInvitation } from '../../lib/webmasters/invitations.js';
 import { cli, cliDatabase, type CliDatabase } from './run.js';
 
 let counter = 0;
@@ -90,6 +91,146 @@ describe('age-provider webmaster list | show | disable | enable | delete, member
     });
   });
 
+  it('invites a member with a printed link that only the invited address can use, audited as the operator', async () => {
+    const owner = newEmail();
+    const invitee = newEmail();
+    const stranger = newEmail();
+    const ownerId = (await json<{ id: number }>(['webmaster', 'create', '--email', owner])).id;
+    const inviteeId = (await json<{ id: number }>(['webmaster', 'create', '--email', invitee])).id;
+    const strangerId = (await json<{ id: number }>(['webmaster', 'create', '--email', stranger])).id;
+
+    // The operator may invite an owner (an admin on the platform may not): it stands above the account's roles.
+    const invited = await json<{
+      invitation: number;
+      email: string;
+      role: string;
+      link: string;
+      linkExpiresAt: string;
+    }>(['webmaster', 'invite', '--email', owner, '--member', invitee.toUpperCase(), '--role', 'owner']);
+    expect(invited).to.include({ email: invitee, role: 'owner' });
+    expect(invited.link).to.match(/\/platform\/invitation\/inv_[A-Za-z0-9_-]{43}$/);
+    const hours = (Date.parse(invited.linkExpiresAt) - Date.now()) / 3_600_000;
+    expect(hours).to.be.within(47, 48);
+    const token = invited.link.split('/').pop()!;
+
+    await inspect(async (db) => {
+      // A leaked link opens nothing for another address; the invited address joins once.
+      let refused: unknown;
+      await acceptInvitation(db, systemClock, token, { id: strangerId, email: stranger }, null).catch(
+        (error: unknown) => {
+          refused = error;
+        },
+      );
+      expect(refused).to.be.an('error');
+      expect(await acceptInvitation(db, systemClock, token, { id: inviteeId, email: invitee }, null)).to.deep.equal({
+        accountId: ownerId,
+        role: 'owner',
+      });
+      const [entry] = await db('audit_entries')
+        .where({ chain: `webmaster:${ownerId}`, action: 'member.invited' })
+        .select('actor_type', 'actor_id');
+      expect(entry).to.deep.equal({ actor_type: 'operator', actor_id: 'age-provider webmaster invite' });
+    });
+    expect(
+      (await json<Array<{ webmasterId: number; role: string }>>(['webmaster', 'members', '--email', owner])).map(
+        (member) => [member.webmasterId, member.role],
+      ),
+    ).to.deep.equal([
+      [ownerId, 'owner'],
+      [inviteeId, 'owner'],
+    ]);
+
+    // Inviting a member again is refused in one line; the human output names the link and its lifetime.
+    const again = await cli(env, ['webmaster', 'invite', '--email', owner, '--member', invitee, '--role', 'viewer']);
+    expect(again.code).to.equal(1);
+    expect(again.stderr).to.equal('age-provider webmaster: This address is already a member of the account.\n');
+    const human = await cli(env, ['webmaster', 'invite', '--email', owner, '--member', stranger, '--role', 'viewer']);
+    expect(human.code, human.stderr).to.equal(0);
+    expect(human.stdout).to.contain(`Invited ${stranger} to account ${ownerId} as viewer.`).and.contain('48 hours');
+    const badAddress = await cli(env, [
+      'webmaster',
+      'invite',
+      '--email',
+      owner,
+      '--member',
+      'not-an-address',
+      '--role',
+      'viewer',
+    ]);
+    expect(badAddress.code).to.equal(1);
+    expect(badAddress.stderr).to.equal('age-provider webmaster: Enter a valid email address.\n');
+  });
+
+  it('adds a confirmed webmaster as a member, once, audited; never one whose address is unconfirmed', async () => {
+    const owner = newEmail();
+    const joiner = newEmail();
+    const squatter = newEmail();
+    const ownerId = (await json<{ id: number }>(['webmaster', 'create', '--email', owner])).id;
+    const joinerId = (await json<{ id: number }>(['webmaster', 'create', '--email', joiner])).id;
+    // Registered under an address nobody proved (before addresses were confirmed): maybe not its owner's.
+    await inspect((db) =>
+      db('webmasters').insert({ email: squatter, password_hash: 'none', email_confirmed_at: null }),
+    );
+
+    const added = await json<{ added: boolean; role: string }>([
+      'webmaster',
+      'add-member',
+      '--email',
+      owner,
+      '--member',
+      joiner,
+      '--role',
+      'developer',
+    ]);
+    expect(added).to.include({ added: true, role: 'developer' });
+    const again = await json<{ added: boolean }>([
+      'webmaster',
+      'add-member',
+      '--webmaster',
+      String(ownerId),
+      '--member',
+      String(joinerId),
+      '--role',
+      'owner',
+    ]);
+    expect(again.added, 'a member already keeps their role').to.equal(false);
+    const refused = await cli(env, [
+      'webmaster',
+      'add-member',
+      '--email',
+      owner,
+      '--member',
+      squatter,
+      '--role',
+      'viewer',
+    ]);
+    expect(refused.code).to.equal(1);
+    expect(refused.stderr).to.match(/^age-provider webmaster: Only a webmaster whose address is confirmed/);
+    const unknown = await cli(env, [
+      'webmaster',
+      'add-member',
+      '--email',
+      owner,
+      '--member',
+      'nobody@example.test',
+      '--role',
+      'viewer',
+    ]);
+    expect(unknown.code).to.equal(1);
+
+    const members = await json<Array<{ email: string; role: string }>>(['webmaster', 'members', '--email', owner]);
+    expect(members.map((member) => [member.email, member.role])).to.deep.equal([
+      [owner, 'owner'],
+      [joiner, 'developer'],
+    ]);
+    await inspect(async (db) => {
+      const entries = await db('audit_entries')
+        .where({ chain: `webmaster:${ownerId}`, action: 'member.added' })
+        .select('actor_id');
+      expect(entries.map((entry) => entry.actor_id)).to.deep.equal(['age-provider webmaster add-member']);
+    });
+  });
+
   it('disables an account (its keys stop, its sign-in fails), enables it again, and deletes it leaving a trail that verifies', async () => {
     const email = newEmail();
     await cli(env, ['webmaster', 'create', '--email', email, '--password-stdin'], STRONG);
@@ -143,6 +284,11 @@ describe('age-provider webmaster list | show | disable | enable | delete, member
         /--role must be one of owner, admin, developer, viewer/,
       ],
       [['webmaster', 'revoke-key', '--webmaster', '1', '--key', '-3'], /--key needs a value|--key must be/],
+      [['webmaster', 'invite', '--webmaster', '1', '--role', 'viewer'], /--member is required: the address to invite/],
+      [
+        ['webmaster', 'invite', '--webmaster', '1', '--member', 'a@example.test', '--role', 'king'],
+        /--role must be one of owner, admin, developer, viewer/,
+      ],
     ] as const) {
       const run = await cli(env, [...args]);
       expect(run.code, args.join(' ')).to.equal(2);

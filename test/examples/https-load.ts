@@ -4,9 +4,7 @@
  * closes. Each flow: the pages as a visitor, the code, the token (a POST) and Resources. Prints one JSON object:
  * the flows that passed and, for each that did not, what went wrong (an unexpected answer or a connection error).
  */
-import { Browser } from '../helpers/browser.js';
-import { requestToken, readResources } from '../helpers/relying-party.js';
-import { walkSandbox } from '../helpers/visitor.js';
+import { describeFailure, wholeFlow } from '../helpers/whole-flow.js';
 
 const base = process.env.BASE!;
 const apiToken = process.env.API_TOKEN!;
@@ -40,39 +38,15 @@ console.error('running');
 const failures: string[] = [];
 let passed = 0;
 
-async function flow(): Promise<void> {
-  const visitor = new Browser(base, { headers: { 'accept-language': 'en' } });
-  const authorization = new URLSearchParams({ client_id: client.clientId, redirect_uri: REDIRECT_URI, state: 'load' });
-  const landing = await walkSandbox(
-    visitor,
-    await visitor.open(`/v1/oauth2/checker?${authorization.toString()}`),
-    new URL(REDIRECT_URI).origin,
-  );
-  const code = landing.location?.searchParams.get('code');
-  if (!code) throw new Error(`no code: ${visitor.trail()}`);
-  const token = await requestToken({ url: base }, { code, client: { ...client, redirectUri: REDIRECT_URI } });
-  if (token.status !== 200) throw new Error(`token: ${token.status} ${await token.text()}`);
-  const { access_token: accessToken } = (await token.json()) as { access_token: string };
-  const resources = await readResources({ url: base }, accessToken);
-  const body = await resources.text();
-  if (resources.status !== 200 || !body.includes('"verified":true'))
-    throw new Error(`resources: ${resources.status} ${body}`);
-}
-
-const describe = (error: unknown): string => {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  return `${(error as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`.slice(0, 400);
-};
-
 await Promise.all(
   Array.from({ length: workers }, async () => {
     while (!stopping) {
-      await flow().then(
+      await wholeFlow(base, { ...client, redirectUri: REDIRECT_URI }).then(
         () => {
           passed++;
         },
         (error: unknown) => {
-          failures.push(describe(error));
+          failures.push(describeFailure(error));
         },
       );
     }

@@ -44,6 +44,8 @@ const WEBHOOK_OPERATIONS = [
   'delete /external/website/{website_id}/webhooks/{webhook_id}',
   'get /external/website/{website_id}/webhooks/{webhook_id}/deliveries',
   'post /external/website/{website_id}/webhooks/{webhook_id}/test',
+  'get /external/website/{website_id}/webhooks/{webhook_id}/messages/{message_id}',
+  'post /external/website/{website_id}/webhooks/{webhook_id}/messages/{message_id}/redeliver',
 ];
 /**
  * Beyond the specification's ten: the audit trail (docs/audit.md), the statistics (docs/statistics.md) and the
@@ -89,7 +91,7 @@ describe('External API: openapi.json', () => {
     };
   });
 
-  it('describes exactly the ten operations of the specification, the two of domain verification, the two of the policy, the five of webhooks, the audit trail, the statistics, the evidence pack, the verifications and deleting a website, all behind the bearer token', () => {
+  it('describes exactly the ten operations of the specification, the two of domain verification, the two of the policy, the seven of webhooks, the audit trail, the statistics, the evidence pack, the verifications and deleting a website, all behind the bearer token', () => {
     expect(document.openapi).to.equal('3.1.0');
     const described = Object.entries(document.paths).flatMap(([path, operations]) =>
       Object.keys(operations).map((method) => `${method} ${path}`),
@@ -103,7 +105,7 @@ describe('External API: openapi.json', () => {
       ...VERIFICATION_OPERATIONS,
       ...WAY_OUT_OPERATIONS,
     ]);
-    expect(described).to.have.length(25);
+    expect(described).to.have.length(27);
     expect(document.components.securitySchemes.apiToken).to.include({ type: 'http', scheme: 'bearer' });
   });
 
@@ -172,6 +174,21 @@ describe('External API: openapi.json', () => {
     expect(accepts(documented('post', '/{webhook_id}/test'), 200, tested.body)).to.equal(true);
     const deliveries = await call('GET', `/${id}/deliveries`);
     expect(accepts(documented('get', '/{webhook_id}/deliveries'), 200, deliveries.body)).to.equal(true);
+    const { message_id: messageId } = await app.provider
+      .db('webhook_messages')
+      .where('webhook_id', id)
+      .first<{ message_id: string }>('message_id');
+    const message = await call('GET', `/${id}/messages/${messageId}`);
+    expect(message.status).to.equal(200);
+    expect(accepts(documented('get', '/{webhook_id}/messages/{message_id}'), 200, message.body)).to.equal(true);
+    const redelivered = await call('POST', `/${id}/messages/${messageId}/redeliver`, {});
+    expect(redelivered.status).to.equal(200);
+    expect(
+      accepts(documented('post', '/{webhook_id}/messages/{message_id}/redeliver'), 200, redelivered.body),
+    ).to.equal(true);
+    const unknown = await call('GET', `/${id}/messages/msg_${'0'.repeat(32)}`);
+    expect(unknown.status).to.equal(404);
+    expect(accepts(documented('get', '/{webhook_id}/messages/{message_id}'), 404, unknown.body)).to.equal(true);
     const deleted = await call('DELETE', `/${id}`);
     expect(deleted.status).to.equal(204);
     expect(deleted.body).to.equal(undefined);

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { createRemoteJWKSet, flattenedVerify, type FlattenedJWS } from 'jose';
 import { useApp, type TestApp } from '../helpers/app.js';
 import { createWebmasterFixture } from '../helpers/fixtures.js';
 import { Browser, decodeHtml, redirectPaths } from '../helpers/browser.js';
@@ -67,6 +68,42 @@ describe("webmasters platform: a website's Activity", () => {
     expect(lines.map((line) => line.action)).to.deep.equal(['website.created', 'website.updated', 'oauth2.created']);
     expect(lines.map((line) => line.seq)).to.deep.equal([1, 2, 3]);
     lines.slice(1).forEach((line, index) => expect(line.previousHash).to.equal(lines[index]!.hash));
+  });
+
+  it('downloads the evidence pack of the period the form names, signed with the published keys', async () => {
+    const client = await signedIn(app);
+    await client.open('/platform/websites');
+    const created = await client.post('/platform/websites', {
+      name: 'Audited',
+      domain: 'audited.example.com',
+      language: 'auto',
+      challenges: ['selfie'],
+      regions: '',
+    });
+    const id = /\/platform\/websites\/(\d+)/.exec(created.url.pathname)![1];
+    const page = await client.open(`/platform/websites/${id}/activity`);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(page.html)
+      .to.contain(`action="/platform/websites/${id}/evidence.json"`)
+      .and.contain(`id="evidence-to" name="to" type="date" required value="${today}"`);
+    const download = await client.request(`/platform/websites/${id}/evidence.json?from=${today}&to=${today}`);
+    expect(download.status).to.equal(200);
+    expect(download.headers.get('content-disposition')).to.equal(`attachment; filename="website-${id}-evidence.json"`);
+    const pack = (await download.json()) as FlattenedJWS;
+    const { payload } = await flattenedVerify(pack, createRemoteJWKSet(new URL(`${app.url}/v1/oauth2/jwks`)));
+    const evidence = JSON.parse(new TextDecoder().decode(payload)) as {
+      website: { name: string };
+      audit: { entries: unknown[] };
+    };
+    expect(evidence.website.name).to.equal('Audited');
+    expect(evidence.audit.entries).to.have.length(1);
+    expect(
+      (await client.request(`/platform/websites/${id}/evidence.json?from=${today}&to=2026-02-30`)).status,
+    ).to.equal(400);
+    const intruder = await signedIn(app);
+    expect(
+      (await intruder.request(`/platform/websites/${id}/evidence.json?from=${today}&to=${today}`)).status,
+    ).to.equal(401);
   });
 
   it("shows another webmaster's activity to no one else, and refuses a malformed page", async () => {

@@ -1,4 +1,7 @@
 import { expect } from 'chai';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { verifyTrail } from '../../lib/audit/trail.js';
 import { closeAccount, proveMailbox, setAccountDisabled } from '../../lib/webmasters/accounts.js';
 import { authenticateApiToken, createApiKey, LAST_USE_RESOLUTION_SECONDS } from '../../lib/webmasters/api-tokens.js';
@@ -10,6 +13,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createClientFixture, TEST_ORIGIN } from '../helpers/fixtures.js';
 import { authorizationUrl } from '../helpers/relying-party.js';
 import { request } from '../external/api.js';
+import { cli } from '../cli/run.js';
 import { createTeam, insertWebmaster, signedIn } from './fixture.js';
 
 const reaches = async (app: TestApp, browser: Awaited<ReturnType<typeof signedIn>>, path: string): Promise<number> =>
@@ -263,6 +267,78 @@ describe('teams: members, invitations, keys and a way out, on two instances of o
     expect((await request(second.url, 'GET', '/external/website', { token: team.keys.readWrite })).status).to.equal(
       200,
     );
+  });
+
+  /** The operator's command line, a process of its own on the instances' database; its --json answer. */
+  const operator = async (args: string[]): Promise<Record<string, unknown>> => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'age-provider-operator-'));
+    try {
+      const env = { DATA_DIR: dataDir, LOG_LEVEL: 'silent', DATABASE_URL: first.database.url, SINGLE_INSTANCE: 'true' };
+      const run = await cli(env, [...args, '--json']);
+      expect(run.code, run.stderr).to.equal(0);
+      return JSON.parse(run.stdout) as Record<string, unknown>;
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  };
+
+  it('the operator removing a member from another process ends their session and key on both instances', async function () {
+    // The command line is a process of its own only against PostgreSQL (the embedded database has one owner).
+    if (!first.database.url) this.skip();
+    const team = await createTeam(runtime());
+    const member = team.members.developer;
+    const { token } = await createApiKey(
+      runtime().db,
+      runtime().clock,
+      team.accountId,
+      member.id,
+      { name: 'theirs', access: 'write', websiteId: null, expiresAt: null },
+      TEST_ORIGIN,
+    );
+    const browser = await signedIn(second.provider.runtime, second.url, member.id, team.accountId);
+    expect(await reaches(second, browser, '/platform/websites')).to.equal(200);
+    expect((await request(first.url, 'GET', '/external/website', { token })).status).to.equal(200);
+
+    const removed = await operator([
+      'webmaster',
+      'remove-member',
+      '--webmaster',
+      String(team.accountId),
+      '--member',
+      member.email,
+    ]);
+    expect(removed).to.include({ accountId: team.accountId, member: member.id, removed: true });
+
+    expect(await reaches(second, browser, '/platform/websites'), 'their session on the other instance').to.equal(303);
+    for (const app of [first, second])
+      expect((await request(app.url, 'GET', '/external/website', { token })).status, 'their key').to.equal(401);
+    // The owner's key is untouched: only the removed member's access ends.
+    expect((await request(second.url, 'GET', '/external/website', { token: team.keys.readWrite })).status).to.equal(
+      200,
+    );
+  });
+
+  it('the operator disabling an account from another process cuts its sessions and keys on both instances', async function () {
+    // The command line is a process of its own only against PostgreSQL (the embedded database has one owner).
+    if (!first.database.url) this.skip();
+    const team = await createTeam(runtime());
+    const ownerBrowser = await signedIn(second.provider.runtime, second.url, team.accountId, team.accountId);
+    const memberBrowser = await signedIn(first.provider.runtime, first.url, team.members.admin.id, team.accountId);
+    for (const app of [first, second])
+      expect((await request(app.url, 'GET', '/external/website', { token: team.keys.readWrite })).status).to.equal(200);
+
+    const disabled = await operator(['webmaster', 'disable', '--webmaster', String(team.accountId)]);
+    expect(disabled).to.include({ id: team.accountId, disabled: true, changed: true });
+
+    for (const app of [first, second])
+      expect((await request(app.url, 'GET', '/external/website', { token: team.keys.readWrite })).status).to.equal(401);
+    expect(await reaches(second, ownerBrowser, '/platform/websites'), "the owner's own session").to.equal(303);
+    expect(await reaches(first, memberBrowser, '/platform/websites'), "a member's session on it").to.equal(303);
+    const entry = await runtime()
+      .db('audit_entries')
+      .where({ chain: `webmaster:${team.accountId}`, action: 'account.disabled' })
+      .first('actor_type', 'actor_id');
+    expect(entry).to.deep.equal({ actor_type: 'operator', actor_id: 'age-provider webmaster disable' });
   });
 
   it("an expired key gets 401; a key's last use is written at most once a minute", async () => {

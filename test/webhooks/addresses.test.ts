@@ -120,7 +120,7 @@ describe('webhooks: where deliveries may go', () => {
       resolving('127.0.0.1'),
     );
     const result = await send(pinned, { 'webhook-id': 'msg_pinned' }, '{}', 5000);
-    expect(result).to.deep.equal({ status: 200 });
+    expect(result).to.deep.equal({ status: 200, body: '', truncated: false });
     const received = receiver.received.at(-1)!;
     expect(received.headers.host).to.match(/^hooks\.invalid:\d+$/);
     expect(received.headers['webhook-id']).to.equal('msg_pinned');

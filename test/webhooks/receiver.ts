@@ -19,6 +19,8 @@ export interface Receiver {
   location?: string;
   /** milliseconds before each answer is sent (0 unless told) */
   delayMs: number;
+  /** the body of each answer (empty unless told) */
+  replyBody: string | Buffer;
   /** resolves once `count` requests in all have arrived */
   waitFor(count: number): Promise<Received[]>;
   close(): Promise<void>;
@@ -31,6 +33,7 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
     received: [],
     answer: () => 200,
     delayMs: 0,
+    replyBody: '',
     waitFor(count) {
       if (receiver.received.length >= count) return Promise.resolve(receiver.received);
       return new Promise((resolve) => waiting.push({ count, resolve }));
@@ -53,7 +56,7 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
       });
       response.statusCode = receiver.answer(index);
       if (receiver.location) response.setHeader('location', receiver.location);
-      setTimeout(() => response.end(), receiver.delayMs);
+      setTimeout(() => response.end(receiver.replyBody), receiver.delayMs);
       for (const waiter of waiting.filter((candidate) => receiver.received.length >= candidate.count)) {
         waiting.splice(waiting.indexOf(waiter), 1);
         waiter.resolve(receiver.received);

@@ -40,9 +40,11 @@ async function snapshot(dataDir: string): Promise<Buffer> {
     db = await openDatabase({ dataDir });
   } catch (error) {
     if (!(error instanceof DatabaseInUseError)) throw error;
-    return requestSnapshot(dataDir).catch((failure: unknown) => {
+    return requestSnapshot(dataDir).catch((failure: NodeJS.ErrnoException) => {
       throw new CliError(
-        `the server holding DATA_DIR=${dataDir} did not hand over a copy (${(failure as Error).message}); it may be stopping: try again`,
+        failure.code === 'ENOENT'
+          ? `the process holding DATA_DIR=${dataDir} takes no backups (an age-provider older than "backup"): stop it, then run backup again`
+          : `the server holding DATA_DIR=${dataDir} did not hand over a copy; it may be stopping: try again`,
       );
     });
   }

@@ -11,8 +11,15 @@ import {
   type AccountSummary,
 } from '../../webmasters/accounts.js';
 import { listApiKeys, revokeApiKey } from '../../webmasters/api-tokens.js';
-import { changeMemberRole, listMembers, membershipsOf, removeMember } from '../../webmasters/members.js';
-import { isRole, ROLES } from '../../webmasters/roles.js';
+import { INVITATION_SECONDS, invitationUrl, inviteMember } from '../../webmasters/invitations.js';
+import {
+  addMemberAsOperator,
+  changeMemberRole,
+  listMembers,
+  membershipsOf,
+  removeMember,
+} from '../../webmasters/members.js';
+import { isRole, ROLES, type Role } from '../../webmasters/roles.js';
 import { ID_PATTERN } from '../../websites/schemas/path-parameters.js';
 import { idOf } from '../arguments.js';
 import { CliError, EXIT, output, UsageError, type CliIo } from '../command.js';
@@ -28,6 +35,8 @@ export const ACCOUNT_SUBCOMMANDS = [
   'enable',
   'delete',
   'members',
+  'add-member',
+  'invite',
   'set-role',
   'remove-member',
   'keys',
@@ -45,6 +54,11 @@ export const ACCOUNT_USAGE = `  list            Every account (each webmaster is
                   are cut to a tombstone that names no person and still verifies ("age-provider audit verify").
                   Asks for nothing: it needs --yes.
   members         The account's members and their roles.
+  add-member      Adds the webmaster --member (an id or an email, whose address is confirmed) to the account with
+                  the --role owner, admin, developer or viewer; a member already keeps their role.
+  invite          Invites the address --member E to the account with --role R and prints the invitation's link (works
+                  once, for ${INVITATION_SECONDS / 3600} hours; hand it over): whoever signs in with that address and opens it joins.
+                  Without mail configured, create their login first ("webmaster create").
   set-role        Gives --member (an id or an email) the --role owner, admin, developer or viewer (an account keeps
                   an owner).
   remove-member   Removes --member from the account: their sessions end and their API keys on it are revoked.
@@ -52,8 +66,8 @@ export const ACCOUNT_USAGE = `  list            Every account (each webmaster is
   revoke-key      Revokes the account's key --key ID at once.`;
 
 export const ACCOUNT_OPTIONS_USAGE = `  --webmaster ID     the account's id (list shows them); or --email E
-  --member M         a member's id or email (set-role, remove-member)
-  --role R           owner, admin, developer or viewer (set-role)
+  --member M         a member's id or email (add-member, set-role, remove-member); the address to invite (invite)
+  --role R           owner, admin, developer or viewer (add-member, invite, set-role)
   --key ID           an API key's id, as "keys" lists it (revoke-key)
   --yes              confirms "delete"`;
 
@@ -88,6 +102,26 @@ async function memberOf(db: Database, accountId: number, value: unknown): Promis
   return member.webmasterId;
 }
 
+/** Any webmaster by id or email (the one add-member adds). */
+async function webmasterNamed(db: Database, value: unknown): Promise<number> {
+  const text = typeof value === 'string' ? value.trim() : '';
+  if (!text) throw new UsageError("--member is required: a webmaster's id or email");
+  if (new RegExp(ID_PATTERN).test(text)) {
+    const [found] = await listAccounts(db, Number(text));
+    if (!found) throw new CliError(`no webmaster has the id ${text}`);
+    return found.id;
+  }
+  const found = await findWebmasterByEmail(db, text);
+  if (!found) throw new CliError(`no webmaster has the email ${text}`);
+  return found.id;
+}
+
+const roleOf = (values: Values): Role => {
+  const role = typeof values.role === 'string' ? values.role : '';
+  if (!isRole(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
+  return role;
+};
+
 const line = (account: AccountSummary): string =>
   `${String(account.id).padEnd(6)} ${account.email.padEnd(36)} ${account.createdAt.toISOString().slice(0, 10)}  ${account.disabledAt ? 'disabled' : 'active  '}  ` +
   `${account.websites} website(s), ${account.members} member(s), ${account.activeKeys} key(s)`;
@@ -114,7 +148,7 @@ async function explained<T>(work: () => Promise<T>): Promise<T> {
 
 export async function runAccountSubcommand(subcommand: AccountSubcommand, values: Values, io: CliIo): Promise<number> {
   const json = values.json === true;
-  await withConfiguredDatabase(io, async ({ db }) => {
+  await withConfiguredDatabase(io, async ({ config, db }) => {
     if (subcommand === 'list') {
       const accounts = await listAccounts(db);
       return output(
@@ -176,9 +210,52 @@ export async function runAccountSubcommand(subcommand: AccountSubcommand, values
             .join('\n'),
         );
       }
+      case 'add-member': {
+        const role = roleOf(values);
+        const memberId = await webmasterNamed(db, values.member);
+        const added = await explained(() =>
+          addMemberAsOperator(db, systemClock, account.id, memberId, role, operator(subcommand)),
+        );
+        return output(
+          io,
+          json,
+          { accountId: account.id, member: memberId, role, added },
+          added
+            ? `Webmaster ${memberId} is now a member of account ${account.id} as ${role}.`
+            : `Webmaster ${memberId} was a member of account ${account.id} already; their role is unchanged.`,
+        );
+      }
+      case 'invite': {
+        const email = typeof values.member === 'string' ? values.member.trim() : '';
+        if (!email) throw new UsageError('--member is required: the address to invite');
+        const role = roleOf(values);
+        const { token, invitation } = await explained(() =>
+          inviteMember(
+            db,
+            systemClock,
+            account.id,
+            { email, role },
+            { webmasterId: null, role: 'owner', origin: operator(subcommand) },
+          ),
+        );
+        const link = invitationUrl(config.issuer, token);
+        return output(
+          io,
+          json,
+          {
+            accountId: account.id,
+            invitation: invitation.id,
+            email: invitation.email,
+            role: invitation.role,
+            link,
+            linkExpiresAt: invitation.expiresAt.toISOString(),
+          },
+          `Invited ${invitation.email} to account ${account.id} as ${invitation.role}.\n` +
+            `Invitation link (works once, for ${INVITATION_SECONDS / 3600} hours, for whoever signs in as ${invitation.email}; hand it over):\n${link}`,
+        );
+      }
       case 'set-role': {
-        const role = typeof values.role === 'string' ? values.role : '';
-        if (!isRole(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
+        const role = roleOf(values);
         const memberId = await memberOf(db, account.id, values.member);
         await explained(() =>
           changeMemberRole(db, systemClock, account.id, memberId, role, 'operator', operator(subcommand)),

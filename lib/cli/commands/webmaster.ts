@@ -22,6 +22,8 @@ const USAGE = `Usage:
   age-provider webmaster list [--json]
   age-provider webmaster show | disable | enable | members | keys (--webmaster ID | --email E) [--json]
   age-provider webmaster delete (--webmaster ID | --email E) --yes [--json]
+  age-provider webmaster add-member (--webmaster ID | --email E) --member M --role R [--json]
+  age-provider webmaster invite (--webmaster ID | --email E) --member E --role R [--json]
   age-provider webmaster set-role (--webmaster ID | --email E) --member M --role R [--json]
   age-provider webmaster remove-member (--webmaster ID | --email E) --member M [--json]
   age-provider webmaster revoke-key (--webmaster ID | --email E) --key ID [--json]
@@ -51,6 +53,7 @@ ${ACCOUNT_OPTIONS_USAGE}
                        reset-password: {"id", "email", "sessionsEnded", "link", "linkExpiresAt"}
                        confirm:        {"id", "email", "changed"}
                        token:          {"webmasterId", "email", "token"}
+                       invite:         {"accountId", "invitation", "email", "role", "link", "linkExpiresAt"}
                        the others:     the account, members or keys shown, or what changed
 
 Works against DATABASE_URL while the server runs. The embedded database (no DATABASE_URL) belongs to the one
@@ -84,7 +87,7 @@ async function token(values: Values, io: CliIo): Promise<number> {
 export const webmasterCommand: Command = {
   name: 'webmaster',
   summary:
-    'create, list, show, disable, enable or delete webmaster accounts, reset a password, confirm an address; members and API keys',
+    'create, list, show, disable, enable or delete webmaster accounts, reset a password, confirm an address; invite and manage members; API keys',
   usage: USAGE,
   options: {
     email: { type: 'string' },

@@ -8,6 +8,7 @@ import { Refusal } from '../../refusal.js';
 import type { PlatformServices } from '../services.js';
 import {
   INVITATION_SECONDS,
+  invitationUrl,
   inviteMember,
   pendingInvitations,
   withdrawInvitation,
@@ -122,7 +123,7 @@ export function memberRoutes(runtime: PlatformServices): PlatformRoutes {
         });
         const t = translator(browserLanguage(ctx));
         const brand = runtime.config.branding.name;
-        const link = `${runtime.config.issuer}${PLATFORM_PATH}/invitation/${token}`;
+        const link = invitationUrl(runtime.config.issuer, token);
         // Mailed after the answer: the link goes to the invited mailbox only, never to the page or the inviter.
         void mailer
           .send({

@@ -49,6 +49,21 @@ export const webhookPathSchema = {
   properties: { website_id: websiteIdParameter, webhook_id: webhookIdParameter },
 } as const;
 
+/** A webhook message's id in a path: the `webhook-id` header its receiver got (`msg_` and 32 hexadecimal digits). */
+export const webhookMessageIdParameter = {
+  type: 'string',
+  pattern: '^msg_[0-9a-f]{32}$',
+  description: 'The webhook-id header the receiver got: msg_ and 32 hexadecimal digits.',
+} as const;
+
+export const webhookMessagePathSchema = {
+  title: 'WebhookMessagePath',
+  type: 'object',
+  additionalProperties: false,
+  required: ['website_id', 'webhook_id', 'message_id'],
+  properties: { website_id: websiteIdParameter, webhook_id: webhookIdParameter, message_id: webhookMessageIdParameter },
+} as const;
+
 /** A verification's id in a path: the uid the website received from Resources (lib/verification/listing-schemas.ts). */
 export const verificationIdParameter = {
   type: 'string',

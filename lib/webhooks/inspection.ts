@@ -1,0 +1,166 @@
+import { Refusal } from '../refusal.js';
+import { checkWebsiteId, websiteAccess } from '../websites/ownership.js';
+import type { WebhookServices } from './services.js';
+import type { WebhookEvent } from './events.js';
+
+/** Where a message stands: waiting for an attempt (or in one), delivered by its latest attempt, or given up. */
+type MessageState = 'pending' | 'delivered' | 'given_up';
+
+/** One attempt with what a webmaster debugs with: the body sent and the start of the answer. */
+interface MessageAttempt {
+  attempt: number;
+  attemptedAt: string;
+  status: number | null;
+  durationMs: number;
+  error: string | null;
+  nextRetryAt: string | null;
+  requestBody: string | null;
+  responseBody: string | null;
+  responseTruncated: boolean | null;
+}
+
+/** One message of an endpoint with every attempt at it, oldest first. */
+export interface WebhookMessage {
+  messageId: string;
+  event: WebhookEvent;
+  createdAt: string;
+  state: MessageState;
+  givenUpReason: string | null;
+  attempts: MessageAttempt[];
+}
+
+interface MessageRow {
+  id: number;
+  message_id: string;
+  type: WebhookEvent;
+  created_at: Date;
+  next_attempt_at: Date | null;
+  delivered_at: Date | null;
+  given_up_at: Date | null;
+  given_up_reason: string | null;
+}
+
+interface AttemptRow {
+  attempt: number;
+  attempted_at: Date;
+  status: number | null;
+  duration_ms: number;
+  error: string | null;
+  next_retry_at: Date | null;
+  request_body: string | null;
+  response_body: string | null;
+  response_truncated: boolean | null;
+}
+
+const iso = (date: Date | null): string | null => (date === null ? null : date.toISOString());
+
+const notFound = (): Refusal => new Refusal('not_found', 'Webhook message not found.');
+
+const stateOf = (row: MessageRow): MessageState => {
+  if (row.next_attempt_at !== null) return 'pending';
+  return row.given_up_at !== null || row.delivered_at === null ? 'given_up' : 'delivered';
+};
+
+/**
+ * The message of the endpoint, by its `webhook-id`, with its attempts. Tenancy is in the query: the message is looked
+ * up through an endpoint of this website, so another website's message id is not found.
+ */
+export async function getWebhookMessage(
+  runtime: WebhookServices,
+  webmasterId: number,
+  websiteId: number,
+  webhookId: number,
+  messageId: string,
+): Promise<WebhookMessage> {
+  checkWebsiteId(websiteId);
+  await websiteAccess(runtime.db, webmasterId, websiteId);
+  const message = await runtime
+    .db('webhook_messages as message')
+    .join('webhooks as hook', 'hook.id', 'message.webhook_id')
+    .where({ 'message.message_id': messageId, 'hook.id': webhookId, 'hook.website_id': websiteId })
+    .first<MessageRow | undefined>(
+      'message.id',
+      'message.message_id',
+      'message.type',
+      'message.created_at',
+      'message.next_attempt_at',
+      'message.delivered_at',
+      'message.given_up_at',
+      'message.given_up_reason',
+    );
+  if (!message) throw notFound();
+  const attempts = await runtime
+    .db('webhook_attempts')
+    .where('message_id', message.id)
+    .orderBy('attempt')
+    .select<AttemptRow[]>(
+      'attempt',
+      'attempted_at',
+      'status',
+      'duration_ms',
+      'error',
+      'next_retry_at',
+      'request_body',
+      'response_body',
+      'response_truncated',
+    );
+  return {
+    messageId: message.message_id,
+    event: message.type,
+    createdAt: iso(message.created_at)!,
+    state: stateOf(message),
+    givenUpReason: message.given_up_reason,
+    attempts: attempts.map((row) => ({
+      attempt: row.attempt,
+      attemptedAt: iso(row.attempted_at)!,
+      status: row.status,
+      durationMs: row.duration_ms,
+      error: row.error,
+      nextRetryAt: iso(row.next_retry_at),
+      requestBody: row.request_body,
+      responseBody: row.response_body,
+      responseTruncated: row.response_truncated,
+    })),
+  };
+}
+
+/**
+ * Makes the message due now, with the same `webhook-id` (the receiver's idempotency key): delivered, given up or
+ * still waiting for a retry. One statement decides, so a double submit queues one attempt: a message already due, or
+ * in flight (claimed: its latest attempt number has no record yet), is left as it is. The attempt is the message's
+ * next one; its retries follow what is left of the schedule (docs/decisions/webhooks.md "Manual redelivery").
+ */
+export async function redeliverMessage(
+  runtime: WebhookServices,
+  webmasterId: number,
+  websiteId: number,
+  webhookId: number,
+  messageId: string,
+): Promise<{ queued: true }> {
+  checkWebsiteId(websiteId);
+  await websiteAccess(runtime.db, webmasterId, websiteId);
+  const now = runtime.clock.now();
+  const found = await runtime.db.raw<{ rows: Array<{ disabled: boolean }> }>(
+    `WITH target AS (
+       SELECT message.id, hook.disabled_at IS NOT NULL AS disabled
+         FROM webhook_messages message JOIN webhooks hook ON hook.id = message.webhook_id
+        WHERE message.message_id = ? AND hook.id = ? AND hook.website_id = ?
+     ), queued AS (
+       UPDATE webhook_messages message
+          SET next_attempt_at = ?, delivered_at = NULL, given_up_at = NULL, given_up_reason = NULL
+         FROM target
+        WHERE message.id = target.id AND NOT target.disabled
+          AND (message.next_attempt_at IS NULL
+               OR (message.next_attempt_at > ? AND EXISTS (
+                     SELECT 1 FROM webhook_attempts attempt
+                      WHERE attempt.message_id = message.id AND attempt.attempt = message.attempts)))
+     )
+     SELECT disabled FROM target`,
+    [messageId, webhookId, websiteId, now, now],
+  );
+  const [target] = found.rows;
+  if (!target) throw notFound();
+  if (target.disabled)
+    throw new Refusal('conflict', 'The webhook is disabled: register its URL again to send messages to it.');
+  return { queued: true };
+}
