@@ -87,6 +87,7 @@ const SQL_OWNERS = new Set([
   'lib/visitors/visitor-accounts.ts',
   'lib/webhooks/endpoints.ts',
   'lib/webhooks/events.ts',
+  'lib/webhooks/inspection.ts',
   'lib/webhooks/maintenance.ts',
   'lib/webhooks/outbox.ts',
   'lib/webmasters/accounts.ts',
