@@ -69,7 +69,9 @@ interface Batch {
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
 
-describe('ticket challenge and `age-provider tickets`', () => {
+describe('ticket challenge and `age-provider tickets`', function () {
+  // The set-up runs the CLI twice on a fresh embedded database (each run creates and migrates it) before the server starts.
+  this.timeout(120_000);
   let app: TestApp;
   let dataDir: string;
   let cliEnv: NodeJS.ProcessEnv;
