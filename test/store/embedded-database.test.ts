@@ -14,7 +14,9 @@ import { DatabaseInUseError, lockEmbedded } from '../../lib/store/embedded-lock.
 /** The lock's files in `dataDir`: an owner's socket, or the record of an earlier version. */
 const ownerFiles = (dataDir: string): string[] => readdirSync(dataDir).filter((name) => name.startsWith('owner'));
 
-describe('the embedded database in DATA_DIR', () => {
+describe('the embedded database in DATA_DIR', function () {
+  // Each test opens PGlite (a WebAssembly PostgreSQL) one or more times: about 20 s alone, more beside CI's other run.
+  this.timeout(120_000);
   let dataDir: string;
   before(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'age-provider-embedded-'));
@@ -97,7 +99,9 @@ describe('the embedded database in DATA_DIR', () => {
   });
 });
 
-describe('the permissions of DATA_DIR', () => {
+describe('the permissions of DATA_DIR', function () {
+  // Each test opens PGlite (a WebAssembly PostgreSQL) one or more times: about 20 s alone, more beside CI's other run.
+  this.timeout(120_000);
   const modes = async (folder: string): Promise<Map<string, number>> => {
     const found = new Map<string, number>([[folder, (await stat(folder)).mode & 0o777]]);
     for (const entry of await readdir(folder, { recursive: true }))
@@ -145,7 +149,9 @@ describe('the permissions of DATA_DIR', () => {
   });
 });
 
-describe('start-up failures', () => {
+describe('start-up failures', function () {
+  // Each test opens PGlite (a WebAssembly PostgreSQL) one or more times: about 20 s alone, more beside CI's other run.
+  this.timeout(120_000);
   it('release the embedded database when a feature setting is bad', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'age-provider-startup-'));
     try {
