@@ -1,4 +1,4 @@
-import { DAY_SCHEMA as DATE } from '../statistics/days.js';
+import { periodQuerySchema } from '../statistics/days.js';
 
 /**
  * The longest period one evidence pack covers, in days: a year, the span of an annual audit; a longer one is several
@@ -7,19 +7,7 @@ import { DAY_SCHEMA as DATE } from '../statistics/days.js';
 export const EVIDENCE_MAX_DAYS = 366;
 
 /** Query of GET /external/website/{website_id}/evidence (query values arrive as text). */
-export const evidenceQuerySchema = {
-  title: 'EvidenceQuery',
-  type: 'object',
-  additionalProperties: false,
-  required: ['from', 'to'],
-  properties: {
-    from: { ...DATE, description: 'The first day (UTC), YYYY-MM-DD.' },
-    to: {
-      ...DATE,
-      description: `The last day (UTC), YYYY-MM-DD, not before from and at most ${EVIDENCE_MAX_DAYS} days after it.`,
-    },
-  },
-} as const;
+export const evidenceQuerySchema = periodQuerySchema('EvidenceQuery', EVIDENCE_MAX_DAYS);
 
 /** A JWS in the flattened JSON serialization (RFC 7515 §7.2.2): what the API answers and the export writes. */
 export const evidencePackSchema = {

@@ -6,6 +6,22 @@ import { Refusal } from '../refusal.js';
  */
 export const DAY_SCHEMA = { type: 'string', pattern: '^(?!0000)[0-9]{4}-[0-9]{2}-[0-9]{2}$' } as const;
 
+/** The query of a route that covers a period of whole days, `from` and `to`, at most `maxDays` apart. */
+export const periodQuerySchema = <Title extends string>(title: Title, maxDays: number) =>
+  ({
+    title,
+    type: 'object',
+    additionalProperties: false,
+    required: ['from', 'to'],
+    properties: {
+      from: { ...DAY_SCHEMA, description: 'The first day (UTC), YYYY-MM-DD.' },
+      to: {
+        ...DAY_SCHEMA,
+        description: `The last day (UTC), YYYY-MM-DD, not before from and at most ${maxDays} days after it.`,
+      },
+    },
+  }) as const;
+
 /** Whether `value` (matching DAY_SCHEMA) is a day of the calendar: 2026-02-30 is not. */
 const isDay = (value: string): boolean =>
   !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);

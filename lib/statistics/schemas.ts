@@ -1,22 +1,10 @@
-import { DAY_SCHEMA as DATE } from './days.js';
+import { periodQuerySchema } from './days.js';
 
 /** The longest range one request may ask for, in days. */
 export const STATISTICS_MAX_DAYS = 366;
 
 /** Query of GET /external/website/{website_id}/statistics (query values arrive as text). */
-export const statisticsQuerySchema = {
-  title: 'StatisticsQuery',
-  type: 'object',
-  additionalProperties: false,
-  required: ['from', 'to'],
-  properties: {
-    from: { ...DATE, description: 'The first day (UTC), YYYY-MM-DD.' },
-    to: {
-      ...DATE,
-      description: `The last day (UTC), YYYY-MM-DD, not before from and at most ${STATISTICS_MAX_DAYS} days after it.`,
-    },
-  },
-} as const;
+export const statisticsQuerySchema = periodQuerySchema('StatisticsQuery', STATISTICS_MAX_DAYS);
 
 const counts = { type: 'integer', minimum: 0 } as const;
 
