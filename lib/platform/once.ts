@@ -19,7 +19,8 @@ const POLL_MS = 50;
 
 /**
  * One effect per submitted form (docs/decisions/reliability.md "Repeated submits"): a form that creates or regenerates something
- * (a website, a key, OAuth2 credentials, an API token, a webhook or its test message) carries a value fresh with its page. The first post of that
+ * (a website, a key, OAuth2 credentials, an API token, a webhook, its test message or a message's redelivery) carries a
+ * value fresh with its page. The first post of that
  * value claims it and runs; every repeat (a double click, a browser retrying) waits for the first to land and is sent
  * where it landed, without running. A first post that does not land on a redirect (its fields refused) gives the
  * claim back, so the form can be corrected and sent again.

@@ -24,6 +24,7 @@ import { secondFactorRoutes, secondFactorSignInRoutes } from './routes/second-fa
 import { securityRoutes } from './routes/security-routes.js';
 import { signInCodeRoutes } from './routes/sign-in-code-routes.js';
 import { wayOutRoutes } from './routes/way-out-routes.js';
+import { webhookMessageRoutes } from './routes/webhook-message-routes.js';
 import { webhookRoutes } from './routes/webhook-routes.js';
 import { websiteRoutes } from './routes/website-routes.js';
 
@@ -73,6 +74,7 @@ function platformRouters(runtime: PlatformServices): {
       activityRoutes(runtime),
       verificationRoutes(runtime),
       webhookRoutes(runtime),
+      webhookMessageRoutes(runtime),
       wayOutRoutes(runtime),
     ],
   };

@@ -593,6 +593,46 @@ export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
       ],
     }),
   ],
+  'platform/website-webhook-message.njk': (['pending', 'delivered', 'given_up'] as const).flatMap((state) => {
+    const page = section('webhooks')[0]!;
+    const hook = { id: 1, url: 'https://hooks.example/in', disabledAt: null };
+    const failed = {
+      attempt: 1,
+      attemptedAt: '2026-01-01 10:00:00 UTC',
+      status: 503,
+      durationMs: 12,
+      error: 'HTTP 503: the receiver did not accept the message',
+      nextRetryAt: '2026-01-01 10:00:05 UTC',
+      responseBody: 'down',
+      responseTruncated: true,
+    };
+    const message = {
+      messageId: 'msg_0123456789abcdef0123456789abcdef',
+      event: 'webhook.test',
+      createdAt: '2026-01-01 10:00:00 UTC',
+      state,
+      givenUpReason: state === 'given_up' ? 'backlog over 10000 messages' : null,
+      body: { readable: '{\n  "type": "webhook.test"\n}', exact: '{"type":"webhook.test"}' },
+      attempts: [
+        failed,
+        {
+          ...failed,
+          attempt: 2,
+          status: 200,
+          error: null,
+          nextRetryAt: null,
+          responseBody: '',
+          responseTruncated: false,
+        },
+        { ...failed, attempt: 3, status: null, error: 'the connection was refused', responseBody: null },
+      ],
+    };
+    return [
+      { ...page, hook, message, notice: 'redelivered' },
+      { ...page, may: viewerMay, hook, message: { ...message, body: null, attempts: [] } },
+      { ...page, hook: { ...hook, disabledAt: '2026-01-02 10:00 UTC' }, message, refused: true },
+    ];
+  }),
   'platform/website-verifications.njk': [
     ...section('verifications', {
       outcomes: OUTCOMES,

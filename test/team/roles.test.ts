@@ -19,6 +19,7 @@ const fill = (pattern: string, team: Team): string =>
     .replace(':website_id', String(team.client.websiteId))
     .replace(':webhook_id', String(team.webhookId))
     .replace(':message_id', `msg_${'0'.repeat(32)}`)
+    .replace(':message', `msg_${'0'.repeat(32)}`)
     .replace(':verification_id', 'vrf_none')
     .replace(':verification', 'vrf_none')
     .replace(':id', String(team.client.websiteId))

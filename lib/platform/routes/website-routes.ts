@@ -46,6 +46,7 @@ const NOTICES = [
   'webhook',
   'webhookDeleted',
   'webhookTest',
+  'redelivered',
 ] as const;
 export type Notice = (typeof NOTICES)[number];
 
@@ -69,22 +70,24 @@ const OPTIONS = { languages: LANGUAGE_CHOICES, challenges: WEBSITE_CHALLENGES, e
 
 /**
  * Renders one section of a website's page: the website, its OAuth2 configurations, the notice of what was just saved
- * and a secret made by the previous request, shown this once.
+ * and a secret made by the previous request, shown this once. A page within a section (one webhook message) names
+ * its own view and the tab it sits under.
  */
 export async function renderWebsiteTab(
   ctx: Context,
   runtime: PlatformServices,
   websiteId: number,
-  tab: Tab,
+  section: Tab | { tab: Tab; view: string },
   variables: Record<string, unknown> | ((overview: WebsiteOverview) => Record<string, unknown>) = {},
   status = 200,
 ): Promise<void> {
+  const { tab, view } = typeof section === 'string' ? { tab: section, view: `website-${section}.njk` } : section;
   const webmasterId = accountOf(ctx);
   const [overview] = await overviewsOf(runtime, webmasterId, [await getWebsite(runtime, webmasterId, websiteId)]);
   const held = newWebsiteSecret.take(ctx, runtime, webmasterId);
   renderPage(
     ctx,
-    `website-${tab}.njk`,
+    view,
     {
       ...OPTIONS,
       tab,
