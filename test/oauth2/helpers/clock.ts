@@ -12,3 +12,19 @@ export class MovableClock implements Clock {
     this.offsetMs += seconds * 1000;
   }
 }
+
+/**
+ * Our clock, still unless a test moves it: what is due later (a failed webhook attempt's retry, an endpoint's
+ * back-off) comes only when the test says so, whatever the shared machine's pace.
+ */
+export class StillClock implements Clock {
+  private at = Date.now();
+
+  now(): Date {
+    return new Date(this.at);
+  }
+
+  advance(seconds: number): void {
+    this.at += seconds * 1000;
+  }
+}
