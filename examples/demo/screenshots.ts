@@ -1,8 +1,9 @@
 /**
  * `npm run screenshots`: drives the demo in headless chromium and writes docs/screenshots/*.png — the visitor flow
- * (prompt, method choice, result) and the platform's website page (Overview, Integrate, Settings, Webhooks, Activity) and policy
- * editor, each at a desktop's width and a phone's — so the README's pictures are made, not drawn, and can be refreshed
- * after any change to the pages. Labels come from the English catalogue, not from this file.
+ * (prompt, method choice, result) and the platform's website page (Overview, Integrate, Settings, Webhooks and one
+ * webhook message, Activity) and policy editor, each at a desktop's width and a phone's — so the README's pictures are
+ * made, not drawn, and can be refreshed after any change to the pages. Labels come from the English catalogue, not
+ * from this file.
  *
  * Needs chromium (Debian: apt-get install -y chromium; CHROMIUM=/path/to/chrome overrides /usr/bin/chromium).
  */
@@ -140,11 +141,15 @@ async function main(): Promise<void> {
       await platform.goto(`${websitePath}/webhooks`);
       return (await platform.getByRole('table').getByText('verification.completed').count()) === passed;
     });
+    // The newest delivery's message, as its row links to it.
+    const messageHref = await platform.getByRole('table').getByRole('link').first().getAttribute('href');
 
     // Changes the Activity section records with their before and after: the website's own rules, a new LIVE key.
     await platform.goto(`${websitePath}/policy`);
+    // The JSON editor is folded under the form.
+    await platform.locator('summary', { hasText: label('platform.policy.form.asJson') }).click();
     await platform.getByLabel(label('platform.policy.rulesLabel')).fill(JSON.stringify(DEMO_RULES));
-    await platform.getByRole('button', { name: label('platform.policy.save') }).click();
+    await platform.getByRole('button', { name: label('platform.policy.saveJson') }).click();
     await platform.getByText(label('platform.policy.saved')).waitFor();
     await platform.goto(`${websitePath}/keys/live/regenerate`);
     await platform.getByRole('button', { name: label('platform.keys.regenerate', { environment: 'LIVE' }) }).click();
@@ -170,6 +175,7 @@ async function main(): Promise<void> {
       integrate: '/integrate',
       settings: '/settings',
       webhooks: '/webhooks',
+      'webhook-message': messageHref!.slice(new URL(websitePath).pathname.length),
       activity: '/activity',
       policy: '/policy',
     };
