@@ -7,7 +7,7 @@ import { resolveDestination, RefusedDestination } from './destination.js';
 import { claimDue, recordAttempt, type AttemptExchange, type ClaimedMessage } from './outbox.js';
 import { rejectedWith } from './delivery-errors.js';
 import { send, type SendResult } from './sender.js';
-import { signatureOf } from './signature.js';
+import { signaturesOf } from './signature.js';
 
 /**
  * Seconds to wait after each failed attempt (Standard Webhooks' suggested schedule): eight attempts over about 27.5
@@ -42,6 +42,18 @@ export interface DeliveryWorkerInput {
   metrics: DeliveryMetrics;
 }
 
+/**
+ * The secrets a message is signed with now: the endpoint's current one, and while its last rotation's overlap lasts
+ * (on the service's clock) the one it replaced.
+ */
+const secretsOf = (runtime: WebhookServices, message: ClaimedMessage): string[] => {
+  const previous = message.previousSecret;
+  const current = runtime.sealer.unseal(message.secretSealed);
+  return previous && runtime.clock.now() < previous.expiresAt
+    ? [current, runtime.sealer.unseal(previous.sealed)]
+    : [current];
+};
+
 const outcomeOf = (result: SendResult | { refused: string }): AttemptOutcome => {
   if ('refused' in result) return 'refused_address';
   if (result.status === undefined) return result.timedOut ? 'timeout' : 'unreachable';
@@ -69,7 +81,7 @@ async function sendOnce(
     const destination = await resolveDestination(message.url, allowPrivateAddresses);
     // The receiver judges freshness against its own clock: the signing time is the real one, whatever clock we run on.
     const timestamp = Math.floor(Date.now() / 1000);
-    const signature = signatureOf(runtime.sealer.unseal(message.secretSealed), message.messageId, timestamp, body);
+    const signature = signaturesOf(secretsOf(runtime, message), message.messageId, timestamp, body);
     return await send(
       destination,
       {

@@ -13,6 +13,8 @@ export interface ClaimedMessage {
   attempt: number;
   url: string;
   secretSealed: string;
+  /** the secret the endpoint's last rotation replaced: it signs too until `expiresAt` (null: none) */
+  previousSecret: { sealed: string; expiresAt: Date } | null;
 }
 
 interface ClaimedRow {
@@ -23,6 +25,8 @@ interface ClaimedRow {
   attempts: number;
   url: string;
   secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: Date | null;
 }
 
 /** What one claim may take: free slots in all, and per endpoint what its cap leaves beside its attempts in flight. */
@@ -78,7 +82,8 @@ export async function claimDue(
          FROM due WHERE message.id = due.id
        RETURNING message.id, message.message_id, message.webhook_id, message.payload, message.attempts
      )
-     SELECT claimed.*, hook.url, hook.secret_sealed FROM claimed JOIN webhooks hook ON hook.id = claimed.webhook_id`,
+     SELECT claimed.*, hook.url, hook.secret_sealed, hook.previous_secret_sealed, hook.previous_secret_expires_at
+       FROM claimed JOIN webhooks hook ON hook.id = claimed.webhook_id`,
     [
       busyIds,
       busyIds.map((id) => limits.inFlight.get(id)!),
@@ -99,6 +104,10 @@ export async function claimDue(
     attempt: row.attempts,
     url: row.url,
     secretSealed: row.secret_sealed,
+    previousSecret:
+      row.previous_secret_sealed === null || row.previous_secret_expires_at === null
+        ? null
+        : { sealed: row.previous_secret_sealed, expiresAt: new Date(row.previous_secret_expires_at) },
   }));
 }
 

@@ -1,0 +1,207 @@
+import { expect } from 'chai';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { TEST_ORIGIN } from '../helpers/fixtures.js';
+import { expectError, request, type ApiClient, type ApiResponse } from '../external/api.js';
+import { MovableClock } from '../oauth2/helpers/clock.js';
+import { createApiKey } from '../../lib/webmasters/api-tokens.js';
+import { LOCAL_RECEIVERS, register, setUp, verified, type CreatedWebhook } from './helpers.js';
+import { startReceiver, type Received, type Receiver } from './receiver.js';
+
+interface Rotated extends CreatedWebhook {
+  previousSecretExpiresAt: string | null;
+}
+
+const HOUR_S = 3600;
+
+/** Whether a receiver holding only `secret` accepts the request (the Standard Webhooks library, not our signing code). */
+const verifies = (secret: string, received: Received): boolean => {
+  try {
+    verified(secret, received);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The signatures of the `webhook-signature` header, one per secret that signed. */
+const signaturesOf = (received: Received): string[] => String(received.headers['webhook-signature']).split(' ');
+
+describe('webhooks: rotating the signing secret with an overlap', function () {
+  this.timeout(120_000);
+  const clock = new MovableClock();
+  let app: TestApp;
+  let receiver: Receiver;
+  let setup: Awaited<ReturnType<typeof setUp>>;
+
+  const rotate = (hookId: number, body?: unknown, api: ApiClient = setup.api): Promise<ApiResponse<Rotated>> =>
+    body === undefined
+      ? request<Rotated>(
+          app.url,
+          'POST',
+          `/external/website/${setup.client.websiteId}/webhooks/${hookId}/rotate-secret`,
+          {
+            token: setup.webmaster.apiToken,
+          },
+        )
+      : api.post<Rotated>(`/website/${setup.client.websiteId}/webhooks/${hookId}/rotate-secret`, body);
+
+  /** Queues a webhook.test for the endpoint and returns the request its receiver gets. */
+  async function delivered(hookId: number): Promise<Received> {
+    const before = receiver.received.length;
+    const queued = await setup.api.post(`/website/${setup.client.websiteId}/webhooks/${hookId}/test`, {});
+    expect(queued.status).to.equal(200);
+    return (await receiver.waitFor(before + 1))[before]!;
+  }
+
+  /** What a refused rotation must leave as it was: the endpoint's row (its sealed secrets) and the audit trail. */
+  const state = async (): Promise<string> =>
+    JSON.stringify({
+      webhooks: await app.provider.db('webhooks').orderBy('id').select(),
+      audit: await app.provider.db('audit_entries').count<Array<{ count: string | number }>>({ count: '*' }),
+    });
+
+  before(async () => {
+    app = await startTestApp({ clock, env: LOCAL_RECEIVERS });
+    setup = await setUp(app);
+  });
+  beforeEach(async () => {
+    receiver = await startReceiver();
+  });
+  afterEach(() => receiver.close());
+  after(() => app.close());
+
+  it('signs with both secrets during the overlap, so a receiver holding either verifies; after it only the new one verifies', async () => {
+    const hook = await register(setup.api, setup.client.websiteId, receiver.url);
+    const rotated = await rotate(hook.id);
+    expect(rotated.status, JSON.stringify(rotated.body)).to.equal(200);
+    const { secret, previousSecretExpiresAt } = rotated.body;
+    expect(secret)
+      .to.match(/^whsec_[A-Za-z0-9+/]{43}=$/)
+      .and.not.equal(hook.secret);
+    expect(rotated.body).to.include({ id: hook.id, url: hook.url, disabledAt: null });
+    // WEBHOOK_SECRET_OVERLAP_HOURS' default: 24 hours on the service's clock.
+    expect(new Date(previousSecretExpiresAt!).getTime() - clock.now().getTime()).to.be.within(
+      (24 * HOUR_S - 60) * 1000,
+      24 * HOUR_S * 1000,
+    );
+
+    const during = await delivered(hook.id);
+    expect(signaturesOf(during)).to.have.length(2);
+    expect(verifies(hook.secret, during), 'a receiver still holding the old secret').to.equal(true);
+    expect(verifies(secret, during), 'a receiver already holding the new secret').to.equal(true);
+    expect(verified(secret, during).type).to.equal('webhook.test');
+
+    // Both kept sealed: neither appears in the database, and the listing shows when the overlap ends, not a secret.
+    const row = JSON.stringify(await app.provider.db('webhooks').where('id', hook.id).select());
+    expect(row).to.not.include(secret.slice(6)).and.not.include(hook.secret.slice(6));
+    const listed = await setup.api.get<Rotated[]>(`/website/${setup.client.websiteId}/webhooks`);
+    expect(listed.body.find((one) => one.id === hook.id)).to.deep.include({ previousSecretExpiresAt });
+    expect(JSON.stringify(listed.body)).to.not.include(secret.slice(6));
+
+    clock.advance(24 * HOUR_S + 1);
+    const after = await delivered(hook.id);
+    expect(signaturesOf(after)).to.have.length(1);
+    expect(verifies(secret, after), 'the new secret').to.equal(true);
+    expect(verifies(hook.secret, after), 'the old secret, after the overlap').to.equal(false);
+    const relisted = await setup.api.get<Rotated[]>(`/website/${setup.client.websiteId}/webhooks`);
+    expect(relisted.body.find((one) => one.id === hook.id)).to.deep.include({ previousSecretExpiresAt: null });
+
+    const audit = await setup.api.get<{ entries: Array<Record<string, unknown>> }>(
+      `/website/${setup.client.websiteId}/audit?limit=1`,
+    );
+    expect(audit.body.entries[0]).to.deep.include({
+      action: 'webhook.secret_rotated',
+      after: { id: hook.id, secret: '(changed)', previousSecretExpiresAt },
+    });
+    expect(JSON.stringify(audit.body)).to.not.include(secret.slice(6)).and.not.include(hook.secret.slice(6));
+  });
+
+  it('keeps two secrets at most: a rotation during an overlap drops the oldest; an overlap of 0 hours drops the previous at once', async () => {
+    const hook = await register(setup.api, setup.client.websiteId, receiver.url);
+    const second = (await rotate(hook.id, { overlapHours: 2 })).body;
+    const third = (await rotate(hook.id, { overlapHours: 1 })).body;
+    const during = await delivered(hook.id);
+    expect(signaturesOf(during)).to.have.length(2);
+    expect([hook.secret, second.secret, third.secret].map((secret) => verifies(secret, during))).to.deep.equal([
+      false,
+      true,
+      true,
+    ]);
+    expect(new Date(third.previousSecretExpiresAt!).getTime() - clock.now().getTime()).to.be.within(0, HOUR_S * 1000);
+
+    const immediate = await rotate(hook.id, { overlapHours: 0 });
+    expect(immediate.status).to.equal(200);
+    expect(immediate.body.previousSecretExpiresAt).to.equal(null);
+    const after = await delivered(hook.id);
+    expect(signaturesOf(after)).to.have.length(1);
+    expect([third.secret, immediate.body.secret].map((secret) => verifies(secret, after))).to.deep.equal([false, true]);
+  });
+
+  it('lets two concurrent rotations both through, one after the other: the later one signs, the earlier one beside it', async () => {
+    const hook = await register(setup.api, setup.client.websiteId, receiver.url);
+    const answers = await Promise.all([rotate(hook.id, {}), rotate(hook.id, {})]);
+    expect(answers.map((answer) => answer.status)).to.deep.equal([200, 200]);
+    const returned = answers.map((answer) => answer.body.secret);
+    const row = await app.provider
+      .db('webhooks')
+      .where('id', hook.id)
+      .first<{ secret_sealed: string; previous_secret_sealed: string }>('secret_sealed', 'previous_secret_sealed');
+    const current = app.provider.runtime.sealer.unseal(row!.secret_sealed);
+    const previous = app.provider.runtime.sealer.unseal(row!.previous_secret_sealed);
+    // The later rotation's secret is current, and the one it replaced is the earlier rotation's: the original is gone.
+    expect([current, previous]).to.have.members(returned);
+    const received = await delivered(hook.id);
+    expect(signaturesOf(received)).to.have.length(2);
+    expect(verifies(current, received), 'the later rotation').to.equal(true);
+    expect(verifies(previous, received), 'the earlier rotation, during its overlap').to.equal(true);
+    expect(verifies(hook.secret, received), 'the original').to.equal(false);
+  });
+
+  it("refuses a read-only key (403), another website's webhook (404), a bad overlapHours (400) and a disabled endpoint, changing nothing", async () => {
+    const hook = await register(setup.api, setup.client.websiteId, receiver.url);
+    const other = await setUp(app);
+    const othersHook = await register(other.api, other.client.websiteId, receiver.url);
+    const readOnly = await createApiKey(
+      app.provider.db,
+      app.provider.runtime.clock,
+      setup.webmaster.id,
+      setup.webmaster.id,
+      { name: 'ro', access: 'read', websiteId: null, expiresAt: null },
+      TEST_ORIGIN,
+    );
+    const before = await state();
+
+    const refused = await request(
+      app.url,
+      'POST',
+      `/external/website/${setup.client.websiteId}/webhooks/${hook.id}/rotate-secret`,
+      { token: readOnly.token, json: {} },
+    );
+    expect(refused.status).to.equal(403);
+    expect(refused.body)
+      .to.have.property('message')
+      .that.matches(/read-only/);
+    // Another website's endpoint through this website's path: not found, as if it did not exist.
+    expectError(await rotate(othersHook.id, {}), 404);
+    expectError(await rotate(hook.id + 1_000_000, {}), 404);
+    for (const body of [
+      { overlapHours: -1 },
+      { overlapHours: 169 },
+      { overlapHours: 1.5 },
+      { overlapHours: '24' },
+      { overlapHours: null },
+      { overlap: 1 },
+      [],
+    ]) {
+      const message = expectError(await rotate(hook.id, body), 400);
+      expect(message, JSON.stringify(body)).to.match(/overlapHours|Unknown field|JSON object/);
+    }
+    expect(await state(), 'nothing changed').to.equal(before);
+
+    await app.provider.db('webhooks').where('id', hook.id).update({ disabled_at: clock.now() });
+    const disabledBefore = await state();
+    // A state the request cannot change: the External API's 400 for state (docs/external-api.md "Errors").
+    expect(expectError(await rotate(hook.id, {}), 400)).to.match(/disabled/);
+    expect(await state()).to.equal(disabledBefore);
+  });
+});
