@@ -4,10 +4,12 @@ import type { Database } from '../store/database.js';
 import { settlesWithin } from '../time-limit.js';
 import type { WebhookServices } from './services.js';
 import { resolveDestination, RefusedDestination } from './destination.js';
-import { claimDue, recordAttempt, type AttemptExchange, type ClaimedMessage } from './outbox.js';
+import { claimDue, recordAttempt, type AttemptExchange, type AttemptRecord, type ClaimedMessage } from './outbox.js';
 import { rejectedWith } from './delivery-errors.js';
+import { mailOwners, recordGone, type OwnersMail, type RecordedGone } from './disabling.js';
 import { send, type SendResult } from './sender.js';
 import { signaturesOf } from './signature.js';
+import { retriedTransaction } from '../store/retry.js';
 
 /**
  * Seconds to wait after each failed attempt (Standard Webhooks' suggested schedule): eight attempts over about 27.5
@@ -34,8 +36,11 @@ export interface DeliveryMetrics {
   attempted(outcome: AttemptOutcome): void;
 }
 
-/** What the delivery worker runs on: the services, and its own small pool of database connections. */
-export interface DeliveryWorkerInput {
+/**
+ * What the delivery worker runs on: the services, its own small pool of database connections, and the mail server
+ * that tells an account's owners when a 410 answer disabled an endpoint.
+ */
+export interface DeliveryWorkerInput extends OwnersMail {
   runtime: WebhookServices;
   /** the worker's own pool (WEBHOOK_DATABASE_CONNECTIONS); the embedded database's one connection otherwise */
   db: Database;
@@ -112,7 +117,8 @@ const exchangeOf = (result: SendResult | { refused: string }, body: string): Att
       ? { requestBody: body, responseBody: null, responseTruncated: null }
       : { requestBody: body, responseBody: result.body, responseTruncated: result.truncated };
 
-async function attempt({ runtime, db, metrics }: DeliveryWorkerInput, message: ClaimedMessage): Promise<void> {
+async function attempt(input: DeliveryWorkerInput, message: ClaimedMessage): Promise<void> {
+  const { runtime, db, metrics } = input;
   const startedAt = runtime.clock.now();
   const started = performance.now();
   const body = JSON.stringify(message.payload);
@@ -121,7 +127,7 @@ async function attempt({ runtime, db, metrics }: DeliveryWorkerInput, message: C
   const status = 'status' in result ? result.status : undefined;
   const delivered = outcome === 'delivered';
   const gone = outcome === 'gone';
-  const recorded = await recordAttempt(db, message, {
+  const record: AttemptRecord = {
     attemptedAt: startedAt,
     endedAt: runtime.clock.now(),
     status: status ?? null,
@@ -132,7 +138,10 @@ async function attempt({ runtime, db, metrics }: DeliveryWorkerInput, message: C
     delivered,
     gone,
     endpointFailed: endpointFailed(outcome, status),
-  });
+  };
+  const recorded: RecordedGone = gone
+    ? await recordGone(runtime, db, message, record)
+    : await retriedTransaction(db, (trx) => recordAttempt(trx, message, record));
   metrics.attempted(outcome);
   // One line per back-off of an endpoint, not one per message: a dead endpoint with a backlog writes a few lines.
   if (recorded.backoff)
@@ -144,8 +153,10 @@ async function attempt({ runtime, db, metrics }: DeliveryWorkerInput, message: C
       backoffMs: recorded.backoff.ms,
       until: recorded.backoff.until.toISOString(),
     });
-  if (gone)
+  if (recorded.disabled) {
     runtime.log.info('webhook endpoint disabled: its receiver answered 410 Gone', { webhookId: message.webhookId });
+    await mailOwners(runtime, db, input, recorded.disabled, 'gone');
+  }
 }
 
 /**

@@ -1,10 +1,11 @@
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { TEST_ORIGIN } from '../helpers/fixtures.js';
+import { startSmtpSink } from '../helpers/smtp-sink.js';
 import { expectError, request, type ApiClient, type ApiResponse } from '../external/api.js';
 import { MovableClock } from '../oauth2/helpers/clock.js';
 import { createApiKey } from '../../lib/webmasters/api-tokens.js';
-import { LOCAL_RECEIVERS, register, setUp, verified, type CreatedWebhook } from './helpers.js';
+import { LOCAL_RECEIVERS, register, setUp, verified, type CreatedWebhook, type Payload } from './helpers.js';
 import { startReceiver, type Received, type Receiver } from './receiver.js';
 
 interface Rotated extends CreatedWebhook {
@@ -25,6 +26,14 @@ const verifies = (secret: string, received: Received): boolean => {
 
 /** The signatures of the `webhook-signature` header, one per secret that signed. */
 const signaturesOf = (received: Received): string[] => String(received.headers['webhook-signature']).split(' ');
+
+async function until(condition: () => boolean | Promise<boolean>, what: string, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`still waiting: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 describe('webhooks: rotating the signing secret with an overlap', function () {
   this.timeout(120_000);
@@ -203,5 +212,130 @@ describe('webhooks: rotating the signing secret with an overlap', function () {
     // A state the request cannot change: the External API's 400 for state (docs/external-api.md "Errors").
     expect(expectError(await rotate(hook.id, {}), 400)).to.match(/disabled/);
     expect(await state()).to.equal(disabledBefore);
+  });
+});
+
+describe('webhooks: an endpoint disabled is announced to the website’s other endpoints', function () {
+  this.timeout(120_000);
+  const clock = new MovableClock();
+  let app: TestApp;
+  const receivers: Array<{ close(): Promise<void> }> = [];
+  let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
+
+  const started = async (): Promise<Receiver> => {
+    const receiver = await startReceiver();
+    receivers.push(receiver);
+    return receiver;
+  };
+
+  before(async () => {
+    smtp = await startSmtpSink();
+    app = await startTestApp({
+      clock,
+      env: { ...LOCAL_RECEIVERS, SMTP_URL: smtp.url, MAIL_FROM: 'Age Provider <no-reply@age.example>' },
+    });
+  });
+  after(async () => {
+    await app.close();
+    for (const receiver of receivers.splice(0)) await receiver.close();
+    await smtp.close();
+  });
+
+  /** A website with an endpoint that will be disabled, one watching for webhook.disabled and one that is not. */
+  async function website() {
+    const { webmaster, client, api } = await setUp(app);
+    const failing = await started();
+    const watcher = await started();
+    const bystander = await started();
+    return {
+      webmaster,
+      client,
+      api,
+      failing,
+      watcher,
+      failingHook: await register(api, client.websiteId, failing.url, ['website.updated']),
+      watcherHook: await register(api, client.websiteId, watcher.url, ['webhook.disabled', 'website.updated']),
+      bystanderHook: await register(api, client.websiteId, bystander.url, ['website.updated']),
+    };
+  }
+
+  /** The messages waiting or sent for these endpoints, by event. */
+  const messagesOf = (...hooks: CreatedWebhook[]): Promise<string[]> =>
+    app.provider
+      .db('webhook_messages')
+      .whereIn(
+        'webhook_id',
+        hooks.map((hook) => hook.id),
+      )
+      .pluck('type');
+
+  async function expectAnnounced(
+    site: Awaited<ReturnType<typeof website>>,
+    reason: 'failing' | 'gone',
+  ): Promise<Payload> {
+    const [received] = await site.watcher.waitFor(1);
+    const payload = verified(site.watcherHook.secret, received!);
+    const listed = await site.api.get<Array<{ id: number; disabledAt: string | null }>>(
+      `/website/${site.client.websiteId}/webhooks`,
+    );
+    const disabledAt = listed.body.find((one) => one.id === site.failingHook.id)!.disabledAt;
+    expect(disabledAt).to.be.a('string');
+    expect(payload.type).to.equal('webhook.disabled');
+    expect(payload.data).to.deep.equal({
+      websiteId: site.client.websiteId,
+      webhookId: site.failingHook.id,
+      url: site.failingHook.url,
+      reason,
+      disabledAt,
+    });
+    expect(received!.body).to.not.include(site.failingHook.secret.slice(6));
+    expect(
+      await messagesOf(site.failingHook, site.bystanderHook),
+      'nothing for the disabled one or a bystander',
+    ).to.not.include('webhook.disabled');
+    const audit = await site.api.get<{ entries: Array<Record<string, unknown>> }>(
+      `/website/${site.client.websiteId}/audit?limit=1`,
+    );
+    expect(audit.body.entries[0]).to.deep.include({
+      action: 'webhook.disabled',
+      actor: { type: 'operator', id: 'webhook delivery' },
+      after: { id: site.failingHook.id, url: site.failingHook.url, disabledAt, reason },
+    });
+    await until(
+      () => smtp.mails.some((mail) => mail.to.join().includes(site.webmaster.email)),
+      'the mail to the owner',
+    );
+    return payload;
+  }
+
+  it('announces an endpoint failing past WEBHOOK_DISABLE_AFTER_HOURS, signed, to the other endpoints subscribed, never to another website', async () => {
+    const site = await website();
+    // The same account's other website, watching too: it hears nothing of this one.
+    const elsewhere = await started();
+    const otherSite = await setUp(app);
+    const otherHook = await register(otherSite.api, otherSite.client.websiteId, elsewhere.url, ['webhook.disabled']);
+    site.failing.answer = () => 500;
+    await site.api.post(`/website/${site.client.websiteId}/webhooks/${site.failingHook.id}/test`, {});
+    await site.failing.waitFor(1);
+    await until(
+      async () =>
+        (await app.provider.db('webhooks').where('id', site.failingHook.id).first('failing_since')).failing_since !==
+        null,
+      'the failure recorded',
+    );
+    clock.advance(121 * HOUR_S);
+    await expectAnnounced(site, 'failing');
+    const mail = smtp.mails.find((one) => one.to.join().includes(site.webmaster.email))!;
+    expect(mail.data).to.include('120 hours');
+    expect(await messagesOf(otherHook)).to.deep.equal([]);
+  });
+
+  it('announces an endpoint disabled by a 410 answer the same way, in its audit trail and by mail too', async () => {
+    const site = await website();
+    site.failing.answer = () => 410;
+    await site.api.post(`/website/${site.client.websiteId}/webhooks/${site.failingHook.id}/test`, {});
+    await expectAnnounced(site, 'gone');
+    const mail = smtp.mails.find((one) => one.to.join().includes(site.webmaster.email))!;
+    expect(mail.data).to.include('410 Gone');
   });
 });
