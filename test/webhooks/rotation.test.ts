@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { Browser, decodeHtml, formOf, type Page } from '../helpers/browser.js';
 import { TEST_ORIGIN } from '../helpers/fixtures.js';
 import { startSmtpSink } from '../helpers/smtp-sink.js';
 import { expectError, request, type ApiClient, type ApiResponse } from '../external/api.js';
@@ -212,6 +213,75 @@ describe('webhooks: rotating the signing secret with an overlap', function () {
     // A state the request cannot change: the External API's 400 for state (docs/external-api.md "Errors").
     expect(expectError(await rotate(hook.id, {}), 400)).to.match(/disabled/);
     expect(await state()).to.equal(disabledBefore);
+  });
+});
+
+describe('webhooks: the platform rotates an endpoint secret', function () {
+  this.timeout(120_000);
+  let app: TestApp;
+
+  const text = (page: Page): string => decodeHtml(page.html.replace(/<[^>]+>/g, ' ')).replace(/\s+/g, ' ');
+
+  before(async () => {
+    app = await startTestApp({ env: { ...LOCAL_RECEIVERS, WEBHOOK_POLL_INTERVAL_MS: '3600000' } });
+  });
+  after(() => app.close());
+
+  it('rotates once for a double submit, shows the new secret once and when the old one stops signing, and refuses a post without its form token', async () => {
+    const { webmaster, client: site, api } = await setUp(app);
+    const hook = await register(api, site.websiteId, 'https://hooks.example.com/rotate');
+    const browser = new Browser(app.url, { headers: { 'accept-language': 'en' } });
+    await browser.open('/platform/signin');
+    await browser.post('/platform/signin', { email: webmaster.email, password: webmaster.password });
+    const path = `/platform/websites/${site.websiteId}/webhooks`;
+    const page = await browser.open(path);
+    const form = formOf(page, { action: `${path}/${hook.id}/rotate` });
+    expect(form.fields).to.include({ overlapHours: '24' });
+
+    const rotations = () =>
+      app.provider
+        .db('audit_entries')
+        .where({ website_id: site.websiteId, action: 'webhook.secret_rotated' })
+        .pluck('id');
+    expect((await browser.post(`${path}/${hook.id}/rotate`, { overlapHours: '2' }, { csrf: null })).status).to.equal(
+      403,
+    );
+    expect(await rotations(), 'no rotation without the form token').to.deep.equal([]);
+
+    // A double click: the same form (its once value) sent twice at once.
+    const answers = await Promise.all(
+      [1, 2].map(() => browser.request(form.action, { body: { ...form.fields, overlapHours: '2' }, csrf: null })),
+    );
+    // The repeat lands where the first did, without running.
+    expect(answers.map((answer) => [answer.status, answer.headers.get('location')])).to.deep.equal(
+      [1, 2].map(() => [303, `${path}?saved=webhookRotated`]),
+    );
+    expect(await rotations(), 'rotated once').to.have.length(1);
+
+    const shown = await browser.open(`${path}?saved=webhookRotated`);
+    const secret = /<code>(whsec_[A-Za-z0-9+/=]+)<\/code>/.exec(shown.html)?.[1];
+    const row = await app.provider
+      .db('webhooks')
+      .where('id', hook.id)
+      .first<{ secret_sealed: string }>('secret_sealed');
+    expect(secret).to.equal(app.provider.runtime.sealer.unseal(row!.secret_sealed)).and.not.equal(hook.secret);
+    expect(text(shown))
+      .to.contain('The webhook has a new signing secret')
+      .and.contain('you will not see it again')
+      .and.match(/until \d{4}-\d{2}-\d{2} \d{2}:\d{2}/);
+    const again = await browser.open(path);
+    expect(again.html, 'shown once').to.not.contain(secret!);
+    expect(text(again)).to.match(/until \d{4}-\d{2}-\d{2} \d{2}:\d{2}/);
+
+    const refused = await browser.submit(formOf(again, { action: `${path}/${hook.id}/rotate` }), {
+      overlapHours: '999',
+    });
+    expect(refused.status).to.equal(400);
+    expect(text(refused)).to.contain('Invalid overlapHours');
+    expect(await rotations()).to.have.length(1);
+    expect(text(await browser.open(`/platform/websites/${site.websiteId}/activity`))).to.contain(
+      'Webhook signing secret rotated',
+    );
   });
 });
 

@@ -46,6 +46,7 @@ const NOTICES = [
   'webhook',
   'webhookDeleted',
   'webhookTest',
+  'webhookRotated',
 ] as const;
 export type Notice = (typeof NOTICES)[number];
 
