@@ -84,7 +84,7 @@ export const webhookRotationSchema = {
       type: 'integer',
       minimum: 0,
       maximum: MAX_SECRET_OVERLAP_HOURS,
-      description: `Hours the replaced secret keeps signing beside the new one, 0 to ${MAX_SECRET_OVERLAP_HOURS} (0: at once no more); WEBHOOK_SECRET_OVERLAP_HOURS (24 by default) when absent.`,
+      description: `Hours, 0 to ${MAX_SECRET_OVERLAP_HOURS}, the replaced secret keeps signing beside the new one (0: it stops at once); WEBHOOK_SECRET_OVERLAP_HOURS (24 by default) when absent.`,
     },
   },
 } as const;
