@@ -24,6 +24,28 @@ export const PLATFORM_DEVICE = { name: 'ap_platform_device', path: PLATFORM_PATH
 const cookieOptions = (ctx: Context) =>
   ({ httpOnly: true, sameSite: 'lax', secure: ctx.secure, path: PLATFORM_PATH, overwrite: true }) as const;
 
+/**
+ * An invitation's link opened by a signed-out browser: whichever way the invitee then signs in or registers (a
+ * password, a mailed code, a set-password link, a second factor), their first landing brings them back to it once.
+ * The cookie holds the link's own token, only in the browser that opened it, for as long as signing in takes.
+ */
+const INVITATION_COOKIE = 'ap_invitation';
+const INVITATION_RETURN_MS = 2 * 60 * 60 * 1000;
+const INVITATION_TOKEN = /^inv_[A-Za-z0-9_-]{43}$/;
+
+export const rememberInvitation = (ctx: Context, token: string): void => {
+  if (INVITATION_TOKEN.test(token))
+    ctx.cookies.set(INVITATION_COOKIE, token, { ...cookieOptions(ctx), maxAge: INVITATION_RETURN_MS });
+};
+
+/** The invitation page to return to, if this browser opened one signed out; the cookie is spent either way. */
+export function takeInvitationReturn(ctx: Context): string | undefined {
+  const token = ctx.cookies.get(INVITATION_COOKIE);
+  if (token === undefined) return undefined;
+  ctx.cookies.set(INVITATION_COOKIE, null, cookieOptions(ctx));
+  return INVITATION_TOKEN.test(token) ? `${PLATFORM_PATH}/invitation/${token}` : undefined;
+}
+
 declare module 'koa' {
   interface DefaultState {
     /** the platform's signed-in webmaster, loaded from the session cookie (loadSession) */

@@ -81,7 +81,8 @@ function chartOf(environment: Environment, days: string[], byDay: Map<string, St
     `<line x1="${left}" y1="${top + plot}" x2="${width - 4}" y2="${top + plot}" stroke="#0b0c0c"/>` +
     `<text x="${left - 6}" y="${top + 10}" text-anchor="end" font-size="13">${max}</text>` +
     `<text x="${left - 6}" y="${top + plot}" text-anchor="end" font-size="13">0</text>`;
-  const title = t('platform.statistics.chartTitle', { environment, days: days.length });
+  // The period's own dates: "the last N days" was wrong for a past period.
+  const title = t('platform.statistics.chartTitle', { environment, from: days[0] ?? '', to: days.at(-1) ?? '' });
   const id = `chart-${environment.toLowerCase()}`;
   return (
     `<svg class="chart" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="${id}-title" xmlns="http://www.w3.org/2000/svg">` +

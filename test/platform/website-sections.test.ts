@@ -81,6 +81,11 @@ describe("webmasters platform: a website's sections (overview, integrate, settin
     expect(overview.html).to.match(
       /<svg class="chart" viewBox="0 0 480 180" role="img" aria-labelledby="chart-test-title"/,
     );
+    // The chart's name says which days it draws: a period's own dates, not "the last N days".
+    const first = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
+    expect(overview.html).to.contain(
+      `<title id="chart-test-title">TEST: verifications per day from ${first} to ${new Date().toISOString().slice(0, 10)}, by outcome</title>`,
+    );
     // The newest day is named last, ending at the chart's right edge (centred under its bar, it was cut off).
     const today = new Date().toISOString().slice(5, 10);
     expect(overview.html).to.contain(`<text x="476.0" y="176" text-anchor="end" font-size="13">${today}</text></svg>`);

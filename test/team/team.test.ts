@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { verifyTrail } from '../../lib/audit/trail.js';
-import { closeAccount, proveMailbox, setAccountDisabled } from '../../lib/webmasters/accounts.js';
+import { closeAccount, createWebmaster, proveMailbox, setAccountDisabled } from '../../lib/webmasters/accounts.js';
 import { authenticateApiToken, createApiKey, LAST_USE_RESOLUTION_SECONDS } from '../../lib/webmasters/api-tokens.js';
 import { acceptInvitation, inviteMember, previewInvitation } from '../../lib/webmasters/invitations.js';
 import { changeMemberRole, listMembers, removeMember } from '../../lib/webmasters/members.js';
@@ -14,6 +14,8 @@ import { createClientFixture, TEST_ORIGIN } from '../helpers/fixtures.js';
 import { authorizationUrl } from '../helpers/relying-party.js';
 import { request } from '../external/api.js';
 import { cli } from '../cli/run.js';
+import { Browser, decodeHtml, formOf } from '../helpers/browser.js';
+import { PLATFORM_PASSWORD } from '../helpers/platform.js';
 import { createTeam, insertWebmaster, signedIn } from './fixture.js';
 
 const reaches = async (app: TestApp, browser: Awaited<ReturnType<typeof signedIn>>, path: string): Promise<number> =>
@@ -193,6 +195,43 @@ describe('teams: members, invitations, keys and a way out, on two instances of o
       ),
       'not_permitted',
     );
+  });
+
+  it('an invitation opened before signing in is where the invitee lands after signing in, once; a forged return goes nowhere else', async () => {
+    const team = await createTeam(runtime());
+    const email = `invitee-${Date.now().toString(36)}@example.test`;
+    await createWebmaster(runtime().db, { email, password: PLATFORM_PASSWORD });
+    const { token } = await inviteMember(
+      runtime().db,
+      runtime().clock,
+      team.accountId,
+      { email, role: 'developer' },
+      { webmasterId: team.accountId, origin: TEST_ORIGIN, role: 'owner' },
+    );
+    const browser = new Browser(first.url);
+    const invitation = await browser.open(`/platform/invitation/${token}`);
+    expect(invitation.status).to.equal(200);
+    expect(decodeHtml(invitation.html)).to.contain(`Sign in with ${email}`);
+    // Signed in on the other instance: the way back is the browser's, not one instance's memory.
+    const back = new Browser(second.url);
+    back.cookies.set('ap_invitation', browser.cookies.get('ap_invitation')!, second.url, '/platform');
+    await back.open('/platform/signin');
+    const landed = await back.post('/platform/signin', { email, password: PLATFORM_PASSWORD });
+    expect(landed.url.pathname, back.trail()).to.equal(`/platform/invitation/${token}`);
+    const joined = await back.submit(formOf(landed, { button: 'Join the account' }));
+    expect(joined.url.pathname).to.equal('/platform/websites');
+    expect((await listMembers(runtime().db, team.accountId)).find((member) => member.email === email)?.role).to.equal(
+      'developer',
+    );
+    // Spent: the next landing is the websites page.
+    expect((await back.open('/platform/websites')).url.pathname).to.equal('/platform/websites');
+
+    // A cookie naming anything but an invitation's token leads nowhere but the websites.
+    const forged = new Browser(first.url);
+    forged.cookies.set('ap_invitation', 'inv_x/../../account/delete', first.url, '/platform');
+    await forged.open('/platform/signin');
+    const other = await forged.post('/platform/signin', { email, password: PLATFORM_PASSWORD });
+    expect(other.url.pathname, forged.trail()).to.equal('/platform/websites');
   });
 
   it('the owner of an address proving it takes the account back from whoever registered it first, with the members they let in', async () => {

@@ -5,7 +5,7 @@ import type { PlatformServices } from '../services.js';
 import { acceptInvitation, previewInvitation } from '../../webmasters/invitations.js';
 import { membershipsOf } from '../../webmasters/members.js';
 import { ID_PATTERN } from '../../websites/schemas/path-parameters.js';
-import { openAccount, PLATFORM_LANDING, PLATFORM_PATH, webmasterOf } from '../authentication.js';
+import { openAccount, PLATFORM_LANDING, PLATFORM_PATH, rememberInvitation, webmasterOf } from '../authentication.js';
 import { formatTimestamp, renderPage } from '../page.js';
 import { PlatformRoutes } from '../route-table.js';
 
@@ -38,6 +38,7 @@ export function accountChoiceRoutes(runtime: PlatformServices): PlatformRoutes {
   const invitationPage = async (ctx: Context, status = 200, refused = false): Promise<void> => {
     const preview = await previewInvitation(runtime.db, runtime.clock, ctx.params.token ?? '');
     const webmaster = webmasterOf(ctx);
+    if (preview && !webmaster) rememberInvitation(ctx, ctx.params.token ?? '');
     renderPage(
       ctx,
       'invitation.njk',

@@ -17,7 +17,7 @@ import {
   updateOAuth2Config,
   updateWebsite,
 } from '../../websites/index.js';
-import { originOf, PLATFORM_PATH, accountOf } from '../authentication.js';
+import { originOf, PLATFORM_PATH, accountOf, takeInvitationReturn } from '../authentication.js';
 import { renderPage } from '../page.js';
 import { seeOther } from '../../http/see-other.js';
 import {
@@ -189,7 +189,11 @@ export function websiteRoutes(runtime: PlatformServices): PlatformRoutes {
       newWebsiteSecret.hold(ctx, runtime, ownerOf(ctx), { websiteId, kind: 'client', label: environment, secret });
   };
 
-  routes.get('/websites', 'view', (ctx) => showList(ctx));
+  // Every sign-in lands here: an invitation opened before signing in is where the invitee meant to go.
+  routes.get('/websites', 'view', (ctx) => {
+    const invitation = takeInvitationReturn(ctx);
+    return invitation ? seeOther(ctx, invitation, { noStore: true }) : showList(ctx);
+  });
 
   routes.post('/websites', 'change', (ctx) =>
     submit(
