@@ -22,6 +22,7 @@ import * as verificationListing from './020_verification_listing.js';
 import * as statisticsFunnel from './021_statistics_funnel.js';
 import * as evidence from './022_evidence.js';
 import * as migrationSteps from './023_migration_steps.js';
+import * as webhookSecretRotation from './024_webhook_secret_rotation.js';
 
 /**
  * How a migration changes the schema (docs/upgrading.md): `expand` keeps everything the previous release reads and
@@ -63,4 +64,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['021_statistics_funnel', statisticsFunnel],
   ['022_evidence', evidence],
   ['023_migration_steps', migrationSteps],
+  ['024_webhook_secret_rotation', webhookSecretRotation],
 ];

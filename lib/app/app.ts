@@ -216,13 +216,15 @@ async function assemble({
   // The statistics count the verifications before the sweep removes them.
   scheduleRetention(runtime, () => rollUpStatistics(runtime, metrics.countVerifications));
   const webhookDb = await deliveryDatabase(config, db, log, closers);
-  scheduleWebhookDelivery({ runtime, db: webhookDb, metrics: webhookMetrics(metrics.registry, webhookDb) });
-  scheduleOutboxMaintenance({
+  // An endpoint disabled by a 410 answer (delivery) or by failing for days (upkeep) is mailed to the account's owners.
+  const ownersMail = { mailer: config.mail && createMailer(config.mail, log), brand: config.branding.name };
+  scheduleWebhookDelivery({
     runtime,
     db: webhookDb,
-    mailer: config.mail && createMailer(config.mail, log),
-    brand: config.branding.name,
+    metrics: webhookMetrics(metrics.registry, webhookDb),
+    ...ownersMail,
   });
+  scheduleOutboxMaintenance({ runtime, db: webhookDb, ...ownersMail });
 
   return {
     app,

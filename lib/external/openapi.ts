@@ -102,7 +102,12 @@ function describe(operation: Operation): object {
     summary: operation.summary,
     parameters: parameters(operation),
     ...(operation.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: reference(operation.body) } } } }
+      ? {
+          requestBody: {
+            required: operation.bodyOptional !== true,
+            content: { 'application/json': { schema: reference(operation.body) } },
+          },
+        }
       : {}),
     responses: {
       [operation.status ?? 200]: operation.response

@@ -50,14 +50,17 @@ import {
   deleteWebhook,
   listDeliveries,
   listWebhooks,
+  rotateWebhookSecret,
   testWebhook,
   type WebhookInput,
 } from '../webhooks/endpoints.js';
 import {
   createdWebhookSchema,
   deliveryListSchema,
+  rotatedWebhookSchema,
   webhookCreateSchema,
   webhookListSchema,
+  webhookRotationSchema,
   webhookTestSchema,
 } from '../webhooks/schemas.js';
 import { getWebhookMessage, redeliverMessage } from '../webhooks/inspection.js';
@@ -101,6 +104,8 @@ export interface Operation<S extends Scope = Scope> {
   scope: S;
   /** the JSON body schema, when the operation takes one */
   body?: SchemaObject;
+  /** the body may be left out (every field of its schema is optional) */
+  bodyOptional?: true;
   /** the query's schema, when the operation reads one (validated by its service) */
   query?: SchemaObject;
   /** the success status: 200 unless said (201 for a creation, 204 for an answer without body) */
@@ -320,6 +325,20 @@ export const OPERATIONS: readonly Operation[] = [
     summary: 'Send a webhook.test message (delivered in the background)',
     response: webhookTestSchema,
     run: ({ runtime, webmasterId, websiteId, webhookId }) => testWebhook(runtime, webmasterId, websiteId, webhookId),
+  }),
+  define({
+    operationId: 'rotateWebhookSecret',
+    method: 'post',
+    access: 'change',
+    path: '/website/:website_id/webhooks/:webhook_id/rotate-secret',
+    scope: 'webhook',
+    summary:
+      'Rotate the signing secret: the answer carries the new one, shown this once; the replaced one keeps signing beside it until previousSecretExpiresAt (overlapHours, 24 by default)',
+    body: webhookRotationSchema,
+    bodyOptional: true,
+    response: rotatedWebhookSchema,
+    run: ({ runtime, webmasterId, websiteId, webhookId, body, origin }) =>
+      rotateWebhookSecret(runtime, webmasterId, websiteId, webhookId, body, origin),
   }),
   define({
     operationId: 'getWebhookMessage',

@@ -18,12 +18,17 @@ interface RouteState extends ExternalState {
 
 const isExternalPath = (path: string): boolean => path === EXTERNAL_PREFIX || path.startsWith(`${EXTERNAL_PREFIX}/`);
 
-/** A body, when sent, must be JSON (415 otherwise); koa's is() answers null when there is no body at all. */
-const requireJson: RouterMiddleware<RouteState> = async (ctx, next) => {
-  if (ctx.request.is('application/json') === false)
-    throw new HttpError(415, 'Send the request body as application/json.');
-  await next();
-};
+/**
+ * A body, when sent, must be JSON (415 otherwise); koa's is() answers null when there is no body at all. An operation
+ * whose body is optional also takes an empty one (a POST with `Content-Length: 0`, as most clients send without a body).
+ */
+const requireJson =
+  (optional: boolean): RouterMiddleware<RouteState> =>
+  async (ctx, next) => {
+    if (ctx.request.is('application/json') === false && !(optional && !ctx.request.length))
+      throw new HttpError(415, 'Send the request body as application/json.');
+    await next();
+  };
 
 /**
  * The key's scope against the operation (docs/external-api.md "API keys"): a read-only key changes nothing (403), a
@@ -84,7 +89,7 @@ export const externalSurface: SurfaceBuilder<ExternalServices> = ({ runtime }) =
         checkScope(operation, ctx.state);
         await next();
       },
-      ...(operation.body ? [requireJson, parseJson] : []),
+      ...(operation.body ? [requireJson(operation.bodyOptional === true), parseJson] : []),
       async (ctx) => {
         const origin = { actor: { type: 'api_token', id: ctx.state.tokenId }, address: ctx.ip } as const;
         const call = {

@@ -4,10 +4,12 @@ import type { Database } from '../store/database.js';
 import { settlesWithin } from '../time-limit.js';
 import type { WebhookServices } from './services.js';
 import { resolveDestination, RefusedDestination } from './destination.js';
-import { claimDue, recordAttempt, type AttemptExchange, type ClaimedMessage } from './outbox.js';
+import { claimDue, recordAttempt, type AttemptExchange, type AttemptRecord, type ClaimedMessage } from './outbox.js';
 import { rejectedWith } from './delivery-errors.js';
+import { mailOwners, recordGone, type OwnersMail, type RecordedGone } from './disabling.js';
 import { send, type SendResult } from './sender.js';
-import { signatureOf } from './signature.js';
+import { signaturesOf } from './signature.js';
+import { retriedTransaction } from '../store/retry.js';
 
 /**
  * Seconds to wait after each failed attempt (Standard Webhooks' suggested schedule): eight attempts over about 27.5
@@ -34,13 +36,28 @@ export interface DeliveryMetrics {
   attempted(outcome: AttemptOutcome): void;
 }
 
-/** What the delivery worker runs on: the services, and its own small pool of database connections. */
-export interface DeliveryWorkerInput {
+/**
+ * What the delivery worker runs on: the services, its own small pool of database connections, and the mail server
+ * that tells an account's owners when a 410 answer disabled an endpoint.
+ */
+export interface DeliveryWorkerInput extends OwnersMail {
   runtime: WebhookServices;
   /** the worker's own pool (WEBHOOK_DATABASE_CONNECTIONS); the embedded database's one connection otherwise */
   db: Database;
   metrics: DeliveryMetrics;
 }
+
+/**
+ * The secrets a message is signed with now: the endpoint's current one, and while its last rotation's overlap lasts
+ * (on the service's clock) the one it replaced.
+ */
+const secretsOf = (runtime: WebhookServices, message: ClaimedMessage): string[] => {
+  const previous = message.previousSecret;
+  const current = runtime.sealer.unseal(message.secretSealed);
+  return previous && runtime.clock.now() < previous.expiresAt
+    ? [current, runtime.sealer.unseal(previous.sealed)]
+    : [current];
+};
 
 const outcomeOf = (result: SendResult | { refused: string }): AttemptOutcome => {
   if ('refused' in result) return 'refused_address';
@@ -69,7 +86,7 @@ async function sendOnce(
     const destination = await resolveDestination(message.url, allowPrivateAddresses);
     // The receiver judges freshness against its own clock: the signing time is the real one, whatever clock we run on.
     const timestamp = Math.floor(Date.now() / 1000);
-    const signature = signatureOf(runtime.sealer.unseal(message.secretSealed), message.messageId, timestamp, body);
+    const signature = signaturesOf(secretsOf(runtime, message), message.messageId, timestamp, body);
     return await send(
       destination,
       {
@@ -100,7 +117,8 @@ const exchangeOf = (result: SendResult | { refused: string }, body: string): Att
       ? { requestBody: body, responseBody: null, responseTruncated: null }
       : { requestBody: body, responseBody: result.body, responseTruncated: result.truncated };
 
-async function attempt({ runtime, db, metrics }: DeliveryWorkerInput, message: ClaimedMessage): Promise<void> {
+async function attempt(input: DeliveryWorkerInput, message: ClaimedMessage): Promise<void> {
+  const { runtime, db, metrics } = input;
   const startedAt = runtime.clock.now();
   const started = performance.now();
   const body = JSON.stringify(message.payload);
@@ -109,7 +127,7 @@ async function attempt({ runtime, db, metrics }: DeliveryWorkerInput, message: C
   const status = 'status' in result ? result.status : undefined;
   const delivered = outcome === 'delivered';
   const gone = outcome === 'gone';
-  const recorded = await recordAttempt(db, message, {
+  const record: AttemptRecord = {
     attemptedAt: startedAt,
     endedAt: runtime.clock.now(),
     status: status ?? null,
@@ -120,7 +138,10 @@ async function attempt({ runtime, db, metrics }: DeliveryWorkerInput, message: C
     delivered,
     gone,
     endpointFailed: endpointFailed(outcome, status),
-  });
+  };
+  const recorded: RecordedGone = gone
+    ? await recordGone(runtime, db, message, record)
+    : await retriedTransaction(db, (trx) => recordAttempt(trx, message, record));
   metrics.attempted(outcome);
   // One line per back-off of an endpoint, not one per message: a dead endpoint with a backlog writes a few lines.
   if (recorded.backoff)
@@ -132,8 +153,10 @@ async function attempt({ runtime, db, metrics }: DeliveryWorkerInput, message: C
       backoffMs: recorded.backoff.ms,
       until: recorded.backoff.until.toISOString(),
     });
-  if (gone)
+  if (recorded.disabled) {
     runtime.log.info('webhook endpoint disabled: its receiver answered 410 Gone', { webhookId: message.webhookId });
+    await mailOwners(runtime, db, input, recorded.disabled, 'gone');
+  }
 }
 
 /**

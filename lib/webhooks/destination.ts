@@ -9,6 +9,9 @@ export interface Destination {
   family: 4 | 6;
 }
 
+/** What the delivery log says of a host that does not resolve, or resolves to an address that is not public. */
+export const UNREACHABLE_HOST = "The URL's host cannot be reached from this service, or is not a public address.";
+
 /** A URL or address a webhook may not reach; the message says why (shown in the delivery log). */
 export class RefusedDestination extends Error {
   override name = 'RefusedDestination';
@@ -48,10 +51,10 @@ export async function resolveDestination(
   const url = new URL(value);
   const host = hostOf(url);
   const addresses = isIP(host) !== 0 ? [{ address: host, family: isIP(host) }] : await resolve(host).catch(() => []);
-  if (addresses.length === 0) throw new RefusedDestination(`The host ${host} does not resolve.`);
-  if (!allowPrivate && addresses.some(({ address }) => isPrivateAddress(address))) {
-    throw new RefusedDestination(`The host ${host} resolves to a private, loopback or link-local address.`);
-  }
+  // One sentence for both: telling "does not resolve" from "resolves to a private address" would let a webmaster map
+  // which names exist inside the operator's network.
+  if (addresses.length === 0 || (!allowPrivate && addresses.some(({ address }) => isPrivateAddress(address))))
+    throw new RefusedDestination(UNREACHABLE_HOST);
   const [first] = addresses;
   return { url, address: first!.address, family: first!.family === 6 ? 6 : 4 };
 }

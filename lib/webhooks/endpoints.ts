@@ -6,12 +6,17 @@ import { checkWebsiteId, lockWebsiteForChange, websiteAccess } from '../websites
 import { retriedTransaction } from '../store/retry.js';
 import { webhookUrlProblem } from './destination.js';
 import { enqueueTest, type WebhookEvent } from './events.js';
-import { webhookCreateSchema, WEBHOOKS_PER_WEBSITE } from './schemas.js';
+import { webhookCreateSchema, webhookRotationSchema, WEBHOOKS_PER_WEBSITE } from './schemas.js';
 import { newSigningSecret } from './signature.js';
 
 export interface WebhookInput {
   url: string;
   events: string[];
+}
+
+/** What a rotation of the signing secret may say: how long the replaced secret keeps signing. */
+export interface RotationInput {
+  overlapHours?: number;
 }
 
 /** An endpoint as its owner sees it: never its secret. */
@@ -21,6 +26,8 @@ export interface Webhook {
   events: WebhookEvent[];
   createdAt: string;
   disabledAt: string | null;
+  /** while a rotation's overlap lasts, until when the replaced secret still signs beside the current one */
+  previousSecretExpiresAt: string | null;
 }
 
 /** One delivery attempt, as the delivery log shows it. */
@@ -41,22 +48,29 @@ interface WebhookRow {
   events: WebhookEvent[];
   created_at: Date;
   disabled_at: Date | null;
+  previous_secret_expires_at: Date | null;
 }
 
-const COLUMNS = ['id', 'url', 'events', 'created_at', 'disabled_at'];
+const COLUMNS = ['id', 'url', 'events', 'created_at', 'disabled_at', 'previous_secret_expires_at'];
 /** Attempts listed per endpoint: the newest, enough to see a failing receiver's pattern. */
 const DELIVERIES_LISTED = 100;
 
 const validateCreate = validator<WebhookInput>(webhookCreateSchema, 'body');
+const validateRotation = validator<RotationInput>(webhookRotationSchema, 'body');
 
 const iso = (date: Date | string | null): string | null => (date === null ? null : new Date(date).toISOString());
 
-const present = (row: WebhookRow): Webhook => ({
+/** The endpoint as of `now`: an overlap that ended is no longer shown (its secret no longer signs). */
+const present = (row: WebhookRow, now: Date): Webhook => ({
   id: Number(row.id),
   url: row.url,
   events: row.events,
   createdAt: iso(row.created_at)!,
   disabledAt: iso(row.disabled_at),
+  previousSecretExpiresAt:
+    row.previous_secret_expires_at !== null && new Date(row.previous_secret_expires_at) > now
+      ? iso(row.previous_secret_expires_at)
+      : null,
 });
 
 const notFound = (): Refusal => new Refusal('not_found', 'Webhook not found.');
@@ -93,7 +107,7 @@ export async function createWebhook(
         created_at: now,
       })
       .returning<WebhookRow[]>(COLUMNS);
-    const webhook = present(row!);
+    const webhook = present(row!, now);
     await runtime.recordChange(trx, {
       origin,
       webmasterId,
@@ -116,7 +130,65 @@ export async function listWebhooks(
   checkWebsiteId(websiteId);
   await websiteAccess(runtime.db, webmasterId, websiteId);
   const rows = await runtime.db('webhooks').where('website_id', websiteId).orderBy('id').select<WebhookRow[]>(COLUMNS);
-  return rows.map(present);
+  const now = runtime.clock.now();
+  return rows.map((row) => present(row, now));
+}
+
+/**
+ * Gives the endpoint a new signing secret; the current one becomes the previous and keeps signing beside it for
+ * `overlapHours` (WEBHOOK_SECRET_OVERLAP_HOURS unless said; 0: not at all), so a receiver can switch without losing a
+ * message. A previous secret still in its overlap is dropped: only two secrets ever sign. Both stay sealed. Under the
+ * website's lock (every change's lock order), so two rotations racing run one after the other: the later one's secret
+ * is current and the earlier one's is previous. The answer carries the new secret, never shown again.
+ */
+export async function rotateWebhookSecret(
+  runtime: WebhookServices,
+  webmasterId: number,
+  websiteId: number,
+  webhookId: number,
+  input: unknown,
+  origin: ChangeOrigin,
+): Promise<Webhook & { secret: string }> {
+  const body = validateRotation(input ?? {});
+  checkWebsiteId(websiteId);
+  const overlapHours = body.overlapHours ?? runtime.config.webhooks.secretOverlapHours;
+  const secret = newSigningSecret();
+  return retriedTransaction(runtime.db, async (trx) => {
+    await websiteAccess(trx, webmasterId, websiteId);
+    await lockWebsiteForChange(trx, webmasterId, websiteId);
+    const current = await trx('webhooks')
+      .where({ id: webhookId, website_id: websiteId })
+      .forNoKeyUpdate()
+      .first<{ secret_sealed: string; url: string; disabled_at: Date | null } | undefined>(
+        'secret_sealed',
+        'url',
+        'disabled_at',
+      );
+    if (!current) throw notFound();
+    if (current.disabled_at !== null)
+      throw new Refusal('conflict', 'This webhook is disabled: register its URL again instead of rotating its secret.');
+    const now = runtime.clock.now();
+    const expiresAt = overlapHours > 0 ? new Date(now.getTime() + overlapHours * 3600_000) : null;
+    const [row] = await trx('webhooks')
+      .where('id', webhookId)
+      .update({
+        secret_sealed: runtime.sealer.seal(secret),
+        previous_secret_sealed: expiresAt && current.secret_sealed,
+        previous_secret_expires_at: expiresAt,
+      })
+      .returning<WebhookRow[]>(COLUMNS);
+    const webhook = present(row!, now);
+    await runtime.recordChange(trx, {
+      origin,
+      webmasterId,
+      websiteId,
+      at: now,
+      action: 'webhook.secret_rotated',
+      before: { id: webhookId, url: current.url },
+      after: { id: webhookId, secret: SECRET_CHANGED, previousSecretExpiresAt: webhook.previousSecretExpiresAt },
+    });
+    return { ...webhook, secret };
+  });
 }
 
 /** Deletes the endpoint with its undelivered messages and its delivery log. */

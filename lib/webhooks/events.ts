@@ -8,6 +8,7 @@ export const WEBHOOK_EVENTS = [
   'key.regenerated',
   'oauth2.updated',
   'oauth2.credentials.regenerated',
+  'webhook.disabled',
   'webhook.test',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
@@ -101,6 +102,11 @@ const ANNOUNCED: Readonly<
   'oauth2.credentials.regenerated': (after) => [
     'oauth2.credentials.regenerated',
     fields(after, ['environment', 'clientId']),
+  ],
+  // to the website's other endpoints (the disabled one gets nothing more); its URL, never its secret
+  'webhook.disabled': (after) => [
+    'webhook.disabled',
+    { webhookId: after?.id, ...fields(after, ['url', 'reason', 'disabledAt']) },
   ],
 };
 

@@ -1,11 +1,8 @@
-import { FALLBACK_LANGUAGE, isLanguage } from '../i18n/languages.js';
-import { translator } from '../i18n/catalogue.js';
-import type { Mailer } from '../mail/mailer.js';
 import { schedulePeriodic } from '../periodic.js';
 import type { Database } from '../store/database.js';
 import { retriedTransaction } from '../store/retry.js';
-import { lockWebsiteForChange } from '../websites/ownership.js';
-import { disableEndpoint, giveUp, GIVEN_UP_ENDPOINT_DISABLED } from './outbox.js';
+import { disableAsChange, lockEndpointWebsite, mailOwners, type EndpointSite, type OwnersMail } from './disabling.js';
+import { giveUp, GIVEN_UP_ENDPOINT_DISABLED } from './outbox.js';
 import type { WebhookServices } from './services.js';
 
 /** Messages one endpoint may have waiting; beyond it the oldest are given up (docs/webhooks.md "Limits"). */
@@ -14,13 +11,9 @@ export const BACKLOG_LIMIT = 10_000;
 const MAINTENANCE_EVERY_POLLS = 30;
 
 /** What the outbox's upkeep runs on: the worker's services and pool, and the operator's mail server if any. */
-export interface MaintenanceInput {
+export interface MaintenanceInput extends OwnersMail {
   runtime: WebhookServices;
   db: Database;
-  /** absent when no SMTP_URL is configured: the disabling is then in the audit trail and the log only */
-  mailer: Mailer | undefined;
-  /** the operator's name, in the mails */
-  brand: string;
 }
 
 /** What one round of upkeep did. */
@@ -40,7 +33,8 @@ const ids = async (query: Promise<Array<{ id: number | string }>>): Promise<numb
  * One round of the outbox's upkeep, by one instance or several at once (each step takes the endpoint's row lock first
  * and is idempotent):
  * - an endpoint failing without a success for WEBHOOK_DISABLE_AFTER_HOURS is disabled, its messages given up, the
- *   disabling recorded in the website's audit trail (a change of the website) and mailed to the account's owners;
+ *   disabling recorded as a change of the website (its audit trail, a `webhook.disabled` event to its other
+ *   endpoints) and mailed to the account's owners;
  * - a message written for an endpoint while it was being disabled (its writer's snapshot still saw it enabled) is
  *   given up, so none stays scheduled for ever and the retention sweep removes it in time;
  * - an endpoint's backlog over BACKLOG_LIMIT loses its oldest messages, each given up with the reason.
@@ -103,32 +97,14 @@ export async function maintainOutbox(input: MaintenanceInput): Promise<Upkeep> {
   return { disabled, leftovers, overBacklog };
 }
 
-interface Disabled {
-  websiteId: number;
-  accountId: number;
-  website: string;
-  language: string;
-  url: string;
-}
-
 /** Disables one failing endpoint as a change of its website (its row first), then mails the account's owners. */
 async function disableFailing(input: MaintenanceInput, webhookId: number, now: Date): Promise<boolean> {
   const { runtime, db } = input;
   const hours = runtime.config.webhooks.disableAfterHours;
   const cutoff = new Date(now.getTime() - hours * 3600_000);
-  const done = await retriedTransaction(db, async (trx): Promise<Disabled | undefined> => {
-    const site = await trx('webhooks as hook')
-      .join('websites as website', 'website.id', 'hook.website_id')
-      .where('hook.id', webhookId)
-      .first<{ website_id: number; account_id: number; name: string; language: string; url: string } | undefined>(
-        'hook.website_id',
-        'website.webmaster_id as account_id',
-        'website.name',
-        'website.language',
-        'hook.url',
-      );
+  const disabled = await retriedTransaction(db, async (trx): Promise<EndpointSite | undefined> => {
+    const site = await lockEndpointWebsite(trx, webhookId);
     if (!site) return undefined;
-    await lockWebsiteForChange(trx, site.account_id, site.website_id);
     // Still failing under the lock: a success recorded meanwhile keeps it.
     const still = await trx('webhooks')
       .where('id', webhookId)
@@ -137,59 +113,17 @@ async function disableFailing(input: MaintenanceInput, webhookId: number, now: D
       .forNoKeyUpdate()
       .first<{ failing_since: Date } | undefined>('failing_since');
     if (!still) return undefined;
-    const reason = `no successful delivery for ${hours} hours`;
-    await disableEndpoint(trx, webhookId, now, reason);
-    await runtime.recordChange(trx, {
-      origin: { actor: { type: 'operator', id: 'webhook delivery' }, address: null },
-      webmasterId: Number(site.account_id),
-      websiteId: Number(site.website_id),
-      at: now,
-      action: 'webhook.disabled',
-      before: { id: webhookId, url: site.url, failingSince: new Date(still.failing_since).toISOString() },
-      after: { id: webhookId, disabledAt: now.toISOString(), reason },
-    });
-    return {
-      websiteId: Number(site.website_id),
-      accountId: Number(site.account_id),
-      website: site.name,
-      language: site.language,
-      url: site.url,
-    };
+    const failingSince = new Date(still.failing_since).toISOString();
+    return (await disableAsChange(runtime, trx, site, now, 'failing', { failingSince })) ? site : undefined;
   });
-  if (!done) return false;
+  if (!disabled) return false;
   runtime.log.warn('webhook endpoint disabled: failing without a success', {
     webhookId,
-    websiteId: done.websiteId,
+    websiteId: disabled.websiteId,
     hours,
   });
-  await mailOwners(input, done);
+  await mailOwners(runtime, db, input, disabled, 'failing');
   return true;
-}
-
-/** Tells each owner of the account, in the website's language; a mail that cannot be sent is logged, not retried. */
-async function mailOwners(input: MaintenanceInput, disabled: Disabled): Promise<void> {
-  const { runtime, db, mailer } = input;
-  if (!mailer) return;
-  const owners = await db('account_members as member')
-    .join('webmasters as webmaster', 'webmaster.id', 'member.webmaster_id')
-    .where({ 'member.account_id': disabled.accountId, 'member.role': 'owner' })
-    .whereNull('webmaster.disabled_at')
-    .pluck<string[]>('webmaster.email');
-  const t = translator(isLanguage(disabled.language) ? disabled.language : FALLBACK_LANGUAGE);
-  const params = {
-    website: disabled.website,
-    url: disabled.url,
-    brand: input.brand,
-    hours: runtime.config.webhooks.disableAfterHours,
-  };
-  for (const to of owners)
-    await mailer
-      .send({
-        to,
-        subject: t('webhooks.disabled.mail.subject', params),
-        text: t('webhooks.disabled.mail.text', params),
-      })
-      .catch(() => runtime.log.warn('webhook disabling not mailed', { websiteId: disabled.websiteId }));
 }
 
 /** The upkeep every MAINTENANCE_EVERY_POLLS poll intervals, by every instance (each step is safe to run concurrently). */

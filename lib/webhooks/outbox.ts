@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
 import type { Database } from '../store/database.js';
-import { retriedTransaction } from '../store/retry.js';
 import type { WebhookPayload } from './events.js';
 
 /** A message taken for one attempt, with what its delivery needs. */
@@ -13,6 +12,8 @@ export interface ClaimedMessage {
   attempt: number;
   url: string;
   secretSealed: string;
+  /** the secret the endpoint's last rotation replaced: it signs too until `expiresAt` (null: none) */
+  previousSecret: { sealed: string; expiresAt: Date } | null;
 }
 
 interface ClaimedRow {
@@ -23,6 +24,8 @@ interface ClaimedRow {
   attempts: number;
   url: string;
   secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: Date | null;
 }
 
 /** What one claim may take: free slots in all, and per endpoint what its cap leaves beside its attempts in flight. */
@@ -78,7 +81,8 @@ export async function claimDue(
          FROM due WHERE message.id = due.id
        RETURNING message.id, message.message_id, message.webhook_id, message.payload, message.attempts
      )
-     SELECT claimed.*, hook.url, hook.secret_sealed FROM claimed JOIN webhooks hook ON hook.id = claimed.webhook_id`,
+     SELECT claimed.*, hook.url, hook.secret_sealed, hook.previous_secret_sealed, hook.previous_secret_expires_at
+       FROM claimed JOIN webhooks hook ON hook.id = claimed.webhook_id`,
     [
       busyIds,
       busyIds.map((id) => limits.inFlight.get(id)!),
@@ -99,6 +103,10 @@ export async function claimDue(
     attempt: row.attempts,
     url: row.url,
     secretSealed: row.secret_sealed,
+    previousSecret:
+      row.previous_secret_sealed === null || row.previous_secret_expires_at === null
+        ? null
+        : { sealed: row.previous_secret_sealed, expiresAt: new Date(row.previous_secret_expires_at) },
   }));
 }
 
@@ -124,7 +132,7 @@ export interface AttemptRecord {
   /** when the next attempt is due; null when there is none (delivered, given up, endpoint disabled) */
   nextRetryAt: Date | null;
   delivered: boolean;
-  /** the receiver answered 410 Gone: the endpoint is disabled */
+  /** the receiver answered 410 Gone: the caller disables the endpoint in the same transaction (lib/webhooks/disabling.ts) */
   gone: boolean;
   /** the endpoint itself failed (no answer in time, unreachable, a 5xx or 429): it is backed off */
   endpointFailed: boolean;
@@ -146,86 +154,80 @@ export interface RecordedAttempt {
 export const GIVEN_UP_ENDPOINT_DISABLED = 'endpoint disabled';
 
 /**
- * Records the attempt and what follows it, in one transaction, only while the message is still this attempt's (a
- * lease that ran out and was taken again by another instance leaves its own record to that instance). The endpoint's
- * row is locked first, then its messages: the one lock order of every path that disables an endpoint or gives up its
- * messages (docs/decisions/webhooks.md "Delivery under faults"), so concurrent 410 answers wait for each other
- * instead of deadlocking.
+ * Records the attempt and what follows it, in the caller's transaction, only while the message is still this
+ * attempt's (a lease that ran out and was taken again by another instance leaves its own record to that instance).
+ * The endpoint's row is locked first, then its messages: the one lock order of every path that disables an endpoint
+ * or gives up its messages (docs/decisions/webhooks.md "Delivery under faults"), so concurrent 410 answers wait for
+ * each other instead of deadlocking. A 410 answer is recorded here and the endpoint disabled by the caller
+ * (lib/webhooks/disabling.ts recordGone), which locked the website's row before this.
  */
 export async function recordAttempt(
-  db: Database,
+  trx: Knex.Transaction,
   message: ClaimedMessage,
   record: AttemptRecord,
 ): Promise<RecordedAttempt> {
-  return retriedTransaction(db, async (trx) => {
-    const endpoint = await trx('webhooks')
-      .where('id', message.webhookId)
-      .forNoKeyUpdate()
-      .first<{ backoff_until: Date | null; backoff_ms: number | null } | undefined>('backoff_until', 'backoff_ms');
-    if (!endpoint) return { recorded: false };
-    // A message given up meanwhile (its endpoint disabled) stays given up; its attempt is still recorded.
-    const updated = await trx.raw<{ rows: unknown[] }>(
-      `UPDATE webhook_messages SET
-         next_attempt_at = CASE WHEN given_up_at IS NULL THEN ?::timestamptz END,
-         delivered_at = CASE WHEN ? THEN ?::timestamptz ELSE delivered_at END,
-         given_up_at = CASE WHEN given_up_at IS NULL AND NOT ? AND ?::timestamptz IS NULL THEN ?::timestamptz
-                            ELSE given_up_at END
-       WHERE id = ? AND attempts = ? RETURNING id`,
-      [
-        record.nextRetryAt,
-        record.delivered,
-        record.attemptedAt,
-        record.delivered,
-        record.nextRetryAt,
-        record.attemptedAt,
-        message.id,
-        message.attempt,
-      ],
-    );
-    if (updated.rows.length === 0) return { recorded: false };
-    await trx('webhook_attempts').insert({
-      message_id: message.id,
-      attempt: message.attempt,
-      attempted_at: record.attemptedAt,
-      status: record.status,
-      duration_ms: record.durationMs,
-      error: record.error,
-      next_retry_at: record.nextRetryAt,
-      request_body: record.exchange.requestBody,
-      response_body: record.exchange.responseBody,
-      response_truncated: record.exchange.responseTruncated,
-    });
-    if (record.gone) {
-      await disableEndpoint(trx, message.webhookId, record.attemptedAt, 'the receiver answered 410 Gone');
-      return { recorded: true };
-    }
-    if (record.delivered) {
-      await trx('webhooks')
-        .where('id', message.webhookId)
-        .where((failing) => {
-          failing.whereNotNull('failing_since').orWhereNotNull('backoff_ms');
-        })
-        .update({ failing_since: null, backoff_until: null, backoff_ms: null });
-      return { recorded: true };
-    }
-    const now = record.endedAt;
-    const backedOff = endpoint.backoff_until !== null && endpoint.backoff_until > now;
-    // Concurrent failures of one endpoint start one back-off: the first to record it; the others find it running.
-    const backoffMs =
-      record.endpointFailed && !backedOff
-        ? Math.min(endpoint.backoff_ms === null ? BACKOFF_FIRST_MS : endpoint.backoff_ms * 2, BACKOFF_MAX_MS)
-        : null;
-    const backoffUntil = backoffMs === null ? null : new Date(now.getTime() + backoffMs);
+  const endpoint = await trx('webhooks')
+    .where('id', message.webhookId)
+    .forNoKeyUpdate()
+    .first<{ backoff_until: Date | null; backoff_ms: number | null } | undefined>('backoff_until', 'backoff_ms');
+  if (!endpoint) return { recorded: false };
+  // A message given up meanwhile (its endpoint disabled) stays given up; its attempt is still recorded.
+  const updated = await trx.raw<{ rows: unknown[] }>(
+    `UPDATE webhook_messages SET
+       next_attempt_at = CASE WHEN given_up_at IS NULL THEN ?::timestamptz END,
+       delivered_at = CASE WHEN ? THEN ?::timestamptz ELSE delivered_at END,
+       given_up_at = CASE WHEN given_up_at IS NULL AND NOT ? AND ?::timestamptz IS NULL THEN ?::timestamptz
+                          ELSE given_up_at END
+     WHERE id = ? AND attempts = ? RETURNING id`,
+    [
+      record.nextRetryAt,
+      record.delivered,
+      record.attemptedAt,
+      record.delivered,
+      record.nextRetryAt,
+      record.attemptedAt,
+      message.id,
+      message.attempt,
+    ],
+  );
+  if (updated.rows.length === 0) return { recorded: false };
+  await trx('webhook_attempts').insert({
+    message_id: message.id,
+    attempt: message.attempt,
+    attempted_at: record.attemptedAt,
+    status: record.status,
+    duration_ms: record.durationMs,
+    error: record.error,
+    next_retry_at: record.nextRetryAt,
+    request_body: record.exchange.requestBody,
+    response_body: record.exchange.responseBody,
+    response_truncated: record.exchange.responseTruncated,
+  });
+  if (record.gone) return { recorded: true };
+  if (record.delivered) {
     await trx('webhooks')
       .where('id', message.webhookId)
-      .update({
-        failing_since: trx.raw('coalesce(failing_since, ?)', [record.attemptedAt]),
-        ...(backoffMs === null ? {} : { backoff_until: backoffUntil, backoff_ms: backoffMs }),
-      });
-    return backoffMs === null
-      ? { recorded: true }
-      : { recorded: true, backoff: { until: backoffUntil!, ms: backoffMs } };
-  });
+      .where((failing) => {
+        failing.whereNotNull('failing_since').orWhereNotNull('backoff_ms');
+      })
+      .update({ failing_since: null, backoff_until: null, backoff_ms: null });
+    return { recorded: true };
+  }
+  const now = record.endedAt;
+  const backedOff = endpoint.backoff_until !== null && endpoint.backoff_until > now;
+  // Concurrent failures of one endpoint start one back-off: the first to record it; the others find it running.
+  const backoffMs =
+    record.endpointFailed && !backedOff
+      ? Math.min(endpoint.backoff_ms === null ? BACKOFF_FIRST_MS : endpoint.backoff_ms * 2, BACKOFF_MAX_MS)
+      : null;
+  const backoffUntil = backoffMs === null ? null : new Date(now.getTime() + backoffMs);
+  await trx('webhooks')
+    .where('id', message.webhookId)
+    .update({
+      failing_since: trx.raw('coalesce(failing_since, ?)', [record.attemptedAt]),
+      ...(backoffMs === null ? {} : { backoff_until: backoffUntil, backoff_ms: backoffMs }),
+    });
+  return backoffMs === null ? { recorded: true } : { recorded: true, backoff: { until: backoffUntil!, ms: backoffMs } };
 }
 
 /**

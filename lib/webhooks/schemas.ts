@@ -1,4 +1,5 @@
 import { SUBSCRIBABLE_EVENTS, WEBHOOK_EVENTS } from './events.js';
+import { MAX_SECRET_OVERLAP_HOURS } from './settings.js';
 
 export const WEBHOOK_URL_MAX_LENGTH = 2000;
 /** Endpoints per website: enough for staging and production receivers, bounded so one website cannot fan out without end. */
@@ -39,30 +40,63 @@ const webhookProperties = {
   createdAt: { type: 'string' },
   disabledAt: {
     type: ['string', 'null'],
-    description: 'Set when the receiver answered 410 Gone: nothing is sent any more.',
+    description:
+      'Set when the endpoint was disabled (its receiver answered 410 Gone, or it failed for WEBHOOK_DISABLE_AFTER_HOURS): nothing is sent any more.',
+  },
+  previousSecretExpiresAt: {
+    type: ['string', 'null'],
+    description:
+      "While a rotation's overlap lasts, until when the secret it replaced still signs beside the current one; null otherwise.",
   },
 } as const;
+
+const WEBHOOK_REQUIRED = ['id', 'url', 'events', 'createdAt', 'disabledAt', 'previousSecretExpiresAt'] as const;
 
 export const webhookSchema = {
   title: 'Webhook',
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'url', 'events', 'createdAt', 'disabledAt'],
+  required: WEBHOOK_REQUIRED,
   properties: webhookProperties,
+} as const;
+
+const secretProperty = {
+  type: 'string',
+  pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$',
+  description: 'The signing secret, shown in this answer only.',
 } as const;
 
 export const createdWebhookSchema = {
   title: 'CreatedWebhook',
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'url', 'events', 'createdAt', 'disabledAt', 'secret'],
+  required: [...WEBHOOK_REQUIRED, 'secret'],
+  properties: { ...webhookProperties, secret: secretProperty },
+} as const;
+
+/** Body of POST /external/website/{website_id}/webhooks/{webhook_id}/rotate-secret (optional). */
+export const webhookRotationSchema = {
+  title: 'WebhookSecretRotation',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    overlapHours: {
+      type: 'integer',
+      minimum: 0,
+      maximum: MAX_SECRET_OVERLAP_HOURS,
+      description: `Hours, 0 to ${MAX_SECRET_OVERLAP_HOURS}, the replaced secret keeps signing beside the new one (0: it stops at once); WEBHOOK_SECRET_OVERLAP_HOURS (24 by default) when absent.`,
+    },
+  },
+} as const;
+
+export const rotatedWebhookSchema = {
+  title: 'RotatedWebhook',
+  type: 'object',
+  additionalProperties: false,
+  required: [...WEBHOOK_REQUIRED, 'secret'],
   properties: {
     ...webhookProperties,
-    secret: {
-      type: 'string',
-      pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$',
-      description: 'The signing secret, shown in this answer only.',
-    },
+    secret: { ...secretProperty, description: 'The new signing secret, shown in this answer only.' },
   },
 } as const;
 

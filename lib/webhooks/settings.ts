@@ -19,7 +19,12 @@ export interface WebhookSettings {
   databaseConnections: number;
   /** hours an endpoint may fail without a single success before it is disabled */
   disableAfterHours: number;
+  /** hours the secret a rotation replaces keeps signing beside the new one, unless the rotation says otherwise */
+  secretOverlapHours: number;
 }
+
+/** The longest overlap of a rotation: a week covers any deployment of a receiver; a longer one keeps a leaked secret alive. */
+export const MAX_SECRET_OVERLAP_HOURS = 168;
 
 export const webhookSettings: SettingsSection<WebhookSettings> = {
   spec: {
@@ -53,6 +58,11 @@ export const webhookSettings: SettingsSection<WebhookSettings> = {
       env: 'WEBHOOK_DISABLE_AFTER_HOURS',
       schema: { type: 'integer', minimum: 1, maximum: 8760 },
       default: 120,
+    },
+    secretOverlapHours: {
+      env: 'WEBHOOK_SECRET_OVERLAP_HOURS',
+      schema: { type: 'integer', minimum: 0, maximum: MAX_SECRET_OVERLAP_HOURS },
+      default: 24,
     },
   },
 };

@@ -207,7 +207,8 @@ export async function closeAccount(
   return db.transaction(async (trx) => {
     const account = await trx('webmasters').where('id', accountId).forUpdate().first('id');
     if (!account) throw new Refusal('not_found', `No webmaster has the id ${accountId}.`);
-    const websites = await trx('websites').where('webmaster_id', accountId).delete();
+    // Counted from the rows: a bare delete() answers a result object, not a count, on the embedded database.
+    const websites = (await trx('websites').where('webmaster_id', accountId).delete().returning('id')).length;
     const chains = await eraseChains(trx, accountId, clock.now());
     await trx('webmasters').where('id', accountId).delete();
     return { websites, chains };

@@ -136,11 +136,14 @@ export async function withdrawInvitation(
   origin: ChangeOrigin,
 ): Promise<void> {
   await db.transaction(async (trx) => {
+    // The deleted rows, not a count: a bare delete() answers a count on pg but a result object on the embedded
+    // database, which let another account's or a spent invitation pass as withdrawn there.
     const deleted = await trx('account_invitations')
       .where({ account_id: accountId, id: invitationId })
       .whereNull('accepted_at')
-      .delete();
-    if (deleted === 0) throw new Refusal('not_found', 'This invitation is not pending any more.');
+      .delete()
+      .returning('id');
+    if (deleted.length === 0) throw new Refusal('not_found', 'This invitation is not pending any more.');
     await record(trx, {
       origin,
       webmasterId: accountId,

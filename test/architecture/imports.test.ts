@@ -85,6 +85,7 @@ const SQL_OWNERS = new Set([
   'lib/visitors/passkey-ceremonies.ts',
   'lib/visitors/passkeys.ts',
   'lib/visitors/visitor-accounts.ts',
+  'lib/webhooks/disabling.ts',
   'lib/webhooks/endpoints.ts',
   'lib/webhooks/events.ts',
   'lib/webhooks/inspection.ts',

@@ -3,7 +3,7 @@ import { verifyTrail } from '../../lib/audit/trail.js';
 import { systemClock } from '../../lib/clock.js';
 import type { Database } from '../../lib/store/database.js';
 import { authenticateApiToken } from '../../lib/webmasters/api-tokens.js';
-import { acceptInvitation } from '../../lib/webmasters/invitations.js';
+import { acceptInvitation, previewInvitation } from '../../lib/webmasters/invitations.js';
 import { cli, cliDatabase, type CliDatabase } from './run.js';
 
 let counter = 0;
@@ -147,6 +147,55 @@ describe('age-provider webmaster list | show | disable | enable | delete, member
     const human = await cli(env, ['webmaster', 'invite', '--email', owner, '--member', stranger, '--role', 'viewer']);
     expect(human.code, human.stderr).to.equal(0);
     expect(human.stdout).to.contain(`Invited ${stranger} to account ${ownerId} as viewer.`).and.contain('48 hours');
+    const strangerLink = human.stdout.trim().split('\n').pop()!;
+
+    // The pending invitations, never their links; one withdrawn stops its link at once, once, audited.
+    const pending = await json<Array<{ id: number; email: string; role: string; expiresAt: string }>>([
+      'webmaster',
+      'invitations',
+      '--email',
+      owner,
+    ]);
+    expect(pending.map((invitation) => [invitation.email, invitation.role])).to.deep.equal([[stranger, 'viewer']]);
+    expect(JSON.stringify(pending)).not.to.contain(strangerLink.split('/').pop()!);
+    const listed = await cli(env, ['webmaster', 'invitations', '--email', owner]);
+    expect(listed.stdout).to.match(new RegExp(`^${pending[0]!.id} +${stranger} +viewer +expires 20`));
+    // Another account's invitation id is not found through this one.
+    const elsewhere = newEmail();
+    await json(['webmaster', 'create', '--email', elsewhere]);
+    const notHers = await cli(env, [
+      'webmaster',
+      'withdraw-invitation',
+      '--email',
+      elsewhere,
+      '--invitation',
+      String(pending[0]!.id),
+    ]);
+    expect(notHers.code, notHers.stdout + notHers.stderr).to.equal(1);
+    expect(notHers.stderr).to.equal('age-provider webmaster: This invitation is not pending any more.\n');
+    expect(
+      await json(['webmaster', 'withdraw-invitation', '--email', owner, '--invitation', String(pending[0]!.id)]),
+    ).to.deep.equal({ accountId: ownerId, invitation: pending[0]!.id, withdrawn: true });
+    expect(await json(['webmaster', 'invitations', '--email', owner])).to.deep.equal([]);
+    expect((await cli(env, ['webmaster', 'invitations', '--email', owner])).stdout).to.equal(
+      'No pending invitation.\n',
+    );
+    const twice = await cli(env, [
+      'webmaster',
+      'withdraw-invitation',
+      '--email',
+      owner,
+      '--invitation',
+      String(pending[0]!.id),
+    ]);
+    expect(twice.code).to.equal(1);
+    await inspect(async (db) => {
+      expect(await previewInvitation(db, systemClock, strangerLink.split('/').pop()!)).to.equal(undefined);
+      const [entry] = await db('audit_entries')
+        .where({ chain: `webmaster:${ownerId}`, action: 'member.invitation_withdrawn' })
+        .select('actor_type', 'actor_id');
+      expect(entry).to.deep.equal({ actor_type: 'operator', actor_id: 'age-provider webmaster withdraw-invitation' });
+    });
     const badAddress = await cli(env, [
       'webmaster',
       'invite',
@@ -255,7 +304,7 @@ describe('age-provider webmaster list | show | disable | enable | delete, member
     const unconfirmed = await cli(env, ['webmaster', 'delete', '--email', email]);
     expect(unconfirmed.code).to.equal(2);
     expect(unconfirmed.stderr).to.contain('add --yes');
-    const deleted = await json<{ deleted: boolean; chains: number }>([
+    const deleted = await json<{ deleted: boolean; chains: number; websites: unknown }>([
       'webmaster',
       'delete',
       '--email',
@@ -263,6 +312,8 @@ describe('age-provider webmaster list | show | disable | enable | delete, member
       '--yes',
     ]);
     expect(deleted.deleted).to.equal(true);
+    // A count on both databases (the embedded one answered a result object for a bare delete).
+    expect(deleted).to.include({ websites: 0 });
     expect(deleted.chains).to.be.greaterThan(0);
     await inspect(async (db) => {
       expect(await db('webmasters').where('email', email).first()).to.equal(undefined);
@@ -285,6 +336,10 @@ describe('age-provider webmaster list | show | disable | enable | delete, member
       ],
       [['webmaster', 'revoke-key', '--webmaster', '1', '--key', '-3'], /--key needs a value|--key must be/],
       [['webmaster', 'invite', '--webmaster', '1', '--role', 'viewer'], /--member is required: the address to invite/],
+      [
+        ['webmaster', 'withdraw-invitation', '--webmaster', '1', '--invitation', 'inv_x'],
+        /--invitation must be a pending invitation's id/,
+      ],
       [
         ['webmaster', 'invite', '--webmaster', '1', '--member', 'a@example.test', '--role', 'king'],
         /--role must be one of owner, admin, developer, viewer/,

@@ -8,7 +8,7 @@ import { everyOperation, request, send } from './api.js';
 interface OpenApiOperation {
   operationId: string;
   parameters: Array<{ name: string; in: string; required: boolean }>;
-  requestBody?: { content: Record<string, { schema: { $ref: string } }> };
+  requestBody?: { required: boolean; content: Record<string, { schema: { $ref: string } }> };
   responses: Record<string, { content: Record<string, { schema: { $ref: string } }> }>;
 }
 interface OpenApiDocument {
@@ -46,6 +46,7 @@ const WEBHOOK_OPERATIONS = [
   'post /external/website/{website_id}/webhooks/{webhook_id}/test',
   'get /external/website/{website_id}/webhooks/{webhook_id}/messages/{message_id}',
   'post /external/website/{website_id}/webhooks/{webhook_id}/messages/{message_id}/redeliver',
+  'post /external/website/{website_id}/webhooks/{webhook_id}/rotate-secret',
 ];
 /**
  * Beyond the specification's ten: the audit trail (docs/audit.md), the statistics (docs/statistics.md) and the
@@ -91,7 +92,7 @@ describe('External API: openapi.json', () => {
     };
   });
 
-  it('describes exactly the ten operations of the specification, the two of domain verification, the two of the policy, the seven of webhooks, the audit trail, the statistics, the evidence pack, the verifications and deleting a website, all behind the bearer token', () => {
+  it('describes exactly the ten operations of the specification, the two of domain verification, the two of the policy, the eight of webhooks, the audit trail, the statistics, the evidence pack, the verifications and deleting a website, all behind the bearer token', () => {
     expect(document.openapi).to.equal('3.1.0');
     const described = Object.entries(document.paths).flatMap(([path, operations]) =>
       Object.keys(operations).map((method) => `${method} ${path}`),
@@ -105,7 +106,7 @@ describe('External API: openapi.json', () => {
       ...VERIFICATION_OPERATIONS,
       ...WAY_OUT_OPERATIONS,
     ]);
-    expect(described).to.have.length(27);
+    expect(described).to.have.length(28);
     expect(document.components.securitySchemes.apiToken).to.include({ type: 'http', scheme: 'bearer' });
   });
 
@@ -189,6 +190,10 @@ describe('External API: openapi.json', () => {
     const unknown = await call('GET', `/${id}/messages/msg_${'0'.repeat(32)}`);
     expect(unknown.status).to.equal(404);
     expect(accepts(documented('get', '/{webhook_id}/messages/{message_id}'), 404, unknown.body)).to.equal(true);
+    const rotated = await call('POST', `/${id}/rotate-secret`, { overlapHours: 1 });
+    expect(rotated.status).to.equal(200);
+    expect(accepts(documented('post', '/{webhook_id}/rotate-secret'), 200, rotated.body)).to.equal(true);
+    expect(documented('post', '/{webhook_id}/rotate-secret').requestBody).to.deep.include({ required: false });
     const deleted = await call('DELETE', `/${id}`);
     expect(deleted.status).to.equal(204);
     expect(deleted.body).to.equal(undefined);

@@ -420,12 +420,19 @@ describe("never a 5xx for almost-valid input: the External API's write endpoints
   });
   let token: string;
   let websiteId: number;
+  let webhookId: number;
 
   before(async () => {
     token = (await createWebmasterFixture(app.provider.runtime)).apiToken;
     const api = apiClient(app.url, token);
     websiteId = (await api.post<Website>('/website', { name: 'Fuzz', domain: 'fuzz.example.com' })).body.id;
     await api.post(`/website/${websiteId}/oauth2/live`, { redirectUris: ['https://fuzz.example.com/cb'] });
+    webhookId = (
+      await api.post<{ id: number }>(`/website/${websiteId}/webhooks`, {
+        url: 'https://hooks.example.com/in',
+        events: ['website.updated'],
+      })
+    ).body.id;
   });
 
   /** Never a 5xx; a rejection is the error shape and leaves every table as it was. */
@@ -464,6 +471,13 @@ describe("never a 5xx for almost-valid input: the External API's write endpoints
 
   it('POST /website/{website_id}/webhooks', () =>
     property(() => `/website/${websiteId}/webhooks`, 'POST', bodyOf({ url: webhookUrl, events })));
+
+  it('POST /website/{website_id}/webhooks/{webhook_id}/rotate-secret', () =>
+    property(
+      () => `/website/${websiteId}/webhooks/${webhookId}/rotate-secret`,
+      'POST',
+      bodyOf({ overlapHours: almost(fc.integer({ min: -2, max: 200 })) }),
+    ));
 
   /**
    * Every read that takes a query, from the operations list and each query's schema: almost-valid values of its own
@@ -535,6 +549,7 @@ describe("never a 5xx for almost-valid input: the External API's write endpoints
           ['PATCH', `/website/${websiteId}/oauth2/live`],
           ['PUT', `/website/${websiteId}/policy`],
           ['POST', `/website/${websiteId}/webhooks`],
+          ['POST', `/website/${websiteId}/webhooks/${webhookId}/rotate-secret`],
         ),
         fc.oneof(fc.string({ unit: 'binary' }), fc.json()),
         fc.constantFrom(

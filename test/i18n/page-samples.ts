@@ -562,6 +562,8 @@ export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
     ...section('webhooks', {
       events: ['verification.completed', 'key.regenerated'],
       failed: { values: { url: 'http://bad', events: ['key.regenerated'] }, message: 'The url must use https.' },
+      overlap: { hours: 24, max: 168 },
+      rotateFailed: { webhookId: 2, message: 'Invalid overlapHours.' },
       webhooks: [
         {
           id: 1,
@@ -588,6 +590,7 @@ export const PAGE_SAMPLES: Record<string, Array<Record<string, unknown>>> = {
           events: ['key.regenerated'],
           createdAt: '2026-01-01 10:00 UTC',
           disabledAt: null,
+          previousSecretExpiresAt: '2026-01-02 10:00 UTC',
           deliveries: [],
         },
       ],

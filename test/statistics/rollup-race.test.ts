@@ -81,7 +81,7 @@ describe('statistics: two instances rolling up every 100 ms while writers race, 
 
   it('counts a lower id committed after a higher one that a rollup already counted', async function () {
     if (!database.url) this.skip(); // one connection: a transaction held open would hold every other one
-    this.timeout(30_000);
+    this.timeout(120_000);
     const before = await countedIn(first.provider.db, websiteId);
     const late = await writers.transaction();
     await late('verifications').insert(row(websiteId));

@@ -144,6 +144,10 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
       await page.getByRole('button', { name: 'Add webhook' }).click();
       await page.locator('#new-secret').waitFor();
       await check('platform website, Webhooks with a new signing secret');
+      await page.goto(`${base}${website}/webhooks`);
+      await page.getByRole('button', { name: 'Rotate the secret' }).click();
+      await page.locator('#new-secret').waitFor();
+      await check('platform website, Webhooks after a rotation: the new secret once, the overlap');
       await page.goto(`${base}${website}/activity`);
       await check('platform website, Activity');
       await page.goto(`${base}${website}/verifications`);
@@ -207,7 +211,7 @@ describe('more pages in a browser: axe at desktop size and 390 px (Debian chromi
       await page.getByRole('button', { name: 'Save to a passkey' }).waitFor();
       await check('result with passkey save');
 
-      expect(checked).to.have.length(27);
+      expect(checked).to.have.length(28);
       expect(problems).to.deep.equal([]);
       await context.close();
     });

@@ -4,7 +4,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createWebmasterFixture, TEST_ORIGIN } from '../helpers/fixtures.js';
 import { apiClient, snapshot } from '../external/api.js';
 import { issueApiToken } from '../../lib/webmasters/api-tokens.js';
-import { resolveDestination, RefusedDestination } from '../../lib/webhooks/destination.js';
+import { resolveDestination, RefusedDestination, UNREACHABLE_HOST } from '../../lib/webhooks/destination.js';
 import { send } from '../../lib/webhooks/sender.js';
 import { LOCAL_RECEIVERS, recorded, register, setUp } from './helpers.js';
 import { startReceiver, type Receiver } from './receiver.js';
@@ -92,23 +92,19 @@ describe('webhooks: where deliveries may go', () => {
     expect(receiver.received).to.have.length(0);
   });
 
-  it('refuses a host that resolves to a private address, and connects to the address it checked', async () => {
+  it('refuses a host that resolves to a private address in the words of one that does not resolve, and connects to the address it checked', async () => {
     const resolving =
       (...addresses: string[]) =>
       async () =>
         addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-    expect(await refusal(resolveDestination('https://hooks.example.com/in', false, resolving('10.0.0.7')))).to.match(
-      /resolves to a private/,
+    const refusals = await Promise.all(
+      [resolving('10.0.0.7'), resolving('93.184.215.14', '127.0.0.1'), resolving('fe80::1'), resolving()].map(
+        (resolve) => refusal(resolveDestination('https://hooks.example.com/in', false, resolve)),
+      ),
     );
-    expect(
-      await refusal(resolveDestination('https://hooks.example.com/in', false, resolving('93.184.215.14', '127.0.0.1'))),
-    ).to.match(/resolves to a private/);
-    expect(await refusal(resolveDestination('https://hooks.example.com/in', false, resolving('fe80::1')))).to.match(
-      /resolves to a private/,
-    );
-    expect(await refusal(resolveDestination('https://hooks.example.com/in', false, resolving()))).to.match(
-      /does not resolve/,
-    );
+    // Nothing tells a private address from a name that does not exist: the log maps nothing of the operator's network.
+    expect(refusals).to.deep.equal(Array(4).fill(UNREACHABLE_HOST));
+    expect(UNREACHABLE_HOST).to.not.include('hooks.example.com');
     expect(await resolveDestination('https://hooks.example.com/in', false, resolving('93.184.215.14'))).to.deep.include(
       { address: '93.184.215.14', family: 4 },
     );

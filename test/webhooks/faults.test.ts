@@ -175,6 +175,13 @@ describe('webhooks under faults', function () {
     expect(await database.db('webhooks').where('id', hook.id).first('disabled_reason')).to.deep.equal({
       disabled_reason: 'the receiver answered 410 Gone',
     });
+    expect(
+      await database
+        .db('audit_entries')
+        .where({ website_id: client.websiteId, action: 'webhook.disabled' })
+        .pluck('id'),
+      'disabled once, as one change',
+    ).to.have.length(1);
   });
 
   it("runs visitors' flows while every webhook record waits on a lock: the worker has its own connections", async function () {

@@ -39,6 +39,7 @@ describe('webhooks: signed deliveries to a real receiver', () => {
       events: created.events,
       createdAt: created.createdAt,
       disabledAt: null,
+      previousSecretExpiresAt: null,
     });
     expect(JSON.stringify(listed.body)).to.not.include(created.secret.slice(6));
     // Kept sealed: the database holds no trace of it.

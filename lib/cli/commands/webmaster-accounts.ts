@@ -11,7 +11,13 @@ import {
   type AccountSummary,
 } from '../../webmasters/accounts.js';
 import { listApiKeys, revokeApiKey } from '../../webmasters/api-tokens.js';
-import { INVITATION_SECONDS, invitationUrl, inviteMember } from '../../webmasters/invitations.js';
+import {
+  INVITATION_SECONDS,
+  invitationUrl,
+  inviteMember,
+  pendingInvitations,
+  withdrawInvitation,
+} from '../../webmasters/invitations.js';
 import {
   addMemberAsOperator,
   changeMemberRole,
@@ -37,6 +43,8 @@ export const ACCOUNT_SUBCOMMANDS = [
   'members',
   'add-member',
   'invite',
+  'invitations',
+  'withdraw-invitation',
   'set-role',
   'remove-member',
   'keys',
@@ -59,6 +67,9 @@ export const ACCOUNT_USAGE = `  list            Every account (each webmaster is
   invite          Invites the address --member E to the account with --role R and prints the invitation's link (works
                   once, for ${INVITATION_SECONDS / 3600} hours; hand it over): whoever signs in with that address and opens it joins.
                   Without mail configured, create their login first ("webmaster create").
+  invitations     The account's pending invitations (never their links): id, address, role, expiry.
+  withdraw-invitation
+                  Withdraws the pending invitation --invitation ID: its link stops working at once.
   set-role        Gives --member (an id or an email) the --role owner, admin, developer or viewer (an account keeps
                   an owner).
   remove-member   Removes --member from the account: their sessions end and their API keys on it are revoked.
@@ -69,6 +80,7 @@ export const ACCOUNT_OPTIONS_USAGE = `  --webmaster ID     the account's id (lis
   --member M         a member's id or email (add-member, set-role, remove-member); the address to invite (invite)
   --role R           owner, admin, developer or viewer (add-member, invite, set-role)
   --key ID           an API key's id, as "keys" lists it (revoke-key)
+  --invitation ID    a pending invitation's id, as "invitations" lists it (withdraw-invitation)
   --yes              confirms "delete"`;
 
 const operator = (subcommand: string): ChangeOrigin => ({
@@ -252,6 +264,37 @@ export async function runAccountSubcommand(subcommand: AccountSubcommand, values
           },
           `Invited ${invitation.email} to account ${account.id} as ${invitation.role}.\n` +
             `Invitation link (works once, for ${INVITATION_SECONDS / 3600} hours, for whoever signs in as ${invitation.email}; hand it over):\n${link}`,
+        );
+      }
+      case 'invitations': {
+        const pending = await pendingInvitations(db, systemClock, account.id);
+        return output(
+          io,
+          json,
+          pending.map((invitation) => ({ ...invitation, expiresAt: invitation.expiresAt.toISOString() })),
+          pending.length > 0
+            ? pending
+                .map(
+                  (invitation) =>
+                    `${String(invitation.id).padEnd(6)} ${invitation.email.padEnd(36)} ${invitation.role.padEnd(9)} ` +
+                    `expires ${invitation.expiresAt.toISOString()}`,
+                )
+                .join('\n')
+            : 'No pending invitation.',
+        );
+      }
+      case 'withdraw-invitation': {
+        const text = typeof values.invitation === 'string' ? values.invitation.trim() : '';
+        if (!new RegExp(ID_PATTERN).test(text))
+          throw new UsageError(
+            '--invitation must be a pending invitation\'s id (as "age-provider webmaster invitations" lists it)',
+          );
+        await explained(() => withdrawInvitation(db, systemClock, account.id, Number(text), operator(subcommand)));
+        return output(
+          io,
+          json,
+          { accountId: account.id, invitation: Number(text), withdrawn: true },
+          `Withdrew invitation ${text} of account ${account.id}: its link no longer works.`,
         );
       }
       case 'set-role': {

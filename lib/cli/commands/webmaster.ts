@@ -24,6 +24,8 @@ const USAGE = `Usage:
   age-provider webmaster delete (--webmaster ID | --email E) --yes [--json]
   age-provider webmaster add-member (--webmaster ID | --email E) --member M --role R [--json]
   age-provider webmaster invite (--webmaster ID | --email E) --member E --role R [--json]
+  age-provider webmaster invitations (--webmaster ID | --email E) [--json]
+  age-provider webmaster withdraw-invitation (--webmaster ID | --email E) --invitation ID [--json]
   age-provider webmaster set-role (--webmaster ID | --email E) --member M --role R [--json]
   age-provider webmaster remove-member (--webmaster ID | --email E) --member M [--json]
   age-provider webmaster revoke-key (--webmaster ID | --email E) --key ID [--json]
@@ -98,6 +100,7 @@ export const webmasterCommand: Command = {
     member: { type: 'string' },
     role: { type: 'string' },
     key: { type: 'string' },
+    invitation: { type: 'string' },
     yes: { type: 'boolean' },
   },
   async run({ values, positionals }, io) {

@@ -47,6 +47,7 @@ const NOTICES = [
   'webhookDeleted',
   'webhookTest',
   'redelivered',
+  'webhookRotated',
 ] as const;
 export type Notice = (typeof NOTICES)[number];
 

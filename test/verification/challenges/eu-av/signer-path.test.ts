@@ -30,7 +30,7 @@ const audience = {
  * the verifier uses: the key that signs must be the document signer's, and x5chain must be that signer's one path.
  */
 describe('eu_av: the document signer and its path to a trusted certificate', function () {
-  this.timeout(30_000);
+  this.timeout(120_000);
   let root: Issued;
   let signer: Issued;
   let anchors: TrustAnchors;

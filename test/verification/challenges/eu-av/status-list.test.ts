@@ -30,7 +30,7 @@ const audience = {
  * apart from the verifier (status-list-maker.ts), signed under the same anchors as the attestation.
  */
 describe("eu_av: the attestation's status list (revocation)", function () {
-  this.timeout(30_000);
+  this.timeout(120_000);
   let iaca: Issued;
   let ds: Issued;
   let anchors: TrustAnchors;

@@ -17,7 +17,7 @@ const LEVELS: Record<Name, string> = {
 };
 
 describe('federated challenges (a real OpenID provider upstream)', function () {
-  this.timeout(30_000);
+  this.timeout(120_000);
   let upstream: UpstreamProvider;
   let app: TestApp;
   let logLines: string[];
@@ -271,7 +271,7 @@ describe('federated challenges (a real OpenID provider upstream)', function () {
 });
 
 describe('federated challenges when the provider is down', function () {
-  this.timeout(30_000);
+  this.timeout(120_000);
 
   it('discovery failing makes the challenge unavailable: the visitor sees the choice with a message', async () => {
     const upstream = await UpstreamProvider.listen();
