@@ -1,4 +1,5 @@
 import { Refusal } from '../refusal.js';
+import { retriedTransaction } from '../store/retry.js';
 import { checkWebsiteId, websiteAccess } from '../websites/ownership.js';
 import type { WebhookServices } from './services.js';
 import type { WebhookEvent } from './events.js';
@@ -74,54 +75,59 @@ export async function getWebhookMessage(
 ): Promise<WebhookMessage> {
   checkWebsiteId(websiteId);
   await websiteAccess(runtime.db, webmasterId, websiteId);
-  const message = await runtime
-    .db('webhook_messages as message')
-    .join('webhooks as hook', 'hook.id', 'message.webhook_id')
-    .where({ 'message.message_id': messageId, 'hook.id': webhookId, 'hook.website_id': websiteId })
-    .first<MessageRow | undefined>(
-      'message.id',
-      'message.message_id',
-      'message.type',
-      'message.created_at',
-      'message.next_attempt_at',
-      'message.delivered_at',
-      'message.given_up_at',
-      'message.given_up_reason',
-    );
-  if (!message) throw notFound();
-  const attempts = await runtime
-    .db('webhook_attempts')
-    .where('message_id', message.id)
-    .orderBy('attempt')
-    .select<AttemptRow[]>(
-      'attempt',
-      'attempted_at',
-      'status',
-      'duration_ms',
-      'error',
-      'next_retry_at',
-      'request_body',
-      'response_body',
-      'response_truncated',
-    );
-  return {
-    messageId: message.message_id,
-    event: message.type,
-    createdAt: iso(message.created_at)!,
-    state: stateOf(message),
-    givenUpReason: message.given_up_reason,
-    attempts: attempts.map((row) => ({
-      attempt: row.attempt,
-      attemptedAt: iso(row.attempted_at)!,
-      status: row.status,
-      durationMs: row.duration_ms,
-      error: row.error,
-      nextRetryAt: iso(row.next_retry_at),
-      requestBody: row.request_body,
-      responseBody: row.response_body,
-      responseTruncated: row.response_truncated,
-    })),
-  };
+  // One snapshot for the message and its attempts: read apart, an attempt recorded between the two reads showed
+  // beside the state from before it ("pending" next to a delivered attempt).
+  return runtime.db.transaction(
+    async (trx) => {
+      const message = await trx('webhook_messages as message')
+        .join('webhooks as hook', 'hook.id', 'message.webhook_id')
+        .where({ 'message.message_id': messageId, 'hook.id': webhookId, 'hook.website_id': websiteId })
+        .first<MessageRow | undefined>(
+          'message.id',
+          'message.message_id',
+          'message.type',
+          'message.created_at',
+          'message.next_attempt_at',
+          'message.delivered_at',
+          'message.given_up_at',
+          'message.given_up_reason',
+        );
+      if (!message) throw notFound();
+      const attempts = await trx('webhook_attempts')
+        .where('message_id', message.id)
+        .orderBy('attempt')
+        .select<AttemptRow[]>(
+          'attempt',
+          'attempted_at',
+          'status',
+          'duration_ms',
+          'error',
+          'next_retry_at',
+          'request_body',
+          'response_body',
+          'response_truncated',
+        );
+      return {
+        messageId: message.message_id,
+        event: message.type,
+        createdAt: iso(message.created_at)!,
+        state: stateOf(message),
+        givenUpReason: message.given_up_reason,
+        attempts: attempts.map((row) => ({
+          attempt: row.attempt,
+          attemptedAt: iso(row.attempted_at)!,
+          status: row.status,
+          durationMs: row.duration_ms,
+          error: row.error,
+          nextRetryAt: iso(row.next_retry_at),
+          requestBody: row.request_body,
+          responseBody: row.response_body,
+          responseTruncated: row.response_truncated,
+        })),
+      };
+    },
+    { isolationLevel: 'repeatable read', readOnly: true },
+  );
 }
 
 /**
@@ -129,6 +135,10 @@ export async function getWebhookMessage(
  * still waiting for a retry. One statement decides, so a double submit queues one attempt: a message already due, or
  * in flight (claimed: its latest attempt number has no record yet), is left as it is. The attempt is the message's
  * next one; its retries follow what is left of the schedule (docs/decisions/webhooks.md "Manual redelivery").
+ *
+ * It also ends the endpoint's back-off: a webmaster who fixed their receiver and asks for the message now means now.
+ * The back-off's length is kept, so a receiver still failing is backed off twice as long again. The endpoint's row is
+ * locked before its message's, the order the delivery worker records attempts in, so the two never deadlock.
  */
 export async function redeliverMessage(
   runtime: WebhookServices,
@@ -140,8 +150,14 @@ export async function redeliverMessage(
   checkWebsiteId(websiteId);
   await websiteAccess(runtime.db, webmasterId, websiteId);
   const now = runtime.clock.now();
-  const found = await runtime.db.raw<{ rows: Array<{ disabled: boolean }> }>(
-    `WITH target AS (
+  await retriedTransaction(runtime.db, async (trx) => {
+    await trx('webhooks')
+      .where({ id: webhookId, website_id: websiteId })
+      .whereNull('disabled_at')
+      .whereNotNull('backoff_until')
+      .update({ backoff_until: null });
+    const found = await trx.raw<{ rows: Array<{ disabled: boolean }> }>(
+      `WITH target AS (
        SELECT message.id, hook.disabled_at IS NOT NULL AS disabled
          FROM webhook_messages message JOIN webhooks hook ON hook.id = message.webhook_id
         WHERE message.message_id = ? AND hook.id = ? AND hook.website_id = ?
@@ -156,11 +172,13 @@ export async function redeliverMessage(
                       WHERE attempt.message_id = message.id AND attempt.attempt = message.attempts)))
      )
      SELECT disabled FROM target`,
-    [messageId, webhookId, websiteId, now, now],
-  );
-  const [target] = found.rows;
-  if (!target) throw notFound();
-  if (target.disabled)
-    throw new Refusal('conflict', 'The webhook is disabled: register its URL again to send messages to it.');
+      [messageId, webhookId, websiteId, now, now],
+    );
+    // Thrown inside the transaction: a message that is not found lifts no back-off either.
+    const [target] = found.rows;
+    if (!target) throw notFound();
+    if (target.disabled)
+      throw new Refusal('conflict', 'The webhook is disabled: register its URL again to send messages to it.');
+  });
   return { queued: true };
 }

@@ -155,6 +155,12 @@ describe('webhooks: a webmaster inspects and redelivers messages', function () {
     const waiting = await attempted(hook.id, messageId, 1);
     expect(waiting.state).to.equal('pending');
     expect(Date.parse(waiting.attempts[0]!.nextRetryAt!)).to.be.greaterThan(clock.now().getTime());
+    // The first retry is due 5 s later by a clock that runs: on a slow machine it went on its own before the
+    // redelivery, which then sent the delivered message a third time. Pushed an hour ahead, as a later retry is.
+    await app.provider
+      .db('webhook_messages')
+      .where('message_id', messageId)
+      .update({ next_attempt_at: new Date(clock.now().getTime() + 3_600_000) });
     expect((await redeliver(hook.id, messageId)).status).to.equal(200);
     const [, second] = await receiver.waitFor(2);
     expect(second!.headers['webhook-id']).to.equal(messageId);
@@ -171,7 +177,36 @@ describe('webhooks: a webmaster inspects and redelivers messages', function () {
     expect((await redeliver(hook.id, messageId)).status).to.equal(200);
     await receiver.waitFor(3);
     const found = await attempted(hook.id, messageId, 3);
-    expect(found).to.include({ state: 'delivered', givenUpReason: null });
+    expect(found, JSON.stringify(found)).to.include({ state: 'delivered', givenUpReason: null });
+  });
+
+  it("ends the endpoint's back-off for a redelivery, and a message not found lifts nothing", async () => {
+    const hook = await register(setup.api, websiteId(), receiver.url);
+    await test(hook.id);
+    const [first] = await receiver.waitFor(1);
+    const messageId = String(first!.headers['webhook-id']);
+    expect((await attempted(hook.id, messageId, 1)).state).to.equal('delivered');
+    // As after failures: backed off for an hour by the service's clock.
+    const backedOff = { backoff_until: new Date(clock.now().getTime() + 3_600_000), backoff_ms: 3_600_000 };
+    await app.provider.db('webhooks').where('id', hook.id).update(backedOff);
+
+    const missing = await setup.api.post(`${messagePath(hook.id, 'msg_' + '0'.repeat(32))}/redeliver`, {});
+    expect(missing.status).to.equal(404);
+    expect(
+      await app.provider.db('webhooks').where('id', hook.id).first('backoff_until', 'backoff_ms'),
+      'a refused redelivery changes nothing',
+    ).to.deep.equal(backedOff);
+
+    expect((await redeliver(hook.id, messageId)).status).to.equal(200);
+    const [, again] = await receiver.waitFor(2);
+    expect(again!.headers['webhook-id']).to.equal(messageId);
+    const redelivered = await attempted(hook.id, messageId, 2);
+    expect(redelivered.state, JSON.stringify(redelivered)).to.equal('delivered');
+    // Delivered: the endpoint is healthy again, its back-off forgotten.
+    expect(await app.provider.db('webhooks').where('id', hook.id).first('backoff_until', 'backoff_ms')).to.deep.equal({
+      backoff_until: null,
+      backoff_ms: null,
+    });
   });
 
   it('describes failures in words that never name the address connected to', async () => {
