@@ -416,7 +416,7 @@ describe('the Dockerfile, step by step in a clean folder (no container runtime h
     });
     let ready = false;
     // Two minutes to start: a fresh embedded database is made and migrated first, slow on a loaded CI machine.
-    for (const deadline = Date.now() + 120_000; Date.now() < deadline && !ready && running(image); ) {
+    for (const deadline = Date.now() + 120_000; Date.now() < deadline && !ready && running(image);) {
       ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
         (response) => response.ok,
         () => false,
