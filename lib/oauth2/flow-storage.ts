@@ -288,6 +288,12 @@ export interface InteractionEnd {
   grant?: { model: SavedModel; verification: EndingVerification };
   /** writes of our own tables that end with the interaction (e.g. its progress deleted) */
   alongside?: Knex.QueryBuilder[];
+  /**
+   * Without a grant: the insert recording how the flow ended, returning a row only when it inserted one. The
+   * interaction is written only with it, so of two submits racing to end it the second writes nothing and is told
+   * InteractionAlreadyEnded, as a repeat with a grant is by its verification.
+   */
+  ending?: Knex.QueryBuilder;
 }
 
 /**
@@ -351,6 +357,9 @@ export async function endInteraction(db: Database, clock: Clock, end: Interactio
     }
     parts.push(`grant_row AS (${INSERT_ROW} SELECT ${ROW_VALUES} FROM verification RETURNING id)`);
     bindings.push(...rowValues(grant.row));
+  } else if (end.ending) {
+    parts.push('ending AS (?)');
+    bindings.push(end.ending);
   }
   for (const companion of end.alongside ?? []) {
     parts.push(`companion_${String(parts.length)} AS (?)`);
@@ -359,7 +368,7 @@ export async function endInteraction(db: Database, clock: Clock, end: Interactio
   const { sql, bindings: values } = db
     .raw(
       `${parts.length > 0 ? `WITH ${parts.join(',\n')}` : ''}
-     ${INSERT_ROW} SELECT ${ROW_VALUES} ${grant ? 'FROM grant_row' : ''} ${MERGED}
+     ${INSERT_ROW} SELECT ${ROW_VALUES} ${grant ? 'FROM grant_row' : end.ending ? 'FROM ending' : ''} ${MERGED}
      RETURNING id`,
       [...bindings, ...rowValues(row)],
     )
@@ -370,7 +379,7 @@ export async function endInteraction(db: Database, clock: Clock, end: Interactio
   const written = await runPrepared(db, { name: `oidc_payloads_end_${sha256(sql).slice(0, 16)}`, text: sql }, values);
   if (written.length !== 1)
     throw new InteractionAlreadyEnded(
-      `the verification of interaction ${interaction.uid} is missing or already linked`,
+      `the verification of interaction ${interaction.uid} is missing or already linked, or its ending recorded`,
     );
   return interaction.returnTo;
 }

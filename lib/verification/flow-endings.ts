@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { RuleOrigin } from '../policy/rule.js';
-import { randomToken } from '../security/hashing.js';
+import { sha256 } from '../security/hashing.js';
 import type { Database } from '../store/database.js';
 import { CHECKER_CLIENT_PREFIX } from '../websites/clients.js';
 import type { Environment } from './challenge.js';
@@ -29,11 +29,15 @@ export interface FlowEnding {
   policy: RuleOrigin[];
 }
 
-/** The insert recording a flow's ending (its id of a verification uid's form), run inside the statement that ends the interaction (flow-storage.ts): no statement more. */
-export const flowEndingInsert = (db: Database, ending: FlowEnding): Knex.QueryBuilder =>
+/**
+ * The insert recording a flow's ending, run inside the statement that ends the interaction (flow-storage.ts): no
+ * statement more. Its id, of a verification uid's form, is drawn from the interaction's, so two submits racing to end
+ * one interaction (a double click on Cancel) insert one ending: the second finds it and inserts nothing.
+ */
+export const flowEndingInsert = (db: Database, interactionUid: string, ending: FlowEnding): Knex.QueryBuilder =>
   db('flow_endings')
     .insert({
-      uid: randomToken(16, uidPrefix(ending.environment)),
+      uid: `${uidPrefix(ending.environment)}${sha256(`ended:${interactionUid}`).slice(0, 32)}`,
       website_id: ending.websiteId,
       environment: ending.environment,
       client_id: ending.clientId,
@@ -43,6 +47,8 @@ export const flowEndingInsert = (db: Database, ending: FlowEnding): Knex.QueryBu
       ended_at: ending.endedAt,
       policy: JSON.stringify(ending.policy),
     })
+    .onConflict('uid')
+    .ignore()
     .returning('uid');
 
 /**

@@ -4,6 +4,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { expect } from 'chai';
 import { endInteraction, InteractionAlreadyEnded } from '../../lib/oauth2/flow-storage.js';
 import { newGrant } from '../../lib/oauth2/grants.js';
+import { flowEndingInsert } from '../../lib/verification/flow-endings.js';
 import { Browser, locationOf } from '../helpers/browser.js';
 import { authorizationUrl, authorize, completeInteraction, interactionUid, useOAuth2App } from './helpers/oauth2.js';
 
@@ -54,6 +55,45 @@ describe('oauth2: the end and the resume of an interaction', () => {
       .where({ type: 'Interaction', id: uid })
       .first<{ payload: { result?: unknown } }>();
     expect(interaction?.payload.result, 'the interaction has no result').to.equal(undefined);
+  });
+
+  it('records an ending once when two submits loaded the interaction before either ended it (a double Cancel)', async () => {
+    const client = await harness.client();
+    const { provider, runtime } = harness.app.provider;
+    const browser = new Browser(harness.app.url);
+    const uid = interactionUid(await browser.request(authorizationUrl('', client)));
+    const loaded = () => {
+      const req = new IncomingMessage(new Socket());
+      req.url = `/v1/oauth2/interaction/${uid}`;
+      req.headers = {
+        cookie: browser.cookies.header(new URL(req.url, harness.app.url)),
+        host: new URL(harness.app.url).host,
+      };
+      return provider.interactionDetails(req, new ServerResponse(req));
+    };
+    // Both read the interaction unended, as two requests racing past the check that sends a repeat away.
+    const [first, second] = await Promise.all([loaded(), loaded()]);
+    const end = (interaction: typeof first) =>
+      endInteraction(runtime.db, runtime.clock, {
+        interaction,
+        result: () => ({ error: 'access_denied', error_description: 'the visitor cancelled the verification' }),
+        ending: flowEndingInsert(runtime.db, uid, {
+          websiteId: client.websiteId,
+          environment: 'TEST',
+          clientId: client.clientId,
+          outcome: 'abandoned',
+          challenge: null,
+          startedAt: runtime.clock.now(),
+          endedAt: runtime.clock.now(),
+          policy: [],
+        }),
+      }).then(
+        () => 'ended',
+        (error: unknown) => (error instanceof InteractionAlreadyEnded ? 'repeat' : error),
+      );
+    expect(await Promise.all([end(first), end(second)])).to.have.members(['ended', 'repeat']);
+    const endings = await runtime.db('flow_endings').where({ website_id: client.websiteId }).select('outcome');
+    expect(endings).to.deep.equal([{ outcome: 'abandoned' }]);
   });
 
   it('resumes an interaction once: of 10 simultaneous resumes exactly one reaches the website with a code', async () => {

@@ -174,8 +174,7 @@ async function grantAndReturn(
       visit,
       (grantId) => ({ login: { accountId, remember: false }, consent: { grantId } }),
       ended,
-      grant,
-      alongside,
+      { grant, alongside },
     ),
   );
 }
@@ -186,7 +185,7 @@ type Ending = { outcome: 'abandoned' } | { outcome: 'refused'; challenge: string
 /** The ending's insert, a companion of the statement that ends the interaction: no statement more. */
 function endingOf(visit: Visit, ending: Ending | { outcome: 'unavailable' }): Knex.QueryBuilder {
   const { db, clock } = visit.services.runtime;
-  return flowEndingInsert(db, {
+  return flowEndingInsert(db, visit.uid, {
     websiteId: visit.client.website.id,
     environment: visit.environment,
     clientId: visit.client.clientId,
@@ -206,8 +205,7 @@ export async function endWithError(visit: Visit, error: string, description: str
       visit,
       () => ({ error, error_description: description }),
       { outcome: ending.outcome, challenge: 'challenge' in ending ? ending.challenge : null },
-      undefined,
-      [endingOf(visit, ending)],
+      { ending: endingOf(visit, ending) },
     ),
   );
 }
@@ -225,8 +223,7 @@ export async function failUnavailable(visit: Visit): Promise<never> {
       error_description: 'no age verification method is available for this request',
     }),
     { outcome: 'unavailable', challenge: null },
-    undefined,
-    [endingOf(visit, { outcome: 'unavailable' })],
+    { ending: endingOf(visit, { outcome: 'unavailable' }) },
   );
   throw new VisitorError('unavailable', 503, {
     returnTo,
@@ -251,15 +248,16 @@ async function finishInteraction(
   visit: Visit,
   result: (grantId: string | undefined) => InteractionResults,
   ended: Ended,
-  grant?: InteractionEnd['grant'],
-  alongside: Companions = [],
+  writes: Pick<InteractionEnd, 'grant' | 'ending'> & { alongside?: Companions },
 ): Promise<string> {
   const { db, clock, flows } = visit.services.runtime;
+  const { grant, ending, alongside = [] } = writes;
   try {
     const location = await endInteraction(db, clock, {
       interaction: visit.interaction,
       result,
       grant,
+      ending,
       alongside: [progressDeletion(db, visit.uid), ...alongside],
     });
     // Ended by this statement, once whichever instance runs it: with a grant, the website gets a verification.
