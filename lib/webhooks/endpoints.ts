@@ -30,16 +30,30 @@ export interface Webhook {
   previousSecretExpiresAt: string | null;
 }
 
-/** One delivery attempt, as the delivery log shows it. */
-export interface WebhookDelivery {
-  messageId: string;
-  event: WebhookEvent;
+/** What every view of an attempt shows: the delivery log's rows and a message's attempts (inspection.ts). */
+export interface AttemptSummary {
   attempt: number;
   attemptedAt: string;
   status: number | null;
   durationMs: number;
   error: string | null;
   nextRetryAt: string | null;
+}
+
+/** An attempt's row as those views read it from webhook_attempts. */
+export interface AttemptSummaryRow {
+  attempt: number;
+  attempted_at: Date;
+  status: number | null;
+  duration_ms: number;
+  error: string | null;
+  next_retry_at: Date | null;
+}
+
+/** One delivery attempt, as the delivery log shows it. */
+export interface WebhookDelivery extends AttemptSummary {
+  messageId: string;
+  event: WebhookEvent;
 }
 
 interface WebhookRow {
@@ -58,7 +72,16 @@ const DELIVERIES_LISTED = 100;
 const validateCreate = validator<WebhookInput>(webhookCreateSchema, 'body');
 const validateRotation = validator<RotationInput>(webhookRotationSchema, 'body');
 
-const iso = (date: Date | string | null): string | null => (date === null ? null : new Date(date).toISOString());
+export const iso = (date: Date | string | null): string | null => (date === null ? null : new Date(date).toISOString());
+
+export const attemptSummaryOf = (row: AttemptSummaryRow): AttemptSummary => ({
+  attempt: row.attempt,
+  attemptedAt: iso(row.attempted_at)!,
+  status: row.status,
+  durationMs: row.duration_ms,
+  error: row.error,
+  nextRetryAt: iso(row.next_retry_at),
+});
 
 /** The endpoint as of `now`: an overlap that ended is no longer shown (its secret no longer signs). */
 const present = (row: WebhookRow, now: Date): Webhook => ({
@@ -241,18 +264,7 @@ export async function listDeliveries(
       { column: 'attempt.id', order: 'desc' },
     ])
     .limit(DELIVERIES_LISTED)
-    .select<
-      Array<{
-        message_id: string;
-        type: WebhookEvent;
-        attempt: number;
-        attempted_at: Date;
-        status: number | null;
-        duration_ms: number;
-        error: string | null;
-        next_retry_at: Date | null;
-      }>
-    >(
+    .select<Array<AttemptSummaryRow & { message_id: string; type: WebhookEvent }>>(
       'message.message_id',
       'message.type',
       'attempt.attempt',
@@ -262,16 +274,7 @@ export async function listDeliveries(
       'attempt.error',
       'attempt.next_retry_at',
     );
-  return rows.map((row) => ({
-    messageId: row.message_id,
-    event: row.type,
-    attempt: row.attempt,
-    attemptedAt: iso(row.attempted_at)!,
-    status: row.status,
-    durationMs: row.duration_ms,
-    error: row.error,
-    nextRetryAt: iso(row.next_retry_at),
-  }));
+  return rows.map((row) => ({ messageId: row.message_id, event: row.type, ...attemptSummaryOf(row) }));
 }
 
 /** Queues a `webhook.test` message for the endpoint; it is delivered in the background like any other. */

@@ -3,18 +3,13 @@ import { retriedTransaction } from '../store/retry.js';
 import { checkWebsiteId, websiteAccess } from '../websites/ownership.js';
 import type { WebhookServices } from './services.js';
 import type { WebhookEvent } from './events.js';
+import { attemptSummaryOf, iso, type AttemptSummary, type AttemptSummaryRow } from './endpoints.js';
 
 /** Where a message stands: waiting for an attempt (or in one), delivered by its latest attempt, or given up. */
 type MessageState = 'pending' | 'delivered' | 'given_up';
 
 /** One attempt with what a webmaster debugs with: the body sent and the start of the answer. */
-interface MessageAttempt {
-  attempt: number;
-  attemptedAt: string;
-  status: number | null;
-  durationMs: number;
-  error: string | null;
-  nextRetryAt: string | null;
+interface MessageAttempt extends AttemptSummary {
   requestBody: string | null;
   responseBody: string | null;
   responseTruncated: boolean | null;
@@ -41,19 +36,11 @@ interface MessageRow {
   given_up_reason: string | null;
 }
 
-interface AttemptRow {
-  attempt: number;
-  attempted_at: Date;
-  status: number | null;
-  duration_ms: number;
-  error: string | null;
-  next_retry_at: Date | null;
+interface AttemptRow extends AttemptSummaryRow {
   request_body: string | null;
   response_body: string | null;
   response_truncated: boolean | null;
 }
-
-const iso = (date: Date | null): string | null => (date === null ? null : date.toISOString());
 
 const notFound = (): Refusal => new Refusal('not_found', 'Webhook message not found.');
 
@@ -114,12 +101,7 @@ export async function getWebhookMessage(
         state: stateOf(message),
         givenUpReason: message.given_up_reason,
         attempts: attempts.map((row) => ({
-          attempt: row.attempt,
-          attemptedAt: iso(row.attempted_at)!,
-          status: row.status,
-          durationMs: row.duration_ms,
-          error: row.error,
-          nextRetryAt: iso(row.next_retry_at),
+          ...attemptSummaryOf(row),
           requestBody: row.request_body,
           responseBody: row.response_body,
           responseTruncated: row.response_truncated,
