@@ -8,7 +8,7 @@ import { claimDue, recordAttempt, type AttemptExchange, type AttemptRecord, type
 import { rejectedWith } from './delivery-errors.js';
 import { mailOwners, recordGone, type OwnersMail, type RecordedGone } from './disabling.js';
 import { send, type SendResult } from './sender.js';
-import { signaturesOf } from './signature.js';
+import { overlapLasts, signaturesOf } from './signature.js';
 import { retriedTransaction } from '../store/retry.js';
 
 /**
@@ -54,7 +54,7 @@ export interface DeliveryWorkerInput extends OwnersMail {
 const secretsOf = (runtime: WebhookServices, message: ClaimedMessage): string[] => {
   const previous = message.previousSecret;
   const current = runtime.sealer.unseal(message.secretSealed);
-  return previous && runtime.clock.now() < previous.expiresAt
+  return previous && overlapLasts(previous.expiresAt, runtime.clock.now())
     ? [current, runtime.sealer.unseal(previous.sealed)]
     : [current];
 };

@@ -7,7 +7,7 @@ import { retriedTransaction } from '../store/retry.js';
 import { webhookUrlProblem } from './destination.js';
 import { enqueueTest, type WebhookEvent } from './events.js';
 import { webhookCreateSchema, webhookRotationSchema, WEBHOOKS_PER_WEBSITE } from './schemas.js';
-import { newSigningSecret } from './signature.js';
+import { newSigningSecret, overlapLasts } from './signature.js';
 
 export interface WebhookInput {
   url: string;
@@ -90,10 +90,9 @@ const present = (row: WebhookRow, now: Date): Webhook => ({
   events: row.events,
   createdAt: iso(row.created_at)!,
   disabledAt: iso(row.disabled_at),
-  previousSecretExpiresAt:
-    row.previous_secret_expires_at !== null && new Date(row.previous_secret_expires_at) > now
-      ? iso(row.previous_secret_expires_at)
-      : null,
+  previousSecretExpiresAt: overlapLasts(row.previous_secret_expires_at && new Date(row.previous_secret_expires_at), now)
+    ? iso(row.previous_secret_expires_at)
+    : null,
 });
 
 const notFound = (): Refusal => new Refusal('not_found', 'Webhook not found.');

@@ -15,3 +15,6 @@ function signatureOf(secret: string, messageId: string, timestamp: number, body:
  */
 export const signaturesOf = (secrets: readonly string[], messageId: string, timestamp: number, body: string): string =>
   secrets.map((secret) => signatureOf(secret, messageId, timestamp, body)).join(' ');
+
+/** Whether a rotation's replaced secret still signs at `now`: until its overlap's end, excluded. */
+export const overlapLasts = (expiresAt: Date | null, now: Date): boolean => expiresAt !== null && now < expiresAt;
